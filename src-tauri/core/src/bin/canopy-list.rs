@@ -1,0 +1,117 @@
+//! `canopy-list`: Canopy's capped recursive listing for scripts, servers and
+//! AI tools. No GUI library is linked; it runs headless and starts at once.
+//!
+//! Exit status: 0 for a listing (even with errors below the root), 1 when the
+//! root cannot be listed (`canopy-list: CODE: message` on stderr), 2 for bad
+//! arguments.
+
+use std::ffi::OsString;
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use canopy_core::dirio::IoHooks;
+use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE};
+use canopy_core::text::write_text;
+use canopy_core::wire::RootSpec;
+use canopy_core::{list, resolve_root, ListOptions};
+
+const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N] [--no-dotfiles] [--json]";
+
+struct Args {
+    path: OsString,
+    opts: ListOptions,
+    json: bool,
+}
+
+fn help() -> String {
+    format!(
+        "{USAGE}\n\n\
+         Lists PATH to a depth (default {DEFAULT_DEPTH}, at most {MAX_DEPTH}), showing at most --cap entries\n\
+         per folder below the top (default {NESTED_CAP}) and a page of the top level (--limit, default\n\
+         {PAGE}; 0 = all; --offset to page), with an exact count of everything left out.\n\
+         --no-dotfiles leaves out names starting with '.'; --json prints the listing as JSON.\n\n\
+         Exit status: 0 listed, 1 the folder cannot be listed, 2 bad arguments.\n"
+    )
+}
+
+fn number(flag: &str, value: Option<OsString>, min: u64, max: u64) -> Result<u64, String> {
+    let value = value.ok_or_else(|| format!("{flag} needs a number"))?;
+    let text = value.to_str().ok_or_else(|| format!("{flag}: not a number"))?;
+    let n: u64 = text.parse().map_err(|_| format!("{flag}: '{text}' is not a whole number"))?;
+    if n < min || n > max {
+        return Err(format!("{flag} must be {min} to {max}, not {n}"));
+    }
+    Ok(n)
+}
+
+fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, String> {
+    let mut path = None;
+    let mut opts = ListOptions { hooks: IoHooks::from_env(), ..ListOptions::default() };
+    let mut json = false;
+    let mut only_paths = false;
+    while let Some(arg) = argv.next() {
+        match arg.to_str() {
+            Some("-h" | "--help") if !only_paths => return Ok(None),
+            Some("--") if !only_paths => only_paths = true,
+            Some("--depth") if !only_paths => opts.depth = number("--depth", argv.next(), 1, MAX_DEPTH as u64)? as u32,
+            Some("--cap") if !only_paths => opts.cap = number("--cap", argv.next(), 1, MAX_PAGE as u64)? as u32,
+            Some("--limit") if !only_paths => {
+                let n = number("--limit", argv.next(), 0, u64::MAX)?;
+                opts.limit = (n != 0).then_some(n);
+            }
+            Some("--offset") if !only_paths => opts.offset = number("--offset", argv.next(), 0, u64::MAX)?,
+            Some("--no-dotfiles") if !only_paths => opts.show_dotfiles = false,
+            Some("--json") if !only_paths => json = true,
+            Some(flag) if flag.starts_with('-') && flag.len() > 1 && !only_paths => {
+                return Err(format!("unknown option {flag}"))
+            }
+            _ if path.is_none() => path = Some(arg),
+            _ => return Err("only one PATH may be given".into()),
+        }
+    }
+    let path = path.ok_or("PATH is missing")?;
+    Ok(Some(Args { path, opts, json }))
+}
+
+fn main() -> ExitCode {
+    let args = match parse(std::env::args_os().skip(1)) {
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            print!("{}", help());
+            return ExitCode::SUCCESS;
+        }
+        Err(msg) => {
+            eprintln!("canopy-list: {msg}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    // A path that is not UTF-8 is passed through as a handle of its exact bytes.
+    let spec = match args.path.into_string() {
+        Ok(text) => RootSpec::Text(text),
+        Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
+    };
+    let listing = match resolve_root(&spec).and_then(|root| list(&root, &args.opts)) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("canopy-list: {}: {}", e.code, e.message);
+            return ExitCode::from(1);
+        }
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
+    let written = if args.json {
+        serde_json::to_writer(&mut out, &listing).map_err(io::Error::from).and_then(|_| writeln!(out))
+    } else {
+        write_text(&listing, &mut out)
+    };
+    match written.and_then(|_| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that stopped early (`| head`) is not an error of ours.
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("canopy-list: IO: cannot write the listing: {e}");
+            ExitCode::from(1)
+        }
+    }
+}

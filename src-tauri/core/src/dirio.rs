@@ -1,0 +1,299 @@
+//! The engine's I/O boundary: directories opened as directories, read in
+//! batches with `getdents64`, and entries examined relative to their folder.
+//!
+//! Promises: nothing but a directory is ever opened here (`O_DIRECTORY` makes the
+//! kernel refuse anything else during lookup, before any driver is touched);
+//! children are opened with `O_NOFOLLOW`, so symlinks are never descended; the
+//! entry type comes from `d_type`, and only an entry the filesystem reports as
+//! `DT_UNKNOWN` costs a `stat`.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path};
+use std::time::Duration;
+
+use crate::wire::EntryKind;
+
+/// Bytes asked of `getdents64` at a time: large batches mean few syscalls.
+const BATCH_BYTES: usize = 64 * 1024;
+/// A path longer than this is opened one component at a time.
+const PATH_MAX: usize = libc::PATH_MAX as usize;
+
+/// Test hooks at the I/O boundary. The default does nothing.
+///
+/// `slow_folder`: a folder with exactly this name is read slowly (small
+/// batches, each after `slow_delay`), standing in for a hung network mount so
+/// the time budget and the UI's handling of it can be tested for real.
+#[derive(Debug, Clone, Default)]
+pub struct IoHooks {
+    pub slow_folder: Option<Vec<u8>>,
+    pub slow_delay: Duration,
+}
+
+impl IoHooks {
+    /// Reads `CANOPY_TEST_SLOW_FOLDER` (a folder name) and
+    /// `CANOPY_TEST_SLOW_DELAY_MS` (default 200) from the environment.
+    pub fn from_env() -> Self {
+        let slow_folder = std::env::var_os("CANOPY_TEST_SLOW_FOLDER").map(|v| v.as_bytes().to_vec());
+        let ms = std::env::var("CANOPY_TEST_SLOW_DELAY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+        IoHooks { slow_folder, slow_delay: Duration::from_millis(ms) }
+    }
+
+    fn delay_for(&self, name: &[u8]) -> Option<Duration> {
+        match &self.slow_folder {
+            Some(slow) if slow.as_slice() == name => Some(self.slow_delay),
+            _ => None,
+        }
+    }
+}
+
+fn cstr(bytes: &[u8]) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))
+}
+
+fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+const DIR_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY;
+
+/// An open directory.
+#[derive(Debug)]
+pub struct Dir {
+    fd: OwnedFd,
+    delay: Option<Duration>,
+}
+
+/// What a `stat` says, reduced to what listings show.
+#[derive(Debug, Clone, Copy)]
+pub struct Meta {
+    pub kind: EntryKind,
+    pub size: u64,
+    pub modified_ms: i64,
+}
+
+impl Meta {
+    fn from_stat(st: &libc::stat) -> Self {
+        Meta {
+            kind: kind_of_mode(st.st_mode),
+            size: st.st_size as u64,
+            modified_ms: st.st_mtime.saturating_mul(1000) + st.st_mtime_nsec / 1_000_000,
+        }
+    }
+}
+
+pub fn kind_of_mode(mode: libc::mode_t) -> EntryKind {
+    match mode & libc::S_IFMT {
+        libc::S_IFDIR => EntryKind::Folder,
+        libc::S_IFREG => EntryKind::File,
+        libc::S_IFLNK => EntryKind::Symlink,
+        libc::S_IFIFO => EntryKind::Fifo,
+        libc::S_IFSOCK => EntryKind::Socket,
+        libc::S_IFCHR => EntryKind::CharDevice,
+        libc::S_IFBLK => EntryKind::BlockDevice,
+        _ => EntryKind::Unknown,
+    }
+}
+
+fn kind_of_dtype(d_type: u8) -> Option<EntryKind> {
+    Some(match d_type {
+        libc::DT_DIR => EntryKind::Folder,
+        libc::DT_REG => EntryKind::File,
+        libc::DT_LNK => EntryKind::Symlink,
+        libc::DT_FIFO => EntryKind::Fifo,
+        libc::DT_SOCK => EntryKind::Socket,
+        libc::DT_CHR => EntryKind::CharDevice,
+        libc::DT_BLK => EntryKind::BlockDevice,
+        _ => return None,
+    })
+}
+
+impl Dir {
+    /// Opens `path` as a directory, following symlinks (a symlink given as the
+    /// root is followed). Paths longer than `PATH_MAX` are walked one
+    /// component at a time.
+    ///
+    /// # Errors
+    /// The OS error: `ENOTDIR` for anything that is not a directory (never
+    /// opened), `ENOENT`, `EACCES`, `ELOOP`, `ENAMETOOLONG` ...
+    pub fn open_path(path: &Path, hooks: &IoHooks) -> io::Result<Dir> {
+        let delay = path.file_name().and_then(|n| hooks.delay_for(n.as_bytes()));
+        let bytes = path.as_os_str().as_bytes();
+        if bytes.len() < PATH_MAX {
+            let c = cstr(bytes)?;
+            // SAFETY: `c` is a valid NUL-terminated string for the call's duration.
+            let fd = check(unsafe { libc::open(c.as_ptr(), DIR_FLAGS) })?;
+            // SAFETY: `fd` was just returned by open and is owned by nobody else.
+            return Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay });
+        }
+        let mut current: Option<Dir> = None;
+        for comp in path.components() {
+            let name: &[u8] = match comp {
+                Component::RootDir => b"/",
+                Component::CurDir => continue,
+                Component::ParentDir => b"..",
+                Component::Normal(n) => n.as_bytes(),
+                Component::Prefix(_) => return Err(io::Error::from_raw_os_error(libc::EINVAL)),
+            };
+            let next = match &current {
+                None => Dir::open_at(libc::AT_FDCWD, name, DIR_FLAGS)?,
+                Some(dir) => Dir::open_at(dir.fd.as_raw_fd(), name, DIR_FLAGS)?,
+            };
+            current = Some(next);
+        }
+        let mut dir = current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
+        dir.delay = delay;
+        Ok(dir)
+    }
+
+    fn open_at(at: RawFd, name: &[u8], flags: libc::c_int) -> io::Result<Dir> {
+        let c = cstr(name)?;
+        // SAFETY: valid C string; `at` is a live directory fd or AT_FDCWD.
+        let fd = check(unsafe { libc::openat(at, c.as_ptr(), flags) })?;
+        // SAFETY: fresh fd, owned here.
+        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None })
+    }
+
+    /// Opens the child folder `name` without following a symlink.
+    ///
+    /// # Errors
+    /// The OS error; `ENOTDIR` or `ELOOP` if the entry is no longer a folder.
+    pub fn open_child(&self, name: &[u8], hooks: &IoHooks) -> io::Result<Dir> {
+        let mut dir = Dir::open_at(self.fd.as_raw_fd(), name, DIR_FLAGS | libc::O_NOFOLLOW)?;
+        dir.delay = hooks.delay_for(name);
+        Ok(dir)
+    }
+
+    fn stat_raw(&self, name: &[u8], follow: bool) -> io::Result<libc::stat> {
+        let c = cstr(name)?;
+        let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+        // SAFETY: zeroed stat is a valid out-buffer; valid C string and fd.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        check(unsafe { libc::fstatat(self.fd.as_raw_fd(), c.as_ptr(), &mut st, flags) })?;
+        Ok(st)
+    }
+
+    /// `stat`s the child `name` (following a symlink when `follow`).
+    ///
+    /// # Errors
+    /// The OS error (`ENOENT` when it vanished, `EACCES` when the folder is not searchable).
+    pub fn stat_child(&self, name: &[u8], follow: bool) -> io::Result<Meta> {
+        self.stat_raw(name, follow).map(|st| Meta::from_stat(&st))
+    }
+
+    /// `stat`s the directory itself.
+    ///
+    /// # Errors
+    /// The OS error.
+    pub fn stat_self(&self) -> io::Result<Meta> {
+        // SAFETY: as in stat_raw.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        check(unsafe { libc::fstat(self.fd.as_raw_fd(), &mut st) })?;
+        Ok(Meta::from_stat(&st))
+    }
+
+    /// Reads the target text of the symlink `name`.
+    ///
+    /// # Errors
+    /// The OS error (`EINVAL` when it is not a symlink any more).
+    pub fn read_link(&self, name: &[u8]) -> io::Result<Vec<u8>> {
+        let c = cstr(name)?;
+        let mut buf = vec![0u8; 256];
+        loop {
+            // SAFETY: buf is writable for buf.len() bytes.
+            let n = unsafe { libc::readlinkat(self.fd.as_raw_fd(), c.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let n = n as usize;
+            if n < buf.len() {
+                buf.truncate(n);
+                return Ok(buf);
+            }
+            if buf.len() >= 64 * 1024 {
+                return Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG));
+            }
+            let bigger = buf.len() * 4;
+            buf.resize(bigger, 0);
+        }
+    }
+
+    /// Starts reading the directory from its first entry.
+    ///
+    /// # Errors
+    /// The OS error of rewinding.
+    pub fn entries(&self) -> io::Result<Entries<'_>> {
+        // SAFETY: lseek on an owned directory fd; rewinds the getdents position.
+        if unsafe { libc::lseek(self.fd.as_raw_fd(), 0, libc::SEEK_SET) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let size = if self.delay.is_some() { 512 } else { BATCH_BYTES };
+        Ok(Entries { dir: self, buf: vec![0u8; size], done: false })
+    }
+}
+
+/// One raw directory entry: its name bytes, and its type if `d_type` says.
+#[derive(Debug, Clone, Copy)]
+pub struct RawEntry<'a> {
+    pub name: &'a [u8],
+    pub kind: Option<EntryKind>,
+}
+
+/// A directory being read, batch by batch.
+pub struct Entries<'d> {
+    dir: &'d Dir,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl Entries<'_> {
+    /// Reads the next batch, calling `each` for every entry but `.` and `..`.
+    /// Returns `Ok(false)` once the directory is exhausted.
+    ///
+    /// # Errors
+    /// The OS error of `getdents64` (e.g. `EIO`; a deleted directory reads as empty).
+    pub fn next_batch(&mut self, each: &mut dyn FnMut(RawEntry<'_>)) -> io::Result<bool> {
+        if self.done {
+            return Ok(false);
+        }
+        if let Some(delay) = self.dir.delay {
+            std::thread::sleep(delay);
+        }
+        // SAFETY: buf is writable for buf.len() bytes; fd is an open directory.
+        let n = unsafe {
+            libc::syscall(libc::SYS_getdents64, self.dir.fd.as_raw_fd(), self.buf.as_mut_ptr(), self.buf.len())
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if n == 0 {
+            self.done = true;
+            return Ok(false);
+        }
+        let data = &self.buf[..n as usize];
+        let mut pos = 0;
+        // struct linux_dirent64 { u64 d_ino; i64 d_off; u16 d_reclen; u8 d_type; char d_name[]; }
+        while pos + 19 < data.len() {
+            let reclen = u16::from_ne_bytes([data[pos + 16], data[pos + 17]]) as usize;
+            if reclen == 0 || pos + reclen > data.len() {
+                break;
+            }
+            let d_type = data[pos + 18];
+            let raw_name = &data[pos + 19..pos + reclen];
+            let len = raw_name.iter().position(|&b| b == 0).unwrap_or(raw_name.len());
+            let name = &raw_name[..len];
+            pos += reclen;
+            if name == b"." || name == b".." {
+                continue;
+            }
+            each(RawEntry { name, kind: kind_of_dtype(d_type) });
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,134 @@
+//! Errors as data: one enum of stable codes, and `{ code, message }` on the wire.
+//!
+//! Consumers (the UI, scripts) branch on [`ErrorCode`], never on the message.
+//! A failure below a listing's root is attached to that entry; only a root that
+//! cannot be listed at all fails a call.
+
+use serde::Serialize;
+use std::fmt;
+use std::io;
+use ts_rs::TS;
+
+/// A stable, SCREAMING_SNAKE error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, TS)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[ts(export)]
+pub enum ErrorCode {
+    NotFound,
+    Denied,
+    NotADirectory,
+    NotAFile,
+    Loop,
+    NameTooLong,
+    Timeout,
+    InvalidArgument,
+    Cancelled,
+    TooLarge,
+    Io,
+}
+
+impl ErrorCode {
+    /// The wire token, e.g. `"NOT_A_DIRECTORY"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::Denied => "DENIED",
+            ErrorCode::NotADirectory => "NOT_A_DIRECTORY",
+            ErrorCode::NotAFile => "NOT_A_FILE",
+            ErrorCode::Loop => "LOOP",
+            ErrorCode::NameTooLong => "NAME_TOO_LONG",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::Cancelled => "CANCELLED",
+            ErrorCode::TooLarge => "TOO_LARGE",
+            ErrorCode::Io => "IO",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An error with a stable code and a human message; serialized as `{ code, message }`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS, thiserror::Error)]
+#[error("{code}: {message}")]
+#[ts(export)]
+pub struct CanopyError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl CanopyError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        CanopyError { code, message: message.into() }
+    }
+
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::InvalidArgument, message)
+    }
+
+    pub fn cancelled() -> Self {
+        Self::new(ErrorCode::Cancelled, "the request was superseded and stopped")
+    }
+
+    /// Maps an OS error to its code; `doing` says what was being attempted,
+    /// e.g. "cannot open folder".
+    pub fn from_io(err: &io::Error, doing: &str) -> Self {
+        let code = code_of(err);
+        let reason = match err.raw_os_error() {
+            // std appends " (os error N)"; the code already carries that.
+            Some(n) => os_reason(n),
+            None => err.to_string(),
+        };
+        Self::new(code, format!("{doing}: {reason}"))
+    }
+}
+
+/// The code for an OS error.
+pub fn code_of(err: &io::Error) -> ErrorCode {
+    match err.raw_os_error() {
+        Some(libc::ENOENT) => ErrorCode::NotFound,
+        Some(libc::EACCES) | Some(libc::EPERM) => ErrorCode::Denied,
+        Some(libc::ENOTDIR) => ErrorCode::NotADirectory,
+        Some(libc::ELOOP) => ErrorCode::Loop,
+        Some(libc::ENAMETOOLONG) => ErrorCode::NameTooLong,
+        _ => match err.kind() {
+            io::ErrorKind::NotFound => ErrorCode::NotFound,
+            io::ErrorKind::PermissionDenied => ErrorCode::Denied,
+            _ => ErrorCode::Io,
+        },
+    }
+}
+
+fn os_reason(errno: i32) -> String {
+    let full = io::Error::from_raw_os_error(errno).to_string();
+    match full.rfind(" (os error") {
+        Some(cut) => full[..cut].to_lowercase(),
+        None => full,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_serialize_as_screaming_snake_tokens() {
+        for code in [ErrorCode::NotADirectory, ErrorCode::NameTooLong, ErrorCode::Io] {
+            let json = serde_json::to_string(&code).unwrap();
+            assert_eq!(json, format!("\"{}\"", code.as_str()), "wire token and as_str must agree");
+        }
+    }
+
+    #[test]
+    fn os_errors_map_to_their_codes_and_drop_the_errno_suffix() {
+        let e = CanopyError::from_io(&io::Error::from_raw_os_error(libc::EACCES), "cannot open folder");
+        assert_eq!(e.code, ErrorCode::Denied);
+        assert_eq!(e.message, "cannot open folder: permission denied");
+        assert_eq!(code_of(&io::Error::from_raw_os_error(libc::ELOOP)), ErrorCode::Loop);
+        assert_eq!(code_of(&io::Error::from_raw_os_error(libc::EIO)), ErrorCode::Io);
+    }
+}

@@ -1,0 +1,20 @@
+//! Canopy's engine: the capped recursive listing and the bounded preview.
+//!
+//! This crate has no GUI dependency. The Tauri shell (`src-tauri/src`) wraps
+//! each public entry point in a thin command, and the `canopy-list` binary
+//! serves the same listing to scripts. Wire types live in [`wire`] and are
+//! exported to TypeScript by ts-rs; every number that bounds work lives in
+//! [`limits`].
+
+pub mod cancel;
+pub mod dirio;
+pub mod error;
+pub mod limits;
+pub mod listing;
+pub mod names;
+pub mod order;
+pub mod text;
+pub mod wire;
+
+pub use error::{CanopyError, ErrorCode};
+pub use listing::{list, list_request, locate, resolve_root, ListOptions};

@@ -1,0 +1,530 @@
+//! The capped recursive listing: what a folder holds, to a depth, with exact
+//! counts of everything not shown.
+//!
+//! Promises:
+//! - every entry of every folder read is either shown or counted in
+//!   `unlisted` (`shown + unlisted == total`), unless a time budget cut the read
+//!   short, which is then said (`TIMEOUT`, `countIsLowerBound`);
+//! - a folder below the root keeps only its best `cap` candidates while it
+//!   streams, so a folder of a million entries costs O(cap) memory; the rest
+//!   are counted from their names and `d_type`, never stat'ed;
+//! - only directories are opened; size, time and link targets are read only
+//!   for shown entries;
+//! - below the root nothing fails the listing: an error lands on its entry.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::ffi::OsStr;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::cancel::CancelToken;
+use crate::dirio::{Dir, IoHooks, RawEntry};
+use crate::error::{code_of, CanopyError, ErrorCode};
+use crate::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE, TIME_BUDGET};
+use crate::names::{decode_handle, encode_handle, DisplayName};
+use crate::order::{compare_entries, starts_with_folded, Group};
+use crate::wire::{
+    Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, LocateRequest,
+    Located, RootSpec,
+};
+
+/// How to list. Build with `ListOptions::default()` and adjust.
+#[derive(Debug, Clone)]
+pub struct ListOptions {
+    /// Levels to read, 1..=`MAX_DEPTH`.
+    pub depth: u32,
+    /// First entry of the root's page, in the folder's order.
+    pub offset: u64,
+    /// Size of the root's page; `None` lists the whole top level.
+    pub limit: Option<u64>,
+    /// Entries shown per folder below the root.
+    pub cap: u32,
+    pub show_dotfiles: bool,
+    /// Longest read of any one folder.
+    pub budget: Duration,
+    pub cancel: Option<CancelToken>,
+    pub hooks: IoHooks,
+    /// Echoed in the reply.
+    pub request_id: u64,
+}
+
+impl Default for ListOptions {
+    fn default() -> Self {
+        ListOptions {
+            depth: DEFAULT_DEPTH,
+            offset: 0,
+            limit: Some(PAGE as u64),
+            cap: NESTED_CAP,
+            show_dotfiles: true,
+            budget: TIME_BUDGET,
+            cancel: None,
+            hooks: IoHooks::default(),
+            request_id: 0,
+        }
+    }
+}
+
+/// Why a listing stopped as a whole.
+enum Stop {
+    Cancelled,
+}
+
+/// A name that made the cut so far.
+#[derive(Debug)]
+struct Candidate {
+    group: Group,
+    kind: EntryKind,
+    name: Box<[u8]>,
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare_entries(self.group, &self.name, other.group, &other.name)
+    }
+}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Candidate {}
+
+fn group_of(kind: EntryKind) -> Group {
+    if kind == EntryKind::Folder {
+        Group::Folder
+    } else {
+        Group::Other
+    }
+}
+
+/// One folder read through.
+struct Scan {
+    /// The best `keep` entries, in order.
+    best: Vec<Candidate>,
+    total: u64,
+    counts: KindCounts,
+    dotfiles_hidden: u64,
+    timed_out: bool,
+    /// A read error after some entries were seen.
+    failed: Option<io::Error>,
+}
+
+struct Ctx<'a> {
+    depth: u32,
+    cap: usize,
+    show_dotfiles: bool,
+    budget: Duration,
+    cancel: Option<&'a CancelToken>,
+    hooks: &'a IoHooks,
+}
+
+impl Ctx<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.is_some_and(|c| c.is_cancelled())
+    }
+}
+
+fn is_dotfile(name: &[u8]) -> bool {
+    name.first() == Some(&b'.')
+}
+
+/// The kind of an entry: `d_type`, or a `stat` when the filesystem did not say.
+fn kind_of(dir: &Dir, raw: &RawEntry<'_>) -> EntryKind {
+    match raw.kind {
+        Some(kind) => kind,
+        None => dir.stat_child(raw.name, false).map(|m| m.kind).unwrap_or(EntryKind::Unknown),
+    }
+}
+
+/// Reads `dir` through, keeping the best `keep` entries in order.
+fn scan(dir: &Dir, keep: usize, ctx: &Ctx<'_>) -> Result<Scan, Stop> {
+    let start = Instant::now();
+    let mut heap: BinaryHeap<Candidate> = BinaryHeap::new();
+    let mut total = 0u64;
+    let mut counts = KindCounts::default();
+    let mut dotfiles_hidden = 0u64;
+    let mut timed_out = false;
+    let mut failed = None;
+    match dir.entries() {
+        Err(e) => failed = Some(e),
+        Ok(mut entries) => {
+            let show_dotfiles = ctx.show_dotfiles;
+            let mut each = |raw: RawEntry<'_>| {
+                if !show_dotfiles && is_dotfile(raw.name) {
+                    dotfiles_hidden += 1;
+                    return;
+                }
+                let kind = kind_of(dir, &raw);
+                let group = group_of(kind);
+                total += 1;
+                counts.add(kind);
+                if heap.len() < keep {
+                    heap.push(Candidate { group, kind, name: raw.name.into() });
+                } else if let Some(mut worst) = heap.peek_mut() {
+                    // Allocate only for a name that beats the current worst.
+                    if compare_entries(group, raw.name, worst.group, &worst.name) == Ordering::Less {
+                        *worst = Candidate { group, kind, name: raw.name.into() };
+                    }
+                }
+            };
+            loop {
+                if ctx.cancelled() {
+                    return Err(Stop::Cancelled);
+                }
+                match entries.next_batch(&mut each) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+                if start.elapsed() > ctx.budget {
+                    timed_out = true;
+                    break;
+                }
+            }
+        }
+    }
+    Ok(Scan { best: heap.into_sorted_vec(), total, counts, dotfiles_hidden, timed_out, failed })
+}
+
+fn entry_error(err: &io::Error, doing: &str) -> CanopyError {
+    if code_of(err) == ErrorCode::NotFound {
+        CanopyError::new(ErrorCode::NotFound, "it disappeared while the folder was being listed")
+    } else {
+        CanopyError::from_io(err, doing)
+    }
+}
+
+fn timeout_error(budget: Duration) -> CanopyError {
+    CanopyError::new(
+        ErrorCode::Timeout,
+        format!("reading this folder took longer than {} ms; showing what was read by then", budget.as_millis()),
+    )
+}
+
+/// Reads one folder's contents (and, below the depth limit, its subfolders').
+/// `level` is the level of the folder's entries (the root's entries are 1).
+/// Returns the folder and an error for its owner entry (read failure, timeout).
+fn read_folder(
+    dir: &Dir,
+    dir_path: &Path,
+    level: u32,
+    offset: usize,
+    limit: usize,
+    ctx: &Ctx<'_>,
+) -> Result<(Folder, Option<CanopyError>), Stop> {
+    let s = scan(dir, offset.saturating_add(limit), ctx)?;
+    let mut error = None;
+    if s.timed_out {
+        error = Some(timeout_error(ctx.budget));
+    } else if let Some(e) = &s.failed {
+        if s.total == 0 {
+            return Ok((Folder::unread(), Some(CanopyError::from_io(e, "cannot read folder"))));
+        }
+        error = Some(CanopyError::from_io(e, "reading the folder failed part way"));
+    }
+    let mut shown_counts = KindCounts::default();
+    let mut entries = Vec::with_capacity(s.best.len().saturating_sub(offset));
+    for cand in s.best.iter().skip(offset) {
+        shown_counts.add(cand.kind);
+        entries.push(describe(dir, dir_path, cand, level, ctx)?);
+    }
+    let partial = s.timed_out || s.failed.is_some();
+    let folder = Folder {
+        total: Some(s.total),
+        children_loaded: true,
+        offset: offset as u64,
+        entries,
+        unlisted: s.counts.minus(&shown_counts),
+        dotfiles_hidden: s.dotfiles_hidden,
+        count_is_lower_bound: partial,
+        partial_order: partial,
+    };
+    Ok((folder, error))
+}
+
+fn link_info(dir: &Dir, name: &[u8]) -> (Option<LinkInfo>, Option<CanopyError>) {
+    let target = match dir.read_link(name) {
+        Ok(t) => t,
+        Err(e) => return (None, Some(entry_error(&e, "cannot read the link"))),
+    };
+    let points_to = match dir.stat_child(name, true) {
+        Ok(meta) => match meta.kind {
+            EntryKind::Folder => LinkTarget::Folder,
+            EntryKind::File => LinkTarget::File,
+            _ => LinkTarget::Other,
+        },
+        Err(e) => match e.raw_os_error() {
+            Some(libc::ENOENT) | Some(libc::ENOTDIR) => LinkTarget::Dangling,
+            Some(libc::ELOOP) => LinkTarget::Loop,
+            _ => LinkTarget::Unknown,
+        },
+    };
+    let shown = DisplayName::new(&target);
+    (Some(LinkInfo { target: shown.text, target_parts: shown.parts, points_to }), None)
+}
+
+fn named_entry(name: &[u8], path: &Path, kind: EntryKind) -> Entry {
+    let shown = DisplayName::new(name);
+    Entry {
+        name: shown.text,
+        name_lossy: shown.lossy.then_some(true),
+        name_parts: shown.parts,
+        handle: encode_handle(path),
+        kind,
+        size: None,
+        modified: None,
+        link: None,
+        error: None,
+        folder: None,
+    }
+}
+
+fn describe(dir: &Dir, dir_path: &Path, cand: &Candidate, level: u32, ctx: &Ctx<'_>) -> Result<Entry, Stop> {
+    let path = dir_path.join(OsStr::from_bytes(&cand.name));
+    let mut entry = named_entry(&cand.name, &path, cand.kind);
+    match dir.stat_child(&cand.name, false) {
+        Ok(meta) => {
+            entry.size = Some(meta.size);
+            entry.modified = Some(meta.modified_ms);
+        }
+        Err(e) => entry.error = Some(entry_error(&e, "cannot read its details")),
+    }
+    let vanished = entry.error.as_ref().is_some_and(|e| e.code == ErrorCode::NotFound);
+    match cand.kind {
+        EntryKind::Symlink if !vanished => {
+            let (link, err) = link_info(dir, &cand.name);
+            entry.link = link;
+            entry.error = entry.error.or(err);
+        }
+        EntryKind::Folder => {
+            entry.folder = Some(Folder::unread());
+            if level < ctx.depth && !vanished {
+                match dir.open_child(&cand.name, ctx.hooks) {
+                    Ok(child) => {
+                        let (folder, err) = read_folder(&child, &path, level + 1, 0, ctx.cap, ctx)?;
+                        entry.folder = Some(folder);
+                        entry.error = err.or(entry.error);
+                    }
+                    Err(e) => entry.error = Some(entry_error(&e, "cannot open folder")),
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(entry)
+}
+
+/// Turns what a person typed or a handle into an absolute path.
+///
+/// `~` and `~/…` expand to the home folder; a relative path is taken from the
+/// current folder; a path with `..` is resolved by the filesystem.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for empty text, NUL bytes or an undecodable handle;
+/// the filesystem's code when `..` cannot be resolved.
+pub fn resolve_root(spec: &RootSpec) -> Result<PathBuf, CanopyError> {
+    let raw = match spec {
+        RootSpec::Handle(h) => decode_handle(h)?,
+        RootSpec::Text(t) => {
+            if t.is_empty() {
+                return Err(CanopyError::invalid("the path is empty"));
+            }
+            if t.contains('\0') {
+                return Err(CanopyError::invalid("the path contains a NUL character"));
+            }
+            expand_home(t)
+        }
+    };
+    absolute(&raw)
+}
+
+fn expand_home(text: &str) -> PathBuf {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    match (text, home) {
+        ("~", Some(home)) => home,
+        (t, Some(home)) if t.starts_with("~/") => home.join(&t[2..]),
+        (t, _) => PathBuf::from(t),
+    }
+}
+
+fn absolute(path: &Path) -> Result<PathBuf, CanopyError> {
+    let joined = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().map_err(|e| CanopyError::from_io(&e, "cannot find the current folder"))?.join(path)
+    };
+    if joined.components().any(|c| c == Component::ParentDir) {
+        return std::fs::canonicalize(&joined).map_err(|e| CanopyError::from_io(&e, "cannot open folder"));
+    }
+    // Drops `.` components and trailing slashes.
+    Ok(joined.components().collect())
+}
+
+fn crumbs_of(path: &Path) -> Vec<Crumb> {
+    let mut crumbs: Vec<Crumb> = path
+        .ancestors()
+        .map(|p| Crumb {
+            name: p.file_name().map_or_else(|| p.to_string_lossy().into_owned(), |n| n.to_string_lossy().into_owned()),
+            handle: encode_handle(p),
+        })
+        .collect();
+    crumbs.reverse();
+    crumbs
+}
+
+/// Lists the folder at `root` (an absolute path; a symlink is followed).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a depth outside 1..=`MAX_DEPTH`, a zero cap or page,
+/// or an offset past the end; the root's own code when it cannot be listed
+/// (`NOT_FOUND`, `DENIED`, `NOT_A_DIRECTORY`, `LOOP`, `NAME_TOO_LONG`, `IO`);
+/// `CANCELLED` when `cancel` fired.
+pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
+    if opts.depth == 0 || opts.depth > MAX_DEPTH {
+        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {}", opts.depth)));
+    }
+    if opts.cap == 0 {
+        return Err(CanopyError::invalid("the per-folder cap must be at least 1"));
+    }
+    if opts.limit == Some(0) {
+        return Err(CanopyError::invalid("the page size must be at least 1"));
+    }
+    let ctx = Ctx {
+        depth: opts.depth,
+        cap: opts.cap as usize,
+        show_dotfiles: opts.show_dotfiles,
+        budget: opts.budget,
+        cancel: opts.cancel.as_ref(),
+        hooks: &opts.hooks,
+    };
+    let dir = Dir::open_path(root, &opts.hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
+    let offset = usize::try_from(opts.offset).unwrap_or(usize::MAX);
+    let limit = opts.limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
+    let (folder, error) = match read_folder(&dir, root, 1, offset, limit, &ctx) {
+        Ok(r) => r,
+        Err(Stop::Cancelled) => return Err(CanopyError::cancelled()),
+    };
+    if folder.total.is_none() {
+        // The root could be opened but not read: that fails the call.
+        return Err(error.unwrap_or_else(|| CanopyError::new(ErrorCode::Io, "cannot read folder")));
+    }
+    let total = folder.total.unwrap_or(0);
+    if opts.offset > 0 && opts.offset >= total {
+        return Err(CanopyError::invalid(format!(
+            "offset {} is past the end of the folder ({total} entries)",
+            opts.offset
+        )));
+    }
+    let name = root.file_name().map_or(root.as_os_str().as_bytes(), |n| n.as_bytes());
+    let mut entry = named_entry(name, root, EntryKind::Folder);
+    if let Ok(meta) = dir.stat_self() {
+        entry.size = Some(meta.size);
+        entry.modified = Some(meta.modified_ms);
+    }
+    entry.error = error;
+    entry.folder = Some(folder);
+    Ok(Listing {
+        request_id: opts.request_id,
+        path: root.to_string_lossy().into_owned(),
+        crumbs: crumbs_of(root),
+        depth: opts.depth,
+        show_dotfiles: opts.show_dotfiles,
+        root: entry,
+    })
+}
+
+/// Runs a `list_directory` request as the UI sends it.
+///
+/// # Errors
+/// As [`list`], plus `INVALID_ARGUMENT` for a page outside 1..=`MAX_PAGE`.
+pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHooks) -> Result<Listing, CanopyError> {
+    if req.limit == 0 || req.limit > MAX_PAGE {
+        return Err(CanopyError::invalid(format!("limit must be 1 to {MAX_PAGE}, not {}", req.limit)));
+    }
+    if req.depth == 0 || req.depth > MAX_DEPTH {
+        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {}", req.depth)));
+    }
+    let root = resolve_root(&req.root)?;
+    let opts = ListOptions {
+        depth: req.depth,
+        offset: req.offset,
+        limit: Some(req.limit as u64),
+        show_dotfiles: req.show_dotfiles,
+        cancel,
+        hooks,
+        request_id: req.request_id,
+        ..ListOptions::default()
+    };
+    list(&root, &opts)
+}
+
+/// Finds where a name prefix falls in a folder's order (for type-ahead).
+///
+/// Two passes over the folder, O(1) memory: the first finds the smallest
+/// name starting with the prefix (folders first), the second counts the
+/// entries before it.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a bad handle; the folder's code when it cannot be
+/// read; `TIMEOUT` when a pass exceeds the time budget.
+pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyError> {
+    let path = decode_handle(&req.folder)?;
+    let dir = Dir::open_path(&path, hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
+    let prefix = req.prefix.as_bytes();
+    let keep = |name: &[u8]| req.show_dotfiles || !is_dotfile(name);
+
+    let mut best: Option<(Group, Vec<u8>)> = None;
+    let mut total = 0u64;
+    pass(&dir, |raw, kind| {
+        if !keep(raw.name) {
+            return;
+        }
+        total += 1;
+        if !starts_with_folded(raw.name, prefix) {
+            return;
+        }
+        let group = group_of(kind);
+        let better = match &best {
+            None => true,
+            Some((g, n)) => compare_entries(group, raw.name, *g, n) == Ordering::Less,
+        };
+        if better {
+            best = Some((group, raw.name.to_vec()));
+        }
+    })?;
+    let matched = best.is_some();
+    let (tg, tn) = best.unwrap_or((Group::Other, prefix.to_vec()));
+    let mut index = 0u64;
+    pass(&dir, |raw, kind| {
+        if keep(raw.name) && compare_entries(group_of(kind), raw.name, tg, &tn) == Ordering::Less {
+            index += 1;
+        }
+    })?;
+    Ok(Located { index, matched, total })
+}
+
+fn pass(dir: &Dir, mut each: impl FnMut(&RawEntry<'_>, EntryKind)) -> Result<(), CanopyError> {
+    let start = Instant::now();
+    let mut entries = dir.entries().map_err(|e| CanopyError::from_io(&e, "cannot read folder"))?;
+    let mut f = |raw: RawEntry<'_>| {
+        let kind = kind_of(dir, &raw);
+        each(&raw, kind);
+    };
+    while entries.next_batch(&mut f).map_err(|e| CanopyError::from_io(&e, "cannot read folder"))? {
+        if start.elapsed() > TIME_BUDGET {
+            return Err(timeout_error(TIME_BUDGET));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,257 @@
+//! The one order every listing uses, on every OS and every run.
+//!
+//! Real folders first, then everything else (symlinks included). Within each
+//! group, names compare in natural order: case-insensitively by Unicode
+//! lowercase, with runs of ASCII digits compared by numeric value (`file2`
+//! before `file10`); remaining ties are broken by the raw bytes, so the order is
+//! total and no two distinct names compare equal.
+
+use std::cmp::Ordering;
+use std::char::ToLowercase;
+
+/// The group an entry sorts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Group {
+    Folder,
+    Other,
+}
+
+/// Compares two entries by group, then name.
+#[inline]
+pub fn compare_entries(ga: Group, a: &[u8], gb: Group, b: &[u8]) -> Ordering {
+    ga.cmp(&gb).then_with(|| compare_names(a, b))
+}
+
+/// Compares two names in natural order, ties broken by raw bytes.
+pub fn compare_names(a: &[u8], b: &[u8]) -> Ordering {
+    let mut ua = Units::new(a);
+    let mut ub = Units::new(b);
+    loop {
+        match (ua.next(), ub.next()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) => match x.cmp(&y) {
+                Ordering::Equal => {}
+                other => return other,
+            },
+        }
+    }
+}
+
+/// True when `name` starts with `prefix`, compared case-insensitively as in
+/// the natural order (digits literally).
+pub fn starts_with_folded(name: &[u8], prefix: &[u8]) -> bool {
+    let mut n = Folded::new(name);
+    for want in Folded::new(prefix) {
+        if n.next() != Some(want) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Code points beyond Unicode stand for bytes that are not UTF-8, so they sort
+/// after every character and still deterministically.
+const BAD_BYTE_BASE: u32 = 0x11_0000;
+
+/// One comparable step of a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unit<'a> {
+    /// A lowercase character (or a stand-in for a bad byte).
+    Code(u32),
+    /// A run of ASCII digits with leading zeros removed.
+    Num(&'a [u8]),
+}
+
+impl Unit<'_> {
+    /// Numbers sort where the digit characters would: after every code point
+    /// below `'0'` and before every one above `'9'`. Digits never appear as
+    /// `Code`, so this is a total order.
+    fn rank(&self) -> u8 {
+        match self {
+            Unit::Code(c) if *c < '0' as u32 => 0,
+            Unit::Num(_) => 1,
+            Unit::Code(_) => 2,
+        }
+    }
+}
+
+impl Ord for Unit<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (Unit::Code(a), Unit::Code(b)) => a.cmp(b),
+            (Unit::Num(a), Unit::Num(b)) => a.len().cmp(&b.len()).then_with(|| a.cmp(b)),
+            _ => self.rank().cmp(&other.rank()),
+        }
+    }
+}
+
+impl PartialOrd for Unit<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Decodes the character starting at `bytes[0]`, or `None` for a bad byte.
+#[inline]
+fn decode_char(bytes: &[u8]) -> Option<(char, usize)> {
+    let width = match bytes[0] {
+        0x00..=0x7f => 1,
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return None,
+    };
+    let s = std::str::from_utf8(bytes.get(..width)?).ok()?;
+    s.chars().next().map(|c| (c, width))
+}
+
+struct Units<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    pending: Option<ToLowercase>,
+}
+
+impl<'a> Units<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Units { bytes, pos: 0, pending: None }
+    }
+}
+
+impl<'a> Iterator for Units<'a> {
+    type Item = Unit<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Unit<'a>> {
+        if let Some(rest) = &mut self.pending {
+            if let Some(c) = rest.next() {
+                return Some(Unit::Code(c as u32));
+            }
+            self.pending = None;
+        }
+        let bytes = self.bytes;
+        let b = *bytes.get(self.pos)?;
+        if b.is_ascii_digit() {
+            let start = self.pos;
+            let mut end = start;
+            while end < bytes.len() && bytes[end].is_ascii_digit() {
+                end += 1;
+            }
+            self.pos = end;
+            let mut digits = &bytes[start..end];
+            while let [b'0', rest @ ..] = digits {
+                digits = rest;
+            }
+            return Some(Unit::Num(digits));
+        }
+        if b < 0x80 {
+            self.pos += 1;
+            return Some(Unit::Code(b.to_ascii_lowercase() as u32));
+        }
+        match decode_char(&bytes[self.pos..]) {
+            Some((c, width)) => {
+                self.pos += width;
+                let mut lower = c.to_lowercase();
+                let first = lower.next().unwrap_or(c);
+                if lower.len() > 0 {
+                    self.pending = Some(lower);
+                }
+                Some(Unit::Code(first as u32))
+            }
+            None => {
+                self.pos += 1;
+                Some(Unit::Code(BAD_BYTE_BASE + b as u32))
+            }
+        }
+    }
+}
+
+/// Lowercased code points of a name, digits kept as themselves (for prefixes).
+struct Folded<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    pending: Option<ToLowercase>,
+}
+
+impl<'a> Folded<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Folded { bytes, pos: 0, pending: None }
+    }
+}
+
+impl Iterator for Folded<'_> {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        if let Some(rest) = &mut self.pending {
+            if let Some(c) = rest.next() {
+                return Some(c as u32);
+            }
+            self.pending = None;
+        }
+        let b = *self.bytes.get(self.pos)?;
+        match decode_char(&self.bytes[self.pos..]) {
+            Some((c, width)) => {
+                self.pos += width;
+                let mut lower = c.to_lowercase();
+                let first = lower.next().unwrap_or(c);
+                if lower.len() > 0 {
+                    self.pending = Some(lower);
+                }
+                Some(first as u32)
+            }
+            None => {
+                self.pos += 1;
+                Some(BAD_BYTE_BASE + b as u32)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(names: &[&str]) -> Vec<String> {
+        let mut v: Vec<&str> = names.to_vec();
+        v.sort_by(|a, b| compare_names(a.as_bytes(), b.as_bytes()));
+        v.into_iter().map(String::from).collect()
+    }
+
+    #[test]
+    fn digit_runs_compare_by_value() {
+        assert_eq!(sorted(&["file10", "file2", "file1"]), ["file1", "file2", "file10"]);
+        assert_eq!(sorted(&["img_102.jpg", "img_001.jpg", "img_010.jpg"]), ["img_001.jpg", "img_010.jpg", "img_102.jpg"]);
+    }
+
+    #[test]
+    fn case_is_ignored_and_ties_break_by_bytes() {
+        assert_eq!(sorted(&["b", "B", "a", "A"]), ["A", "a", "B", "b"]);
+        assert_eq!(sorted(&["Zeta", "alpha", "Émile", "emile"]), ["alpha", "emile", "Émile", "Zeta"]);
+        assert_eq!(compare_names(b"x01", b"x1"), Ordering::Less, "equal numbers tie-break by bytes");
+    }
+
+    #[test]
+    fn numbers_sort_where_digits_would() {
+        // '-' (0x2d) < digits < '_' (0x5f) < letters
+        assert_eq!(sorted(&["a_", "a9", "a-", "ab"]), ["a-", "a9", "a_", "ab"]);
+    }
+
+    #[test]
+    fn folders_come_first() {
+        assert_eq!(compare_entries(Group::Folder, b"zzz", Group::Other, b"aaa"), Ordering::Less);
+    }
+
+    #[test]
+    fn bad_bytes_sort_after_characters() {
+        assert_eq!(compare_names(b"a\xff", "a\u{10ffff}".as_bytes()), Ordering::Greater);
+    }
+
+    #[test]
+    fn prefix_match_is_case_insensitive() {
+        assert!(starts_with_folded(b"Notes.txt", b"no"));
+        assert!(starts_with_folded("\u{c9}mile".as_bytes(), "\u{e9}m".as_bytes()));
+        assert!(!starts_with_folded(b"n", b"no"));
+    }
+}

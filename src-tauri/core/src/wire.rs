@@ -1,0 +1,283 @@
+//! The types that cross to the UI (over IPC) and to scripts (`canopy-list --json`).
+//!
+//! They derive `Serialize` + `ts_rs::TS` and are exported to `ui/src/bindings/`;
+//! the UI imports them from there and never redefines them. Requests are parsed
+//! here too, so every malformed request, whoever sends it, gets `INVALID_ARGUMENT`.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::error::CanopyError;
+use crate::names::NamePart;
+
+/// What an entry is, from the directory entry's own type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum EntryKind {
+    Folder,
+    File,
+    Symlink,
+    Fifo,
+    Socket,
+    CharDevice,
+    BlockDevice,
+    /// The filesystem did not report a type and the entry vanished before it
+    /// could be stat'ed.
+    Unknown,
+}
+
+impl EntryKind {
+    /// Fifos, sockets, devices: listed, never opened.
+    pub fn is_special(self) -> bool {
+        matches!(self, EntryKind::Fifo | EntryKind::Socket | EntryKind::CharDevice | EntryKind::BlockDevice | EntryKind::Unknown)
+    }
+}
+
+/// What a symlink points to, found by following it once (never descending).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum LinkTarget {
+    Folder,
+    File,
+    Other,
+    Dangling,
+    Loop,
+    /// The target could not be examined (e.g. permission denied on the way).
+    Unknown,
+}
+
+/// A shown symlink's target text and what it resolves to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct LinkInfo {
+    /// The target as written in the link (lossy).
+    pub target: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub target_parts: Option<Vec<NamePart>>,
+    pub points_to: LinkTarget,
+}
+
+/// Counts by kind of entries that a folder holds but the listing does not show.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct KindCounts {
+    pub folders: u64,
+    pub files: u64,
+    /// Symlinks, fifos, sockets, devices.
+    pub other: u64,
+}
+
+impl KindCounts {
+    pub fn add(&mut self, kind: EntryKind) {
+        match kind {
+            EntryKind::Folder => self.folders += 1,
+            EntryKind::File => self.files += 1,
+            _ => self.other += 1,
+        }
+    }
+
+    pub fn sum(&self) -> u64 {
+        self.folders + self.files + self.other
+    }
+
+    /// `self - other`, saturating (the counts come from the same scan).
+    pub fn minus(&self, other: &KindCounts) -> KindCounts {
+        KindCounts {
+            folders: self.folders.saturating_sub(other.folders),
+            files: self.files.saturating_sub(other.files),
+            other: self.other.saturating_sub(other.other),
+        }
+    }
+}
+
+/// A folder's contents as far as this listing read them.
+///
+/// Invariant, for a folder that was read in full:
+/// `entries.len() + unlisted.sum() == total`. When a time budget cut the read
+/// short, `countIsLowerBound` is set and `total` counts what was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Folder {
+    /// Entries in the folder (after the dotfile filter); `null` when not read.
+    pub total: Option<u64>,
+    /// False for a folder at the depth limit, or one that could not be read.
+    pub children_loaded: bool,
+    /// Position of `entries[0]` in the folder's order.
+    pub offset: u64,
+    pub entries: Vec<Entry>,
+    /// Entries not in `entries`, by kind (those before `offset` included).
+    pub unlisted: KindCounts,
+    /// Dotfiles left out because the request asked to hide them.
+    pub dotfiles_hidden: u64,
+    /// `total` is at least this many: the read stopped early.
+    pub count_is_lower_bound: bool,
+    /// The entries are the best of those read, not the first of the whole folder.
+    pub partial_order: bool,
+}
+
+impl Folder {
+    /// A folder that was not read (depth limit or error).
+    pub fn unread() -> Self {
+        Folder {
+            total: None,
+            children_loaded: false,
+            offset: 0,
+            entries: Vec::new(),
+            unlisted: KindCounts::default(),
+            dotfiles_hidden: 0,
+            count_is_lower_bound: false,
+            partial_order: false,
+        }
+    }
+}
+
+/// One entry of a folder (or the listed folder itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Entry {
+    /// Display name; invalid UTF-8 replaced by U+FFFD.
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub name_lossy: Option<bool>,
+    /// The name split into text and escape markers, present only when the
+    /// name holds characters that are never shown raw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub name_parts: Option<Vec<NamePart>>,
+    /// Opaque; decodes to the exact path bytes. Pass it back to list or preview.
+    pub handle: String,
+    pub kind: EntryKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub size: Option<u64>,
+    /// Modification time, milliseconds since the Unix epoch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub modified: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub link: Option<LinkInfo>,
+    /// What went wrong with this entry, if anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub error: Option<CanopyError>,
+    /// Present for folders.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub folder: Option<Folder>,
+}
+
+/// A step of the path bar: one ancestor of the listed folder, or the folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Crumb {
+    pub name: String,
+    pub handle: String,
+}
+
+/// The answer to a listing request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Listing {
+    pub request_id: u64,
+    /// The listed folder's absolute path, for display (lossy).
+    pub path: String,
+    /// From the filesystem root down to the listed folder itself.
+    pub crumbs: Vec<Crumb>,
+    pub depth: u32,
+    pub show_dotfiles: bool,
+    /// The listed folder; its `folder` holds the requested page.
+    pub root: Entry,
+}
+
+/// Where a listing starts: text a person typed, or a handle from a reply.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum RootSpec {
+    Text(String),
+    Handle(String),
+}
+
+fn default_depth() -> u32 {
+    crate::limits::DEFAULT_DEPTH
+}
+fn default_limit() -> u32 {
+    crate::limits::PAGE
+}
+fn default_true() -> bool {
+    true
+}
+
+/// `list_directory`'s request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct ListRequest {
+    pub root: RootSpec,
+    #[serde(default = "default_depth")]
+    pub depth: u32,
+    #[serde(default)]
+    pub offset: u64,
+    #[serde(default = "default_limit")]
+    pub limit: u32,
+    #[serde(default = "default_true")]
+    pub show_dotfiles: bool,
+    #[serde(default)]
+    pub request_id: u64,
+}
+
+/// `cancel_listing`'s request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct CancelRequest {
+    pub request_id: u64,
+}
+
+/// `locate`'s request: find a name prefix in a folder's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct LocateRequest {
+    pub folder: String,
+    pub prefix: String,
+    #[serde(default = "default_true")]
+    pub show_dotfiles: bool,
+}
+
+/// `locate`'s answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Located {
+    /// Position in the folder's order of the first entry whose name starts
+    /// with the prefix; when none does, where the prefix would sort among the
+    /// non-folders.
+    pub index: u64,
+    /// True when the entry at `index` starts with the prefix.
+    pub matched: bool,
+    pub total: u64,
+}
+
+/// Parses a request sent as JSON, mapping every shape error to `INVALID_ARGUMENT`.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` when the value is missing, has the wrong types, unknown
+/// fields, or out-of-range numbers (serde's message says which).
+pub fn parse_request<T: serde::de::DeserializeOwned>(
+    value: Option<serde_json::Value>,
+) -> Result<T, CanopyError> {
+    let value = value.ok_or_else(|| CanopyError::invalid("the request is missing"))?;
+    serde_json::from_value(value).map_err(|e| CanopyError::invalid(format!("malformed request: {e}")))
+}

@@ -1,0 +1,1 @@
+//! IPC tests live in tests/.

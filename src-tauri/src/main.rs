@@ -1,0 +1,1 @@
+fn main() { canopy_app::run() }
