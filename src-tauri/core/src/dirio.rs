@@ -21,15 +21,32 @@ const BATCH_BYTES: usize = 64 * 1024;
 /// A path longer than this is opened one component at a time.
 const PATH_MAX: usize = libc::PATH_MAX as usize;
 
+/// Called with a folder's path after it was read and before its entries are
+/// examined: the moment another process could change it under us.
+pub type AfterScan = std::sync::Arc<dyn Fn(&Path) + Send + Sync>;
+
 /// Test hooks at the I/O boundary. The default does nothing.
 ///
 /// `slow_folder`: a folder with exactly this name is read slowly (small
 /// batches, each after `slow_delay`), standing in for a hung network mount so
 /// the time budget and the UI's handling of it can be tested for real.
-#[derive(Debug, Clone, Default)]
+/// `after_scan`: lets a test delete or replace entries between the read of a
+/// folder and the look at each entry, deterministically.
+#[derive(Clone, Default)]
 pub struct IoHooks {
     pub slow_folder: Option<Vec<u8>>,
     pub slow_delay: Duration,
+    pub after_scan: Option<AfterScan>,
+}
+
+impl std::fmt::Debug for IoHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IoHooks")
+            .field("slow_folder", &self.slow_folder)
+            .field("slow_delay", &self.slow_delay)
+            .field("after_scan", &self.after_scan.is_some())
+            .finish()
+    }
 }
 
 impl IoHooks {
@@ -38,7 +55,7 @@ impl IoHooks {
     pub fn from_env() -> Self {
         let slow_folder = std::env::var_os("CANOPY_TEST_SLOW_FOLDER").map(|v| v.as_bytes().to_vec());
         let ms = std::env::var("CANOPY_TEST_SLOW_DELAY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
-        IoHooks { slow_folder, slow_delay: Duration::from_millis(ms) }
+        IoHooks { slow_folder, slow_delay: Duration::from_millis(ms), after_scan: None }
     }
 
     fn delay_for(&self, name: &[u8]) -> Option<Duration> {

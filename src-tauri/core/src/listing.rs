@@ -233,6 +233,9 @@ fn read_folder(
         }
         error = Some(CanopyError::from_io(e, "reading the folder failed part way"));
     }
+    if let Some(hook) = &ctx.hooks.after_scan {
+        hook(dir_path);
+    }
     let mut shown_counts = KindCounts::default();
     let mut entries = Vec::with_capacity(s.best.len().saturating_sub(offset));
     for cand in s.best.iter().skip(offset) {

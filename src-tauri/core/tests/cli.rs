@@ -1,0 +1,180 @@
+//! `canopy-list` as scripts see it: exact text, exit codes, JSON, and
+//! permission errors seen by an unprivileged user (setpriv when run as root).
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::*;
+
+fn run(args: &[&std::ffi::OsStr]) -> Output {
+    unprivileged(&cli()).args(args).output().expect("canopy-list runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("text mode is UTF-8")
+}
+
+/// The demo tree from the engine issue.
+fn demo() -> Tree {
+    let t = Tree::new();
+    for n in ["a.md", "b.md", "c.md"] {
+        t.file(format!("demo/docs/{n}"));
+    }
+    t.dir("demo/locked");
+    for i in 1..=102 {
+        t.file(format!("demo/photos/img_{i:03}.jpg"));
+    }
+    t.symlink("docs", "demo/link");
+    t.file("demo/new\nline.txt");
+    t.file("demo/notes.txt");
+    t.fifo("demo/pipe");
+    t.chmod("demo/locked", 0o000);
+    t
+}
+
+#[test]
+fn golden_text_output_for_the_demo_tree() {
+    let t = demo();
+    let o = run(&[t.at("demo").as_os_str(), "--cap".as_ref(), "2".as_ref()]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    let want = "\
+[DIR] docs
+[FILE] docs/a.md
+[FILE] docs/b.md
+[WARNING] docs: 1 items hidden (showing first 2 of 3 total)
+[DIR] locked
+[DENIED] locked
+[DIR] photos
+[FILE] photos/img_001.jpg
+[FILE] photos/img_002.jpg
+[WARNING] photos: 100 items hidden (showing first 2 of 102 total)
+[LINK] link -> docs
+[FILE] new\\nline.txt
+[FILE] notes.txt
+[SPECIAL] pipe
+";
+    assert_eq!(stdout(&o), want, "byte for byte");
+}
+
+#[test]
+fn the_roots_own_warning_uses_its_name_and_pages_are_said() {
+    let t = Tree::new();
+    t.files("top", "f", 7);
+    let o = run(&[t.at("top").as_os_str(), "--limit".as_ref(), "3".as_ref()]);
+    let out = stdout(&o);
+    assert!(out.ends_with("[WARNING] top: 4 items hidden (showing first 3 of 7 total)\n"), "{out}");
+    let o = run(&[t.at("top").as_os_str(), "--limit".as_ref(), "3".as_ref(), "--offset".as_ref(), "3".as_ref()]);
+    let out = stdout(&o);
+    assert!(out.starts_with("[FILE] f004\n"), "{out}");
+    assert!(out.ends_with("[WARNING] top: 4 items hidden (showing 4-6 of 7 total)\n"), "{out}");
+    let all = run(&[t.at("top").as_os_str(), "--limit".as_ref(), "0".as_ref()]);
+    assert_eq!(stdout(&all).lines().count(), 7, "--limit 0 lists the whole top level with no warning");
+}
+
+#[test]
+fn json_prints_the_listing_the_ui_receives() {
+    let t = demo();
+    let o = run(&[t.at("demo").as_os_str(), "--json".as_ref()]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let root = &v["root"]["folder"];
+    assert_eq!(root["total"], 7);
+    let locked = root["entries"].as_array().unwrap().iter().find(|e| e["name"] == "locked").unwrap();
+    assert_eq!(locked["error"]["code"], "DENIED");
+    assert_eq!(locked["folder"]["total"], serde_json::Value::Null);
+    let photos = root["entries"].as_array().unwrap().iter().find(|e| e["name"] == "photos").unwrap();
+    assert_eq!(photos["folder"]["entries"].as_array().unwrap().len(), 100);
+    assert_eq!(photos["folder"]["unlisted"]["files"], 2);
+}
+
+#[test]
+fn a_root_that_cannot_be_listed_exits_1_with_its_code_on_stderr() {
+    let t = demo();
+    let cases = [
+        (t.at("demo/missing"), "canopy-list: NOT_FOUND: "),
+        (t.at("demo/notes.txt"), "canopy-list: NOT_A_DIRECTORY: "),
+        (t.at("demo/pipe"), "canopy-list: NOT_A_DIRECTORY: "),
+        (t.at("demo/locked"), "canopy-list: DENIED: "),
+    ];
+    for (path, want) in cases {
+        let o = run(&[path.as_os_str()]);
+        assert_eq!(o.status.code(), Some(1), "{}", path.display());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.starts_with(want), "{}: {err}", path.display());
+        assert!(o.stdout.is_empty());
+    }
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    for args in [
+        vec![],
+        vec!["/tmp", "--depth", "0"],
+        vec!["/tmp", "--depth", "65"],
+        vec!["/tmp", "--depth", "x"],
+        vec!["/tmp", "--cap"],
+        vec!["/tmp", "--limit", "-1"],
+        vec!["/tmp", "--bogus"],
+        vec!["/tmp", "/var"],
+    ] {
+        let o = Command::new(cli()).args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).starts_with("canopy-list: "), "{args:?}");
+    }
+}
+
+#[test]
+fn a_folder_readable_but_not_searchable_lists_names_with_denied_details() {
+    let t = Tree::new();
+    t.file("ro/one.txt");
+    t.dir("ro/sub");
+    t.chmod("ro", 0o444);
+    let o = run(&[t.path().as_os_str()]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("[DIR] ro/sub\n[DENIED] ro/sub\n"), "{out}");
+    assert!(out.contains("[FILE] ro/one.txt\n[DENIED] ro/one.txt\n"), "names listed, details denied: {out}");
+}
+
+#[test]
+fn escapes_keep_every_name_on_one_line() {
+    let t = Tree::new();
+    t.file("tab\there");
+    t.file("esc\x1b[31mred");
+    t.file("invoice\u{202e}txt.exe");
+    t.file("zero\u{200b}width");
+    t.file(b"bad\xffbyte");
+    t.file("back\\slash");
+    let o = run(&[t.path().as_os_str()]);
+    let out = stdout(&o);
+    for want in [
+        "[FILE] back\\\\slash",
+        "[FILE] bad\\xffbyte",
+        "[FILE] esc\\u{1b}[31mred",
+        "[FILE] invoice\\u{202e}txt.exe",
+        "[FILE] tab\\there",
+        "[FILE] zero\\u{200b}width",
+    ] {
+        assert!(out.lines().any(|l| l == want), "missing {want:?} in:\n{out}");
+    }
+    assert_eq!(out.lines().count(), 6, "one line per entry");
+}
+
+#[test]
+fn dangling_and_looping_links_are_marked() {
+    let t = Tree::new();
+    t.symlink("nowhere", "dangle");
+    t.symlink("me", "me");
+    let out = stdout(&run(&[t.path().as_os_str()]));
+    assert_eq!(out, "[LINK] dangle -> nowhere (dangling)\n[LINK] me -> me (loop)\n");
+}
+
+#[test]
+fn no_dotfiles_leaves_them_out() {
+    let t = Tree::new();
+    t.file(".secret");
+    t.file("plain");
+    let out = stdout(&run(&[t.path().as_os_str(), "--no-dotfiles".as_ref()]));
+    assert_eq!(out, "[FILE] plain\n");
+}

@@ -1,0 +1,141 @@
+//! Fixture trees in temp dirs, and running things as an unprivileged user.
+#![allow(dead_code)]
+
+use std::ffi::{CString, OsStr};
+use std::fs;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use canopy_core::wire::{Entry, Folder, Listing};
+use canopy_core::{list, ListOptions};
+
+/// A temp folder that an unprivileged user can reach, removed on drop (after
+/// its modes are restored so removal works).
+pub struct Tree {
+    pub dir: tempfile::TempDir,
+}
+
+impl Tree {
+    pub fn new() -> Self {
+        let dir = tempfile::Builder::new().prefix("canopy-test-").tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        Tree { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn at(&self, rel: impl AsRef<[u8]>) -> PathBuf {
+        self.path().join(OsStr::from_bytes(rel.as_ref()))
+    }
+
+    pub fn file(&self, rel: impl AsRef<[u8]>) -> PathBuf {
+        self.write(rel, b"")
+    }
+
+    pub fn write(&self, rel: impl AsRef<[u8]>, content: &[u8]) -> PathBuf {
+        let p = self.at(rel);
+        if let Some(parent) = p.parent() {
+            fs::create_dir_all(parent).unwrap();
+        }
+        fs::write(&p, content).unwrap();
+        p
+    }
+
+    pub fn dir(&self, rel: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.at(rel);
+        fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    pub fn symlink(&self, target: impl AsRef<[u8]>, rel: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.at(rel);
+        std::os::unix::fs::symlink(OsStr::from_bytes(target.as_ref()), &p).unwrap();
+        p
+    }
+
+    pub fn fifo(&self, rel: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.at(rel);
+        let c = CString::new(p.as_os_str().as_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+        p
+    }
+
+    pub fn socket(&self, rel: impl AsRef<[u8]>) -> std::os::unix::net::UnixListener {
+        std::os::unix::net::UnixListener::bind(self.at(rel)).unwrap()
+    }
+
+    /// `n` empty files named `prefix{i:width}` in `rel`.
+    pub fn files(&self, rel: &str, prefix: &str, n: usize) {
+        let d = self.dir(rel);
+        for i in 1..=n {
+            fs::write(d.join(format!("{prefix}{i:03}")), b"").unwrap();
+        }
+    }
+
+    pub fn chmod(&self, rel: impl AsRef<[u8]>, mode: u32) {
+        fs::set_permissions(self.at(rel), fs::Permissions::from_mode(mode)).unwrap();
+    }
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        // Restore modes so the temp dir can be removed.
+        let _ = Command::new("chmod").arg("-R").arg("u+rwx").arg(self.path()).status();
+    }
+}
+
+pub fn opts(depth: u32, cap: u32) -> ListOptions {
+    ListOptions { depth, cap, ..ListOptions::default() }
+}
+
+pub fn list_at(path: &Path, depth: u32, cap: u32) -> Listing {
+    list(path, &opts(depth, cap)).expect("listing should succeed")
+}
+
+pub fn folder(e: &Entry) -> &Folder {
+    e.folder.as_ref().unwrap_or_else(|| panic!("{} has no folder", e.name))
+}
+
+pub fn names(f: &Folder) -> Vec<&str> {
+    f.entries.iter().map(|e| e.name.as_str()).collect()
+}
+
+pub fn child<'a>(f: &'a Folder, name: &str) -> &'a Entry {
+    f.entries.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("no entry {name} in {:?}", names(f)))
+}
+
+pub fn is_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `canopy-list`, copied where an unprivileged user can run it.
+pub fn cli() -> PathBuf {
+    static COPY: OnceLock<PathBuf> = OnceLock::new();
+    COPY.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("canopy-list-bin-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        let dest = dir.join("canopy-list");
+        fs::copy(env!("CARGO_BIN_EXE_canopy-list"), &dest).unwrap();
+        fs::set_permissions(&dest, fs::Permissions::from_mode(0o755)).unwrap();
+        dest
+    })
+    .clone()
+}
+
+/// A command that runs as `nobody` when we are root (permission checks mean
+/// nothing to root), and as ourselves otherwise.
+pub fn unprivileged(program: &Path) -> Command {
+    if is_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]).arg(program);
+        c
+    } else {
+        Command::new(program)
+    }
+}
