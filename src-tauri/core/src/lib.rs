@@ -17,4 +17,4 @@ pub mod text;
 pub mod wire;
 
 pub use error::{CanopyError, ErrorCode};
-pub use listing::{list, list_request, locate, resolve_root, ListOptions};
+pub use listing::{list, list_request, locate, resolve_root, startup_from_arg, ListOptions};

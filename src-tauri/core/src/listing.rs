@@ -28,7 +28,7 @@ use crate::names::{decode_handle, encode_handle, DisplayName};
 use crate::order::{compare_entries, starts_with_folded, Group};
 use crate::wire::{
     Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, LocateRequest,
-    Located, RootSpec,
+    Located, RootSpec, Startup,
 };
 
 /// How to list. Build with `ListOptions::default()` and adjust.
@@ -530,4 +530,23 @@ fn pass(dir: &Dir, mut each: impl FnMut(&RawEntry<'_>, EntryKind)) -> Result<(),
         }
     }
     Ok(())
+}
+
+/// What `canopy PATH` opens: a folder opens as itself; anything else opens
+/// its folder with it selected; no argument opens the home folder. A path that
+/// does not exist is opened anyway, so the window shows its error.
+pub fn startup_from_arg(arg: Option<std::ffi::OsString>) -> Startup {
+    let Some(arg) = arg else {
+        return Startup { folder: RootSpec::Text("~".into()), select: None };
+    };
+    let path = absolute(Path::new(&arg)).unwrap_or_else(|_| PathBuf::from(&arg));
+    let is_dir = std::fs::metadata(&path).is_ok_and(|m| m.is_dir());
+    let exists = std::fs::symlink_metadata(&path).is_ok();
+    match path.parent() {
+        Some(parent) if exists && !is_dir => Startup {
+            folder: RootSpec::Handle(encode_handle(parent)),
+            select: Some(encode_handle(&path)),
+        },
+        _ => Startup { folder: RootSpec::Handle(encode_handle(&path)), select: None },
+    }
 }

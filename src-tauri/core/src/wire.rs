@@ -281,3 +281,14 @@ pub fn parse_request<T: serde::de::DeserializeOwned>(
     let value = value.ok_or_else(|| CanopyError::invalid("the request is missing"))?;
     serde_json::from_value(value).map_err(|e| CanopyError::invalid(format!("malformed request: {e}")))
 }
+
+/// What the window opens first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Startup {
+    /// The folder to open.
+    pub folder: RootSpec,
+    /// The handle of a file inside it to select, when started on a file.
+    pub select: Option<String>,
+}

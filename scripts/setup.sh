@@ -1,0 +1,74 @@
+# Shared set-up for scripts/run and scripts/test: installs what is missing and
+# skips what is there, so a second run starts at once. Sourced, not run.
+# Debian 12 is what it is tested on; other apt-based systems likely work.
+
+set -euo pipefail
+REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO"
+
+BUILD_PKGS=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev libxdo-dev libssl-dev libayatana-appindicator3-dev librsvg2-dev)
+E2E_PKGS=(xvfb xauth webkit2gtk-driver libcap2-bin procps)
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+version_at_least() { # have want
+  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
+}
+
+check_toolchains() {
+  if ! command -v cargo >/dev/null; then
+    echo "Rust is missing: install Rust 1.90 or newer with rustup (https://rustup.rs)." >&2; exit 1
+  fi
+  local rv; rv="$(rustc --version | awk '{print $2}')"
+  version_at_least "$rv" 1.90.0 || { echo "Rust $rv is too old: Canopy needs 1.90 or newer (rustup update)." >&2; exit 1; }
+  if ! command -v node >/dev/null; then
+    echo "Node.js is missing: install Node.js 20.19 or newer." >&2; exit 1
+  fi
+  local nv; nv="$(node --version | tr -d v)"
+  version_at_least "$nv" 20.19.0 || { echo "Node.js $nv is too old: Canopy needs 20.19 or newer." >&2; exit 1; }
+}
+
+ensure_apt() { # packages...
+  local missing=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if ! command -v apt-get >/dev/null; then
+    echo "Missing system packages (${missing[*]}) and no apt-get here: install their equivalents." >&2; exit 1
+  fi
+  if [ "$(id -u)" -eq 0 ]; then
+    say "installing ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "Canopy needs these Debian packages. Install them with:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+}
+
+ensure_npm() {
+  if [ ! -f ui/node_modules/.package-lock.json ] || [ ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+    say "npm ci (ui/)"
+    (cd ui && npm ci --no-audit --no-fund)
+  fi
+}
+
+ensure_tauri_driver() {
+  if ! command -v tauri-driver >/dev/null && [ ! -x "$HOME/.cargo/bin/tauri-driver" ]; then
+    say "cargo install tauri-driver"
+    cargo install tauri-driver --locked
+  fi
+  export PATH="$HOME/.cargo/bin:$PATH"
+}
+
+build_ui() {
+  say "building the UI (ui/dist)"
+  (cd ui && npm run --silent build >/dev/null)
+}
+
+build_app() {
+  say "building the app (cargo build)"
+  cargo build --quiet
+}

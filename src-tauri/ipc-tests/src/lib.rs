@@ -1,1 +1,0 @@
-//! IPC tests live in tests/.

@@ -1,0 +1,148 @@
+// The end-to-end harness: fixture trees in temp dirs, a read-only manifest of
+// them, and sessions of the real app started through tauri-driver (which
+// run.mjs has started, under Xvfb when there is no display).
+
+import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Session } from "./webdriver.mjs";
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const APP = process.env.CANOPY_APP ?? path.join(REPO, "target/debug/canopy");
+export const SHOTS = path.join(REPO, "target/e2e-screenshots");
+export const SLOW_FOLDER = process.env.CANOPY_TEST_SLOW_FOLDER ?? "canopy-slow-folder";
+
+function driverUrl(theme) {
+  const url = theme === "dark" ? process.env.CANOPY_E2E_DRIVER_DARK : process.env.CANOPY_E2E_DRIVER;
+  if (!url) throw new Error("run the end-to-end suite through tests/e2e/run.mjs (it starts Xvfb and tauri-driver)");
+  return url;
+}
+
+/** Starts Canopy on `args` and waits until its window shows a listing (or an error). */
+export async function launch(args = [], { theme = "light" } = {}) {
+  const s = await Session.start(driverUrl(theme), APP, args);
+  await s.waitFor(
+    () => document.querySelector('[role="tree"] [role="treeitem"]') || !document.querySelector(".open-error")?.hidden || document.querySelector(".status-bar")?.textContent === "0 entries",
+    { what: "the first listing", timeout: 30000 },
+  );
+  return s;
+}
+
+/** The tree's rows as the accessibility tree and the DOM say. */
+export function rows(s) {
+  return s.exec(() =>
+    Array.from(document.querySelectorAll('[role="tree"] [role="treeitem"]')).map((r) => ({
+      name: r.querySelector(".name")?.textContent ?? "",
+      level: Number(r.getAttribute("aria-level")),
+      setsize: Number(r.getAttribute("aria-setsize")),
+      posinset: Number(r.getAttribute("aria-posinset")),
+      expanded: r.getAttribute("aria-expanded"),
+      selected: r.getAttribute("aria-selected") === "true",
+      kind: r.dataset.kind ?? "placeholder",
+      handle: r.dataset.handle ?? null,
+      badges: Array.from(r.querySelectorAll(".badge")).map((b) => b.textContent),
+      text: r.textContent,
+    })),
+  );
+}
+
+/** Waits for a row whose name is `name` and returns it. */
+export function waitForRow(s, name, what = `row ${name}`) {
+  return s.waitFor(
+    (n) => {
+      const r = Array.from(document.querySelectorAll('[role="treeitem"]')).find((x) => x.querySelector(".name")?.textContent === n);
+      return r ? { id: r.id, level: Number(r.getAttribute("aria-level")), expanded: r.getAttribute("aria-expanded") } : null;
+    },
+    { what, args: [name] },
+  );
+}
+
+/** The CSS selector of the row with `name` (by its id). */
+export async function rowSelector(s, name) {
+  const r = await waitForRow(s, name);
+  return `[id="${r.id}"]`;
+}
+
+export async function saveScreenshot(s, name) {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  const png = await s.screenshot();
+  const file = path.join(SHOTS, `${name}.png`);
+  fs.writeFileSync(file, png);
+  return file;
+}
+
+// ---- fixtures --------------------------------------------------------------
+
+export function tempTree(prefix = "canopy-e2e-") {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.chmodSync(root, 0o755);
+  return root;
+}
+
+export function file(p, content = "") {
+  fs.mkdirSync(path.dirname(p), { recursive: true });
+  fs.writeFileSync(p, content);
+  return p;
+}
+
+export function files(dir, prefix, n, width = 3) {
+  fs.mkdirSync(dir, { recursive: true });
+  for (let i = 1; i <= n; i++) fs.writeFileSync(path.join(dir, `${prefix}${String(i).padStart(width, "0")}`), "");
+}
+
+export function fifo(p) {
+  execFileSync("mkfifo", [p]);
+  return p;
+}
+
+/** Restores modes and removes a fixture tree. */
+export function removeTree(root) {
+  try {
+    execFileSync("chmod", ["-R", "u+rwx", root]);
+  } catch {
+    /* best effort */
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+}
+
+// ---- read-only proof ---------------------------------------------------------
+
+const HASH_LIMIT = 64 * 1024 * 1024;
+
+/** Names, kinds, sizes, modes, mtimes and content hashes of a tree, without opening anything but folders and regular files. */
+export function manifest(root) {
+  const out = {};
+  const walk = (p, rel) => {
+    const st = fs.lstatSync(p);
+    const rec = { mode: st.mode, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+    if (st.isSymbolicLink()) rec.link = fs.readlinkSync(p);
+    if (st.isFile()) {
+      rec.hash = st.size <= HASH_LIMIT ? createHash("sha256").update(fs.readFileSync(p)).digest("hex") : "large";
+    }
+    out[rel] = rec;
+    if (st.isDirectory()) {
+      let names = [];
+      try {
+        names = fs.readdirSync(p);
+      } catch {
+        return; // unreadable folder: its own record is the check
+      }
+      for (const n of names.sort()) walk(path.join(p, n), rel === "" ? n : `${rel}/${n}`);
+    }
+  };
+  walk(root, "");
+  return out;
+}
+
+export function diffManifests(before, after) {
+  const changes = [];
+  for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const a = JSON.stringify(before[k]);
+    const b = JSON.stringify(after[k]);
+    if (a !== b) changes.push(`${k}: ${a} -> ${b}`);
+  }
+  return changes;
+}

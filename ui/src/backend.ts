@@ -1,0 +1,69 @@
+// The one typed module through which the UI reaches the engine.
+//
+// Command names are a closed union; every call sends one `request` object and
+// every failure arrives as a `BackendError` carrying the engine's stable
+// `code`. The UI branches on `code`, never on message text. `tauriBackend`
+// talks to the real app; tests use the in-memory fake in `fake-backend.ts`.
+
+import { invoke } from "@tauri-apps/api/core";
+import type { ErrorCode } from "./bindings/ErrorCode";
+import type { CanopyError } from "./bindings/CanopyError";
+import type { ListRequest } from "./bindings/ListRequest";
+import type { Listing } from "./bindings/Listing";
+import type { LocateRequest } from "./bindings/LocateRequest";
+import type { Located } from "./bindings/Located";
+import type { Startup } from "./bindings/Startup";
+
+export type CommandName = "list_directory" | "cancel_listing" | "locate" | "startup_target";
+
+export interface Backend {
+  listDirectory(request: ListRequest): Promise<Listing>;
+  cancelListing(requestId: number): Promise<void>;
+  locate(request: LocateRequest): Promise<Located>;
+  startupTarget(): Promise<Startup>;
+}
+
+export class BackendError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string) {
+    super(message);
+    this.code = code;
+    this.name = "BackendError";
+  }
+  toWire(): CanopyError {
+    return { code: this.code, message: this.message };
+  }
+}
+
+function isCanopyError(value: unknown): value is CanopyError {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { code?: unknown }).code === "string" &&
+    typeof (value as { message?: unknown }).message === "string"
+  );
+}
+
+/** Any rejection as a BackendError: the engine's own, or Tauri's plain strings as IO. */
+export function toBackendError(err: unknown): BackendError {
+  if (err instanceof BackendError) return err;
+  if (isCanopyError(err)) return new BackendError(err.code, err.message);
+  return new BackendError("IO", typeof err === "string" ? err : String(err));
+}
+
+async function call<T>(command: CommandName, request?: unknown): Promise<T> {
+  try {
+    return await invoke<T>(command, request === undefined ? {} : { request });
+  } catch (err) {
+    throw toBackendError(err);
+  }
+}
+
+export const tauriBackend: Backend = {
+  listDirectory: (request) => call<Listing>("list_directory", request),
+  cancelListing: async (requestId) => {
+    await call<boolean>("cancel_listing", { requestId });
+  },
+  locate: (request) => call<Located>("locate", request),
+  startupTarget: () => call<Startup>("startup_target"),
+};

@@ -1,0 +1,425 @@
+// The directory-controller: owns every listing call, keeps the tree state,
+// and merges each targeted sub-query's reply into the tree in place.
+//
+// Promises:
+// - the open folder is listed at the view's depth D; a folder at level L is
+//   paged or expanded by a sub-query for that folder alone, at depth
+//   max(1, D - L) (or D for a folder first opened at the depth limit);
+// - every request carries a requestId; a reply superseded by a newer request
+//   for the same folder (or by opening another folder) is dropped, and the
+//   older request is cancelled with cancel_listing;
+// - a change of a folder's total between pages reloads its loaded pages and
+//   marks it changed;
+// - merging never touches other folders' expansion, the selection or scroll.
+
+import type { Backend } from "./backend";
+import { BackendError, toBackendError } from "./backend";
+import type { RootSpec } from "./bindings/RootSpec";
+import type { CanopyError } from "./bindings/CanopyError";
+import { DEFAULT_DEPTH, NESTED_CAP, PAGE } from "./limits";
+import {
+  attachChildren,
+  contiguousEnd,
+  findFolder,
+  findNode,
+  loadedCount,
+  mergePage,
+  select,
+  setExpanded,
+  setLoading,
+  setNodeError,
+  setShowAll,
+  treeFromListing,
+  type FolderState,
+  type TreeState,
+} from "./tree-state";
+
+export interface ControllerSnapshot {
+  readonly tree: TreeState | null;
+  /** Why the last attempt to open a folder failed (the tree stays as it was). */
+  readonly openError: CanopyError | null;
+  /** A folder is being opened. */
+  readonly opening: boolean;
+  readonly canBack: boolean;
+  readonly canForward: boolean;
+  readonly depth: number;
+  readonly showDotfiles: boolean;
+  /** Set when the tree changed in a way the view should announce. */
+  readonly notice: string | null;
+}
+
+interface Pending {
+  requestId: number;
+  generation: number;
+}
+
+export interface OpenOptions {
+  /** Handle of an entry to select once open. */
+  select?: string | null;
+  /** How history changes: a new step (default), none (back/forward/refresh). */
+  history?: "push" | "none";
+}
+
+export class DirectoryController {
+  private tree: TreeState | null = null;
+  private openError: CanopyError | null = null;
+  private opening = false;
+  private notice: string | null = null;
+  private depth = DEFAULT_DEPTH;
+  private showDotfiles = true;
+  private nextId = 1;
+  /** Open requests in flight, by key ("open" or "<folder handle>@<offset>"). */
+  private readonly pending = new Map<string, Pending>();
+  /** Bumped when another folder is opened: replies for the old tree are dropped. */
+  private generation = 0;
+  private back: RootSpec[] = [];
+  private forward: RootSpec[] = [];
+  private current: RootSpec | null = null;
+  private readonly listeners = new Set<(s: ControllerSnapshot) => void>();
+
+  constructor(private readonly backend: Backend) {}
+
+  subscribe(fn: (s: ControllerSnapshot) => void): () => void {
+    this.listeners.add(fn);
+    fn(this.snapshot());
+    return () => this.listeners.delete(fn);
+  }
+
+  snapshot(): ControllerSnapshot {
+    return {
+      tree: this.tree,
+      openError: this.openError,
+      opening: this.opening,
+      canBack: this.back.length > 0,
+      canForward: this.forward.length > 0,
+      depth: this.depth,
+      showDotfiles: this.showDotfiles,
+      notice: this.notice,
+    };
+  }
+
+  get state(): TreeState | null {
+    return this.tree;
+  }
+
+  private emit(): void {
+    const s = this.snapshot();
+    for (const fn of this.listeners) fn(s);
+  }
+
+  private setTree(next: TreeState | null): void {
+    if (next === this.tree) return;
+    this.tree = next;
+    this.emit();
+  }
+
+  /** Starts a request under `key`, cancelling the one it supersedes. */
+  private begin(key: string): Pending {
+    const old = this.pending.get(key);
+    if (old) void this.backend.cancelListing(old.requestId).catch(() => undefined);
+    const p = { requestId: this.nextId++, generation: this.generation };
+    this.pending.set(key, p);
+    return p;
+  }
+
+  /** True when `p` is still the newest request for `key` in the current tree. */
+  private finish(key: string, p: Pending): boolean {
+    if (this.pending.get(key) !== p) return false;
+    this.pending.delete(key);
+    return p.generation === this.generation;
+  }
+
+  private cancelAll(): void {
+    for (const p of this.pending.values()) void this.backend.cancelListing(p.requestId).catch(() => undefined);
+    this.pending.clear();
+  }
+
+  // ---- opening folders ---------------------------------------------------
+
+  /** Opens a folder as the view's root. On failure the tree stays as it was. */
+  async open(spec: RootSpec, opts: OpenOptions = {}): Promise<boolean> {
+    const key = "open";
+    const p = this.begin(key);
+    this.opening = true;
+    this.emit();
+    try {
+      const listing = await this.backend.listDirectory({
+        root: spec,
+        depth: this.depth,
+        offset: 0,
+        limit: PAGE,
+        showDotfiles: this.showDotfiles,
+        requestId: p.requestId,
+      });
+      if (!this.finish(key, p)) return false;
+      // Replies still in flight belong to the tree being replaced.
+      this.generation++;
+      this.cancelAll();
+      if ((opts.history ?? "push") === "push" && this.current) {
+        this.back.push(this.current);
+        this.forward = [];
+      }
+      this.current = { handle: listing.root.handle };
+      this.openError = null;
+      this.opening = false;
+      this.notice = null;
+      this.tree = treeFromListing(listing, opts.select ?? null);
+      this.emit();
+      return true;
+    } catch (err) {
+      if (!this.finish(key, p)) return false;
+      const e = toBackendError(err);
+      if (e.code === "CANCELLED") return false;
+      this.openError = e.toWire();
+      this.opening = false;
+      this.emit();
+      return false;
+    }
+  }
+
+  async goBack(): Promise<void> {
+    const target = this.back.pop();
+    if (!target) return;
+    const from = this.current;
+    const ok = await this.open(target, { history: "none" });
+    if (ok && from) this.forward.push(from);
+    else if (!ok) this.back.push(target);
+    this.emit();
+  }
+
+  async goForward(): Promise<void> {
+    const target = this.forward.pop();
+    if (!target) return;
+    const from = this.current;
+    const ok = await this.open(target, { history: "none" });
+    if (ok && from) this.back.push(from);
+    else if (!ok) this.forward.push(target);
+    this.emit();
+  }
+
+  /** Opens the parent folder, selecting the folder we came from. */
+  async goUp(): Promise<void> {
+    const t = this.tree;
+    if (!t || t.crumbs.length < 2) return;
+    const parent = t.crumbs[t.crumbs.length - 2]!;
+    await this.open({ handle: parent.handle }, { select: t.rootEntry.handle });
+  }
+
+  async refresh(): Promise<void> {
+    const t = this.tree;
+    if (!this.current) return;
+    await this.open(this.current, { history: "none", select: t?.selected ?? null });
+  }
+
+  async setDepth(depth: number): Promise<void> {
+    if (depth === this.depth) return;
+    this.depth = depth;
+    await this.refresh();
+  }
+
+  async setShowDotfiles(show: boolean): Promise<void> {
+    if (show === this.showDotfiles) return;
+    this.showDotfiles = show;
+    await this.refresh();
+  }
+
+  // ---- targeted sub-queries ------------------------------------------------
+
+  /** Depth for a sub-query of a folder whose entries are at `level`. */
+  private subDepth(level: number): number {
+    return Math.max(1, this.depth - (level - 1));
+  }
+
+  /** The level of a folder's entries (the root's entries are 1). */
+  private levelOf(folderHandle: string): number {
+    const t = this.tree;
+    if (!t || t.root.handle === folderHandle) return 1;
+    const hit = findNode(t, folderHandle);
+    return hit ? hit.level + 1 : 1;
+  }
+
+  private async fetchPage(folderHandle: string, offset: number, limit: number): Promise<void> {
+    const t = this.tree;
+    if (!t || !findFolder(t, folderHandle)) return;
+    const key = `${folderHandle}@${offset}`;
+    const p = this.begin(key);
+    this.setTree(setLoading(t, folderHandle, true));
+    try {
+      const listing = await this.backend.listDirectory({
+        root: { handle: folderHandle },
+        depth: this.subDepth(this.levelOf(folderHandle)),
+        offset,
+        limit,
+        showDotfiles: this.showDotfiles,
+        requestId: p.requestId,
+      });
+      if (!this.finish(key, p) || !this.tree) return;
+      const merged = mergePage(this.tree, folderHandle, listing);
+      this.setTree(merged.state);
+      if (merged.totalChanged) await this.reloadChanged(folderHandle, offset, limit);
+    } catch (err) {
+      if (!this.finish(key, p) || !this.tree) return;
+      const e = toBackendError(err);
+      if (e.code === "CANCELLED") return;
+      this.setTree(setLoading(this.tree, folderHandle, false));
+      this.reportFolderError(folderHandle, e);
+    }
+  }
+
+  private reportFolderError(folderHandle: string, e: BackendError): void {
+    if (!this.tree) return;
+    if (this.tree.root.handle === folderHandle) {
+      this.notice = `${e.code}: ${e.message}`;
+      this.emit();
+    } else {
+      this.setTree(setNodeError(this.tree, folderHandle, e.toWire()));
+    }
+  }
+
+  /** After a total changed: reload the range that had been loaded, page by page. */
+  private async reloadChanged(folderHandle: string, doneOffset: number, doneLimit: number): Promise<void> {
+    this.notice = "A folder changed while it was being read; its entries were reloaded.";
+    this.emit();
+    const f = this.tree && findFolder(this.tree, folderHandle);
+    if (!f || f.total === null) return;
+    const step = f.showAll ? PAGE : NESTED_CAP;
+    // Reload from the start up to where the user had loaded, skipping the page just merged.
+    for (let offset = 0; offset < Math.min(f.total, doneOffset + doneLimit); offset += step) {
+      if (offset === doneOffset) continue;
+      await this.fetchPage(folderHandle, offset, step);
+    }
+  }
+
+  /** Expands a folder: shows what is loaded, or lists it if it was never read. */
+  async expand(handle: string): Promise<void> {
+    const t = this.tree;
+    if (!t) return;
+    const hit = findNode(t, handle);
+    if (!hit) return;
+    const { node } = hit;
+    const expandable =
+      node.entry.kind === "folder" || (node.entry.kind === "symlink" && node.entry.link?.pointsTo === "folder");
+    if (!expandable) return;
+    if (node.folder) {
+      this.setTree(setExpanded(t, handle, true));
+      return;
+    }
+    // A folder at the depth limit (or a symlink to one) is listed at depth D,
+    // so every drill-down looks like the first view.
+    const key = `${handle}@expand`;
+    const p = this.begin(key);
+    this.loadingNodes.add(handle);
+    this.emit();
+    try {
+      const listing = await this.backend.listDirectory({
+        root: { handle },
+        depth: this.depth,
+        offset: 0,
+        limit: NESTED_CAP,
+        showDotfiles: this.showDotfiles,
+        requestId: p.requestId,
+      });
+      if (!this.finish(key, p) || !this.tree) return;
+      this.loadingNodes.delete(handle);
+      this.setTree(attachChildren(this.tree, handle, listing));
+    } catch (err) {
+      if (!this.finish(key, p) || !this.tree) return;
+      this.loadingNodes.delete(handle);
+      const e = toBackendError(err);
+      if (e.code === "CANCELLED") return;
+      this.setTree(setNodeError(this.tree, handle, e.toWire()));
+      this.emit();
+    }
+  }
+
+  /** Handles of nodes being expanded for the first time (spinner on their row). */
+  readonly loadingNodes = new Set<string>();
+
+  collapse(handle: string): void {
+    if (this.tree) this.setTree(setExpanded(this.tree, handle, false));
+  }
+
+  async toggle(handle: string): Promise<void> {
+    const hit = this.tree && findNode(this.tree, handle);
+    if (!hit) return;
+    if (hit.node.expanded) this.collapse(handle);
+    else await this.expand(handle);
+  }
+
+  /** "Show next 100": the next page of one folder, appended. */
+  async showNext(folderHandle: string): Promise<void> {
+    const f = this.tree && findFolder(this.tree, folderHandle);
+    if (!f) return;
+    await this.fetchPage(folderHandle, contiguousEnd(f), NESTED_CAP);
+  }
+
+  /** "Show all": the folder becomes paged and virtualized like the root. */
+  async showAll(folderHandle: string): Promise<void> {
+    if (!this.tree) return;
+    this.setTree(setShowAll(this.tree, folderHandle));
+    const f = findFolder(this.tree, folderHandle);
+    if (f) await this.ensureLoaded(folderHandle, contiguousEnd(f), Math.min(f.total ?? 0, contiguousEnd(f) + PAGE));
+  }
+
+  /** Fetches the pages of a folder that cover positions [from, to). */
+  async ensureLoaded(folderHandle: string, from: number, to: number): Promise<void> {
+    const f = this.tree && findFolder(this.tree, folderHandle);
+    if (!f || f.total === null) return;
+    const jobs: Promise<void>[] = [];
+    const end = Math.min(to, f.total);
+    for (let pos = from; pos < end; ) {
+      if (isLoadedAt(f, pos)) {
+        pos++;
+        continue;
+      }
+      // Page from the first missing position, up to the next loaded chunk.
+      const limit = Math.min(PAGE, nextLoadedAfter(f, pos) - pos);
+      if (!this.pending.has(`${folderHandle}@${pos}`)) jobs.push(this.fetchPage(folderHandle, pos, limit));
+      pos += limit;
+    }
+    await Promise.all(jobs);
+  }
+
+  /** Opens a folder of the tree as the view's root (Back returns). */
+  async openAsRoot(handle: string): Promise<void> {
+    await this.open({ handle });
+  }
+
+  select(handle: string | null): void {
+    if (this.tree) this.setTree(select(this.tree, handle));
+  }
+
+  /** Position of the first entry starting with `prefix` in a folder's order. */
+  async locate(folderHandle: string, prefix: string): Promise<{ index: number; matched: boolean } | null> {
+    try {
+      const r = await this.backend.locate({ folder: folderHandle, prefix, showDotfiles: this.showDotfiles });
+      return { index: r.index, matched: r.matched };
+    } catch {
+      return null;
+    }
+  }
+
+  clearNotice(): void {
+    if (this.notice) {
+      this.notice = null;
+      this.emit();
+    }
+  }
+
+  /** For tests: requests in flight. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+}
+
+function isLoadedAt(f: FolderState, pos: number): boolean {
+  return f.chunks.some((c) => pos >= c.offset && pos < c.offset + c.nodes.length);
+}
+
+function nextLoadedAfter(f: FolderState, pos: number): number {
+  let next = f.total ?? pos;
+  for (const c of f.chunks) if (c.offset > pos && c.offset < next) next = c.offset;
+  return next;
+}
+
+export { loadedCount };

@@ -1,0 +1,27 @@
+// Human words for the engine's error codes. The engine supplies codes and
+// technical messages; the UI supplies the sentence a person reads.
+
+import type { ErrorCode } from "./bindings/ErrorCode";
+
+const SENTENCES: Record<ErrorCode, string> = {
+  NOT_FOUND: "it no longer exists (it may have been moved or deleted)",
+  DENIED: "you do not have permission to read this",
+  NOT_A_DIRECTORY: "this is not a folder",
+  NOT_A_FILE: "this is not a regular file, so it is not opened",
+  LOOP: "a symbolic link here points back into itself",
+  NAME_TOO_LONG: "the name or path is longer than the system allows",
+  TIMEOUT: "the folder took too long to read; what was read so far is shown",
+  INVALID_ARGUMENT: "the request was not valid",
+  CANCELLED: "the request was replaced by a newer one",
+  TOO_LARGE: "the file is too large to show here",
+  IO: "the system reported an input/output error",
+};
+
+export function sentenceFor(code: ErrorCode): string {
+  return SENTENCES[code] ?? "something went wrong";
+}
+
+/** "DENIED — you do not have permission to read this" */
+export function describeError(code: ErrorCode): string {
+  return `${code} — ${sentenceFor(code)}`;
+}

@@ -1,0 +1,7 @@
+// The engine's limits as the UI uses them. They mirror src-tauri/core/src/limits.rs
+// (a test reads that file and fails if they drift).
+
+export const DEFAULT_DEPTH = 2;
+export const NESTED_CAP = 100;
+export const PAGE = 500;
+export const MAX_UI_DEPTH = 5;

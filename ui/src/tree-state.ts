@@ -1,0 +1,506 @@
+// The tree's state and its transitions: pure functions, tree in, tree out.
+//
+// A folder's children are kept as loaded chunks (offset + nodes) of its order,
+// so a 200,000-entry root can be paged in any order and a nested folder can
+// grow by "Show next 100" without reloading. The engine decides counts, order
+// and kinds; nothing here re-derives them, it only remembers what arrived.
+
+import type { Entry } from "./bindings/Entry";
+import type { Folder } from "./bindings/Folder";
+import type { KindCounts } from "./bindings/KindCounts";
+import type { Listing } from "./bindings/Listing";
+import type { Crumb } from "./bindings/Crumb";
+import type { CanopyError } from "./bindings/CanopyError";
+
+export interface TreeNode {
+  /** The entry as the engine sent it, without its folder contents. */
+  readonly entry: Entry;
+  /** The node's children, once read (folders, and symlinks to folders once expanded). */
+  readonly folder: FolderState | null;
+  readonly expanded: boolean;
+}
+
+export interface Chunk {
+  readonly offset: number;
+  readonly nodes: readonly TreeNode[];
+}
+
+export interface FolderState {
+  readonly handle: string;
+  /** Entries in the folder; null when it has not been read. */
+  readonly total: number | null;
+  readonly lowerBound: boolean;
+  readonly partialOrder: boolean;
+  /** The folder's entries by kind, as the engine counted them (for the badge's tooltip). */
+  readonly kindTotals: KindCounts;
+  readonly dotfilesHidden: number;
+  /** Loaded entries, sorted by offset, not overlapping. */
+  readonly chunks: readonly Chunk[];
+  /** All entries are reachable by scrolling (the root always; a folder after "Show all"). */
+  readonly showAll: boolean;
+  /** Its total changed between two pages; its pages were reloaded. */
+  readonly changed: boolean;
+  /** A request for this folder is in flight. */
+  readonly loading: boolean;
+  /** The error on the folder's own read (TIMEOUT, DENIED...), if any. */
+  readonly error: CanopyError | null;
+}
+
+export interface TreeState {
+  readonly path: string;
+  readonly crumbs: readonly Crumb[];
+  readonly rootEntry: Entry;
+  readonly root: FolderState;
+  readonly depth: number;
+  readonly showDotfiles: boolean;
+  readonly selected: string | null;
+}
+
+const NO_COUNTS: KindCounts = { folders: 0, files: 0, other: 0 };
+
+/** The engine's kind buckets (see KindCounts::add in the engine). */
+function bucket(kind: Entry["kind"]): keyof KindCounts {
+  return kind === "folder" ? "folders" : kind === "file" ? "files" : "other";
+}
+
+function kindsOf(entries: Iterable<Entry>): KindCounts {
+  const c: KindCounts = { folders: 0, files: 0, other: 0 };
+  for (const e of entries) c[bucket(e.kind)]++;
+  return c;
+}
+
+/** A reply's page plus its unlisted counts: the whole folder by kind. */
+function kindTotalsOf(f: Folder): KindCounts {
+  const shown = kindsOf(f.entries);
+  return {
+    folders: f.unlisted.folders + shown.folders,
+    files: f.unlisted.files + shown.files,
+    other: f.unlisted.other + shown.other,
+  };
+}
+
+/** Entries of the folder not loaded, by kind. */
+export function hiddenKinds(f: FolderState): KindCounts {
+  const loaded = kindsOf((function* () {
+    for (const c of f.chunks) for (const n of c.nodes) yield n.entry;
+  })());
+  return {
+    folders: Math.max(0, f.kindTotals.folders - loaded.folders),
+    files: Math.max(0, f.kindTotals.files - loaded.files),
+    other: Math.max(0, f.kindTotals.other - loaded.other),
+  };
+}
+
+function stripFolder(e: Entry): Entry {
+  if (e.folder === undefined) return e;
+  const { folder: _dropped, ...rest } = e;
+  return rest;
+}
+
+/** A wire folder (and everything read below it) as state. */
+export function folderFromWire(handle: string, f: Folder, error: CanopyError | null, showAll: boolean): FolderState {
+  return {
+    handle,
+    total: f.total,
+    lowerBound: f.countIsLowerBound,
+    partialOrder: f.partialOrder,
+    kindTotals: kindTotalsOf(f),
+    dotfilesHidden: f.dotfilesHidden,
+    chunks: f.childrenLoaded && f.entries.length > 0 ? [{ offset: f.offset, nodes: f.entries.map(nodeFromWire) }] : [],
+    showAll,
+    changed: false,
+    loading: false,
+    error,
+  };
+}
+
+export function nodeFromWire(e: Entry): TreeNode {
+  const read = e.folder !== undefined && e.folder.childrenLoaded;
+  return {
+    entry: stripFolder(e),
+    folder: read && e.folder ? folderFromWire(e.handle, e.folder, e.error ?? null, false) : null,
+    // Folders the listing read within its depth are shown open, as the engine gave them.
+    expanded: read,
+  };
+}
+
+export function treeFromListing(l: Listing, selected: string | null = null): TreeState {
+  const rootFolder = l.root.folder;
+  const root: FolderState = rootFolder
+    ? folderFromWire(l.root.handle, rootFolder, l.root.error ?? null, true)
+    : emptyFolder(l.root.handle);
+  return {
+    path: l.path,
+    crumbs: l.crumbs,
+    rootEntry: stripFolder(l.root),
+    root,
+    depth: l.depth,
+    showDotfiles: l.showDotfiles,
+    selected,
+  };
+}
+
+function emptyFolder(handle: string): FolderState {
+  return {
+    handle,
+    total: null,
+    lowerBound: false,
+    partialOrder: false,
+    kindTotals: NO_COUNTS,
+    dotfilesHidden: 0,
+    chunks: [],
+    showAll: false,
+    changed: false,
+    loading: false,
+    error: null,
+  };
+}
+
+export function loadedCount(f: FolderState): number {
+  let n = 0;
+  for (const c of f.chunks) n += c.nodes.length;
+  return n;
+}
+
+/** Entries of a folder that are neither loaded nor reachable: the badge's number. */
+export function hiddenCount(f: FolderState): number {
+  if (f.total === null) return 0;
+  return Math.max(0, f.total - loadedCount(f));
+}
+
+/** True when every entry of the folder is loaded. */
+export function isComplete(f: FolderState): boolean {
+  return f.total !== null && !f.lowerBound && loadedCount(f) >= f.total;
+}
+
+/** Offset for "Show next": the end of the leading contiguous run of loaded entries. */
+export function contiguousEnd(f: FolderState): number {
+  let end = 0;
+  for (const c of f.chunks) {
+    if (c.offset > end) break;
+    end = Math.max(end, c.offset + c.nodes.length);
+  }
+  return end;
+}
+
+// ---- finding and rebuilding along a path -------------------------------
+
+/** Applies `fn` to the folder with `handle` (root or nested), sharing everything else. */
+export function updateFolder(state: TreeState, handle: string, fn: (f: FolderState) => FolderState): TreeState {
+  const root = mapFolder(state.root, handle, fn);
+  return root === state.root ? state : { ...state, root };
+}
+
+function mapFolder(f: FolderState, handle: string, fn: (f: FolderState) => FolderState): FolderState {
+  if (f.handle === handle) return fn(f);
+  let changedChunks: Chunk[] | null = null;
+  f.chunks.forEach((c, ci) => {
+    let nodes: TreeNode[] | null = null;
+    c.nodes.forEach((n, ni) => {
+      if (!n.folder) return;
+      const nf = mapFolder(n.folder, handle, fn);
+      if (nf !== n.folder) {
+        nodes ??= c.nodes.slice();
+        nodes[ni] = { ...n, folder: nf };
+      }
+    });
+    if (nodes) {
+      changedChunks ??= f.chunks.slice();
+      changedChunks[ci] = { offset: c.offset, nodes };
+    }
+  });
+  return changedChunks ? { ...f, chunks: changedChunks } : f;
+}
+
+/** Applies `fn` to the node with `handle`, wherever it is loaded. */
+export function updateNode(state: TreeState, handle: string, fn: (n: TreeNode) => TreeNode): TreeState {
+  const root = mapNode(state.root, handle, fn);
+  return root === state.root ? state : { ...state, root };
+}
+
+function mapNode(f: FolderState, handle: string, fn: (n: TreeNode) => TreeNode): FolderState {
+  let changedChunks: Chunk[] | null = null;
+  f.chunks.forEach((c, ci) => {
+    let nodes: TreeNode[] | null = null;
+    c.nodes.forEach((n, ni) => {
+      let next = n;
+      if (n.entry.handle === handle) next = fn(n);
+      else if (n.folder) {
+        const nf = mapNode(n.folder, handle, fn);
+        if (nf !== n.folder) next = { ...n, folder: nf };
+      }
+      if (next !== n) {
+        nodes ??= c.nodes.slice();
+        nodes[ni] = next;
+      }
+    });
+    if (nodes) {
+      changedChunks ??= f.chunks.slice();
+      changedChunks[ci] = { offset: c.offset, nodes };
+    }
+  });
+  return changedChunks ? { ...f, chunks: changedChunks } : f;
+}
+
+export function findFolder(state: TreeState, handle: string): FolderState | null {
+  const visit = (f: FolderState): FolderState | null => {
+    if (f.handle === handle) return f;
+    for (const c of f.chunks)
+      for (const n of c.nodes)
+        if (n.folder) {
+          const hit = visit(n.folder);
+          if (hit) return hit;
+        }
+    return null;
+  };
+  return visit(state.root);
+}
+
+export interface Located {
+  node: TreeNode;
+  /** The folder holding the node. */
+  parent: FolderState;
+  /** The node's position in its parent's order. */
+  index: number;
+  /** Level of the node (the root's entries are 1). */
+  level: number;
+}
+
+export function findNode(state: TreeState, handle: string): Located | null {
+  const visit = (f: FolderState, level: number): Located | null => {
+    for (const c of f.chunks)
+      for (let i = 0; i < c.nodes.length; i++) {
+        const n = c.nodes[i]!;
+        if (n.entry.handle === handle) return { node: n, parent: f, index: c.offset + i, level };
+        if (n.folder) {
+          const hit = visit(n.folder, level + 1);
+          if (hit) return hit;
+        }
+      }
+    return null;
+  };
+  return visit(state.root, 1);
+}
+
+// ---- transitions --------------------------------------------------------
+
+export function select(state: TreeState, handle: string | null): TreeState {
+  return state.selected === handle ? state : { ...state, selected: handle };
+}
+
+export function setExpanded(state: TreeState, handle: string, expanded: boolean): TreeState {
+  return updateNode(state, handle, (n) => (n.expanded === expanded ? n : { ...n, expanded }));
+}
+
+export function setLoading(state: TreeState, folderHandle: string, loading: boolean): TreeState {
+  return updateFolder(state, folderHandle, (f) => (f.loading === loading ? f : { ...f, loading }));
+}
+
+export function setShowAll(state: TreeState, folderHandle: string): TreeState {
+  return updateFolder(state, folderHandle, (f) => (f.showAll ? f : { ...f, showAll: true }));
+}
+
+/** Gives a node its first read children (a folder at the depth limit, a symlink to a folder). */
+export function attachChildren(state: TreeState, nodeHandle: string, l: Listing): TreeState {
+  const wire = l.root.folder;
+  if (!wire) return state;
+  return updateNode(state, nodeHandle, (n) => ({
+    ...n,
+    folder: folderFromWire(n.entry.handle, wire, l.root.error ?? null, false),
+    expanded: true,
+  }));
+}
+
+/** Records an error on a node (e.g. expanding it failed with DENIED). */
+export function setNodeError(state: TreeState, nodeHandle: string, error: CanopyError): TreeState {
+  return updateNode(state, nodeHandle, (n) => ({ ...n, entry: { ...n.entry, error } }));
+}
+
+export interface PageMerge {
+  state: TreeState;
+  /** The folder's total differs from what an earlier page said: reload its pages. */
+  totalChanged: boolean;
+}
+
+function insertChunk(chunks: readonly Chunk[], chunk: Chunk): Chunk[] {
+  const start = chunk.offset;
+  const end = chunk.offset + chunk.nodes.length;
+  // Drop or trim what the new chunk covers; keep the rest in order.
+  const out: Chunk[] = [];
+  for (const c of chunks) {
+    const cs = c.offset;
+    const ce = c.offset + c.nodes.length;
+    if (ce <= start || cs >= end) {
+      out.push(c);
+      continue;
+    }
+    if (cs < start) out.push({ offset: cs, nodes: c.nodes.slice(0, start - cs) });
+    if (ce > end) out.push({ offset: end, nodes: c.nodes.slice(end - cs) });
+  }
+  out.push(chunk);
+  out.sort((a, b) => a.offset - b.offset);
+  return out;
+}
+
+/** Merges one page of a folder (a targeted sub-query's reply) into the tree in place. */
+export function mergePage(state: TreeState, folderHandle: string, l: Listing): PageMerge {
+  const wire = l.root.folder;
+  if (!wire) return { state, totalChanged: false };
+  let totalChanged = false;
+  const next = updateFolder(state, folderHandle, (f) => {
+    if (f.total !== null && wire.total !== f.total && !wire.countIsLowerBound && !f.lowerBound) {
+      totalChanged = true;
+      // What was loaded no longer lines up with the folder: start over from this page.
+      return {
+        ...f,
+        total: wire.total,
+        kindTotals: kindTotalsOf(wire),
+        chunks: [{ offset: wire.offset, nodes: wire.entries.map(nodeFromWire) }],
+        changed: true,
+        loading: false,
+        error: l.root.error ?? null,
+      };
+    }
+    // Keep expansions the user made inside nodes that are reloaded.
+    const previous = new Map<string, TreeNode>();
+    for (const c of f.chunks) for (const n of c.nodes) previous.set(n.entry.handle, n);
+    const nodes = wire.entries.map((e: Entry) => {
+      const fresh = nodeFromWire(e);
+      const old = previous.get(e.handle);
+      if (old && old.folder && !fresh.folder) return { ...fresh, folder: old.folder, expanded: old.expanded };
+      if (old && fresh.folder) return { ...fresh, expanded: old.expanded };
+      return fresh;
+    });
+    return {
+      ...f,
+      total: wire.total,
+      lowerBound: wire.countIsLowerBound,
+      partialOrder: wire.partialOrder,
+      kindTotals: kindTotalsOf(wire),
+      dotfilesHidden: wire.dotfilesHidden,
+      chunks: insertChunk(f.chunks, { offset: wire.offset, nodes }),
+      loading: false,
+      error: l.root.error ?? f.error,
+    };
+  });
+  return { state: next, totalChanged };
+}
+
+// ---- the flattened, visible rows ----------------------------------------
+
+export type Row =
+  | {
+      readonly kind: "entry";
+      readonly node: TreeNode;
+      readonly parent: FolderState;
+      readonly level: number;
+      /** 1-based position in the parent's order. */
+      readonly posinset: number;
+      readonly setsize: number;
+    }
+  | {
+      readonly kind: "placeholder";
+      readonly parent: FolderState;
+      readonly level: number;
+      readonly posinset: number;
+      readonly setsize: number;
+    };
+
+interface Segment {
+  /** Index of the segment's first row in the flat list. */
+  start: number;
+  rows: Row[] | null;
+  gap: { parent: FolderState; level: number; from: number; count: number; setsize: number } | null;
+}
+
+/**
+ * The visible rows of a tree as a flat list, without materializing rows for
+ * entries not loaded yet: runs of them are gap segments, one object each.
+ */
+export class FlatView {
+  readonly length: number;
+  private readonly segments: Segment[];
+
+  constructor(segments: Segment[], length: number) {
+    this.segments = segments;
+    this.length = length;
+  }
+
+  at(index: number): Row | null {
+    if (index < 0 || index >= this.length) return null;
+    let lo = 0;
+    let hi = this.segments.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.segments[mid]!.start <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    const seg = this.segments[lo]!;
+    const k = index - seg.start;
+    if (seg.rows) return seg.rows[k] ?? null;
+    const g = seg.gap!;
+    return { kind: "placeholder", parent: g.parent, level: g.level, posinset: g.from + k + 1, setsize: g.setsize };
+  }
+
+  /** Index of the loaded row for `handle`, or -1. */
+  indexOf(handle: string): number {
+    for (const seg of this.segments) {
+      if (!seg.rows) continue;
+      const k = seg.rows.findIndex((r) => r.kind === "entry" && r.node.entry.handle === handle);
+      if (k >= 0) return seg.start + k;
+    }
+    return -1;
+  }
+
+  /** Index of the row at `position` of the folder `parentHandle` (loaded or not), or -1. */
+  indexOfPosition(parentHandle: string, position: number): number {
+    for (const seg of this.segments) {
+      if (seg.gap) {
+        const g = seg.gap;
+        if (g.parent.handle === parentHandle && position >= g.from && position < g.from + g.count)
+          return seg.start + position - g.from;
+      } else if (seg.rows) {
+        const k = seg.rows.findIndex((r) => r.parent.handle === parentHandle && r.posinset === position + 1);
+        if (k >= 0) return seg.start + k;
+      }
+    }
+    return -1;
+  }
+}
+
+/** Flattens the tree's visible rows (expanded folders' children, in order). */
+export function flatten(state: TreeState): FlatView {
+  const segments: Segment[] = [];
+  let length = 0;
+  let rows: Row[] = [];
+  const flushRows = () => {
+    if (rows.length) {
+      segments.push({ start: length - rows.length, rows, gap: null });
+      rows = [];
+    }
+  };
+  const pushGap = (parent: FolderState, level: number, from: number, count: number, setsize: number) => {
+    if (count <= 0) return;
+    flushRows();
+    segments.push({ start: length, rows: null, gap: { parent, level, from, count, setsize } });
+    length += count;
+  };
+  const visit = (f: FolderState, level: number) => {
+    const setsize = f.total ?? loadedCount(f);
+    let pos = 0;
+    for (const c of f.chunks) {
+      if (f.showAll) pushGap(f, level, pos, c.offset - pos, setsize);
+      pos = c.offset;
+      for (const node of c.nodes) {
+        rows.push({ kind: "entry", node, parent: f, level, posinset: pos + 1, setsize });
+        length++;
+        pos++;
+        if (node.expanded && node.folder) visit(node.folder, level + 1);
+      }
+    }
+    if (f.showAll && f.total !== null) pushGap(f, level, pos, f.total - pos, setsize);
+  };
+  visit(state.root, 1);
+  flushRows();
+  return new FlatView(segments, length);
+}

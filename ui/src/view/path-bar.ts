@@ -1,0 +1,100 @@
+// The path bar: breadcrumbs for the open folder, editable as text. A path that
+// cannot be opened shows its code and a sentence; the tree stays as it was.
+
+import type { ControllerSnapshot, DirectoryController } from "../directory-controller";
+import { describeError } from "../errors";
+import { button, el } from "./dom";
+import { icon } from "./icons";
+
+export class PathBar {
+  readonly element: HTMLElement;
+  private readonly crumbs: HTMLElement;
+  private readonly input: HTMLInputElement;
+  private readonly error: HTMLElement;
+  private editing = false;
+  private path = "";
+
+  constructor(private readonly controller: DirectoryController) {
+    this.crumbs = el("ol", { class: "crumbs" });
+    this.input = el("input", {
+      class: "path-input",
+      type: "text",
+      "aria-label": "Folder path",
+      spellcheck: "false",
+      autocomplete: "off",
+      hidden: "",
+    });
+    const edit = button("Edit path (Ctrl+L)", { class: "icon-only" }, icon("edit"));
+    edit.addEventListener("click", () => this.startEditing());
+    this.error = el("div", { class: "open-error", role: "alert", hidden: "" });
+    this.element = el(
+      "div",
+      { class: "path-bar" },
+      el("nav", { "aria-label": "Path", class: "crumb-nav" }, this.crumbs, this.input),
+      edit,
+      this.error,
+    );
+    this.crumbs.addEventListener("click", (e) => {
+      const b = (e.target as Element).closest?.("button[data-handle]");
+      if (b) void this.controller.open({ handle: b.getAttribute("data-handle") ?? "" });
+      else if (e.target === this.crumbs) this.startEditing();
+    });
+    this.input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        const text = this.input.value;
+        void this.controller.open({ text }).then((ok) => {
+          if (ok) this.stopEditing();
+        });
+      } else if (e.key === "Escape") {
+        e.preventDefault();
+        this.stopEditing();
+      }
+    });
+    this.input.addEventListener("blur", () => {
+      // Keep the field while an error about it is shown.
+      if (this.error.hidden) this.stopEditing();
+    });
+  }
+
+  startEditing(): void {
+    this.editing = true;
+    this.input.hidden = false;
+    this.crumbs.hidden = true;
+    this.input.value = this.path;
+    this.input.focus();
+    this.input.select();
+  }
+
+  private stopEditing(): void {
+    this.editing = false;
+    this.input.hidden = true;
+    this.crumbs.hidden = false;
+  }
+
+  update(s: ControllerSnapshot): void {
+    if (s.openError) {
+      this.error.hidden = false;
+      this.error.replaceChildren(
+        icon("warning"),
+        el("strong", { class: "error-code" }, s.openError.code),
+        ` — ${describeError(s.openError.code).slice(s.openError.code.length + 3)}`,
+        el("span", { class: "error-detail" }, ` (${s.openError.message})`),
+      );
+    } else {
+      this.error.hidden = true;
+      this.error.replaceChildren();
+    }
+    const t = s.tree;
+    if (!t || t.path === this.path) return;
+    this.path = t.path;
+    const items = t.crumbs.map((c, i) => {
+      const last = i === t.crumbs.length - 1;
+      const b = button(c.name, { "data-handle": c.handle, class: "crumb" });
+      if (last) b.setAttribute("aria-current", "location");
+      return el("li", {}, b);
+    });
+    this.crumbs.replaceChildren(...items);
+    if (!this.editing) this.stopEditing();
+  }
+}

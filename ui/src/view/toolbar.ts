@@ -1,0 +1,65 @@
+// Back, Forward, Up, Open folder…, depth (1–5), dotfiles, Refresh.
+
+import { open as openDialog } from "@tauri-apps/plugin-dialog";
+import type { ControllerSnapshot, DirectoryController } from "../directory-controller";
+import { MAX_UI_DEPTH } from "../limits";
+import { button, el } from "./dom";
+import { icon } from "./icons";
+
+export class Toolbar {
+  readonly element: HTMLElement;
+  private readonly back: HTMLButtonElement;
+  private readonly forward: HTMLButtonElement;
+  private readonly up: HTMLButtonElement;
+  private readonly depth: HTMLSelectElement;
+  private readonly dotfiles: HTMLInputElement;
+  private readonly progress: HTMLElement;
+
+  constructor(private readonly controller: DirectoryController) {
+    this.back = button("Back (Alt+Left)", { class: "icon-only" }, icon("back"));
+    this.forward = button("Forward (Alt+Right)", { class: "icon-only" }, icon("forward"));
+    this.up = button("Up (Alt+Up)", { class: "icon-only" }, icon("up"));
+    const refresh = button("Refresh (F5)", { class: "icon-only" }, icon("refresh"));
+    const openFolder = button("Open folder…", { class: "with-icon" }, icon("open"), "Open folder…");
+    this.depth = el("select", { "aria-label": "Depth", title: "Levels listed at once" });
+    for (let d = 1; d <= MAX_UI_DEPTH; d++) this.depth.append(el("option", { value: String(d) }, String(d)));
+    this.dotfiles = el("input", { type: "checkbox" });
+    this.progress = el("span", { class: "spinner", role: "progressbar", "aria-label": "Opening folder", hidden: "" });
+
+    this.back.addEventListener("click", () => void controller.goBack());
+    this.forward.addEventListener("click", () => void controller.goForward());
+    this.up.addEventListener("click", () => void controller.goUp());
+    refresh.addEventListener("click", () => void controller.refresh());
+    openFolder.addEventListener("click", () => void this.pickFolder());
+    this.depth.addEventListener("change", () => void controller.setDepth(Number(this.depth.value)));
+    this.dotfiles.addEventListener("change", () => void controller.setShowDotfiles(this.dotfiles.checked));
+
+    this.element = el(
+      "div",
+      { class: "toolbar", role: "toolbar", "aria-label": "Navigation" },
+      this.back,
+      this.forward,
+      this.up,
+      refresh,
+      openFolder,
+      el("label", { class: "field" }, "Depth ", this.depth),
+      el("label", { class: "field" }, this.dotfiles, " Dotfiles"),
+      this.progress,
+    );
+  }
+
+  /** The native folder picker; the dialog itself cannot be driven in tests, its call can. */
+  async pickFolder(): Promise<void> {
+    const picked = await openDialog({ directory: true, multiple: false, title: "Open folder" });
+    if (typeof picked === "string") await this.controller.open({ text: picked });
+  }
+
+  update(s: ControllerSnapshot): void {
+    this.back.disabled = !s.canBack;
+    this.forward.disabled = !s.canForward;
+    this.up.disabled = !s.tree || s.tree.crumbs.length < 2;
+    this.depth.value = String(s.depth);
+    this.dotfiles.checked = s.showDotfiles;
+    this.progress.hidden = !s.opening;
+  }
+}
