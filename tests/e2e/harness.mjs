@@ -25,7 +25,14 @@ function driverUrl(theme) {
 export async function launch(args = [], { theme = "light" } = {}) {
   const s = await Session.start(driverUrl(theme), APP, args);
   await s.waitFor(
-    () => document.querySelector('[role="tree"] [role="treeitem"]') || !document.querySelector(".open-error")?.hidden || document.querySelector(".status-bar")?.textContent === "0 entries",
+    () => {
+      const err = document.querySelector(".open-error");
+      return (
+        document.querySelector('[role="tree"] [role="treeitem"]') !== null ||
+        (err !== null && !err.hidden) ||
+        document.querySelector(".status-bar")?.textContent === "0 entries"
+      );
+    },
     { what: "the first listing", timeout: 30000 },
   );
   return s;
