@@ -7,6 +7,11 @@ const COMMANDS: &[&str] = &[
     "cancel_listing",
     "locate",
     "startup_target",
+    "read_preview",
+    "read_image",
+    "reveal",
+    "open_default",
+    "copy_path",
 ];
 
 fn main() {

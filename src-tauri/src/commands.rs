@@ -1,10 +1,14 @@
 //! `#[tauri::command]` adapters over the engine. Each is a few lines: parse
 //! the request, run the engine on `spawn_blocking`, map the error.
 
+use canopy_core::preview::{FileRequest, PreviewChunk, PreviewRequest};
 use canopy_core::wire::{parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, Startup};
 use canopy_core::{CanopyError, ErrorCode};
 use serde_json::Value;
-use tauri::State;
+use tauri::ipc::Response;
+use tauri::{AppHandle, Runtime, State};
+use tauri_plugin_clipboard_manager::ClipboardExt;
+use tauri_plugin_opener::OpenerExt;
 
 use crate::AppState;
 
@@ -47,4 +51,75 @@ pub async fn locate(state: State<'_, AppState>, request: Option<Value>) -> Resul
 #[tauri::command]
 pub async fn startup_target(state: State<'_, AppState>) -> Result<Startup, CanopyError> {
     Ok(state.startup.clone())
+}
+
+/// Reads a bounded chunk of a regular file: see `canopy_core::preview::read_preview`.
+#[tauri::command]
+pub async fn read_preview(request: Option<Value>) -> Result<PreviewChunk, CanopyError> {
+    let req: PreviewRequest = parse_request(request)?;
+    blocking(move || canopy_core::preview::read_preview(&req)).await
+}
+
+/// A whole image (up to `IMAGE_CAP`) as raw bytes over IPC, no base64.
+#[tauri::command]
+pub async fn read_image(request: Option<Value>) -> Result<Response, CanopyError> {
+    let req: FileRequest = parse_request(request)?;
+    let (bytes, _format) = blocking(move || canopy_core::preview::read_image(&req)).await?;
+    Ok(Response::new(bytes))
+}
+
+/// Where file actions are recorded instead of performed, when set (tests:
+/// no file manager or clipboard owner runs under Xvfb).
+fn action_log() -> Option<std::path::PathBuf> {
+    std::env::var_os("CANOPY_TEST_ACTION_LOG").map(Into::into)
+}
+
+fn record(action: &str, path: &std::path::Path) -> Result<bool, CanopyError> {
+    let Some(log) = action_log() else { return Ok(false) };
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .map_err(|e| CanopyError::from_io(&e, "cannot record the action"))?;
+    writeln!(f, "{action} {}", path.display()).map_err(|e| CanopyError::from_io(&e, "cannot record the action"))?;
+    Ok(true)
+}
+
+/// Shows the entry in the system file manager.
+#[tauri::command]
+pub async fn reveal<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Result<(), CanopyError> {
+    let req: FileRequest = parse_request(request)?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    if record("reveal", &path)? {
+        return Ok(());
+    }
+    app.opener().reveal_item_in_dir(&path).map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
+}
+
+/// Opens a file with the default application, unless it is a program,
+/// script or launcher (the engine decides).
+#[tauri::command]
+pub async fn open_default<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Result<(), CanopyError> {
+    let req: FileRequest = parse_request(request)?;
+    let path = blocking(move || canopy_core::preview::check_openable(&req)).await?;
+    if record("open", &path)? {
+        return Ok(());
+    }
+    app.opener()
+        .open_path(path.to_string_lossy(), None::<&str>)
+        .map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
+}
+
+/// Copies the entry's path to the clipboard as text.
+#[tauri::command]
+pub async fn copy_path<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Result<(), CanopyError> {
+    let req: FileRequest = parse_request(request)?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    if record("copy", &path)? {
+        return Ok(());
+    }
+    app.clipboard()
+        .write_text(path.to_string_lossy().into_owned())
+        .map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
 }

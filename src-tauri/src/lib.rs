@@ -35,6 +35,11 @@ pub fn configure<R: Runtime>(builder: Builder<R>, startup: Startup) -> Builder<R
             commands::cancel_listing,
             commands::locate,
             commands::startup_target,
+            commands::read_preview,
+            commands::read_image,
+            commands::reveal,
+            commands::open_default,
+            commands::copy_path,
         ])
 }
 

@@ -13,14 +13,35 @@ import type { Listing } from "./bindings/Listing";
 import type { LocateRequest } from "./bindings/LocateRequest";
 import type { Located } from "./bindings/Located";
 import type { Startup } from "./bindings/Startup";
+import type { PreviewRequest } from "./bindings/PreviewRequest";
+import type { PreviewChunk } from "./bindings/PreviewChunk";
 
-export type CommandName = "list_directory" | "cancel_listing" | "locate" | "startup_target";
+export type CommandName =
+  | "list_directory"
+  | "cancel_listing"
+  | "locate"
+  | "startup_target"
+  | "read_preview"
+  | "read_image"
+  | "reveal"
+  | "open_default"
+  | "copy_path";
 
 export interface Backend {
   listDirectory(request: ListRequest): Promise<Listing>;
   cancelListing(requestId: number): Promise<void>;
   locate(request: LocateRequest): Promise<Located>;
   startupTarget(): Promise<Startup>;
+}
+
+/** The preview's calls: bounded reads of one file, and the file actions. */
+export interface PreviewBackend {
+  readPreview(request: PreviewRequest): Promise<PreviewChunk>;
+  /** Raw image bytes (no base64). */
+  readImage(handle: string): Promise<ArrayBuffer>;
+  reveal(handle: string): Promise<void>;
+  openDefault(handle: string): Promise<void>;
+  copyPath(handle: string): Promise<void>;
 }
 
 export class BackendError extends Error {
@@ -59,11 +80,16 @@ async function call<T>(command: CommandName, request?: unknown): Promise<T> {
   }
 }
 
-export const tauriBackend: Backend = {
+export const tauriBackend: Backend & PreviewBackend = {
   listDirectory: (request) => call<Listing>("list_directory", request),
   cancelListing: async (requestId) => {
     await call<boolean>("cancel_listing", { requestId });
   },
   locate: (request) => call<Located>("locate", request),
   startupTarget: () => call<Startup>("startup_target"),
+  readPreview: (request) => call<PreviewChunk>("read_preview", request),
+  readImage: (handle) => call<ArrayBuffer>("read_image", { handle }),
+  reveal: (handle) => call<void>("reveal", { handle }),
+  openDefault: (handle) => call<void>("open_default", { handle }),
+  copyPath: (handle) => call<void>("copy_path", { handle }),
 };

@@ -5,3 +5,7 @@ export const DEFAULT_DEPTH = 2;
 export const NESTED_CAP = 100;
 export const PAGE = 500;
 export const MAX_UI_DEPTH = 5;
+/** Bytes asked for by one preview read (the engine's PREVIEW_CHUNK). */
+export const PREVIEW_CHUNK = 256 * 1024;
+/** Text beyond this many characters is shown without syntax highlighting. */
+export const HIGHLIGHT_LIMIT = 512 * 1024;

@@ -12,7 +12,7 @@ const controller = new DirectoryController(tauriBackend);
 const toolbar = new Toolbar(controller);
 const pathBar = new PathBar(controller);
 const tree = new TreeView(controller);
-const preview = new PreviewPane();
+const preview = new PreviewPane(tauriBackend);
 const status = el("div", { class: "status-bar", role: "status", "aria-live": "polite" });
 
 const app = document.getElementById("app")!;
@@ -38,6 +38,7 @@ document.addEventListener("keydown", (e) => {
   else if (e.altKey && e.key === "ArrowUp") void controller.goUp();
   else if (e.key === "F5") void controller.refresh();
   else if (e.ctrlKey && e.key.toLowerCase() === "l") pathBar.startEditing();
+  else if (e.ctrlKey && e.key.toLowerCase() === "f") preview.openFind();
   else return;
   e.preventDefault();
 });

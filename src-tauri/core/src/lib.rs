@@ -13,6 +13,7 @@ pub mod limits;
 pub mod listing;
 pub mod names;
 pub mod order;
+pub mod preview;
 pub mod text;
 pub mod wire;
 

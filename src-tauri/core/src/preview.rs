@@ -1,0 +1,471 @@
+//! The bounded preview: a chunk of one regular file, decoded and classified,
+//! and whole images up to a cap.
+//!
+//! Promises:
+//! - nothing but a regular file is ever opened. The path is opened `O_PATH |
+//!   O_NOFOLLOW` (which runs no driver and releases no fifo writer), checked
+//!   with `fstat`, and only a regular file is reopened for reading through
+//!   `/proc/self/fd/N` (`O_RDONLY | O_NONBLOCK | O_NOCTTY`) and checked again.
+//!   A symlink is followed only by resolving it first, then the same checks.
+//! - at most the requested length is read, whatever the file's size; a
+//!   larger request is clamped to `MAX_PREVIEW_CHUNK` and the reply says so.
+//! - a text chunk never ends inside a character: the tail is left for the
+//!   next chunk, whose offset is `offset + length`.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::error::{CanopyError, ErrorCode};
+use crate::limits::{HEX_VIEW_BYTES, IMAGE_CAP, MAX_PREVIEW_CHUNK, PREVIEW_CHUNK, SNIFF_BYTES};
+use crate::names::decode_handle;
+
+fn default_length() -> u64 {
+    PREVIEW_CHUNK
+}
+
+/// `read_preview`'s request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct PreviewRequest {
+    pub handle: String,
+    #[serde(default)]
+    pub offset: u64,
+    #[serde(default = "default_length")]
+    pub length: u64,
+}
+
+/// `read_image`'s (and the file actions') request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct FileRequest {
+    pub handle: String,
+}
+
+/// Image formats recognized by their magic bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum ImageFormat {
+    Png,
+    Jpeg,
+    Gif,
+    Webp,
+    Bmp,
+    Ico,
+    Svg,
+}
+
+impl ImageFormat {
+    pub fn mime(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "image/png",
+            ImageFormat::Jpeg => "image/jpeg",
+            ImageFormat::Gif => "image/gif",
+            ImageFormat::Webp => "image/webp",
+            ImageFormat::Bmp => "image/bmp",
+            ImageFormat::Ico => "image/x-icon",
+            ImageFormat::Svg => "image/svg+xml",
+        }
+    }
+}
+
+/// The text encodings a preview decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub enum TextEncoding {
+    #[serde(rename = "utf-8")]
+    Utf8,
+    #[serde(rename = "utf-16le")]
+    Utf16Le,
+    #[serde(rename = "utf-16be")]
+    Utf16Be,
+    /// Bytes that are not UTF-8 and have no BOM are read as Windows-1252.
+    #[serde(rename = "windows-1252")]
+    Windows1252,
+}
+
+/// A chunk's content, classified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[ts(export)]
+pub enum PreviewContent {
+    /// Decoded text.
+    #[serde(rename_all = "camelCase")]
+    Text {
+        text: String,
+        encoding: TextEncoding,
+        /// Some bytes could not be decoded and were replaced by U+FFFD.
+        lossy: bool,
+    },
+    /// Bytes for the hex view (at most `HEX_VIEW_BYTES`), base64.
+    #[serde(rename_all = "camelCase")]
+    Binary { base64: String },
+}
+
+/// A bounded chunk of one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct PreviewChunk {
+    pub offset: u64,
+    /// Bytes of the file this chunk covers; the next chunk starts at `offset + length`.
+    pub length: u64,
+    /// The length asked for after clamping to `MAX_PREVIEW_CHUNK`.
+    pub requested: u64,
+    /// True when the request asked for more than `MAX_PREVIEW_CHUNK`.
+    pub clamped: bool,
+    /// The file's size as `fstat` reports it (0 for many `/proc` files).
+    pub size: u64,
+    /// There is more after this chunk.
+    pub more: bool,
+    /// The file's magic bytes say it is an image the UI can show.
+    pub image: Option<ImageFormat>,
+    pub content: PreviewContent,
+}
+
+fn not_a_file(what: &str) -> CanopyError {
+    CanopyError::new(ErrorCode::NotAFile, format!("{what}: only regular files are previewed, and this is not opened"))
+}
+
+fn describe_mode(mode: libc::mode_t) -> &'static str {
+    match mode & libc::S_IFMT {
+        libc::S_IFDIR => "a folder",
+        libc::S_IFIFO => "a fifo",
+        libc::S_IFSOCK => "a socket",
+        libc::S_IFCHR => "a character device",
+        libc::S_IFBLK => "a block device",
+        libc::S_IFLNK => "a symlink",
+        _ => "a special file",
+    }
+}
+
+fn fstat(fd: i32) -> io::Result<libc::stat> {
+    // SAFETY: zeroed stat is a valid out-buffer; fd is open.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st)
+}
+
+/// Opens `path` for reading only if it is a regular file (see the module docs).
+///
+/// # Errors
+/// `NOT_A_FILE` for folders and special files (never opened), the OS code
+/// otherwise (`NOT_FOUND`, `DENIED`, `LOOP`, `NAME_TOO_LONG`, `IO`).
+pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
+    // Resolve symlinks first, so the final open can refuse to follow one.
+    let resolved: PathBuf = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            std::fs::canonicalize(path).map_err(|e| CanopyError::from_io(&e, "cannot follow the link"))?
+        }
+        Ok(_) => path.to_path_buf(),
+        Err(e) => return Err(CanopyError::from_io(&e, "cannot open file")),
+    };
+    let c = std::ffi::CString::new(resolved.as_os_str().as_bytes())
+        .map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
+    // SAFETY: valid C string; O_PATH opens no file contents and runs no driver.
+    let raw = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    if raw < 0 {
+        return Err(CanopyError::from_io(&io::Error::last_os_error(), "cannot open file"));
+    }
+    // SAFETY: fresh fd owned here.
+    let pathfd = unsafe { OwnedFd::from_raw_fd(raw) };
+    let st = fstat(pathfd.as_raw_fd()).map_err(|e| CanopyError::from_io(&e, "cannot examine file"))?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(not_a_file(&format!("this is {}", describe_mode(st.st_mode))));
+    }
+    let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+    let proc_path = std::ffi::CString::new(format!("/proc/self/fd/{}", pathfd.as_raw_fd())).expect("no NUL");
+    // SAFETY: valid C string. Reopening the magic link reaches the same inode.
+    let mut fd = unsafe { libc::open(proc_path.as_ptr(), flags) };
+    if fd < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
+        // No /proc: open the resolved path without following, then compare inodes below.
+        fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_NOFOLLOW) };
+    }
+    if fd < 0 {
+        return Err(CanopyError::from_io(&io::Error::last_os_error(), "cannot open file"));
+    }
+    // SAFETY: fresh fd owned here.
+    let file = unsafe { File::from_raw_fd(fd) };
+    let st2 = fstat(file.as_raw_fd()).map_err(|e| CanopyError::from_io(&e, "cannot examine file"))?;
+    if st2.st_mode & libc::S_IFMT != libc::S_IFREG || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev {
+        return Err(not_a_file("the file changed while it was being opened"));
+    }
+    Ok((file, st2))
+}
+
+/// Reads up to `len` bytes at `offset`, retrying short reads until EOF.
+fn read_at(file: &File, offset: u64, len: usize) -> Result<Vec<u8>, CanopyError> {
+    let mut buf = vec![0u8; len];
+    let mut got = 0;
+    while got < len {
+        match file.read_at(&mut buf[got..], offset + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) => return Err(CanopyError::from_io(&e, "cannot read file")),
+        }
+    }
+    buf.truncate(got);
+    Ok(buf)
+}
+
+/// Recognizes an image by its first bytes.
+pub fn sniff_image(head: &[u8]) -> Option<ImageFormat> {
+    let starts = |m: &[u8]| head.starts_with(m);
+    if starts(b"\x89PNG\r\n\x1a\n") {
+        Some(ImageFormat::Png)
+    } else if starts(b"\xff\xd8\xff") {
+        Some(ImageFormat::Jpeg)
+    } else if starts(b"GIF87a") || starts(b"GIF89a") {
+        Some(ImageFormat::Gif)
+    } else if head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WEBP" {
+        Some(ImageFormat::Webp)
+    } else if starts(b"BM") && head.len() >= 26 {
+        Some(ImageFormat::Bmp)
+    } else if starts(b"\x00\x00\x01\x00") && head.len() >= 6 {
+        Some(ImageFormat::Ico)
+    } else if looks_like_svg(head) {
+        Some(ImageFormat::Svg)
+    } else {
+        None
+    }
+}
+
+fn looks_like_svg(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(&head[..head.len().min(SNIFF_BYTES)]);
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    (t.starts_with("<?xml") || t.starts_with("<svg") || t.starts_with("<!--") || t.starts_with("<!DOCTYPE svg"))
+        && t.contains("<svg")
+}
+
+/// Encoding from the file's first bytes: BOM, else UTF-8 if the sniffed
+/// bytes are valid UTF-8 (an incomplete character at the end is fine), else
+/// Windows-1252. `None` means binary (a NUL without a UTF-16 BOM).
+fn sniff_encoding(head: &[u8]) -> Option<TextEncoding> {
+    if head.starts_with(&[0xef, 0xbb, 0xbf]) {
+        return Some(TextEncoding::Utf8);
+    }
+    if head.starts_with(&[0xff, 0xfe]) {
+        return Some(TextEncoding::Utf16Le);
+    }
+    if head.starts_with(&[0xfe, 0xff]) {
+        return Some(TextEncoding::Utf16Be);
+    }
+    if head.contains(&0) {
+        return None;
+    }
+    match std::str::from_utf8(head) {
+        Ok(_) => Some(TextEncoding::Utf8),
+        Err(e) if e.error_len().is_none() => Some(TextEncoding::Utf8),
+        Err(_) => Some(TextEncoding::Windows1252),
+    }
+}
+
+const CP1252_HIGH: [u32; 32] = [
+    0x20ac, 0xfffd, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0xfffd,
+    0x017d, 0xfffd, 0xfffd, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a,
+    0x0153, 0xfffd, 0x017e, 0x0178,
+];
+
+/// Decodes `bytes`; returns (text, bytes consumed, lossy). `at_end` says no
+/// more bytes follow, so an incomplete character is decoded (lossily) rather
+/// than left for the next chunk.
+fn decode(bytes: &[u8], enc: TextEncoding, at_end: bool) -> (String, usize, bool) {
+    match enc {
+        TextEncoding::Utf8 => {
+            let mut text = String::with_capacity(bytes.len());
+            let mut lossy = false;
+            let mut pos = 0;
+            loop {
+                match std::str::from_utf8(&bytes[pos..]) {
+                    Ok(s) => {
+                        text.push_str(s);
+                        return (text, bytes.len(), lossy);
+                    }
+                    Err(e) => {
+                        let good = pos + e.valid_up_to();
+                        // SAFETY-free: from_utf8 just validated this prefix.
+                        text.push_str(std::str::from_utf8(&bytes[pos..good]).unwrap_or_default());
+                        match e.error_len() {
+                            Some(n) => {
+                                text.push(char::REPLACEMENT_CHARACTER);
+                                lossy = true;
+                                pos = good + n;
+                            }
+                            None if !at_end => return (text, good, lossy),
+                            None => {
+                                text.push(char::REPLACEMENT_CHARACTER);
+                                return (text, bytes.len(), true);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        TextEncoding::Utf16Le | TextEncoding::Utf16Be => {
+            let even = bytes.len() & !1;
+            let units: Vec<u16> = bytes[..even]
+                .chunks_exact(2)
+                .map(|p| if enc == TextEncoding::Utf16Le { u16::from_le_bytes([p[0], p[1]]) } else { u16::from_be_bytes([p[0], p[1]]) })
+                .collect();
+            // Leave a lone high surrogate at the end for the next chunk.
+            let mut n = units.len();
+            if !at_end && n > 0 && (0xd800..0xdc00).contains(&units[n - 1]) {
+                n -= 1;
+            }
+            let mut lossy = false;
+            let text: String = char::decode_utf16(units[..n].iter().copied())
+                .map(|r| {
+                    r.unwrap_or_else(|_| {
+                        lossy = true;
+                        char::REPLACEMENT_CHARACTER
+                    })
+                })
+                .collect();
+            let consumed = if at_end { bytes.len() } else { n * 2 };
+            (text, consumed, lossy || (at_end && even != bytes.len()))
+        }
+        TextEncoding::Windows1252 => {
+            let mut lossy = false;
+            let text = bytes
+                .iter()
+                .map(|&b| match b {
+                    0x80..=0x9f => {
+                        let cp = CP1252_HIGH[(b - 0x80) as usize];
+                        lossy |= cp == 0xfffd;
+                        char::from_u32(cp).unwrap_or(char::REPLACEMENT_CHARACTER)
+                    }
+                    _ => b as char,
+                })
+                .collect();
+            (text, bytes.len(), lossy)
+        }
+    }
+}
+
+/// Reads one bounded chunk of a regular file.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a bad handle or a zero length; `NOT_A_FILE` for
+/// folders and special files (never opened); the OS code otherwise.
+pub fn read_preview(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
+    if req.length == 0 {
+        return Err(CanopyError::invalid("length must be at least 1"));
+    }
+    let path = decode_handle(&req.handle)?;
+    let (file, st) = open_regular(&path)?;
+    let size = st.st_size.max(0) as u64;
+    let clamped = req.length > MAX_PREVIEW_CHUNK;
+    let requested = req.length.min(MAX_PREVIEW_CHUNK);
+    if size > 0 && req.offset > size {
+        return Err(CanopyError::invalid(format!("offset {} is past the end of the file ({size} bytes)", req.offset)));
+    }
+    // The encoding is a property of the file: sniff its start.
+    let head = read_at(&file, 0, SNIFF_BYTES)?;
+    let encoding = sniff_encoding(&head);
+    let image = sniff_image(&head);
+    let chunk = read_at(&file, req.offset, requested as usize)?;
+    let filled = chunk.len() as u64 == requested;
+    let at_end = if size > 0 { req.offset + chunk.len() as u64 >= size } else { !filled };
+    // A chunk whose own first bytes hold a NUL is binary (UTF-16 excepted).
+    let chunk_is_binary = match encoding {
+        None => true,
+        Some(TextEncoding::Utf16Le | TextEncoding::Utf16Be) => false,
+        Some(_) => chunk[..chunk.len().min(SNIFF_BYTES)].contains(&0),
+    };
+    let (content, length) = if chunk_is_binary {
+        let n = chunk.len().min(HEX_VIEW_BYTES as usize);
+        (PreviewContent::Binary { base64: STANDARD.encode(&chunk[..n]) }, n)
+    } else {
+        let enc = encoding.unwrap_or(TextEncoding::Utf8);
+        // A NUL later in the chunk turns the rest binary: stop the text there.
+        let (body, cut_at_nul) = match enc {
+            TextEncoding::Utf16Le | TextEncoding::Utf16Be => (&chunk[..], false),
+            _ => match chunk.iter().position(|&b| b == 0) {
+                Some(i) => (&chunk[..i], true),
+                None => (&chunk[..], false),
+            },
+        };
+        let skip_bom = if req.offset == 0 {
+            match enc {
+                TextEncoding::Utf8 if body.starts_with(&[0xef, 0xbb, 0xbf]) => 3,
+                TextEncoding::Utf16Le | TextEncoding::Utf16Be => 2.min(body.len()),
+                _ => 0,
+            }
+        } else {
+            0
+        };
+        let (text, consumed, lossy) = decode(&body[skip_bom..], enc, at_end && !cut_at_nul);
+        (PreviewContent::Text { text, encoding: enc, lossy }, skip_bom + consumed)
+    };
+    let end = req.offset + length as u64;
+    let more = if size > 0 { end < size } else { filled || (length as u64) < chunk.len() as u64 };
+    Ok(PreviewChunk { offset: req.offset, length: length as u64, requested, clamped, size, more, image, content })
+}
+
+/// Reads a whole image (up to `IMAGE_CAP`) and its format.
+///
+/// # Errors
+/// `TOO_LARGE` past the cap; `INVALID_ARGUMENT` when the bytes are not an
+/// image Canopy shows; as [`read_preview`] otherwise.
+pub fn read_image(req: &FileRequest) -> Result<(Vec<u8>, ImageFormat), CanopyError> {
+    let path = decode_handle(&req.handle)?;
+    let (file, st) = open_regular(&path)?;
+    let size = st.st_size.max(0) as u64;
+    if size > IMAGE_CAP {
+        return Err(CanopyError::new(
+            ErrorCode::TooLarge,
+            format!("the image is {size} bytes; images over {IMAGE_CAP} bytes are not shown"),
+        ));
+    }
+    // Read one byte past the cap to notice a file that grew.
+    let bytes = read_at(&file, 0, (size.max(1) + 1).min(IMAGE_CAP + 1) as usize)?;
+    if bytes.len() as u64 > IMAGE_CAP {
+        return Err(CanopyError::new(ErrorCode::TooLarge, "the image grew past the size Canopy shows"));
+    }
+    let format = sniff_image(&bytes).ok_or_else(|| CanopyError::invalid("this file is not an image Canopy can show"))?;
+    Ok((bytes, format))
+}
+
+/// What "Open with the default application" would open, after checking it is
+/// a regular file that is not a program, script or launcher.
+///
+/// # Errors
+/// `NOT_A_FILE` for non-regular files; `DENIED` for executables (any `x` bit,
+/// ELF, `#!`), `.desktop` launchers and script or installer extensions.
+pub fn check_openable(req: &FileRequest) -> Result<PathBuf, CanopyError> {
+    const REFUSED: &[&str] = &[
+        "desktop", "sh", "bash", "zsh", "fish", "csh", "ksh", "py", "pyw", "pl", "rb", "php", "js", "mjs", "cjs", "jar",
+        "exe", "com", "bat", "cmd", "ps1", "vbs", "msi", "appimage", "run", "bin", "deb", "rpm", "command", "tool",
+        "scpt", "apk", "elf", "out", "so", "ko",
+    ];
+    let path = decode_handle(&req.handle)?;
+    let (file, st) = open_regular(&path)?;
+    let refuse = |why: &str| Err(CanopyError::new(ErrorCode::Denied, format!("Canopy does not launch {why}")));
+    if st.st_mode & 0o111 != 0 {
+        return refuse("executable files");
+    }
+    let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
+    if REFUSED.contains(&ext.as_str()) {
+        return refuse(&format!(".{ext} files (programs, scripts and launchers)"));
+    }
+    let head = read_at(&file, 0, 4)?;
+    if head.starts_with(b"\x7fELF") || head.starts_with(b"#!") || head.starts_with(b"MZ") {
+        return refuse("programs or scripts");
+    }
+    Ok(path)
+}
