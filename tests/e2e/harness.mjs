@@ -56,6 +56,66 @@ export function rows(s) {
   );
 }
 
+/**
+ * Every row of the tree, top to bottom, read by scrolling the virtualized
+ * list through (only a screenful is in the DOM at a time). Restores scroll.
+ */
+export function allRows(s) {
+  return s.execAsync(async () => {
+    const scroller = document.querySelector(".tree-scroller");
+    const saved = scroller.scrollTop;
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const seen = new Map();
+    scroller.scrollTop = 0;
+    await frame();
+    for (;;) {
+      for (const r of document.querySelectorAll('[role="tree"] [role="treeitem"]')) {
+        const y = Number(/translateY\((-?[0-9.]+)px\)/.exec(r.style.transform)?.[1] ?? 0);
+        seen.set(r.id, {
+          y,
+          name: r.querySelector(".name")?.textContent ?? "",
+          level: Number(r.getAttribute("aria-level")),
+          setsize: Number(r.getAttribute("aria-setsize")),
+          posinset: Number(r.getAttribute("aria-posinset")),
+          expanded: r.getAttribute("aria-expanded"),
+          badges: Array.from(r.querySelectorAll(".badge")).map((b) => b.textContent),
+        });
+      }
+      if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) break;
+      scroller.scrollTop += Math.max(100, scroller.clientHeight - 60);
+      await frame();
+    }
+    scroller.scrollTop = saved;
+    await frame();
+    return Array.from(seen.values()).sort((a, b) => a.y - b.y);
+  });
+}
+
+/** Scrolls the tree until the row named `name` is rendered; returns its selector. */
+export async function scrollToRow(s, name) {
+  const id = await s.execAsync(async (n) => {
+    const scroller = document.querySelector(".tree-scroller");
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const find = () => Array.from(document.querySelectorAll('[role="treeitem"]')).find((r) => r.querySelector(".name")?.textContent === n);
+    if (find()) return find().id;
+    scroller.scrollTop = 0;
+    await frame();
+    for (;;) {
+      const hit = find();
+      if (hit) {
+        hit.scrollIntoView({ block: "center" });
+        await frame();
+        return find()?.id ?? null;
+      }
+      if (scroller.scrollTop + scroller.clientHeight >= scroller.scrollHeight - 1) return null;
+      scroller.scrollTop += Math.max(100, scroller.clientHeight - 60);
+      await frame();
+    }
+  }, name);
+  if (!id) throw new Error(`no row named ${name} anywhere in the tree`);
+  return `[id="${id}"]`;
+}
+
 /** Waits for a row whose name is `name` and returns it. */
 export function waitForRow(s, name, what = `row ${name}`) {
   return s.waitFor(

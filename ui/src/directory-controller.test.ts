@@ -179,6 +179,19 @@ describe("directory-controller", () => {
     expect(state().root.handle).toBe("/r/small");
   });
 
+  it("a listener that selects during an update leaves every listener with the latest state", async () => {
+    const { c } = await opened();
+    const seenByLast: (string | null)[] = [];
+    // Like the tree view selecting a row once its page arrived.
+    c.subscribe((s) => {
+      if (s.tree?.selected === "/r/small") c.select("/r/readme");
+    });
+    c.subscribe((s) => seenByLast.push(s.tree?.selected ?? null));
+    c.select("/r/small");
+    expect(c.snapshot().tree?.selected).toBe("/r/readme");
+    expect(seenByLast.at(-1)).toBe("/r/readme");
+  });
+
   it("sub-queries use depth max(1, D - L)", async () => {
     const { c, fake } = await opened();
     await c.setDepth(4);

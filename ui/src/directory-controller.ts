@@ -102,9 +102,29 @@ export class DirectoryController {
     return this.tree;
   }
 
+  private emitting = false;
+  private emitAgain = false;
+
+  /**
+   * Tells every listener the latest state. A listener that changes the state
+   * (e.g. selecting a row once its page arrived) causes one more full pass,
+   * so no listener is left holding an older snapshot.
+   */
   private emit(): void {
-    const s = this.snapshot();
-    for (const fn of this.listeners) fn(s);
+    if (this.emitting) {
+      this.emitAgain = true;
+      return;
+    }
+    this.emitting = true;
+    try {
+      do {
+        this.emitAgain = false;
+        const s = this.snapshot();
+        for (const fn of this.listeners) fn(s);
+      } while (this.emitAgain);
+    } finally {
+      this.emitting = false;
+    }
   }
 
   private setTree(next: TreeState | null): void {
