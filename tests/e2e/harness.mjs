@@ -13,6 +13,8 @@ import { Session } from "./webdriver.mjs";
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const APP = process.env.CANOPY_APP ?? path.join(REPO, "target/debug/canopy");
 export const SHOTS = path.join(REPO, "target/e2e-screenshots");
+/** The app records file actions (copy path, reveal, open) here instead of performing them. */
+export const ACTION_LOG = path.join(REPO, "target/e2e-actions.log");
 export const SLOW_FOLDER = process.env.CANOPY_TEST_SLOW_FOLDER ?? "canopy-slow-folder";
 
 function driverUrl(theme) {
@@ -114,6 +116,21 @@ export async function scrollToRow(s, name) {
   }, name);
   if (!id) throw new Error(`no row named ${name} anywhere in the tree`);
   return `[id="${id}"]`;
+}
+
+/** Clicks the row named `name` (scrolling to it) and waits until it is selected. */
+export async function selectRow(s, name) {
+  const sel = await scrollToRow(s, name);
+  await s.clickCss(`${sel} .name`);
+  await s.waitFor((n) => document.querySelector('[aria-selected="true"] .name')?.textContent === n, { what: `${name} selected`, args: [name] });
+}
+
+/** Text of the preview region once `ready` (a CSS selector inside it) appears. */
+export async function previewReady(s, ready) {
+  return s.waitFor((sel) => {
+    const region = document.querySelector('[role="region"][aria-label="Preview"]');
+    return region?.querySelector(sel) ? region.textContent : null;
+  }, { what: `preview to show ${ready}`, args: [ready] });
 }
 
 /** Waits for a row whose name is `name` and returns it. */

@@ -10,7 +10,7 @@ import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { REPO, SHOTS, SLOW_FOLDER } from "./harness.mjs";
+import { ACTION_LOG, REPO, SHOTS, SLOW_FOLDER } from "./harness.mjs";
 
 const children = [];
 
@@ -86,12 +86,14 @@ process.on("SIGINT", () => {
 
 async function main() {
   fs.mkdirSync(SHOTS, { recursive: true });
+  fs.rmSync(ACTION_LOG, { force: true });
   const display = await startXvfb();
   const base = {
     ...process.env,
     DISPLAY: display,
     WEBKIT_DISABLE_DMABUF_RENDERER: "1",
     CANOPY_TEST_SLOW_FOLDER: SLOW_FOLDER,
+    CANOPY_TEST_ACTION_LOG: ACTION_LOG,
     NO_AT_BRIDGE: "1",
   };
   delete base.WEBKIT_DISABLE_COMPOSITING_MODE;

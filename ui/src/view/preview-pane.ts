@@ -421,9 +421,17 @@ export class PreviewPane {
       count.textContent = `${at + 1} of ${hits.length}`;
       const hit = hits[at]!;
       selectInLine(hit.line, hit.index, input.value.length);
-      hit.line.scrollIntoView({ block: "center" });
+      // Scroll the text only, never the window.
+      const box = this.body.getBoundingClientRect();
+      const lineBox = hit.line.getBoundingClientRect();
+      this.body.scrollTop += lineBox.top - box.top - box.height / 2;
     };
-    input.addEventListener("input", search);
+    // Search once typing pauses: a long file is not rescanned per keystroke.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    input.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(search, 150);
+    });
     input.addEventListener("keydown", (e) => {
       if (e.key === "Enter") go(e.shiftKey ? -1 : 1);
       else if (e.key === "Escape") bar.hidden = true;
@@ -433,13 +441,25 @@ export class PreviewPane {
     prev.addEventListener("click", () => go(-1));
     next.addEventListener("click", () => go(1));
     close.addEventListener("click", () => (bar.hidden = true));
-    this.body.querySelector(".preview-tools")?.after(bar);
+    // In the pane's fixed header, so it never scrolls away with the text.
+    this.head.append(bar);
     return bar;
   }
 }
 
-/** Selects `length` characters from `index` within a line's text nodes. */
+/**
+ * Marks `length` characters from `index` within a line (a span around them,
+ * or the whole line when the match crosses highlight tokens). The document
+ * selection is left alone so focus stays in the find field.
+ */
 function selectInLine(line: HTMLElement, index: number, length: number): void {
+  for (const old of document.querySelectorAll(".find-match")) {
+    const parent = old.parentNode;
+    old.replaceWith(...Array.from(old.childNodes));
+    parent?.normalize();
+  }
+  document.querySelectorAll(".line.find-hit").forEach((l) => l.classList.remove("find-hit"));
+  line.classList.add("find-hit");
   const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
   const range = document.createRange();
   let pos = 0;
@@ -452,13 +472,15 @@ function selectInLine(line: HTMLElement, index: number, length: number): void {
     }
     if (started && index + length <= pos + len) {
       range.setEnd(n, index + length - pos);
-      break;
+      const mark = document.createElement("mark");
+      mark.className = "find-match";
+      try {
+        range.surroundContents(mark);
+      } catch {
+        // The match spans several highlight tokens: the line's mark shows it.
+      }
+      return;
     }
     pos += len;
   }
-  const sel = window.getSelection();
-  sel?.removeAllRanges();
-  if (started) sel?.addRange(range);
-  document.querySelectorAll(".line.find-hit").forEach((l) => l.classList.remove("find-hit"));
-  line.classList.add("find-hit");
 }
