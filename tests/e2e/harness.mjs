@@ -196,28 +196,36 @@ export function removeTree(root) {
 
 const HASH_LIMIT = 64 * 1024 * 1024;
 
-/** Names, kinds, sizes, modes, mtimes and content hashes of a tree, without opening anything but folders and regular files. */
+/**
+ * Names, kinds, sizes, modes, mtimes and content hashes of a tree, without
+ * opening anything but folders and regular files. Paths are handled as bytes,
+ * so names that are not UTF-8 are recorded exactly.
+ */
 export function manifest(root) {
   const out = {};
   const walk = (p, rel) => {
     const st = fs.lstatSync(p);
     const rec = { mode: st.mode, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
-    if (st.isSymbolicLink()) rec.link = fs.readlinkSync(p);
+    if (st.isSymbolicLink()) rec.link = fs.readlinkSync(p, { encoding: "buffer" }).toString("hex");
     if (st.isFile()) {
       rec.hash = st.size <= HASH_LIMIT ? createHash("sha256").update(fs.readFileSync(p)).digest("hex") : "large";
     }
-    out[rel] = rec;
+    out[rel.toString("hex")] = rec;
     if (st.isDirectory()) {
       let names = [];
       try {
-        names = fs.readdirSync(p);
+        names = fs.readdirSync(p, { encoding: "buffer" });
       } catch {
         return; // unreadable folder: its own record is the check
       }
-      for (const n of names.sort()) walk(path.join(p, n), rel === "" ? n : `${rel}/${n}`);
+      names.sort(Buffer.compare);
+      for (const n of names) {
+        const child = Buffer.concat([p, Buffer.from("/"), n]);
+        walk(child, rel.length ? Buffer.concat([rel, Buffer.from("/"), n]) : n);
+      }
     }
   };
-  walk(root, "");
+  walk(Buffer.from(root), Buffer.alloc(0));
   return out;
 }
 
@@ -226,7 +234,7 @@ export function diffManifests(before, after) {
   for (const k of new Set([...Object.keys(before), ...Object.keys(after)])) {
     const a = JSON.stringify(before[k]);
     const b = JSON.stringify(after[k]);
-    if (a !== b) changes.push(`${k}: ${a} -> ${b}`);
+    if (a !== b) changes.push(`${Buffer.from(k, "hex").toString()}: ${a} -> ${b}`);
   }
   return changes;
 }

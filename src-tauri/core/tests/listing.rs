@@ -531,3 +531,40 @@ fn an_empty_folder_has_total_zero() {
     let e = folder(child(folder(&l.root), "empty"));
     assert_eq!((e.total, e.children_loaded, e.entries.len()), (Some(0), true, 0));
 }
+
+#[test]
+fn a_symlink_to_a_folder_outside_the_tree_is_listed_not_descended() {
+    let outside = Tree::new();
+    outside.file("elsewhere.txt");
+    let t = Tree::new();
+    t.symlink(outside.path().as_os_str().as_encoded_bytes(), "out");
+    let l = list_at(t.path(), 3, 100);
+    let out = child(folder(&l.root), "out");
+    assert_eq!(out.link.as_ref().unwrap().points_to, LinkTarget::Folder);
+    assert!(out.folder.is_none(), "never descended while listing");
+    let expanded = list_at(&t.at("out"), 1, 100);
+    assert_eq!(names(folder(&expanded.root)), ["elsewhere.txt"], "expanding follows it once");
+}
+
+#[test]
+fn a_nested_folder_of_a_million_entries_shows_100_and_counts_them_all() {
+    let t = Tree::new();
+    let dir = t.dir("million");
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+    let fd = unsafe { libc::open(c.as_ptr(), libc::O_DIRECTORY) };
+    for i in 0..1_000_000u32 {
+        let name = std::ffi::CString::new(format!("m{i:07}")).unwrap();
+        let f = unsafe { libc::openat(fd, name.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644) };
+        assert!(f >= 0);
+        unsafe { libc::close(f) };
+    }
+    unsafe { libc::close(fd) };
+    // A generous budget: this test is about counts and the cap, not speed.
+    let l = list(t.path(), &ListOptions { budget: Duration::from_secs(120), ..ListOptions::default() }).unwrap();
+    let m = folder(child(folder(&l.root), "million"));
+    assert_eq!(m.total, Some(1_000_000));
+    assert_eq!(m.entries.len(), 100);
+    assert_eq!(m.entries[0].name, "m0000000");
+    assert_eq!(m.entries[99].name, "m0000099", "the first 100 in order, from a bounded selection");
+    assert_eq!(m.unlisted.files, 999_900);
+}

@@ -299,3 +299,14 @@ fn open_with_default_refuses_programs_scripts_and_launchers() {
         assert_eq!(err.code, ErrorCode::Denied, "{}", p.display());
     }
 }
+
+#[test]
+fn a_file_whose_name_is_not_utf8_previews_through_its_handle() {
+    let t = Tree::new();
+    t.write(b"caf\xe9.txt", b"bytes in a badly named file");
+    let listing = list_at(t.path(), 1, 100);
+    let e = &folder(&listing.root).entries[0];
+    assert_eq!(e.name_lossy, Some(true));
+    let c = read_preview(&PreviewRequest { handle: e.handle.clone(), offset: 0, length: 1024 }).unwrap();
+    assert_eq!(text(&c).0, "bytes in a badly named file");
+}
