@@ -132,8 +132,11 @@ export class TreeView {
       return;
     }
     const rootChanged = s.tree.root.handle !== this.lastRootHandle || (prevState && prevState.root !== s.tree.root && prevState.path !== s.tree.path);
-    this.flat = flatten(s.tree);
-    this.setCount(this.flat.length);
+    // Rows change only when the folders do; a selection change just repaints.
+    if (!this.flat || !prevState || prevState.root !== s.tree.root) {
+      this.flat = flatten(s.tree);
+      this.setCount(this.flat.length);
+    }
     if (rootChanged) {
       this.lastRootHandle = s.tree.root.handle;
       const sel = s.tree.selected ? this.flat.indexOf(s.tree.selected) : -1;
@@ -203,13 +206,30 @@ export class TreeView {
       }
     }
     this.painted = next;
-    const current = Array.from(this.tree.children);
-    if (current.length !== order.length || current.some((c, i) => c !== order[i])) this.tree.replaceChildren(...order);
+    this.placeInOrder(order);
     const active = flat.at(this.cursor);
     if (active) this.tree.setAttribute("aria-activedescendant", rowId(active));
     else this.tree.removeAttribute("aria-activedescendant");
     for (const [folder, g] of gaps) void this.controller.ensureLoaded(folder.handle, g.from, g.to);
     this.onPaint?.();
+  }
+
+  /**
+   * Puts the row elements in on-screen order with the fewest DOM changes:
+   * rows that stayed are neither removed nor re-inserted (WebKitGTK keeps
+   * memory for every element that goes in and out of a document).
+   */
+  private placeInOrder(order: HTMLElement[]): void {
+    const wanted = new Set(order);
+    for (const child of Array.from(this.tree.children)) if (!wanted.has(child as HTMLElement)) child.remove();
+    let next = this.tree.firstElementChild;
+    for (const el of order) {
+      if (el === next) {
+        next = next.nextElementSibling;
+        continue;
+      }
+      this.tree.insertBefore(el, next);
+    }
   }
 
   private renderRow(row: Row, selected: boolean, loading: boolean): HTMLElement {
@@ -277,7 +297,7 @@ export class TreeView {
     return item;
   }
 
-  private kindIcon(node: TreeNode): SVGSVGElement {
+  private kindIcon(node: TreeNode): HTMLElement {
     const e = node.entry;
     switch (e.kind) {
       case "folder":
