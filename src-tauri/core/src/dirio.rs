@@ -241,17 +241,23 @@ impl Dir {
         }
     }
 
-    /// Starts reading the directory from its first entry.
+    /// Starts reading the directory from its first entry, in `buffer`
+    /// (grown as needed; pass an empty one, and take it back with
+    /// [`Entries::into_buffer`] to reuse it).
     ///
     /// # Errors
-    /// The OS error of rewinding.
-    pub fn entries(&self) -> io::Result<Entries<'_>> {
+    /// The OS error of rewinding, with the buffer.
+    pub fn entries(&self, mut buffer: Vec<u8>) -> Result<Entries<'_>, (io::Error, Vec<u8>)> {
         // SAFETY: lseek on an owned directory fd; rewinds the getdents position.
         if unsafe { libc::lseek(self.fd.as_raw_fd(), 0, libc::SEEK_SET) } < 0 {
-            return Err(io::Error::last_os_error());
+            return Err((io::Error::last_os_error(), buffer));
         }
+        if buffer.len() < BATCH_BYTES {
+            buffer.resize(BATCH_BYTES, 0);
+        }
+        // A slow folder reads small batches, so its reader is slow often.
         let size = if self.delay.is_some() { 512 } else { BATCH_BYTES };
-        Ok(Entries { dir: self, buf: vec![0u8; size], done: false })
+        Ok(Entries { dir: self, buf: buffer, size, done: false })
     }
 }
 
@@ -266,10 +272,16 @@ pub struct RawEntry<'a> {
 pub struct Entries<'d> {
     dir: &'d Dir,
     buf: Vec<u8>,
+    size: usize,
     done: bool,
 }
 
 impl Entries<'_> {
+    /// Gives the buffer back for the next folder.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
+
     /// Reads the next batch, calling `each` for every entry but `.` and `..`.
     /// Returns `Ok(false)` once the directory is exhausted.
     ///
@@ -282,9 +294,9 @@ impl Entries<'_> {
         if let Some(delay) = self.dir.delay {
             std::thread::sleep(delay);
         }
-        // SAFETY: buf is writable for buf.len() bytes; fd is an open directory.
+        // SAFETY: buf is writable for size <= buf.len() bytes; fd is an open directory.
         let n = unsafe {
-            libc::syscall(libc::SYS_getdents64, self.dir.fd.as_raw_fd(), self.buf.as_mut_ptr(), self.buf.len())
+            libc::syscall(libc::SYS_getdents64, self.dir.fd.as_raw_fd(), self.buf.as_mut_ptr(), self.size)
         };
         if n < 0 {
             return Err(io::Error::last_os_error());

@@ -49,6 +49,9 @@ pub struct ListOptions {
     pub hooks: IoHooks,
     /// Echoed in the reply.
     pub request_id: u64,
+    /// Read size and modified time of shown entries (a `stat` each). Text
+    /// mode prints neither and turns this off; symlinks are always resolved.
+    pub details: bool,
 }
 
 impl Default for ListOptions {
@@ -63,6 +66,7 @@ impl Default for ListOptions {
             cancel: None,
             hooks: IoHooks::default(),
             request_id: 0,
+            details: true,
         }
     }
 }
@@ -124,6 +128,10 @@ struct Ctx<'a> {
     budget: Duration,
     cancel: Option<&'a CancelToken>,
     hooks: &'a IoHooks,
+    details: bool,
+    /// One `getdents64` buffer for the whole listing: a folder's read is
+    /// finished before its subfolders are read.
+    buffer: std::cell::Cell<Vec<u8>>,
 }
 
 impl Ctx<'_> {
@@ -145,16 +153,25 @@ fn kind_of(dir: &Dir, raw: &RawEntry<'_>) -> EntryKind {
 }
 
 /// Reads `dir` through, keeping the best `keep` entries in order.
+///
+/// Entries go into a plain vector until there are more than `keep`; only then
+/// does it become a max-heap of the best `keep`, so a small folder costs one
+/// sort and a huge one O(keep) memory and about one comparison per entry.
 fn scan(dir: &Dir, keep: usize, ctx: &Ctx<'_>) -> Result<Scan, Stop> {
     let start = Instant::now();
-    let mut heap: BinaryHeap<Candidate> = BinaryHeap::new();
+    let mut small: Vec<Candidate> = Vec::new();
+    let mut heap: Option<BinaryHeap<Candidate>> = None;
     let mut total = 0u64;
     let mut counts = KindCounts::default();
     let mut dotfiles_hidden = 0u64;
     let mut timed_out = false;
     let mut failed = None;
-    match dir.entries() {
-        Err(e) => failed = Some(e),
+    let buffer = ctx.buffer.take();
+    match dir.entries(buffer) {
+        Err((e, buffer)) => {
+            failed = Some(e);
+            ctx.buffer.set(buffer);
+        }
         Ok(mut entries) => {
             let show_dotfiles = ctx.show_dotfiles;
             let mut each = |raw: RawEntry<'_>| {
@@ -166,35 +183,51 @@ fn scan(dir: &Dir, keep: usize, ctx: &Ctx<'_>) -> Result<Scan, Stop> {
                 let group = group_of(kind);
                 total += 1;
                 counts.add(kind);
-                if heap.len() < keep {
-                    heap.push(Candidate { group, kind, name: raw.name.into() });
-                } else if let Some(mut worst) = heap.peek_mut() {
-                    // Allocate only for a name that beats the current worst.
-                    if compare_entries(group, raw.name, worst.group, &worst.name) == Ordering::Less {
-                        *worst = Candidate { group, kind, name: raw.name.into() };
+                match &mut heap {
+                    Some(h) => {
+                        if let Some(mut worst) = h.peek_mut() {
+                            // Allocate only for a name that beats the current worst.
+                            if compare_entries(group, raw.name, worst.group, &worst.name) == Ordering::Less {
+                                *worst = Candidate { group, kind, name: raw.name.into() };
+                            }
+                        }
+                    }
+                    None => {
+                        small.push(Candidate { group, kind, name: raw.name.into() });
+                        if small.len() > keep {
+                            let mut h = BinaryHeap::from(std::mem::take(&mut small));
+                            h.pop();
+                            heap = Some(h);
+                        }
                     }
                 }
             };
-            loop {
+            let stopped = loop {
                 if ctx.cancelled() {
-                    return Err(Stop::Cancelled);
+                    break Some(Stop::Cancelled);
                 }
                 match entries.next_batch(&mut each) {
                     Ok(true) => {}
-                    Ok(false) => break,
+                    Ok(false) => break None,
                     Err(e) => {
                         failed = Some(e);
-                        break;
+                        break None;
                     }
                 }
                 if start.elapsed() > ctx.budget {
                     timed_out = true;
-                    break;
+                    break None;
                 }
+            };
+            ctx.buffer.set(entries.into_buffer());
+            if let Some(stop) = stopped {
+                return Err(stop);
             }
         }
     }
-    Ok(Scan { best: heap.into_sorted_vec(), total, counts, dotfiles_hidden, timed_out, failed })
+    let mut best = heap.map(BinaryHeap::into_vec).unwrap_or(small);
+    best.sort_unstable();
+    Ok(Scan { best, total, counts, dotfiles_hidden, timed_out, failed })
 }
 
 fn entry_error(err: &io::Error, doing: &str) -> CanopyError {
@@ -296,12 +329,14 @@ fn named_entry(name: &[u8], path: &Path, kind: EntryKind) -> Entry {
 fn describe(dir: &Dir, dir_path: &Path, cand: &Candidate, level: u32, ctx: &Ctx<'_>) -> Result<Entry, Stop> {
     let path = dir_path.join(OsStr::from_bytes(&cand.name));
     let mut entry = named_entry(&cand.name, &path, cand.kind);
-    match dir.stat_child(&cand.name, false) {
-        Ok(meta) => {
-            entry.size = Some(meta.size);
-            entry.modified = Some(meta.modified_ms);
+    if ctx.details {
+        match dir.stat_child(&cand.name, false) {
+            Ok(meta) => {
+                entry.size = Some(meta.size);
+                entry.modified = Some(meta.modified_ms);
+            }
+            Err(e) => entry.error = Some(entry_error(&e, "cannot read its details")),
         }
-        Err(e) => entry.error = Some(entry_error(&e, "cannot read its details")),
     }
     let vanished = entry.error.as_ref().is_some_and(|e| e.code == ErrorCode::NotFound);
     match cand.kind {
@@ -410,6 +445,8 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
         budget: opts.budget,
         cancel: opts.cancel.as_ref(),
         hooks: &opts.hooks,
+        details: opts.details,
+        buffer: std::cell::Cell::new(Vec::new()),
     };
     let dir = Dir::open_path(root, &opts.hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
     let offset = usize::try_from(opts.offset).unwrap_or(usize::MAX);
@@ -519,7 +556,7 @@ pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyErr
 
 fn pass(dir: &Dir, mut each: impl FnMut(&RawEntry<'_>, EntryKind)) -> Result<(), CanopyError> {
     let start = Instant::now();
-    let mut entries = dir.entries().map_err(|e| CanopyError::from_io(&e, "cannot read folder"))?;
+    let mut entries = dir.entries(Vec::new()).map_err(|(e, _)| CanopyError::from_io(&e, "cannot read folder"))?;
     let mut f = |raw: RawEntry<'_>| {
         let kind = kind_of(dir, &raw);
         each(&raw, kind);

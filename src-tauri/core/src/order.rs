@@ -24,8 +24,18 @@ pub fn compare_entries(ga: Group, a: &[u8], gb: Group, b: &[u8]) -> Ordering {
 
 /// Compares two names in natural order, ties broken by raw bytes.
 pub fn compare_names(a: &[u8], b: &[u8]) -> Ordering {
-    let mut ua = Units::new(a);
-    let mut ub = Units::new(b);
+    // Skip the identical prefix (the hot case: `file_000123` vs `file_000124`),
+    // backed up to a point where both unit streams start afresh: a character
+    // boundary outside any digit run. Identical bytes before it fold alike.
+    let mut start = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while start > 0 && (a[start - 1].is_ascii_digit() || (a[start - 1] & 0xc0 == 0x80) || a[start - 1] >= 0xc0) {
+        start -= 1;
+    }
+    if let Some(order) = compare_ascii(&a[start..], &b[start..]) {
+        return order.then_with(|| a.cmp(b));
+    }
+    let mut ua = Units::new(&a[start..]);
+    let mut ub = Units::new(&b[start..]);
     loop {
         match (ua.next(), ub.next()) {
             (None, None) => return a.cmp(b),
@@ -37,6 +47,61 @@ pub fn compare_names(a: &[u8], b: &[u8]) -> Ordering {
             },
         }
     }
+}
+
+/// The same order as [`Units`] for names that are ASCII from here on, without
+/// the iterator's bookkeeping; `None` as soon as a non-ASCII byte is seen
+/// (the caller then starts over with the general path). `Equal` means the
+/// unit streams are equal; the caller breaks the tie by bytes.
+#[inline]
+fn compare_ascii(a: &[u8], b: &[u8]) -> Option<Ordering> {
+    let (mut i, mut j) = (0, 0);
+    loop {
+        let (x, y) = match (a.get(i), b.get(j)) {
+            (None, None) => return Some(Ordering::Equal),
+            (None, Some(&y)) => return if y < 0x80 { Some(Ordering::Less) } else { None },
+            (Some(&x), None) => return if x < 0x80 { Some(Ordering::Greater) } else { None },
+            (Some(&x), Some(&y)) => (x, y),
+        };
+        if x >= 0x80 || y >= 0x80 {
+            return None;
+        }
+        match (x.is_ascii_digit(), y.is_ascii_digit()) {
+            (true, true) => {
+                let (ea, eb) = (digit_end(a, i), digit_end(b, j));
+                let (na, nb) = (strip_zeros(&a[i..ea]), strip_zeros(&b[j..eb]));
+                match na.len().cmp(&nb.len()).then_with(|| na.cmp(nb)) {
+                    Ordering::Equal => {}
+                    other => return Some(other),
+                }
+                i = ea;
+                j = eb;
+            }
+            (true, false) => return Some(Unit::Num(b"").cmp(&Unit::Code(y.to_ascii_lowercase() as u32))),
+            (false, true) => return Some(Unit::Code(x.to_ascii_lowercase() as u32).cmp(&Unit::Num(b""))),
+            (false, false) => {
+                match x.to_ascii_lowercase().cmp(&y.to_ascii_lowercase()) {
+                    Ordering::Equal => {}
+                    other => return Some(other),
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+}
+
+#[inline]
+fn digit_end(s: &[u8], from: usize) -> usize {
+    from + s[from..].iter().take_while(|b| b.is_ascii_digit()).count()
+}
+
+#[inline]
+fn strip_zeros(mut digits: &[u8]) -> &[u8] {
+    while let [b'0', rest @ ..] = digits {
+        digits = rest;
+    }
+    digits
 }
 
 /// True when `name` starts with `prefix`, compared case-insensitively as in

@@ -378,8 +378,10 @@ pub fn read_preview(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
     let head = read_at(&file, 0, SNIFF_BYTES)?;
     let encoding = sniff_encoding(&head);
     let image = sniff_image(&head);
-    let chunk = read_at(&file, req.offset, requested as usize)?;
-    let filled = chunk.len() as u64 == requested;
+    // A binary file is shown as hex, 4 KiB at a time: read no more than that.
+    let want = if encoding.is_none() { requested.min(HEX_VIEW_BYTES) } else { requested };
+    let chunk = read_at(&file, req.offset, want as usize)?;
+    let filled = chunk.len() as u64 == want;
     let at_end = if size > 0 { req.offset + chunk.len() as u64 >= size } else { !filled };
     // A chunk whose own first bytes hold a NUL is binary (UTF-16 excepted).
     let chunk_is_binary = match encoding {

@@ -130,11 +130,20 @@ fn a_folder_readable_but_not_searchable_lists_names_with_denied_details() {
     t.file("ro/one.txt");
     t.dir("ro/sub");
     t.chmod("ro", 0o444);
-    let o = run(&[t.path().as_os_str()]);
+    let o = run(&[t.path().as_os_str(), "--depth".as_ref(), "3".as_ref()]);
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
-    assert!(out.contains("[DIR] ro/sub\n[DENIED] ro/sub\n"), "{out}");
-    assert!(out.contains("[FILE] ro/one.txt\n[DENIED] ro/one.txt\n"), "names listed, details denied: {out}");
+    assert!(out.contains("[DIR] ro/sub\n[DENIED] ro/sub\n"), "the subfolder cannot be opened: {out}");
+    // Text mode reads no details, so nothing about the file failed.
+    assert!(out.contains("[FILE] ro/one.txt\n"), "{out}");
+    assert!(!out.contains("[DENIED] ro/one.txt"), "{out}");
+    // JSON carries the details, and says they were denied.
+    let o = run(&[t.path().as_os_str(), "--json".as_ref()]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let ro = v["root"]["folder"]["entries"].as_array().unwrap().iter().find(|e| e["name"] == "ro").unwrap().clone();
+    let one = ro["folder"]["entries"].as_array().unwrap().iter().find(|e| e["name"] == "one.txt").unwrap().clone();
+    assert_eq!(one["error"]["code"], "DENIED", "names listed, details denied");
+    assert!(one.get("size").is_none());
 }
 
 #[test]

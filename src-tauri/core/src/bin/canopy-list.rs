@@ -71,6 +71,8 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
         }
     }
     let path = path.ok_or("PATH is missing")?;
+    // Text mode prints neither size nor time, so it does not read them.
+    opts.details = json;
     Ok(Some(Args { path, opts, json }))
 }
 
