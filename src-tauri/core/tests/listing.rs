@@ -548,15 +548,14 @@ fn a_symlink_to_a_folder_outside_the_tree_is_listed_not_descended() {
 
 #[test]
 fn a_nested_folder_of_a_million_entries_shows_100_and_counts_them_all() {
-    let t = Tree::new();
+    let t = Tree::new_in_memory();
     let dir = t.dir("million");
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
     let fd = unsafe { libc::open(c.as_ptr(), libc::O_DIRECTORY) };
     for i in 0..1_000_000u32 {
         let name = std::ffi::CString::new(format!("m{i:07}")).unwrap();
-        let f = unsafe { libc::openat(fd, name.as_ptr(), libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC, 0o644) };
-        assert!(f >= 0);
-        unsafe { libc::close(f) };
+        // One syscall per file: mknodat makes an empty regular file.
+        assert_eq!(unsafe { libc::mknodat(fd, name.as_ptr(), libc::S_IFREG | 0o644, 0) }, 0);
     }
     unsafe { libc::close(fd) };
     // A generous budget: this test is about counts and the cap, not speed.
