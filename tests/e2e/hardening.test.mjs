@@ -243,6 +243,39 @@ describe("the catalog in the window", () => {
   });
 });
 
+describe("the content security policy is enforced", () => {
+  test("inline scripts, eval and data: images are refused in the real webview", async () => {
+    const s = await launch([root]);
+    try {
+      const r = await s.execAsync(async () => {
+        const inline = document.createElement("script");
+        inline.textContent = "window.__inlineRan = true";
+        document.body.append(inline);
+        let evalBlocked = false;
+        try {
+          // The page's own eval, as a script would call it.
+          window.eval("1");
+        } catch {
+          evalBlocked = true;
+        }
+        const img = document.createElement("img");
+        const loaded = await new Promise((resolve) => {
+          img.onload = () => resolve(true);
+          img.onerror = () => resolve(false);
+          img.src = "data:image/gif;base64,R0lGODlhAQABAAAAACw=";
+          document.body.append(img);
+        });
+        img.remove();
+        inline.remove();
+        return { inlineRan: window.__inlineRan === true, evalBlocked, dataImageLoaded: loaded, tauriGlobal: "__TAURI__" in window };
+      });
+      assert.deepEqual(r, { inlineRan: false, evalBlocked: true, dataImageLoaded: false, tauriGlobal: false });
+    } finally {
+      await s.quit();
+    }
+  });
+});
+
 describe("malformed IPC is INVALID_ARGUMENT", () => {
   let s;
   before(async () => {

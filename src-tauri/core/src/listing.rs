@@ -25,7 +25,7 @@ use crate::dirio::{Dir, IoHooks, RawEntry};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE, TIME_BUDGET};
 use crate::names::{decode_handle, encode_handle, DisplayName};
-use crate::order::{compare_entries, starts_with_folded, Group};
+use crate::order::{compare_entries, sort_key, starts_with_folded, Group};
 use crate::wire::{
     Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, LocateRequest,
     Located, RootSpec, Startup,
@@ -76,17 +76,24 @@ enum Stop {
     Cancelled,
 }
 
-/// A name that made the cut so far.
+/// A name that made the cut so far, with its sort key (see
+/// [`crate::order::sort_key`]): candidates compare as slices.
 #[derive(Debug)]
 struct Candidate {
-    group: Group,
+    key: Box<[u32]>,
     kind: EntryKind,
     name: Box<[u8]>,
 }
 
+impl Candidate {
+    fn beats(&self, key: &[u32], name: &[u8]) -> bool {
+        (&*self.key, &*self.name) < (key, name)
+    }
+}
+
 impl Ord for Candidate {
     fn cmp(&self, other: &Self) -> Ordering {
-        compare_entries(self.group, &self.name, other.group, &other.name)
+        self.key.cmp(&other.key).then_with(|| self.name.cmp(&other.name))
     }
 }
 impl PartialOrd for Candidate {
@@ -174,26 +181,27 @@ fn scan(dir: &Dir, keep: usize, ctx: &Ctx<'_>) -> Result<Scan, Stop> {
         }
         Ok(mut entries) => {
             let show_dotfiles = ctx.show_dotfiles;
+            let mut key = Vec::new();
             let mut each = |raw: RawEntry<'_>| {
                 if !show_dotfiles && is_dotfile(raw.name) {
                     dotfiles_hidden += 1;
                     return;
                 }
                 let kind = kind_of(dir, &raw);
-                let group = group_of(kind);
                 total += 1;
                 counts.add(kind);
+                sort_key(group_of(kind), raw.name, &mut key);
                 match &mut heap {
                     Some(h) => {
                         if let Some(mut worst) = h.peek_mut() {
                             // Allocate only for a name that beats the current worst.
-                            if compare_entries(group, raw.name, worst.group, &worst.name) == Ordering::Less {
-                                *worst = Candidate { group, kind, name: raw.name.into() };
+                            if !worst.beats(&key, raw.name) {
+                                *worst = Candidate { key: key.as_slice().into(), kind, name: raw.name.into() };
                             }
                         }
                     }
                     None => {
-                        small.push(Candidate { group, kind, name: raw.name.into() });
+                        small.push(Candidate { key: key.as_slice().into(), kind, name: raw.name.into() });
                         if small.len() > keep {
                             let mut h = BinaryHeap::from(std::mem::take(&mut small));
                             h.pop();
@@ -342,16 +350,16 @@ fn describe(dir: &Dir, dir_path: &Path, cand: &Candidate, level: u32, ctx: &Ctx<
     match cand.kind {
         EntryKind::Symlink if !vanished => {
             let (link, err) = link_info(dir, &cand.name);
-            entry.link = link;
+            entry.link = link.map(Box::new);
             entry.error = entry.error.or(err);
         }
         EntryKind::Folder => {
-            entry.folder = Some(Folder::unread());
+            entry.folder = Some(Box::new(Folder::unread()));
             if level < ctx.depth && !vanished {
                 match dir.open_child(&cand.name, ctx.hooks) {
                     Ok(child) => {
                         let (folder, err) = read_folder(&child, &path, level + 1, 0, ctx.cap, ctx)?;
-                        entry.folder = Some(folder);
+                        entry.folder = Some(Box::new(folder));
                         entry.error = err.or(entry.error);
                     }
                     Err(e) => entry.error = Some(entry_error(&e, "cannot open folder")),
@@ -473,7 +481,7 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
         entry.modified = Some(meta.modified_ms);
     }
     entry.error = error;
-    entry.folder = Some(folder);
+    entry.folder = Some(Box::new(folder));
     Ok(Listing {
         request_id: opts.request_id,
         path: root.to_string_lossy().into_owned(),

@@ -164,7 +164,7 @@ pub struct Entry {
     pub modified: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub link: Option<LinkInfo>,
+    pub link: Option<Box<LinkInfo>>,
     /// What went wrong with this entry, if anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
@@ -172,7 +172,7 @@ pub struct Entry {
     /// Present for folders.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub folder: Option<Folder>,
+    pub folder: Option<Box<Folder>>,
 }
 
 /// A step of the path bar: one ancestor of the listed folder, or the folder.

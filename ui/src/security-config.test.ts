@@ -1,0 +1,35 @@
+// The webview's lock-down lives in tauri.conf.json and the capability file;
+// these checks fail if either is loosened.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+
+const conf = JSON.parse(readFileSync(new URL("../../tauri.conf.json", import.meta.url), "utf8"));
+const cap = JSON.parse(readFileSync(new URL("../../src-tauri/capabilities/main.json", import.meta.url), "utf8"));
+
+describe("webview lock-down", () => {
+  const csp = conf.app.security.csp as Record<string, string>;
+
+  it("allows scripts from the app only", () => {
+    expect(csp["default-src"]).toBe("'self'");
+    expect(csp["script-src"]).toBe("'self'");
+    for (const bad of ["data:", "blob:", "asset:", "unsafe-eval", "unsafe-inline", "*"]) {
+      expect(csp["script-src"]).not.toContain(bad);
+    }
+    expect(csp["img-src"]).toBe("'self' blob:");
+    expect(csp["connect-src"]).toBe("ipc: http://ipc.localhost");
+    expect(csp["object-src"]).toBe("'none'");
+  });
+
+  it("exposes no global Tauri object and freezes the prototype", () => {
+    expect(conf.app.withGlobalTauri).toBe(false);
+    expect(conf.app.security.freezePrototype).toBe(true);
+    expect(conf.app.security.dangerousDisableAssetCspModification).toBe(false);
+  });
+
+  it("grants the main window Canopy's own commands and the folder picker, nothing more", () => {
+    expect(cap.windows).toEqual(["main"]);
+    const plugins = (cap.permissions as string[]).filter((p) => p.includes(":"));
+    expect(plugins).toEqual(["dialog:allow-open"]);
+    expect((cap.permissions as string[]).every((p) => p.startsWith("allow-") || p === "dialog:allow-open")).toBe(true);
+  });
+});
