@@ -29,6 +29,8 @@ let manifestBefore;
 before(() => {
   root = tempTree();
   file(path.join(root, "notes.txt"), "first line\nsecond line\nthird line\n");
+  for (const n of ["a.md", "b.md", "c.txt"]) file(path.join(root, "docs", n), "x\n");
+  fs.mkdirSync(path.join(root, "docs/inner"));
   file(path.join(root, "code.rs"), 'fn main() {\n    let answer = 42; // the answer\n    println!("{answer}");\n}\n');
   const big = [];
   for (let i = 1; i <= 10000; i++) big.push(`line ${String(i).padStart(6, "0")} ${"x".repeat(50)}`);
@@ -208,9 +210,12 @@ describe("the preview pane", () => {
   });
 
   test("a folder shows a summary from the listing in hand", async () => {
-    await s.exec(() => document.querySelector('[role="tree"]').focus());
-    await s.keys([Key.Home]);
-    await s.waitFor(() => document.querySelector('[aria-selected="true"]'), { what: "a selection" });
+    await selectRow(s, "docs");
+    const facts = await s.waitFor(() => {
+      const dl = document.querySelector('[aria-label="Preview"] dl.facts');
+      return dl && Array.from(dl.querySelectorAll("dd"), (d) => d.textContent);
+    }, { what: "the folder summary" });
+    assert.deepEqual(facts, ["4 entries", "1 folder, 3 files, 0 others", "4 of 4 (all)"]);
   });
 
   test("copy path, reveal and open are made as calls with the file's path", async () => {

@@ -340,15 +340,15 @@ export class DirectoryController {
         requestId: p.requestId,
       });
       if (!this.finish(key, p) || !this.tree) return;
-      this.loadingNodes.delete(handle);
       this.setTree(attachChildren(this.tree, handle, listing));
     } catch (err) {
       if (!this.finish(key, p) || !this.tree) return;
-      this.loadingNodes.delete(handle);
       const e = toBackendError(err);
       if (e.code === "CANCELLED") return;
       this.setTree(setNodeError(this.tree, handle, e.toWire()));
-      this.emit();
+    } finally {
+      // The spinner goes with the last request for this node, whatever became of it.
+      if (!this.pending.has(key) && this.loadingNodes.delete(handle)) this.emit();
     }
   }
 

@@ -52,6 +52,9 @@ pub struct ListOptions {
     /// Read size and modified time of shown entries (a `stat` each). Text
     /// mode prints neither and turns this off; symlinks are always resolved.
     pub details: bool,
+    /// Issue a handle for each entry. Text mode prints none and turns this
+    /// off (entries then carry an empty handle); the root's is always issued.
+    pub handles: bool,
 }
 
 impl Default for ListOptions {
@@ -67,6 +70,7 @@ impl Default for ListOptions {
             hooks: IoHooks::default(),
             request_id: 0,
             details: true,
+            handles: true,
         }
     }
 }
@@ -136,6 +140,7 @@ struct Ctx<'a> {
     cancel: Option<&'a CancelToken>,
     hooks: &'a IoHooks,
     details: bool,
+    handles: bool,
     /// One `getdents64` buffer for the whole listing: a folder's read is
     /// finished before its subfolders are read.
     buffer: std::cell::Cell<Vec<u8>>,
@@ -277,12 +282,14 @@ fn read_folder(
     if let Some(hook) = &ctx.hooks.after_scan {
         hook(dir_path);
     }
+    let shown = s.best.get(offset..).unwrap_or_default();
     let mut shown_counts = KindCounts::default();
-    let mut entries = Vec::with_capacity(s.best.len().saturating_sub(offset));
-    for cand in s.best.iter().skip(offset) {
+    for cand in shown {
         shown_counts.add(cand.kind);
-        entries.push(describe(dir, dir_path, cand, level, ctx)?);
     }
+    // One thread on purpose: reading sibling folders on two threads was
+    // measured slower here (more CPU in kernel locks and malloc arenas).
+    let entries = shown.iter().map(|cand| describe(dir, dir_path, cand, level, ctx)).collect::<Result<Vec<_>, _>>()?;
     let partial = s.timed_out || s.failed.is_some();
     let folder = Folder {
         total: Some(s.total),
@@ -318,13 +325,13 @@ fn link_info(dir: &Dir, name: &[u8]) -> (Option<LinkInfo>, Option<CanopyError>) 
     (Some(LinkInfo { target: shown.text, target_parts: shown.parts, points_to }), None)
 }
 
-fn named_entry(name: &[u8], path: &Path, kind: EntryKind) -> Entry {
+fn named_entry(name: &[u8], path: Option<&Path>, kind: EntryKind) -> Entry {
     let shown = DisplayName::new(name);
     Entry {
         name: shown.text,
         name_lossy: shown.lossy.then_some(true),
         name_parts: shown.parts,
-        handle: encode_handle(path),
+        handle: path.map(encode_handle).unwrap_or_default(),
         kind,
         size: None,
         modified: None,
@@ -335,8 +342,9 @@ fn named_entry(name: &[u8], path: &Path, kind: EntryKind) -> Entry {
 }
 
 fn describe(dir: &Dir, dir_path: &Path, cand: &Candidate, level: u32, ctx: &Ctx<'_>) -> Result<Entry, Stop> {
-    let path = dir_path.join(OsStr::from_bytes(&cand.name));
-    let mut entry = named_entry(&cand.name, &path, cand.kind);
+    // The full path is needed for a handle, and to name a folder's children.
+    let path = (ctx.handles || cand.kind == EntryKind::Folder).then(|| dir_path.join(OsStr::from_bytes(&cand.name)));
+    let mut entry = named_entry(&cand.name, path.as_deref().filter(|_| ctx.handles), cand.kind);
     if ctx.details {
         match dir.stat_child(&cand.name, false) {
             Ok(meta) => {
@@ -358,7 +366,8 @@ fn describe(dir: &Dir, dir_path: &Path, cand: &Candidate, level: u32, ctx: &Ctx<
             if level < ctx.depth && !vanished {
                 match dir.open_child(&cand.name, ctx.hooks) {
                     Ok(child) => {
-                        let (folder, err) = read_folder(&child, &path, level + 1, 0, ctx.cap, ctx)?;
+                        let child_path = path.as_deref().unwrap_or(dir_path);
+                        let (folder, err) = read_folder(&child, child_path, level + 1, 0, ctx.cap, ctx)?;
                         entry.folder = Some(Box::new(folder));
                         entry.error = err.or(entry.error);
                     }
@@ -454,6 +463,7 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
         cancel: opts.cancel.as_ref(),
         hooks: &opts.hooks,
         details: opts.details,
+        handles: opts.handles,
         buffer: std::cell::Cell::new(Vec::new()),
     };
     let dir = Dir::open_path(root, &opts.hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
@@ -475,7 +485,7 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
         )));
     }
     let name = root.file_name().map_or(root.as_os_str().as_bytes(), |n| n.as_bytes());
-    let mut entry = named_entry(name, root, EntryKind::Folder);
+    let mut entry = named_entry(name, Some(root), EntryKind::Folder);
     if let Ok(meta) = dir.stat_self() {
         entry.size = Some(meta.size);
         entry.modified = Some(meta.modified_ms);
