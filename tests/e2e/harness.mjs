@@ -75,6 +75,7 @@ export function allRows(s) {
         const y = Number(/translateY\((-?[0-9.]+)px\)/.exec(r.style.transform)?.[1] ?? 0);
         seen.set(r.id, {
           y,
+          handle: r.dataset.handle ?? null,
           name: r.querySelector(".name")?.textContent ?? "",
           level: Number(r.getAttribute("aria-level")),
           setsize: Number(r.getAttribute("aria-setsize")),

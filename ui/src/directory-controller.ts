@@ -22,7 +22,6 @@ import {
   contiguousEnd,
   findFolder,
   findNode,
-  loadedCount,
   mergePage,
   select,
   setExpanded,
@@ -198,22 +197,21 @@ export class DirectoryController {
   }
 
   async goBack(): Promise<void> {
-    const target = this.back.pop();
-    if (!target) return;
-    const from = this.current;
-    const ok = await this.open(target, { history: "none" });
-    if (ok && from) this.forward.push(from);
-    else if (!ok) this.back.push(target);
-    this.emit();
+    await this.travel(this.back, this.forward);
   }
 
   async goForward(): Promise<void> {
-    const target = this.forward.pop();
+    await this.travel(this.forward, this.back);
+  }
+
+  /** Opens the last folder of `from`, remembering where we were in `to`. */
+  private async travel(from: RootSpec[], to: RootSpec[]): Promise<void> {
+    const target = from.pop();
     if (!target) return;
-    const from = this.current;
+    const here = this.current;
     const ok = await this.open(target, { history: "none" });
-    if (ok && from) this.back.push(from);
-    else if (!ok) this.forward.push(target);
+    if (ok && here) to.push(here);
+    else if (!ok) from.push(target);
     this.emit();
   }
 
@@ -442,4 +440,3 @@ function nextLoadedAfter(f: FolderState, pos: number): number {
   return next;
 }
 
-export { loadedCount };

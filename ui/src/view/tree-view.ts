@@ -73,8 +73,6 @@ export class TreeView {
   private pendingSelect: number | null = null;
   private lastRootHandle: string | null = null;
   private menu: HTMLElement | null = null;
-  /** Called after rows are painted (for measurements). */
-  onPaint: (() => void) | null = null;
 
   constructor(private readonly controller: DirectoryController) {
     this.tree = el("div", {
@@ -131,7 +129,7 @@ export class TreeView {
       this.paint();
       return;
     }
-    const rootChanged = s.tree.root.handle !== this.lastRootHandle || (prevState && prevState.root !== s.tree.root && prevState.path !== s.tree.path);
+    const rootChanged = s.tree.root.handle !== this.lastRootHandle;
     // Rows change only when the folders do; a selection change just repaints.
     if (!this.flat || !prevState || prevState.root !== s.tree.root) {
       this.flat = flatten(s.tree);
@@ -211,7 +209,6 @@ export class TreeView {
     if (active) this.tree.setAttribute("aria-activedescendant", rowId(active));
     else this.tree.removeAttribute("aria-activedescendant");
     for (const [folder, g] of gaps) void this.controller.ensureLoaded(folder.handle, g.from, g.to);
-    this.onPaint?.();
   }
 
   /**
