@@ -255,7 +255,9 @@ export class TreeView {
     const twisty = el("span", { class: "twisty", "aria-hidden": "true" });
     if (expandable) twisty.append(icon("chevron"));
     const kindIcon = this.kindIcon(node);
-    const main = el("span", { class: "cell-name" }, el("span", { class: "indent" }), twisty, kindIcon, renderName(e.name, e.nameParts));
+    // Badges and actions sit after the name and give way first when space is short.
+    const extras = el("span", { class: "row-extras" });
+    const main = el("span", { class: "cell-name" }, el("span", { class: "indent" }), twisty, kindIcon, renderName(e.name, e.nameParts), extras);
 
     if (e.link) {
       const target = el("span", { class: "link-target" });
@@ -263,26 +265,26 @@ export class TreeView {
       if (e.link.pointsTo === "dangling" || e.link.pointsTo === "loop") {
         target.append(el("span", { class: `badge badge-${e.link.pointsTo}` }, e.link.pointsTo));
       }
-      main.append(target);
+      extras.append(target);
       item.title = `link to ${plainName(e.link.target, e.link.targetParts)} (${e.link.pointsTo})`;
     }
     if (e.error) {
       const b = el("span", { class: "badge badge-error", "data-code": e.error.code }, e.error.code);
       b.title = `${sentenceFor(e.error.code)} (${e.error.message})`;
-      main.append(b);
+      extras.append(b);
     }
     const folder = node.folder;
     if (folder?.error && folder.error.code !== e.error?.code) {
       const b = el("span", { class: "badge badge-error", "data-code": folder.error.code }, folder.error.code);
       b.title = `${sentenceFor(folder.error.code)} (${folder.error.message})`;
-      main.append(b);
+      extras.append(b);
     }
-    if (folder?.changed) main.append(el("span", { class: "badge badge-changed", title: "this folder changed while it was read; reloaded" }, "changed"));
-    if (loading) main.append(el("span", { class: "spinner", role: "progressbar", "aria-label": "Loading" }));
-    if (folder) this.appendTruncation(main, folder);
+    if (folder?.changed) extras.append(el("span", { class: "badge badge-changed", title: "this folder changed while it was read; reloaded" }, "changed"));
+    if (loading) extras.append(el("span", { class: "spinner", role: "progressbar", "aria-label": "Loading" }));
+    if (folder) this.appendTruncation(extras, folder);
     if (e.kind === "folder" || e.link?.pointsTo === "folder") {
       const openRoot = button("Open as root", { class: "row-action icon-only", "data-action": "open-root", tabindex: selected ? "0" : "-1" }, icon("root"));
-      main.append(openRoot);
+      extras.append(openRoot);
     }
 
     let sizeText = "";
