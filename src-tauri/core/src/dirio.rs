@@ -85,6 +85,8 @@ const DIR_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOE
 pub struct Dir {
     fd: OwnedFd,
     delay: Option<Duration>,
+    /// Read before: the next read must rewind first.
+    read_before: std::cell::Cell<bool>,
 }
 
 /// What a `stat` says, reduced to what listings show.
@@ -147,7 +149,7 @@ impl Dir {
             // SAFETY: `c` is a valid NUL-terminated string for the call's duration.
             let fd = check(unsafe { libc::open(c.as_ptr(), DIR_FLAGS) })?;
             // SAFETY: `fd` was just returned by open and is owned by nobody else.
-            return Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay });
+            return Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay, read_before: Default::default() });
         }
         let mut current: Option<Dir> = None;
         for comp in path.components() {
@@ -174,7 +176,7 @@ impl Dir {
         // SAFETY: valid C string; `at` is a live directory fd or AT_FDCWD.
         let fd = check(unsafe { libc::openat(at, c.as_ptr(), flags) })?;
         // SAFETY: fresh fd, owned here.
-        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None })
+        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, read_before: Default::default() })
     }
 
     /// Opens the child folder `name` without following a symlink.
@@ -248,8 +250,9 @@ impl Dir {
     /// # Errors
     /// The OS error of rewinding, with the buffer.
     pub fn entries(&self, mut buffer: Vec<u8>) -> Result<Entries<'_>, (io::Error, Vec<u8>)> {
+        // A fresh descriptor starts at the beginning; a second pass rewinds.
         // SAFETY: lseek on an owned directory fd; rewinds the getdents position.
-        if unsafe { libc::lseek(self.fd.as_raw_fd(), 0, libc::SEEK_SET) } < 0 {
+        if self.read_before.replace(true) && unsafe { libc::lseek(self.fd.as_raw_fd(), 0, libc::SEEK_SET) } < 0 {
             return Err((io::Error::last_os_error(), buffer));
         }
         if buffer.len() < BATCH_BYTES {

@@ -8,76 +8,94 @@
 use std::io::{self, Write};
 
 use crate::names::NamePart;
-use crate::wire::{Entry, EntryKind, Folder, LinkTarget, Listing};
+use crate::wire::{EntryKind, Folder, LinkTarget, Listing};
 
 /// The escaped one-line form of an entry's name, built from its wire parts
 /// (equal to `escape_for_line` of the raw bytes).
 pub fn line_name(name: &str, parts: Option<&[NamePart]>) -> String {
-    match parts {
-        None => name.replace('\\', "\\\\"),
-        Some(parts) => parts
-            .iter()
-            .map(|p| match p {
-                NamePart::Text(t) => t.replace('\\', "\\\\"),
-                NamePart::Escape(e) => e.clone(),
-            })
-            .collect(),
+    let mut out = String::with_capacity(name.len());
+    push_line_name(&mut out, name, parts);
+    out
+}
+
+fn push_escaped_text(out: &mut String, text: &str) {
+    for piece in text.split_inclusive('\\') {
+        out.push_str(piece);
+        if piece.ends_with('\\') {
+            out.push('\\');
+        }
     }
 }
 
-fn entry_line_name(e: &Entry) -> String {
-    line_name(&e.name, e.name_parts.as_deref())
+fn push_line_name(out: &mut String, name: &str, parts: Option<&[NamePart]>) {
+    match parts {
+        None => push_escaped_text(out, name),
+        Some(parts) => {
+            for p in parts {
+                match p {
+                    NamePart::Text(t) => push_escaped_text(out, t),
+                    NamePart::Escape(e) => out.push_str(e),
+                }
+            }
+        }
+    }
 }
 
 /// Writes the listing as text.
 ///
 /// # Errors
 /// The writer's error (e.g. a closed pipe).
-pub fn write_text(listing: &Listing, out: &mut dyn Write) -> io::Result<()> {
+pub fn write_text(listing: &Listing, out: &mut impl Write) -> io::Result<()> {
     let root = &listing.root;
-    let label = entry_line_name(root);
+    let label = line_name(&root.name, root.name_parts.as_deref());
     if let Some(err) = &root.error {
         writeln!(out, "[{}] {label}", err.code)?;
     }
     if let Some(folder) = &root.folder {
-        write_folder(folder, "", &label, out)?;
+        write_folder(folder, &mut String::new(), &label, out)?;
     }
     Ok(())
 }
 
 fn tag(kind: EntryKind) -> &'static str {
     match kind {
-        EntryKind::Folder => "[DIR]",
-        EntryKind::File => "[FILE]",
-        EntryKind::Symlink => "[LINK]",
-        EntryKind::Unknown => "[UNKNOWN]",
-        EntryKind::Fifo | EntryKind::Socket | EntryKind::CharDevice | EntryKind::BlockDevice => "[SPECIAL]",
+        EntryKind::Folder => "[DIR] ",
+        EntryKind::File => "[FILE] ",
+        EntryKind::Symlink => "[LINK] ",
+        EntryKind::Unknown => "[UNKNOWN] ",
+        EntryKind::Fifo | EntryKind::Socket | EntryKind::CharDevice | EntryKind::BlockDevice => "[SPECIAL] ",
     }
 }
 
-fn write_folder(folder: &Folder, prefix: &str, label: &str, out: &mut dyn Write) -> io::Result<()> {
+/// Writes a folder's lines; `path` holds the folder's relative path plus `/`
+/// (empty for the root) and is restored before returning.
+fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl Write) -> io::Result<()> {
+    let base = path.len();
     for e in &folder.entries {
-        let path = format!("{prefix}{}", entry_line_name(e));
-        match &e.link {
-            Some(link) => {
-                let target = line_name(&link.target, link.target_parts.as_deref());
-                let note = match link.points_to {
-                    LinkTarget::Dangling => " (dangling)",
-                    LinkTarget::Loop => " (loop)",
-                    _ => "",
-                };
-                writeln!(out, "{} {path} -> {target}{note}", tag(e.kind))?;
-            }
-            None => writeln!(out, "{} {path}", tag(e.kind))?,
+        push_line_name(path, &e.name, e.name_parts.as_deref());
+        out.write_all(tag(e.kind).as_bytes())?;
+        out.write_all(path.as_bytes())?;
+        if let Some(link) = &e.link {
+            let note = match link.points_to {
+                LinkTarget::Dangling => " (dangling)",
+                LinkTarget::Loop => " (loop)",
+                _ => "",
+            };
+            let target = line_name(&link.target, link.target_parts.as_deref());
+            write!(out, " -> {target}{note}")?;
         }
+        out.write_all(b"\n")?;
         if let Some(err) = &e.error {
             writeln!(out, "[{}] {path}", err.code)?;
         }
         if let Some(sub) = &e.folder {
             if sub.children_loaded {
-                write_folder(sub, &format!("{path}/"), &path, out)?;
+                let label = path.clone();
+                path.push('/');
+                write_folder(sub, path, &label, out)?;
             }
         }
+        path.truncate(base);
     }
     if let Some(total) = folder.total {
         let shown = folder.entries.len() as u64;
