@@ -12,6 +12,7 @@ const COMMANDS: &[&str] = &[
     "reveal",
     "open_default",
     "copy_path",
+    "pick_folder",
 ];
 
 fn main() {

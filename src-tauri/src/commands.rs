@@ -7,7 +7,9 @@ use canopy_core::{CanopyError, ErrorCode};
 use serde_json::Value;
 use tauri::ipc::Response;
 use tauri::{AppHandle, Runtime, State};
+use canopy_core::names::encode_handle;
 use tauri_plugin_clipboard_manager::ClipboardExt;
+use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::AppState;
@@ -122,4 +124,26 @@ pub async fn copy_path<R: Runtime>(app: AppHandle<R>, request: Option<Value>) ->
     app.clipboard()
         .write_text(path.to_string_lossy().into_owned())
         .map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
+}
+
+/// Shows the native folder picker and answers the picked folder's handle
+/// (`null` when cancelled). Under `CANOPY_TEST_PICK_FOLDER` the picker is
+/// not shown: that folder is answered and the call recorded.
+#[tauri::command]
+pub async fn pick_folder<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>, CanopyError> {
+    if let Some(canned) = std::env::var_os("CANOPY_TEST_PICK_FOLDER") {
+        let path = std::path::PathBuf::from(canned);
+        record("pick", &path)?;
+        return Ok(Some(encode_handle(&path)));
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog().file().set_title("Open folder").pick_folder(move |picked| {
+        let _ = tx.send(picked);
+    });
+    let picked = rx.await.map_err(|_| CanopyError::new(ErrorCode::Io, "the folder picker closed unexpectedly"))?;
+    match picked.map(|p| p.into_path()) {
+        None => Ok(None),
+        Some(Ok(path)) => Ok(Some(encode_handle(&path))),
+        Some(Err(e)) => Err(CanopyError::new(ErrorCode::Io, format!("the picked folder has no local path: {e}"))),
+    }
 }

@@ -40,6 +40,7 @@ pub fn configure<R: Runtime>(builder: Builder<R>, startup: Startup) -> Builder<R
             commands::reveal,
             commands::open_default,
             commands::copy_path,
+            commands::pick_folder,
         ])
 }
 

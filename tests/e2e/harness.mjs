@@ -15,6 +15,8 @@ export const APP = process.env.CANOPY_APP ?? path.join(REPO, "target/debug/canop
 export const SHOTS = path.join(REPO, "target/e2e-screenshots");
 /** The app records file actions (copy path, reveal, open) here instead of performing them. */
 export const ACTION_LOG = path.join(REPO, "target/e2e-actions.log");
+/** The folder the app's "Open folder…" answers under test, instead of showing the picker. */
+export const PICKED_FOLDER = path.join(os.tmpdir(), "canopy-e2e-picked-folder");
 export const SLOW_FOLDER = process.env.CANOPY_TEST_SLOW_FOLDER ?? "canopy-slow-folder";
 
 function driverUrl(theme) {

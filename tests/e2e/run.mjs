@@ -10,7 +10,7 @@ import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { ACTION_LOG, REPO, SHOTS, SLOW_FOLDER } from "./harness.mjs";
+import { ACTION_LOG, PICKED_FOLDER, REPO, SHOTS, SLOW_FOLDER } from "./harness.mjs";
 
 const children = [];
 
@@ -94,6 +94,7 @@ async function main() {
     WEBKIT_DISABLE_DMABUF_RENDERER: "1",
     CANOPY_TEST_SLOW_FOLDER: SLOW_FOLDER,
     CANOPY_TEST_ACTION_LOG: ACTION_LOG,
+    CANOPY_TEST_PICK_FOLDER: PICKED_FOLDER,
     NO_AT_BRIDGE: "1",
   };
   delete base.WEBKIT_DISABLE_COMPOSITING_MODE;

@@ -9,6 +9,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { Key } from "./webdriver.mjs";
 import {
+  ACTION_LOG,
+  PICKED_FOLDER,
   allRows,
   scrollToRow,
   diffManifests,
@@ -214,8 +216,25 @@ describe("the tree", () => {
     await s.keys([Key.Escape]);
   });
 
+  test("Open folder… calls the folder picker and opens what it answers", async () => {
+    fs.rmSync(PICKED_FOLDER, { recursive: true, force: true });
+    files(PICKED_FOLDER, "picked", 2);
+    fs.rmSync(ACTION_LOG, { force: true });
+    try {
+      const button = await s.find('button[title="Open folder…"]');
+      await s.click(button);
+      await s.waitFor((n) => document.querySelector('.crumb[aria-current]')?.textContent === n, { what: "the picked folder", args: [path.basename(PICKED_FOLDER)] });
+      assert.deepEqual((await rows(s)).map((r) => r.name), ["picked001", "picked002"]);
+      assert.equal(fs.readFileSync(ACTION_LOG, "utf8").trim(), `pick ${PICKED_FOLDER}`, "the picker was called once");
+      await s.keys([Key.ArrowLeft], [Key.Alt]);
+      await s.waitFor((n) => document.querySelector('.crumb[aria-current]')?.textContent === n, { what: "back", args: [path.basename(root)] });
+    } finally {
+      removeTree(PICKED_FOLDER);
+    }
+  });
+
   test("Open as root re-roots the view, and Back returns", async () => {
-    const sel = await rowSelector(s, "beta");
+    const sel = await scrollToRow(s, "beta");
     await s.clickCss(`${sel} [data-action="open-root"]`);
     await s.waitFor(() => document.querySelector('.crumb[aria-current]')?.textContent === "beta", { what: "beta as root" });
     assert.deepEqual((await rows(s)).map((r) => r.name), ["b001", "b002", "b003"]);

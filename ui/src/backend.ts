@@ -25,13 +25,16 @@ export type CommandName =
   | "read_image"
   | "reveal"
   | "open_default"
-  | "copy_path";
+  | "copy_path"
+  | "pick_folder";
 
 export interface Backend {
   listDirectory(request: ListRequest): Promise<Listing>;
   cancelListing(requestId: number): Promise<void>;
   locate(request: LocateRequest): Promise<Located>;
   startupTarget(): Promise<Startup>;
+  /** The native folder picker; the picked folder's handle, or null when cancelled. */
+  pickFolder(): Promise<string | null>;
 }
 
 /** The preview's calls: bounded reads of one file, and the file actions. */
@@ -92,4 +95,5 @@ export const tauriBackend: Backend & PreviewBackend = {
   reveal: (handle) => call<void>("reveal", { handle }),
   openDefault: (handle) => call<void>("open_default", { handle }),
   copyPath: (handle) => call<void>("copy_path", { handle }),
+  pickFolder: () => call<string | null>("pick_folder"),
 };

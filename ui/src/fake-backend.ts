@@ -133,6 +133,10 @@ export class FakeBackend implements Backend {
     return { index: Math.max(0, i), matched: i >= 0, total: kids.length };
   }
 
+  async pickFolder(): Promise<string | null> {
+    return null;
+  }
+
   async startupTarget(): Promise<Startup> {
     return { folder: { handle: this.rootPath }, select: null };
   }

@@ -9,7 +9,7 @@ import { Toolbar } from "./view/toolbar";
 import { TreeView } from "./view/tree-view";
 
 const controller = new DirectoryController(tauriBackend);
-const toolbar = new Toolbar(controller);
+const toolbar = new Toolbar(controller, tauriBackend);
 const pathBar = new PathBar(controller);
 const tree = new TreeView(controller);
 const preview = new PreviewPane(tauriBackend);

@@ -26,10 +26,10 @@ describe("webview lock-down", () => {
     expect(conf.app.security.dangerousDisableAssetCspModification).toBe(false);
   });
 
-  it("grants the main window Canopy's own commands and the folder picker, nothing more", () => {
+  it("grants the main window Canopy's own commands and nothing else", () => {
     expect(cap.windows).toEqual(["main"]);
     const plugins = (cap.permissions as string[]).filter((p) => p.includes(":"));
-    expect(plugins).toEqual(["dialog:allow-open"]);
-    expect((cap.permissions as string[]).every((p) => p.startsWith("allow-") || p === "dialog:allow-open")).toBe(true);
+    expect(plugins).toEqual([]);
+    expect((cap.permissions as string[]).every((p) => p.startsWith("allow-"))).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 // Back, Forward, Up, Open folder…, depth (1–5), dotfiles, Refresh.
 
-import { open as openDialog } from "@tauri-apps/plugin-dialog";
+import type { Backend } from "../backend";
+import { toBackendError } from "../backend";
 import type { ControllerSnapshot, DirectoryController } from "../directory-controller";
 import { MAX_UI_DEPTH } from "../limits";
 import { button, el } from "./dom";
@@ -15,7 +16,10 @@ export class Toolbar {
   private readonly dotfiles: HTMLInputElement;
   private readonly progress: HTMLElement;
 
-  constructor(private readonly controller: DirectoryController) {
+  constructor(
+    private readonly controller: DirectoryController,
+    private readonly backend: Backend,
+  ) {
     this.back = button("Back (Alt+Left)", { class: "icon-only" }, icon("back"));
     this.forward = button("Forward (Alt+Right)", { class: "icon-only" }, icon("forward"));
     this.up = button("Up (Alt+Up)", { class: "icon-only" }, icon("up"));
@@ -48,10 +52,15 @@ export class Toolbar {
     );
   }
 
-  /** The native folder picker; the dialog itself cannot be driven in tests, its call can. */
+  /** The native folder picker (shown by the app, so the page needs no plugin permission). */
   async pickFolder(): Promise<void> {
-    const picked = await openDialog({ directory: true, multiple: false, title: "Open folder" });
-    if (typeof picked === "string") await this.controller.open({ text: picked });
+    try {
+      const handle = await this.backend.pickFolder();
+      if (handle) await this.controller.open({ handle });
+    } catch (err) {
+      const e = toBackendError(err);
+      console.warn(`folder picker: ${e.code}: ${e.message}`);
+    }
   }
 
   update(s: ControllerSnapshot): void {
