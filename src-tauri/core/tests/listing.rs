@@ -3,7 +3,6 @@
 mod common;
 
 use std::os::unix::ffi::OsStrExt;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -230,22 +229,10 @@ fn a_symlink_given_as_the_root_is_followed() {
 #[test]
 fn fifo_is_listed_but_never_opened() {
     let t = Tree::new();
-    let fifo = t.fifo("pipe");
-    let writer_released = Arc::new(AtomicBool::new(false));
-    let flag = writer_released.clone();
-    let fifo2 = fifo.clone();
-    // A writer blocks in open() until some reader opens the fifo.
-    let writer = std::thread::spawn(move || {
-        let _f = std::fs::OpenOptions::new().write(true).open(&fifo2).unwrap();
-        flag.store(true, Ordering::SeqCst);
-    });
+    let writer = BlockedWriter::on(&t.fifo("pipe"));
     let l = list_at(t.path(), 2, 100);
     assert_eq!(child(folder(&l.root), "pipe").kind, EntryKind::Fifo);
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(!writer_released.load(Ordering::SeqCst), "listing must not open the fifo");
-    // Release the writer ourselves so the test ends.
-    let _reader = std::fs::File::open(&fifo).unwrap();
-    writer.join().unwrap();
+    assert!(writer.still_blocked(), "listing must not open the fifo");
 }
 
 #[test]

@@ -4,9 +4,6 @@
 mod common;
 
 use std::os::unix::fs::PermissionsExt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
 
 use canopy_core::names::encode_handle;
 use canopy_core::preview::{read_image, read_preview, FileRequest, ImageFormat, PreviewChunk, PreviewContent, PreviewRequest, TextEncoding};
@@ -149,18 +146,10 @@ fn proc_files_report_size_zero_and_more_by_whether_the_read_filled() {
 fn a_fifo_is_never_opened_and_its_writer_stays_blocked() {
     let t = Tree::new();
     let fifo = t.fifo("pipe");
-    let released = Arc::new(AtomicBool::new(false));
-    let (flag, f2) = (released.clone(), fifo.clone());
-    let writer = std::thread::spawn(move || {
-        let _w = std::fs::OpenOptions::new().write(true).open(&f2).unwrap();
-        flag.store(true, Ordering::SeqCst);
-    });
+    let writer = BlockedWriter::on(&fifo);
     let err = chunk(&fifo, 0, 1024).unwrap_err();
     assert_eq!(err.code, ErrorCode::NotAFile);
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(!released.load(Ordering::SeqCst), "the writer must still be blocked");
-    let _r = std::fs::File::open(&fifo).unwrap();
-    writer.join().unwrap();
+    assert!(writer.still_blocked(), "the writer must still be blocked");
 }
 
 #[test]

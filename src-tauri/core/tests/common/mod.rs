@@ -158,3 +158,39 @@ pub fn unprivileged(program: &Path) -> Command {
         Command::new(program)
     }
 }
+
+/// A writer thread blocked in `open()` on a fifo until some reader opens it:
+/// if the code under test opens the fifo, the writer is released.
+pub struct BlockedWriter {
+    fifo: PathBuf,
+    released: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl BlockedWriter {
+    pub fn on(fifo: &Path) -> Self {
+        let released = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (flag, path) = (released.clone(), fifo.to_path_buf());
+        let thread = std::thread::spawn(move || {
+            let _w = fs::OpenOptions::new().write(true).open(&path).unwrap();
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        BlockedWriter { fifo: fifo.to_path_buf(), released, thread: Some(thread) }
+    }
+
+    /// True if the writer is still blocked a moment after the code ran.
+    pub fn still_blocked(&self) -> bool {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        !self.released.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Drop for BlockedWriter {
+    fn drop(&mut self) {
+        // Release the writer ourselves so the test ends.
+        let _reader = fs::File::open(&self.fifo);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
