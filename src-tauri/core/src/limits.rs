@@ -18,6 +18,10 @@ pub const MAX_PAGE: u32 = 10_000;
 /// Longest time spent reading one folder before it is returned as `TIMEOUT`.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
 
+/// The furthest time from the epoch, either way, that a date can hold
+/// (ECMAScript's `Date` range): a modification time beyond it is left out.
+pub const MAX_TIME_MS: i64 = 8_640_000_000_000_000;
+
 /// Bytes read by one preview request when the caller does not say.
 pub const PREVIEW_CHUNK: u64 = 256 * 1024;
 /// Largest preview chunk; larger requests are clamped and the reply says so.

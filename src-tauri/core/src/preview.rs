@@ -6,6 +6,7 @@
 //!   O_NOFOLLOW` (which runs no driver and releases no fifo writer), checked
 //!   with `fstat`, and only a regular file is reopened for reading through
 //!   `/proc/self/fd/N` (`O_RDONLY | O_NONBLOCK | O_NOCTTY`) and checked again.
+//!   Without `/proc` nothing is read (`IO`): the path is never opened twice.
 //!   A symlink is followed only by resolving it first, then the same checks.
 //! - at most the requested length is read, whatever the file's size; a
 //!   larger request is clamped to `MAX_PREVIEW_CHUNK` and the reply says so.
@@ -189,13 +190,18 @@ pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
     let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
     let proc_path = std::ffi::CString::new(format!("/proc/self/fd/{}", pathfd.as_raw_fd())).expect("no NUL");
     // SAFETY: valid C string. Reopening the magic link reaches the same inode.
-    let mut fd = unsafe { libc::open(proc_path.as_ptr(), flags) };
-    if fd < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
-        // No /proc: open the resolved path without following, then compare inodes below.
-        fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_NOFOLLOW) };
-    }
+    let fd = unsafe { libc::open(proc_path.as_ptr(), flags) };
     if fd < 0 {
-        return Err(CanopyError::from_io(&io::Error::last_os_error(), "cannot open file"));
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::ENOENT) {
+            // No /proc. Opening the path again would open whatever is there
+            // now, which could be a fifo swapped in since the check: refuse.
+            return Err(CanopyError::new(
+                ErrorCode::Io,
+                "cannot open file: /proc is not mounted, and a file is read only through the descriptor that was checked",
+            ));
+        }
+        return Err(CanopyError::from_io(&err, "cannot open file"));
     }
     // SAFETY: fresh fd owned here.
     let file = unsafe { File::from_raw_fd(fd) };

@@ -158,7 +158,8 @@ pub struct Entry {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub size: Option<u64>,
-    /// Modification time, milliseconds since the Unix epoch.
+    /// Modification time, milliseconds since the Unix epoch; absent when not
+    /// read, or when it lies beyond what a date can hold (`MAX_TIME_MS`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub modified: Option<i64>,

@@ -3,6 +3,7 @@
 mod common;
 
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -178,6 +179,32 @@ fn shown_entries_carry_size_and_modified_time() {
 }
 
 #[test]
+fn a_time_outside_what_a_date_can_hold_leaves_modified_absent_and_fails_nothing() {
+    // tmpfs keeps any 64-bit time, as tar restores it from an archive.
+    let t = Tree::new_in_memory();
+    let far = t.write("far-future", b"x");
+    set_mtime(&far, 9_223_372_036_854_775, 999_000_000);
+    let plain = t.write("far-future-whole", b"x");
+    set_mtime(&plain, 9_223_372_036_854_775, 0);
+    let past = t.write("far-past", b"x");
+    set_mtime(&past, -9_223_372_036_854_775, 0);
+    let edge = t.write("edge", b"x");
+    set_mtime(&edge, 8_640_000_000_000, 0);
+    let beyond = t.write("beyond", b"x");
+    set_mtime(&beyond, 8_640_000_000_000, 1_000_000);
+    let l = list_at(t.path(), 1, 100);
+    let f = folder(&l.root);
+    assert_eq!(f.total, Some(5), "every entry is listed");
+    for name in ["far-future", "far-future-whole", "far-past", "beyond"] {
+        let e = child(f, name);
+        assert_eq!(e.modified, None, "{name}: a time past 8.64e15 ms either way is left out");
+        assert_eq!(e.error, None, "{name}: an odd time is not an error");
+        assert_eq!(e.size, Some(1), "{name}: the other details are there");
+    }
+    assert_eq!(child(f, "edge").modified, Some(8_640_000_000_000_000), "the last representable time is kept");
+}
+
+#[test]
 fn symlinks_carry_their_target_and_what_it_points_to() {
     let t = Tree::new();
     t.file("real.txt");
@@ -233,6 +260,23 @@ fn fifo_is_listed_but_never_opened() {
     let l = list_at(t.path(), 2, 100);
     assert_eq!(child(folder(&l.root), "pipe").kind, EntryKind::Fifo);
     assert!(writer.still_blocked(), "listing must not open the fifo");
+}
+
+#[test]
+fn the_blocked_writer_check_fails_once_anything_opens_the_fifo() {
+    // The check the fifo tests rely on, seen failing: a non-blocking read
+    // open (what a careless preview would do) releases the writer.
+    let t = Tree::new();
+    let fifo = t.fifo("pipe");
+    let writer = BlockedWriter::on(&fifo);
+    assert!(writer.still_blocked(), "nothing has opened it yet");
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    assert!(!writer.still_blocked(), "a reader's open releases the writer at once");
+    drop(reader);
 }
 
 #[test]
