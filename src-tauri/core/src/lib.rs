@@ -7,13 +7,16 @@
 //! [`limits`].
 
 pub mod cancel;
+pub mod default_app;
 pub mod dirio;
 pub mod error;
 pub mod limits;
 pub mod listing;
 pub mod names;
+pub mod openable;
 pub mod order;
 pub mod preview;
+pub mod shell_quote;
 pub mod text;
 pub mod wire;
 

@@ -213,7 +213,7 @@ pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
 }
 
 /// Reads up to `len` bytes at `offset`, retrying short reads until EOF.
-fn read_at(file: &File, offset: u64, len: usize) -> Result<Vec<u8>, CanopyError> {
+pub(crate) fn read_at(file: &File, offset: u64, len: usize) -> Result<Vec<u8>, CanopyError> {
     let mut buf = vec![0u8; len];
     let mut got = 0;
     while got < len {
@@ -447,33 +447,4 @@ pub fn read_image(req: &FileRequest) -> Result<(Vec<u8>, ImageFormat), CanopyErr
     }
     let format = sniff_image(&bytes).ok_or_else(|| CanopyError::invalid("this file is not an image Canopy can show"))?;
     Ok((bytes, format))
-}
-
-/// What "Open with the default application" would open, after checking it is
-/// a regular file that is not a program, script or launcher.
-///
-/// # Errors
-/// `NOT_A_FILE` for non-regular files; `DENIED` for executables (any `x` bit,
-/// ELF, `#!`), `.desktop` launchers and script or installer extensions.
-pub fn check_openable(req: &FileRequest) -> Result<PathBuf, CanopyError> {
-    const REFUSED: &[&str] = &[
-        "desktop", "sh", "bash", "zsh", "fish", "csh", "ksh", "py", "pyw", "pl", "rb", "php", "js", "mjs", "cjs", "jar",
-        "exe", "com", "bat", "cmd", "ps1", "vbs", "msi", "appimage", "run", "bin", "deb", "rpm", "command", "tool",
-        "scpt", "apk", "elf", "out", "so", "ko",
-    ];
-    let path = decode_handle(&req.handle)?;
-    let (file, st) = open_regular(&path)?;
-    let refuse = |why: &str| Err(CanopyError::new(ErrorCode::Denied, format!("Canopy does not launch {why}")));
-    if st.st_mode & 0o111 != 0 {
-        return refuse("executable files");
-    }
-    let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
-    if REFUSED.contains(&ext.as_str()) {
-        return refuse(&format!(".{ext} files (programs, scripts and launchers)"));
-    }
-    let head = read_at(&file, 0, 4)?;
-    if head.starts_with(b"\x7fELF") || head.starts_with(b"#!") || head.starts_with(b"MZ") {
-        return refuse("programs or scripts");
-    }
-    Ok(path)
 }

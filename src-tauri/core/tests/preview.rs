@@ -306,24 +306,6 @@ fn images_past_the_cap_are_too_large() {
 }
 
 #[test]
-fn open_with_default_refuses_programs_scripts_and_launchers() {
-    use canopy_core::preview::check_openable;
-    let t = Tree::new();
-    let ok = t.write("photo.jpg", b"\xff\xd8\xff");
-    assert!(check_openable(&FileRequest { handle: encode_handle(&ok) }).is_ok());
-    let exe = t.write("tool", b"data");
-    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let desktop = t.write("app.desktop", b"[Desktop Entry]");
-    let script = t.write("run.sh", b"echo hi");
-    let shebang = t.write("noext", b"#!/bin/sh\n");
-    let elf = t.write("prog.dat", b"\x7fELF....");
-    for p in [exe, desktop, script, shebang, elf] {
-        let err = check_openable(&FileRequest { handle: encode_handle(&p) }).unwrap_err();
-        assert_eq!(err.code, ErrorCode::Denied, "{}", p.display());
-    }
-}
-
-#[test]
 fn a_file_whose_name_is_not_utf8_previews_through_its_handle() {
     let t = Tree::new();
     t.write(b"caf\xe9.txt", b"bytes in a badly named file");
