@@ -429,9 +429,9 @@ fn absolute(path: &Path) -> Result<PathBuf, CanopyError> {
 fn crumbs_of(path: &Path) -> Vec<Crumb> {
     let mut crumbs: Vec<Crumb> = path
         .ancestors()
-        .map(|p| Crumb {
-            name: p.file_name().map_or_else(|| p.to_string_lossy().into_owned(), |n| n.to_string_lossy().into_owned()),
-            handle: encode_handle(p),
+        .map(|p| {
+            let shown = DisplayName::of(p.file_name().unwrap_or(p.as_os_str()));
+            Crumb { name: shown.text, name_parts: shown.parts, handle: encode_handle(p) }
         })
         .collect();
     crumbs.reverse();

@@ -181,7 +181,13 @@ pub struct Entry {
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct Crumb {
+    /// Display name; invalid UTF-8 replaced by U+FFFD.
     pub name: String,
+    /// The name split into text and escape markers, present only when it
+    /// holds characters that are never shown raw (as `Entry.nameParts`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub name_parts: Option<Vec<NamePart>>,
     pub handle: String,
 }
 

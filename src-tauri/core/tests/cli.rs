@@ -55,6 +55,10 @@ fn golden_text_output_for_the_demo_tree() {
 [FIFO] pipe
 ";
     assert_eq!(stdout(&o), want, "byte for byte");
+    // The README shows the same output.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let shown = readme.split_once("$ canopy-list demo --cap 2\n").and_then(|(_, r)| r.split_once("```")).map(|(b, _)| b);
+    assert_eq!(shown, Some(want), "README.md's example is the golden output");
 }
 
 #[test]

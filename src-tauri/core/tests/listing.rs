@@ -10,6 +10,7 @@ use std::time::Duration;
 use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::IoHooks;
 use canopy_core::wire::{EntryKind, LinkTarget, ListRequest, LocateRequest, RootSpec};
+use canopy_core::names::NamePart;
 use canopy_core::{list, list_request, locate, names::encode_handle, ErrorCode, ListOptions};
 use common::*;
 
@@ -507,6 +508,28 @@ fn crumbs_run_from_the_filesystem_root_to_the_folder() {
     assert_eq!(l.crumbs.first().unwrap().name, "/");
     assert_eq!(l.crumbs.last().unwrap().handle, encode_handle(t.path()));
     assert_eq!(l.crumbs.len(), t.path().components().count());
+}
+
+#[test]
+fn crumbs_carry_escape_markers_for_what_is_never_shown_raw() {
+    let t = Tree::new();
+    let dir = t.dir("line\u{2028}bidi\u{202e}txt");
+    let l = list_at(&dir, 1, 100);
+    let last = l.crumbs.last().unwrap();
+    assert_eq!(
+        last.name_parts.as_deref(),
+        Some(
+            &[
+                NamePart::Text("line".into()),
+                NamePart::Escape("\\u{2028}".into()),
+                NamePart::Text("bidi".into()),
+                NamePart::Escape("\\u{202e}".into()),
+                NamePart::Text("txt".into()),
+            ][..]
+        ),
+        "the window shows markers, not the raw characters"
+    );
+    assert!(l.crumbs[..l.crumbs.len() - 1].iter().all(|c| c.name_parts.is_none()), "plain ancestors carry no parts");
 }
 
 #[test]
