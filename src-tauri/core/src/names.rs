@@ -100,7 +100,7 @@ const TAGS: std::ops::RangeInclusive<u32> = 0xe0000..=0xe007f;
 pub fn is_escaped_char(c: char) -> bool {
     let cp = c as u32;
     if cp < 0xa0 {
-        return cp < 0x20 || cp >= 0x7f;
+        return !(0x20..0x7f).contains(&cp);
     }
     if cp < 0xad {
         return false;
@@ -227,7 +227,7 @@ pub const LINK_NOTES: [&str; 3] = [" (dangling)", " (loop)", " (unchecked)"];
 pub fn guard_line_field(out: &mut String, start: usize) {
     if out[start..].contains('>') {
         let mut guarded = String::with_capacity(out.len() - start + 6);
-        let field = out[start..].as_bytes();
+        let field = &out.as_bytes()[start..];
         for (i, ch) in out[start..].char_indices() {
             let after_dash = i >= 1 && field[i - 1] == b'-' && (i == 1 || field[i - 2] == b' ');
             if ch == '>' && after_dash {

@@ -9,6 +9,7 @@
 //! - its content carries no program, script or shortcut signature (`#!`, ELF,
 //!   `MZ`, a Windows shortcut, a desktop entry, a Java class) whatever its name;
 //! - a zip-based document holds no macro project, and a zip no Java manifest;
+//! - through a symlink, the file reached has an allowed name of the same row;
 //! - the application the system would start for it is not an interpreter,
 //!   Wine, Java or a terminal (see [`crate::default_app`]).
 //!
@@ -98,7 +99,7 @@ const ODF_MACROS: &[ZipName] =
 const JAVA_ARCHIVE: &[ZipName] = &[ZipName::StartsWith("meta-inf/manifest.mf")];
 
 /// The allowlist: extension -> family -> the content it must have.
-pub const OPENABLE: &[Openable] = &[
+pub static OPENABLE: &[Openable] = &[
     // Documents.
     Openable { extensions: &["pdf"], family: Family::Document, mime: &["application/pdf"], content: Content::Magic(&[&[(0, b"%PDF-")]]) },
     Openable {
@@ -320,9 +321,16 @@ pub fn check_openable(req: &FileRequest, desktop: &Desktop) -> Result<PathBuf, C
     if st.st_mode & 0o111 != 0 {
         return Err(not_openable("it is marked executable"));
     }
-    let rule = rule_for(&path).ok_or_else(|| {
-        not_openable("Canopy opens only the documents, images, audio, video, text and archives it knows by name")
-    })?;
+    let unknown = || not_openable("Canopy opens only the documents, images, audio, video, text and archives it knows by name");
+    let rule = rule_for(&path).ok_or_else(unknown)?;
+    // Through a link, the file reached must bear an allowed name of the same
+    // row too: an application may go by the target's name.
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        let target = std::fs::canonicalize(&path).map_err(|e| CanopyError::from_io(&e, "cannot follow the link"))?;
+        if !rule_for(&target).is_some_and(|r| std::ptr::eq(r, rule)) {
+            return Err(not_openable("the link leads to a file whose name is not of the same kind"));
+        }
+    }
     let size = st.st_size.max(0) as u64;
     let head = read_at(&file, 0, OPEN_SNIFF_BYTES)?;
     check_content(rule, &head, head.len() as u64 >= size)?;

@@ -220,25 +220,36 @@ fn program(t: &Tree, name: &str) -> String {
     p.display().to_string()
 }
 
+/// A default application and the file it would be asked to open.
+struct Case {
+    mime: &'static str,
+    id: &'static str,
+    file: &'static str,
+    content: Vec<u8>,
+    /// Exec's program (made as a stand-in) and the rest of the entry.
+    program: &'static str,
+    rest: &'static str,
+    /// Words the refusal must hold.
+    why: &'static str,
+}
+
 #[test]
 fn a_default_application_that_runs_code_is_refused() {
-    // (MIME type, desktop id, file name, content, the entry's lines after
-    // Exec's program, the refusal's words)
-    let cases: &[(&str, &str, &str, &[u8], &str, &str, &str)] = &[
-        ("image/jpeg", "wine-extension-jpg.desktop", "photo.jpg", JPEG, "viewer", " %f", "Wine"),
-        ("image/jpeg", "viewer.desktop", "photo.jpg", JPEG, "wine64", " start /unix %f", "Wine"),
-        ("application/zip", "jarrunner.desktop", "bundle.zip", b"", "java", " -jar %f", "Java"),
-        ("text/plain", "vim.desktop", "notes.txt", b"notes\n", "vim", " %F\nTerminal=true", "terminal"),
-        ("text/plain", "py.desktop", "notes.txt", b"notes\n", "python3.11", " %f", "interpreter"),
-        ("text/markdown", "term.desktop", "readme.md", b"# hi\n", "x-terminal-emulator", " -e less %f", "terminal"),
+    let case = |mime, id, file, content: &[u8], program, rest, why| Case { mime, id, file, content: content.to_vec(), program, rest, why };
+    let cases = [
+        case("image/jpeg", "wine-extension-jpg.desktop", "photo.jpg", JPEG, "viewer", " %f", "Wine"),
+        case("image/jpeg", "viewer.desktop", "photo.jpg", JPEG, "wine64", " start /unix %f", "Wine"),
+        case("application/zip", "jarrunner.desktop", "bundle.zip", &zip(&["a.txt"]), "java", " -jar %f", "Java"),
+        case("text/plain", "vim.desktop", "notes.txt", b"notes\n", "vim", " %F\nTerminal=true", "terminal"),
+        case("text/plain", "py.desktop", "notes.txt", b"notes\n", "python3.11", " %f", "interpreter"),
+        case("text/markdown", "term.desktop", "readme.md", b"# hi\n", "x-terminal-emulator", " -e less %f", "terminal"),
     ];
-    for (mime, id, name, content, prog, rest, why) in cases {
+    for c in cases {
         let t = Tree::new();
-        let exec = format!("[Desktop Entry]\nType=Application\nName=X\nExec=env A=1 {}{rest}\n", program(&t, prog));
-        let d = desktop(&t, &[(mime, id, Some(&exec))]);
-        let content = if *mime == "application/zip" { zip(&["a.txt"]) } else { content.to_vec() };
-        let said = refused(&t.write(name, &content), &d);
-        assert!(said.contains(why) && said.contains(id), "{id}: {said}");
+        let entry = format!("[Desktop Entry]\nType=Application\nName=X\nExec=env A=1 {}{}\n", program(&t, c.program), c.rest);
+        let d = desktop(&t, &[(c.mime, c.id, Some(&entry))]);
+        let said = refused(&t.write(c.file, &c.content), &d);
+        assert!(said.contains(c.why) && said.contains(c.id), "{}: {said}", c.id);
     }
 }
 
@@ -301,4 +312,30 @@ fn a_query_that_hangs_is_refused_not_waited_on_forever() {
     let d = desktop(&t, &[]).with_program(&hang);
     let said = refused(&t.write("photo.jpg", JPEG), &d);
     assert!(said.contains("too long"), "{said}");
+}
+
+#[test]
+fn a_name_that_is_not_utf8_is_checked_and_returned_byte_for_byte() {
+    let t = Tree::new();
+    let none = desktop(&t, &[]);
+    let bad = t.write(b"report\xff.pdf", b"%PDF-1.7\n");
+    let twin = t.write("report\u{fffd}.pdf", b"%PDF-1.7\n");
+    let got = open_as(&bad, &none).unwrap();
+    assert_eq!(got.as_os_str().as_encoded_bytes(), bad.as_os_str().as_encoded_bytes(), "the exact bytes");
+    assert_ne!(got, twin, "not the lossy twin");
+}
+
+#[test]
+fn a_link_opens_only_when_the_file_it_reaches_has_a_name_of_the_same_kind() {
+    let t = Tree::new();
+    let none = desktop(&t, &[]);
+    t.write("real.jpg", JPEG);
+    t.write("launcher.desktop", JPEG);
+    t.write("other.png", JPEG);
+    let good = t.symlink("real.jpg", "photo.jpg");
+    assert_eq!(open_as(&good, &none).unwrap(), good, "the link's own path is opened");
+    for target in ["launcher.desktop", "other.png"] {
+        let link = t.symlink(target, format!("to-{target}.jpg"));
+        assert!(refused(&link, &none).contains("same kind"), "{target}");
+    }
 }
