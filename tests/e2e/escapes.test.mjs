@@ -30,7 +30,7 @@ test("names, link targets and breadcrumbs show invisible characters as markers",
     const crumb = await s.waitFor(
       () => {
         const c = document.querySelector(".crumb[aria-current]");
-        return c && { markers: Array.from(c.querySelectorAll(".escape"), (e) => e.textContent), text: c.innerText, raw: /[\u2028\u202e]/.test(c.textContent) };
+        return c && { markers: Array.from(c.querySelectorAll(".escape"), (e) => e.textContent), text: c.innerText.trim(), raw: /[\u2028\u202e]/.test(c.textContent) };
       },
       { what: "the open folder's breadcrumb" },
     );

@@ -149,7 +149,12 @@ export class PreviewPane {
     const copy = button("Copy path", { "data-action": "copy-path" });
     copy.addEventListener("click", () => void this.act(async () => copiedSentence(await this.backend.copyPath(e.handle))));
     const reveal = button("Reveal", { "data-action": "reveal", title: "Show in the system file manager" });
-    reveal.addEventListener("click", () => void this.act(async () => (await this.backend.reveal(e.handle), "Shown in the file manager.")));
+    reveal.addEventListener("click", () =>
+      void this.act(async () => {
+        await this.backend.reveal(e.handle);
+        return "Shown in the file manager.";
+      }),
+    );
     actions.append(copy, reveal);
     if (e.kind === "file" || (e.kind === "symlink" && e.link?.pointsTo === "file")) {
       const open = button("Open…", { "data-action": "open-default", title: "Open with the default application" });
@@ -187,7 +192,10 @@ export class PreviewPane {
     cancel.addEventListener("click", closeBox);
     ok.addEventListener("click", () => {
       closeBox();
-      void this.act(async () => (await this.backend.openDefault(e.handle), "Opened with the default application."));
+      void this.act(async () => {
+        await this.backend.openDefault(e.handle);
+        return "Opened with the default application.";
+      });
     });
     backdrop.addEventListener("keydown", (ev) => {
       if (ev.key === "Escape") closeBox();
