@@ -7,7 +7,9 @@ use canopy_core::{CanopyError, ErrorCode};
 use serde_json::Value;
 use tauri::ipc::Response;
 use tauri::{AppHandle, Runtime, State};
+use canopy_core::default_app::Desktop;
 use canopy_core::names::encode_handle;
+use canopy_core::shell_quote::CopiedPath;
 use tauri_plugin_clipboard_manager::ClipboardExt;
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
@@ -76,15 +78,18 @@ fn action_log() -> Option<std::path::PathBuf> {
     std::env::var_os("CANOPY_TEST_ACTION_LOG").map(Into::into)
 }
 
-fn record(action: &str, path: &std::path::Path) -> Result<bool, CanopyError> {
+/// Appends `action what` (exact bytes, one line) to the action log.
+fn record(action: &str, what: impl AsRef<std::ffi::OsStr>) -> Result<bool, CanopyError> {
     let Some(log) = action_log() else { return Ok(false) };
     use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
+    use std::os::unix::ffi::OsStrExt;
+    let line = [action.as_bytes(), b" ", what.as_ref().as_bytes(), b"\n"].concat();
+    std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)
+        .and_then(|mut f| f.write_all(&line))
         .map_err(|e| CanopyError::from_io(&e, "cannot record the action"))?;
-    writeln!(f, "{action} {}", path.display()).map_err(|e| CanopyError::from_io(&e, "cannot record the action"))?;
     Ok(true)
 }
 
@@ -99,31 +104,33 @@ pub async fn reveal<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Re
     app.opener().reveal_item_in_dir(&path).map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
 }
 
-/// Opens a file with the default application, unless it is a program,
-/// script or launcher (the engine decides).
+/// Opens a file with the default application when the engine's "Open…"
+/// policy allows it (`canopy_core::openable`), handing the opener the exact
+/// bytes of the path that was checked.
 #[tauri::command]
-pub async fn open_default<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Result<(), CanopyError> {
+pub async fn open_default(request: Option<Value>) -> Result<(), CanopyError> {
     let req: FileRequest = parse_request(request)?;
-    let path = blocking(move || canopy_core::preview::check_openable(&req)).await?;
-    if record("open", &path)? {
-        return Ok(());
-    }
-    app.opener()
-        .open_path(path.to_string_lossy(), None::<&str>)
-        .map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
+    blocking(move || {
+        let path = canopy_core::openable::check_openable(&req, &Desktop::system())?;
+        open::that_detached(&path)
+            .map_err(|e| CanopyError::new(ErrorCode::Io, format!("cannot start the default application: {e}")))
+    })
+    .await
 }
 
-/// Copies the entry's path to the clipboard as text.
+/// Copies the entry's path to the clipboard, quoted for a shell when it
+/// holds anything a shell or a person would misread
+/// (`canopy_core::shell_quote`); answers whether it was quoted.
 #[tauri::command]
-pub async fn copy_path<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Result<(), CanopyError> {
+pub async fn copy_path<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Result<CopiedPath, CanopyError> {
     let req: FileRequest = parse_request(request)?;
-    let path = canopy_core::names::decode_handle(&req.handle)?;
-    if record("copy", &path)? {
-        return Ok(());
+    let copied = canopy_core::shell_quote::copy_text(&req)?;
+    let answer = CopiedPath { quoted: copied.quoted };
+    if record("copy", &copied.text)? {
+        return Ok(answer);
     }
-    app.clipboard()
-        .write_text(path.to_string_lossy().into_owned())
-        .map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
+    app.clipboard().write_text(copied.text).map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))?;
+    Ok(answer)
 }
 
 /// Shows the native folder picker and answers the picked folder's handle

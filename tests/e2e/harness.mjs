@@ -15,6 +15,10 @@ export const APP = process.env.CANOPY_APP ?? path.join(REPO, "target/debug/canop
 export const SHOTS = path.join(REPO, "target/e2e-screenshots");
 /** The app records file actions (copy path, reveal, open) here instead of performing them. */
 export const ACTION_LOG = path.join(REPO, "target/e2e-actions.log");
+/** The suite's stand-in xdg-open (tests/e2e/bin, first on the app's PATH) records here what it was handed. */
+export const OPEN_LOG = path.join(REPO, "target/e2e-opened.log");
+/** The XDG folders the app runs with: default applications the suite chose. */
+export const E2E_DESKTOP = path.join(os.tmpdir(), "canopy-e2e-desktop");
 /** The folder the app's "Open folder…" answers under test, instead of showing the picker. */
 export const PICKED_FOLDER = path.join(os.tmpdir(), "canopy-e2e-picked-folder");
 export const SLOW_FOLDER = process.env.CANOPY_TEST_SLOW_FOLDER ?? "canopy-slow-folder";
@@ -159,6 +163,35 @@ export async function saveScreenshot(s, name) {
   const file = path.join(SHOTS, `${name}.png`);
   fs.writeFileSync(file, png);
   return file;
+}
+
+/**
+ * Lays out the desktop the app runs in (see `desktopEnv`): a viewer that runs
+ * nothing as the default application for text, PDF and JPEG, and a Wine
+ * launcher as the one for PNG, so "Open…" must refuse PNGs.
+ */
+export function makeDesktop() {
+  fs.rmSync(E2E_DESKTOP, { recursive: true, force: true });
+  const viewer = "[Desktop Entry]\nType=Application\nName=Viewer\nExec=true %U\n";
+  const wine = "[Desktop Entry]\nType=Application\nName=Wine\nExec=env WINEPREFIX=/nonexistent wine start /unix %f\n";
+  file(path.join(E2E_DESKTOP, "data/applications/canopy-e2e-viewer.desktop"), viewer);
+  file(path.join(E2E_DESKTOP, "data/applications/wine-extension-png.desktop"), wine);
+  const defaults = ["text/plain", "application/pdf", "image/jpeg"].map((m) => `${m}=canopy-e2e-viewer.desktop`);
+  file(path.join(E2E_DESKTOP, "config/mimeapps.list"), ["[Default Applications]", ...defaults, "image/png=wine-extension-png.desktop", ""].join("\n"));
+}
+
+/** The environment that points the app at that desktop and at the stand-in opener. */
+export function desktopEnv(env) {
+  const out = {
+    ...env,
+    PATH: `${path.join(REPO, "tests/e2e/bin")}:${env.PATH ?? "/usr/bin:/bin"}`,
+    CANOPY_E2E_OPEN_LOG: OPEN_LOG,
+    XDG_CONFIG_HOME: path.join(E2E_DESKTOP, "config"),
+    XDG_DATA_HOME: path.join(E2E_DESKTOP, "data"),
+    XDG_CURRENT_DESKTOP: "X-Generic",
+  };
+  for (const v of ["DESKTOP_SESSION", "KDE_FULL_SESSION", "GNOME_DESKTOP_SESSION_ID", "MATE_DESKTOP_SESSION_ID", "XDG_MENU_PREFIX"]) delete out[v];
+  return out;
 }
 
 // ---- fixtures --------------------------------------------------------------

@@ -7,7 +7,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { Key } from "./webdriver.mjs";
 import {
-  ACTION_LOG,
   REPO,
   diffManifests,
   fifo,
@@ -216,36 +215,6 @@ describe("the preview pane", () => {
       return dl && Array.from(dl.querySelectorAll("dd"), (d) => d.textContent);
     }, { what: "the folder summary" });
     assert.deepEqual(facts, ["4 entries", "1 folder, 3 files, 0 others", "4 of 4 (all)"]);
-  });
-
-  test("copy path, reveal and open are made as calls with the file's path", async () => {
-    fs.rmSync(ACTION_LOG, { force: true });
-    await selectRow(s, "notes.txt");
-    await previewReady(s, "pre.code .line");
-    await s.clickCss('[data-action="copy-path"]');
-    await s.waitFor(() => /Copied/.test(document.querySelector(".preview-status").textContent), { what: "copied" });
-    await s.clickCss('[data-action="reveal"]');
-    await s.waitFor(() => /file manager/.test(document.querySelector(".preview-status").textContent), { what: "revealed" });
-    await s.clickCss('[data-action="open-default"]');
-    const question = await s.waitFor(() => document.querySelector('[role="alertdialog"]')?.textContent, { what: "the confirmation" });
-    assert.match(question, /Open notes\.txt \(text file \(utf-8\), 34 B\) with the default application\?/);
-    await saveScreenshot(s, "preview-confirm-open");
-    await s.clickCss('[data-action="confirm-open"]');
-    await s.waitFor(() => /default application/.test(document.querySelector(".preview-status").textContent), { what: "opened" });
-    const log = fs.readFileSync(ACTION_LOG, "utf8").trim().split("\n");
-    const p = path.join(root, "notes.txt");
-    assert.deepEqual(log, [`copy ${p}`, `reveal ${p}`, `open ${p}`]);
-  });
-
-  test("an executable script is never opened with the default application", async () => {
-    fs.rmSync(ACTION_LOG, { force: true });
-    await selectRow(s, "script.sh");
-    await previewReady(s, "pre.code .line");
-    await s.clickCss('[data-action="open-default"]');
-    await s.clickCss('[data-action="confirm-open"]');
-    const status = await s.waitFor(() => /DENIED/.test(document.querySelector(".preview-status").textContent) && document.querySelector(".preview-status").textContent, { what: "the refusal" });
-    assert.match(status, /does not launch/);
-    assert.equal(fs.existsSync(ACTION_LOG), false, "nothing was opened");
   });
 });
 

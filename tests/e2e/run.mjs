@@ -10,7 +10,7 @@ import { spawn, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { ACTION_LOG, PICKED_FOLDER, REPO, SHOTS, SLOW_FOLDER } from "./harness.mjs";
+import { ACTION_LOG, OPEN_LOG, PICKED_FOLDER, REPO, SHOTS, SLOW_FOLDER, desktopEnv, makeDesktop } from "./harness.mjs";
 
 const children = [];
 
@@ -87,8 +87,10 @@ process.on("SIGINT", () => {
 async function main() {
   fs.mkdirSync(SHOTS, { recursive: true });
   fs.rmSync(ACTION_LOG, { force: true });
+  fs.rmSync(OPEN_LOG, { force: true });
+  makeDesktop();
   const display = await startXvfb();
-  const base = {
+  const base = desktopEnv({
     ...process.env,
     DISPLAY: display,
     WEBKIT_DISABLE_DMABUF_RENDERER: "1",
@@ -96,7 +98,7 @@ async function main() {
     CANOPY_TEST_ACTION_LOG: ACTION_LOG,
     CANOPY_TEST_PICK_FOLDER: PICKED_FOLDER,
     NO_AT_BRIDGE: "1",
-  };
+  });
   delete base.WEBKIT_DISABLE_COMPOSITING_MODE;
   const light = await startDriver({ ...base, GTK_THEME: "Adwaita" });
   const dark = await startDriver({ ...base, GTK_THEME: "Adwaita:dark" });

@@ -15,6 +15,7 @@ import type { Located } from "./bindings/Located";
 import type { Startup } from "./bindings/Startup";
 import type { PreviewRequest } from "./bindings/PreviewRequest";
 import type { PreviewChunk } from "./bindings/PreviewChunk";
+import type { CopiedPath } from "./bindings/CopiedPath";
 
 export type CommandName =
   | "list_directory"
@@ -44,7 +45,8 @@ export interface PreviewBackend {
   readImage(handle: string): Promise<ArrayBuffer>;
   reveal(handle: string): Promise<void>;
   openDefault(handle: string): Promise<void>;
-  copyPath(handle: string): Promise<void>;
+  /** Copies the path; says whether it was quoted for a shell (`$'…'`). */
+  copyPath(handle: string): Promise<CopiedPath>;
 }
 
 export class BackendError extends Error {
@@ -94,6 +96,6 @@ export const tauriBackend: Backend & PreviewBackend = {
   readImage: (handle) => call<ArrayBuffer>("read_image", { handle }),
   reveal: (handle) => call<void>("reveal", { handle }),
   openDefault: (handle) => call<void>("open_default", { handle }),
-  copyPath: (handle) => call<void>("copy_path", { handle }),
+  copyPath: (handle) => call<CopiedPath>("copy_path", { handle }),
   pickFolder: () => call<string | null>("pick_folder"),
 };

@@ -14,6 +14,7 @@ const SENTENCES: Record<ErrorCode, string> = {
   INVALID_ARGUMENT: "the request was not valid",
   CANCELLED: "the request was replaced by a newer one",
   TOO_LARGE: "the file is too large to show here",
+  NOT_OPENABLE: "Canopy does not open programs, scripts or files whose content does not match their name: use Reveal",
   IO: "the system reported an input/output error",
 };
 

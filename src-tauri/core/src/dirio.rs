@@ -14,6 +14,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path};
 use std::time::Duration;
 
+use crate::limits::MAX_TIME_MS;
 use crate::wire::EntryKind;
 
 /// Bytes asked of `getdents64` at a time: large batches mean few syscalls.
@@ -94,7 +95,9 @@ pub struct Dir {
 pub struct Meta {
     pub kind: EntryKind,
     pub size: u64,
-    pub modified_ms: i64,
+    /// Milliseconds since the epoch; `None` when the time lies outside what
+    /// a date can hold (`MAX_TIME_MS` either way), which tmpfs and tar allow.
+    pub modified_ms: Option<i64>,
 }
 
 impl Meta {
@@ -102,7 +105,11 @@ impl Meta {
         Meta {
             kind: kind_of_mode(st.st_mode),
             size: st.st_size as u64,
-            modified_ms: st.st_mtime.saturating_mul(1000) + st.st_mtime_nsec / 1_000_000,
+            modified_ms: st
+                .st_mtime
+                .checked_mul(1000)
+                .and_then(|ms| ms.checked_add(st.st_mtime_nsec / 1_000_000))
+                .filter(|ms| ms.abs() <= MAX_TIME_MS),
         }
     }
 }

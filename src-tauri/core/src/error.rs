@@ -24,6 +24,9 @@ pub enum ErrorCode {
     InvalidArgument,
     Cancelled,
     TooLarge,
+    /// "Open…" refused: a program, script, launcher, or content that does
+    /// not match its name (see `openable`).
+    NotOpenable,
     Io,
 }
 
@@ -41,6 +44,7 @@ impl ErrorCode {
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
             ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::TooLarge => "TOO_LARGE",
+            ErrorCode::NotOpenable => "NOT_OPENABLE",
             ErrorCode::Io => "IO",
         }
     }
@@ -117,7 +121,7 @@ mod tests {
 
     #[test]
     fn codes_serialize_as_screaming_snake_tokens() {
-        for code in [ErrorCode::NotADirectory, ErrorCode::NameTooLong, ErrorCode::Io] {
+        for code in [ErrorCode::NotADirectory, ErrorCode::NameTooLong, ErrorCode::NotOpenable, ErrorCode::Io] {
             let json = serde_json::to_string(&code).unwrap();
             assert_eq!(json, format!("\"{}\"", code.as_str()), "wire token and as_str must agree");
         }

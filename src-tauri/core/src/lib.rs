@@ -1,4 +1,6 @@
-//! Canopy's engine: the capped recursive listing and the bounded preview.
+//! Canopy's engine: the capped recursive listing and the bounded preview,
+//! and the policies of the file actions ([`openable`] with [`default_app`]
+//! for "Open…", [`shell_quote`] for "Copy path").
 //!
 //! This crate has no GUI dependency. The Tauri shell (`src-tauri/src`) wraps
 //! each public entry point in a thin command, and the `canopy-list` binary
@@ -7,13 +9,16 @@
 //! [`limits`].
 
 pub mod cancel;
+pub mod default_app;
 pub mod dirio;
 pub mod error;
 pub mod limits;
 pub mod listing;
 pub mod names;
+pub mod openable;
 pub mod order;
 pub mod preview;
+pub mod shell_quote;
 pub mod text;
 pub mod wire;
 

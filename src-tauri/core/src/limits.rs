@@ -18,6 +18,10 @@ pub const MAX_PAGE: u32 = 10_000;
 /// Longest time spent reading one folder before it is returned as `TIMEOUT`.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
 
+/// The furthest time from the epoch, either way, that a date can hold
+/// (ECMAScript's `Date` range): a modification time beyond it is left out.
+pub const MAX_TIME_MS: i64 = 8_640_000_000_000_000;
+
 /// Bytes read by one preview request when the caller does not say.
 pub const PREVIEW_CHUNK: u64 = 256 * 1024;
 /// Largest preview chunk; larger requests are clamped and the reply says so.
@@ -28,3 +32,11 @@ pub const IMAGE_CAP: u64 = 32 * 1024 * 1024;
 pub const HEX_VIEW_BYTES: u64 = 4 * 1024;
 /// Bytes examined to decide whether a file is text or binary.
 pub const SNIFF_BYTES: usize = 1024;
+
+/// Bytes of a file "Open…" examines: its magic, or that text is UTF-8.
+pub const OPEN_SNIFF_BYTES: usize = 64 * 1024;
+/// Largest zip central directory "Open…" reads to look for macros; a larger
+/// one is not opened.
+pub const ZIP_DIRECTORY_CAP: u64 = 4 * 1024 * 1024;
+/// Longest wait for the system to name a file's default application.
+pub const HANDLER_QUERY_TIMEOUT: Duration = Duration::from_secs(5);

@@ -349,7 +349,7 @@ fn describe(dir: &Dir, dir_path: &Path, cand: &Candidate, level: u32, ctx: &Ctx<
         match dir.stat_child(&cand.name, false) {
             Ok(meta) => {
                 entry.size = Some(meta.size);
-                entry.modified = Some(meta.modified_ms);
+                entry.modified = meta.modified_ms;
             }
             Err(e) => entry.error = Some(entry_error(&e, "cannot read its details")),
         }
@@ -429,9 +429,9 @@ fn absolute(path: &Path) -> Result<PathBuf, CanopyError> {
 fn crumbs_of(path: &Path) -> Vec<Crumb> {
     let mut crumbs: Vec<Crumb> = path
         .ancestors()
-        .map(|p| Crumb {
-            name: p.file_name().map_or_else(|| p.to_string_lossy().into_owned(), |n| n.to_string_lossy().into_owned()),
-            handle: encode_handle(p),
+        .map(|p| {
+            let shown = DisplayName::of(p.file_name().unwrap_or(p.as_os_str()));
+            Crumb { name: shown.text, name_parts: shown.parts, handle: encode_handle(p) }
         })
         .collect();
     crumbs.reverse();
@@ -488,7 +488,7 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
     let mut entry = named_entry(name, Some(root), EntryKind::Folder);
     if let Ok(meta) = dir.stat_self() {
         entry.size = Some(meta.size);
-        entry.modified = Some(meta.modified_ms);
+        entry.modified = meta.modified_ms;
     }
     entry.error = error;
     entry.folder = Some(Box::new(folder));

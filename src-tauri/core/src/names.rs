@@ -58,13 +58,66 @@ pub struct DisplayName {
     pub parts: Option<Vec<NamePart>>,
 }
 
-/// True for characters that are never shown raw: C0/C1 controls and DEL,
-/// bidi controls, and zero-width characters.
+/// Unicode categories Zl, Zp and Cf (Unicode 16.0), as inclusive ranges in
+/// order: line and paragraph separators, and format characters (bidi
+/// controls, zero-width characters, the soft hyphen, tags, ...), which are
+/// invisible or move the text around them. A test checks the table against
+/// a Unicode-data crate.
+const SEPARATORS_AND_FORMAT: &[(u32, u32)] = &[
+    (0x00ad, 0x00ad),
+    (0x0600, 0x0605),
+    (0x061c, 0x061c),
+    (0x06dd, 0x06dd),
+    (0x070f, 0x070f),
+    (0x0890, 0x0891),
+    (0x08e2, 0x08e2),
+    (0x180e, 0x180e),
+    (0x200b, 0x200f),
+    (0x2028, 0x202e),
+    (0x2060, 0x2064),
+    (0x2066, 0x206f),
+    (0xfeff, 0xfeff),
+    (0xfff9, 0xfffb),
+    (0x110bd, 0x110bd),
+    (0x110cd, 0x110cd),
+    (0x13430, 0x1343f),
+    (0x1bca0, 0x1bca3),
+    (0x1d173, 0x1d17a),
+    (0xe0001, 0xe0001),
+    (0xe0020, 0xe007f),
+];
+
+/// Letters that render as blank space (Hangul fillers, the Halfwidth
+/// Hangul filler): a name of them looks empty.
+const FILLERS: &[u32] = &[0x115f, 0x1160, 0x3164, 0xffa0];
+
+/// The whole tag block, its unassigned code points included.
+const TAGS: std::ops::RangeInclusive<u32> = 0xe0000..=0xe007f;
+
+/// True for characters that are never shown raw: C0/C1 controls and DEL
+/// (category Cc), line and paragraph separators (Zl, Zp), format characters
+/// (Cf: bidi controls, zero-width characters, tags, ...), and the blank fillers.
 pub fn is_escaped_char(c: char) -> bool {
-    matches!(c,
-        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        | '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        | '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+    let cp = c as u32;
+    if cp < 0xa0 {
+        return !(0x20..0x7f).contains(&cp);
+    }
+    if cp < 0xad {
+        return false;
+    }
+    FILLERS.contains(&cp)
+        || TAGS.contains(&cp)
+        || SEPARATORS_AND_FORMAT
+            .binary_search_by(|&(lo, hi)| {
+                if hi < cp {
+                    std::cmp::Ordering::Less
+                } else if lo > cp {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
 }
 
 fn escape_char(c: char, out: &mut String) {
@@ -136,7 +189,9 @@ fn parts_of(raw: &[u8]) -> Vec<NamePart> {
 
 /// The one-line escaped form used by `canopy-list`'s text mode: `\` doubled,
 /// `\n` `\t` `\r`, `\u{202e}` for other escaped characters, `\xff` for bytes
-/// that are not UTF-8. No name can forge a line or hide its direction.
+/// that are not UTF-8, and the two guards of [`guard_line_field`]. No name
+/// can forge a line, hide its direction, or pass for Canopy's own ` -> ` and
+/// ` (dangling)`.
 pub fn escape_for_line(raw: &[u8]) -> String {
     let mut out = String::with_capacity(raw.len());
     for chunk in raw.utf8_chunks() {
@@ -153,7 +208,43 @@ pub fn escape_for_line(raw: &[u8]) -> String {
             let _ = write!(out, "\\x{b:02x}");
         }
     }
+    guard_line_field(&mut out, 0);
     out
+}
+
+/// The notes Canopy writes after a link's target in text mode.
+pub const LINK_NOTES: [&str; 3] = [" (dangling)", " (loop)", " (unchecked)"];
+
+/// Applies text mode's two guards to the escaped field (a name, or a link's
+/// target) that `out` holds from `start` on:
+/// - a `>` that follows ` -`, or follows a `-` that starts the field, is
+///   written `\u{3e}`, so ` -> ` only ever separates a link from its target;
+/// - the `(` of a trailing ` (dangling)`, ` (loop)` or ` (unchecked)` is
+///   written `\u{28}`, so those notes only ever come from Canopy.
+///
+/// `-`, `>`, `(` and space are never escaped otherwise, so the escaped field
+/// holds these patterns exactly where the raw name does.
+pub fn guard_line_field(out: &mut String, start: usize) {
+    if out[start..].contains('>') {
+        let mut guarded = String::with_capacity(out.len() - start + 6);
+        let field = &out.as_bytes()[start..];
+        for (i, ch) in out[start..].char_indices() {
+            let after_dash = i >= 1 && field[i - 1] == b'-' && (i == 1 || field[i - 2] == b' ');
+            if ch == '>' && after_dash {
+                guarded.push_str("\\u{3e}");
+            } else {
+                guarded.push(ch);
+            }
+        }
+        out.truncate(start);
+        out.push_str(&guarded);
+    }
+    if out.ends_with(')') {
+        if let Some(note) = LINK_NOTES.iter().find(|n| out[start..].ends_with(*n)) {
+            let paren = out.len() - note.len() + 1;
+            out.replace_range(paren..paren + 1, "\\u{28}");
+        }
+    }
 }
 
 #[cfg(test)]
@@ -192,6 +283,19 @@ mod tests {
             ("zw\u{200b}\u{200d}\u{2060}\u{feff}".as_bytes(), "zw\\u{200b}\\u{200d}\\u{2060}\\u{feff}"),
             ("lrm\u{200e}".as_bytes(), "lrm\\u{200e}"),
             (b"bad\xff\xfe", "bad\\xff\\xfe"),
+            (b"evil -> safe -> /etc/shadow", "evil -\\u{3e} safe -\\u{3e} /etc/shadow"),
+            (b"-> start", "-\\u{3e} start"),
+            (b"a->b a- >c", "a->b a- >c"),
+            (b"file (dangling)", "file \\u{28}dangling)"),
+            (b"x (loop)", "x \\u{28}loop)"),
+            (b"y (unchecked)", "y \\u{28}unchecked)"),
+            (b"(dangling) z", "(dangling) z"),
+            (b"z(loop)", "z(loop)"),
+            ("line\u{2028}para\u{2029}".as_bytes(), "line\\u{2028}para\\u{2029}"),
+            ("soft\u{ad}hy".as_bytes(), "soft\\u{ad}hy"),
+            ("fill\u{115f}\u{1160}\u{3164}\u{ffa0}\u{180e}".as_bytes(), "fill\\u{115f}\\u{1160}\\u{3164}\\u{ffa0}\\u{180e}"),
+            ("tag\u{e0000}\u{e0041}\u{e007f}".as_bytes(), "tag\\u{e0000}\\u{e0041}\\u{e007f}"),
+            ("arabic\u{600}\u{8e2}".as_bytes(), "arabic\\u{600}\\u{8e2}"),
             ("caf\u{e9} ok".as_bytes(), "caf\u{e9} ok"),
         ];
         for (raw, want) in cases {
@@ -219,5 +323,15 @@ mod tests {
         assert!(bad.lossy, "replaced bytes must be flagged");
         assert_eq!(bad.text, "caf\u{fffd}");
         assert_eq!(bad.parts.unwrap(), vec![NamePart::Text("caf".into()), NamePart::Escape("\\xe9".into())]);
+    }
+
+    #[test]
+    fn the_escaped_set_is_exactly_cc_cf_zl_zp_the_fillers_and_the_tag_block() {
+        use unicode_general_category::{get_general_category, GeneralCategory as G};
+        for c in (0..=0x10ffffu32).filter_map(char::from_u32) {
+            let by_category = matches!(get_general_category(c), G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator);
+            let want = by_category || FILLERS.contains(&(c as u32)) || TAGS.contains(&(c as u32));
+            assert_eq!(is_escaped_char(c), want, "U+{:04X} ({:?})", c as u32, get_general_category(c));
+        }
     }
 }

@@ -6,6 +6,7 @@
 //!   O_NOFOLLOW` (which runs no driver and releases no fifo writer), checked
 //!   with `fstat`, and only a regular file is reopened for reading through
 //!   `/proc/self/fd/N` (`O_RDONLY | O_NONBLOCK | O_NOCTTY`) and checked again.
+//!   Without `/proc` nothing is read (`IO`): the path is never opened twice.
 //!   A symlink is followed only by resolving it first, then the same checks.
 //! - at most the requested length is read, whatever the file's size; a
 //!   larger request is clamped to `MAX_PREVIEW_CHUNK` and the reply says so.
@@ -189,13 +190,18 @@ pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
     let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
     let proc_path = std::ffi::CString::new(format!("/proc/self/fd/{}", pathfd.as_raw_fd())).expect("no NUL");
     // SAFETY: valid C string. Reopening the magic link reaches the same inode.
-    let mut fd = unsafe { libc::open(proc_path.as_ptr(), flags) };
-    if fd < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
-        // No /proc: open the resolved path without following, then compare inodes below.
-        fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_NOFOLLOW) };
-    }
+    let fd = unsafe { libc::open(proc_path.as_ptr(), flags) };
     if fd < 0 {
-        return Err(CanopyError::from_io(&io::Error::last_os_error(), "cannot open file"));
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::ENOENT) {
+            // No /proc. Opening the path again would open whatever is there
+            // now, which could be a fifo swapped in since the check: refuse.
+            return Err(CanopyError::new(
+                ErrorCode::Io,
+                "cannot open file: /proc is not mounted, and a file is read only through the descriptor that was checked",
+            ));
+        }
+        return Err(CanopyError::from_io(&err, "cannot open file"));
     }
     // SAFETY: fresh fd owned here.
     let file = unsafe { File::from_raw_fd(fd) };
@@ -207,7 +213,7 @@ pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
 }
 
 /// Reads up to `len` bytes at `offset`, retrying short reads until EOF.
-fn read_at(file: &File, offset: u64, len: usize) -> Result<Vec<u8>, CanopyError> {
+pub(crate) fn read_at(file: &File, offset: u64, len: usize) -> Result<Vec<u8>, CanopyError> {
     let mut buf = vec![0u8; len];
     let mut got = 0;
     while got < len {
@@ -441,33 +447,4 @@ pub fn read_image(req: &FileRequest) -> Result<(Vec<u8>, ImageFormat), CanopyErr
     }
     let format = sniff_image(&bytes).ok_or_else(|| CanopyError::invalid("this file is not an image Canopy can show"))?;
     Ok((bytes, format))
-}
-
-/// What "Open with the default application" would open, after checking it is
-/// a regular file that is not a program, script or launcher.
-///
-/// # Errors
-/// `NOT_A_FILE` for non-regular files; `DENIED` for executables (any `x` bit,
-/// ELF, `#!`), `.desktop` launchers and script or installer extensions.
-pub fn check_openable(req: &FileRequest) -> Result<PathBuf, CanopyError> {
-    const REFUSED: &[&str] = &[
-        "desktop", "sh", "bash", "zsh", "fish", "csh", "ksh", "py", "pyw", "pl", "rb", "php", "js", "mjs", "cjs", "jar",
-        "exe", "com", "bat", "cmd", "ps1", "vbs", "msi", "appimage", "run", "bin", "deb", "rpm", "command", "tool",
-        "scpt", "apk", "elf", "out", "so", "ko",
-    ];
-    let path = decode_handle(&req.handle)?;
-    let (file, st) = open_regular(&path)?;
-    let refuse = |why: &str| Err(CanopyError::new(ErrorCode::Denied, format!("Canopy does not launch {why}")));
-    if st.st_mode & 0o111 != 0 {
-        return refuse("executable files");
-    }
-    let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase()).unwrap_or_default();
-    if REFUSED.contains(&ext.as_str()) {
-        return refuse(&format!(".{ext} files (programs, scripts and launchers)"));
-    }
-    let head = read_at(&file, 0, 4)?;
-    if head.starts_with(b"\x7fELF") || head.starts_with(b"#!") || head.starts_with(b"MZ") {
-        return refuse("programs or scripts");
-    }
-    Ok(path)
 }

@@ -2,12 +2,14 @@
 //! [`Listing`] the UI receives.
 //!
 //! Every name and link target is escaped (see [`crate::names::escape_for_line`])
-//! so no name can forge a line; the tags and the `[WARNING]` wording are a
-//! contract with scripts and stay exactly as they are.
+//! so no name can forge a line, and guarded (see
+//! [`crate::names::guard_line_field`]) so ` -> ` and the link notes only come
+//! from Canopy: each line parses back to exactly one entry. The grammar is in
+//! the README; the tags and the `[WARNING]` wording are a contract with scripts.
 
 use std::io::{self, Write};
 
-use crate::names::NamePart;
+use crate::names::{guard_line_field, NamePart, LINK_NOTES};
 use crate::wire::{EntryKind, Folder, LinkTarget, Listing};
 
 /// The escaped one-line form of an entry's name, built from its wire parts
@@ -28,6 +30,7 @@ fn push_escaped_text(out: &mut String, text: &str) {
 }
 
 fn push_line_name(out: &mut String, name: &str, parts: Option<&[NamePart]>) {
+    let start = out.len();
     match parts {
         None => push_escaped_text(out, name),
         Some(parts) => {
@@ -39,6 +42,7 @@ fn push_line_name(out: &mut String, name: &str, parts: Option<&[NamePart]>) {
             }
         }
     }
+    guard_line_field(out, start);
 }
 
 /// Writes the listing as text.
@@ -62,8 +66,11 @@ fn tag(kind: EntryKind) -> &'static str {
         EntryKind::Folder => "[DIR] ",
         EntryKind::File => "[FILE] ",
         EntryKind::Symlink => "[LINK] ",
+        EntryKind::Fifo => "[FIFO] ",
+        EntryKind::Socket => "[SOCKET] ",
+        EntryKind::CharDevice => "[CHAR_DEVICE] ",
+        EntryKind::BlockDevice => "[BLOCK_DEVICE] ",
         EntryKind::Unknown => "[UNKNOWN] ",
-        EntryKind::Fifo | EntryKind::Socket | EntryKind::CharDevice | EntryKind::BlockDevice => "[SPECIAL] ",
     }
 }
 
@@ -77,9 +84,10 @@ fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl 
         out.write_all(path.as_bytes())?;
         if let Some(link) = &e.link {
             let note = match link.points_to {
-                LinkTarget::Dangling => " (dangling)",
-                LinkTarget::Loop => " (loop)",
-                _ => "",
+                LinkTarget::Dangling => LINK_NOTES[0],
+                LinkTarget::Loop => LINK_NOTES[1],
+                LinkTarget::Unknown => LINK_NOTES[2],
+                LinkTarget::Folder | LinkTarget::File | LinkTarget::Other => "",
             };
             let target = line_name(&link.target, link.target_parts.as_deref());
             write!(out, " -> {target}{note}")?;

@@ -158,7 +158,8 @@ pub struct Entry {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub size: Option<u64>,
-    /// Modification time, milliseconds since the Unix epoch.
+    /// Modification time, milliseconds since the Unix epoch; absent when not
+    /// read, or when it lies beyond what a date can hold (`MAX_TIME_MS`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub modified: Option<i64>,
@@ -180,7 +181,13 @@ pub struct Entry {
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct Crumb {
+    /// Display name; invalid UTF-8 replaced by U+FFFD.
     pub name: String,
+    /// The name split into text and escape markers, present only when it
+    /// holds characters that are never shown raw (as `Entry.nameParts`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub name_parts: Option<Vec<NamePart>>,
     pub handle: String,
 }
 

@@ -52,9 +52,13 @@ fn golden_text_output_for_the_demo_tree() {
 [LINK] link -> docs
 [FILE] new\\nline.txt
 [FILE] notes.txt
-[SPECIAL] pipe
+[FIFO] pipe
 ";
     assert_eq!(stdout(&o), want, "byte for byte");
+    // The README shows the same output.
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let shown = readme.split_once("$ canopy-list demo --cap 2\n").and_then(|(_, r)| r.split_once("```")).map(|(b, _)| b);
+    assert_eq!(shown, Some(want), "README.md's example is the golden output");
 }
 
 #[test]
@@ -186,4 +190,75 @@ fn no_dotfiles_leaves_them_out() {
     t.file("plain");
     let out = stdout(&run(&[t.path().as_os_str(), "--no-dotfiles".as_ref()]));
     assert_eq!(out, "[FILE] plain\n");
+}
+
+#[test]
+fn special_files_are_tagged_with_their_real_kind() {
+    let t = Tree::new();
+    t.fifo("pipe");
+    let _socket = t.socket("sock");
+    for (name, kind) in [("chr", libc::S_IFCHR), ("blk", libc::S_IFBLK)] {
+        let c = std::ffi::CString::new(t.at(name).as_os_str().as_encoded_bytes()).unwrap();
+        // Never opened: Canopy lists device nodes by their directory entry.
+        let made = unsafe { libc::mknod(c.as_ptr(), kind | 0o600, libc::makedev(7, 200)) };
+        assert_eq!(made, 0, "mknod {name} needs CAP_MKNOD (scripts/test runs as root): {}", std::io::Error::last_os_error());
+    }
+    let out = stdout(&run(&[t.path().as_os_str()]));
+    assert_eq!(out, "[BLOCK_DEVICE] blk\n[CHAR_DEVICE] chr\n[FIFO] pipe\n[SOCKET] sock\n");
+}
+
+#[test]
+fn a_link_whose_target_cannot_be_checked_says_unchecked() {
+    // A component longer than NAME_MAX: following the link fails with
+    // ENAMETOOLONG, which says neither "dangling" nor "loop".
+    let t = Tree::new();
+    let long = "a".repeat(300);
+    t.symlink(&long, "odd");
+    let out = stdout(&run(&[t.path().as_os_str()]));
+    assert_eq!(out, format!("[LINK] odd -> {long} (unchecked)\n"));
+}
+
+#[test]
+fn arrows_and_link_notes_in_names_cannot_forge_a_link_line() {
+    let t = Tree::new();
+    t.file("evil -> safe -> shadow");
+    t.file("-> leading");
+    t.file("report (dangling)");
+    t.symlink("c -> d (loop)", "a -> b");
+    t.symlink("-> x", "to-arrow");
+    t.symlink("/", "live (unchecked)");
+    let out = stdout(&run(&[t.path().as_os_str()]));
+    let want = "\
+[FILE] -\\u{3e} leading
+[LINK] a -\\u{3e} b -> c -\\u{3e} d \\u{28}loop) (dangling)
+[FILE] evil -\\u{3e} safe -\\u{3e} shadow
+[LINK] live \\u{28}unchecked) -> /
+[FILE] report \\u{28}dangling)
+[LINK] to-arrow -> -\\u{3e} x (dangling)
+";
+    assert_eq!(out, want);
+    for line in out.lines() {
+        let arrows = line.matches(" -> ").count();
+        assert_eq!(arrows, usize::from(line.starts_with("[LINK] ")), "` -> ` once on a link line, never elsewhere: {line}");
+    }
+}
+
+#[test]
+fn separators_invisibles_and_fillers_are_escaped_in_names_and_targets() {
+    let t = Tree::new();
+    t.file("line\u{2028}break\u{2029}para");
+    t.file("soft\u{ad}hyphen");
+    t.file("\u{3164}\u{115f}\u{1160}\u{ffa0}\u{180e}");
+    t.file("tag\u{e0041}\u{e007f}");
+    t.symlink("to\u{2028}there", "link");
+    let out = stdout(&run(&[t.path().as_os_str()]));
+    let want = "\
+[FILE] line\\u{2028}break\\u{2029}para
+[LINK] link -> to\\u{2028}there (dangling)
+[FILE] soft\\u{ad}hyphen
+[FILE] tag\\u{e0041}\\u{e007f}
+[FILE] \\u{3164}\\u{115f}\\u{1160}\\u{ffa0}\\u{180e}
+";
+    assert_eq!(out, want);
+    assert!(!out.contains(['\u{2028}', '\u{2029}']), "no line a tool could split");
 }

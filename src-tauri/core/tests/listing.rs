@@ -3,12 +3,14 @@
 mod common;
 
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
 use std::sync::Arc;
 use std::time::Duration;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::IoHooks;
 use canopy_core::wire::{EntryKind, LinkTarget, ListRequest, LocateRequest, RootSpec};
+use canopy_core::names::NamePart;
 use canopy_core::{list, list_request, locate, names::encode_handle, ErrorCode, ListOptions};
 use common::*;
 
@@ -178,6 +180,32 @@ fn shown_entries_carry_size_and_modified_time() {
 }
 
 #[test]
+fn a_time_outside_what_a_date_can_hold_leaves_modified_absent_and_fails_nothing() {
+    // tmpfs keeps any 64-bit time, as tar restores it from an archive.
+    let t = Tree::new_in_memory();
+    let far = t.write("far-future", b"x");
+    set_mtime(&far, 9_223_372_036_854_775, 999_000_000);
+    let plain = t.write("far-future-whole", b"x");
+    set_mtime(&plain, 9_223_372_036_854_775, 0);
+    let past = t.write("far-past", b"x");
+    set_mtime(&past, -9_223_372_036_854_775, 0);
+    let edge = t.write("edge", b"x");
+    set_mtime(&edge, 8_640_000_000_000, 0);
+    let beyond = t.write("beyond", b"x");
+    set_mtime(&beyond, 8_640_000_000_000, 1_000_000);
+    let l = list_at(t.path(), 1, 100);
+    let f = folder(&l.root);
+    assert_eq!(f.total, Some(5), "every entry is listed");
+    for name in ["far-future", "far-future-whole", "far-past", "beyond"] {
+        let e = child(f, name);
+        assert_eq!(e.modified, None, "{name}: a time past 8.64e15 ms either way is left out");
+        assert_eq!(e.error, None, "{name}: an odd time is not an error");
+        assert_eq!(e.size, Some(1), "{name}: the other details are there");
+    }
+    assert_eq!(child(f, "edge").modified, Some(8_640_000_000_000_000), "the last representable time is kept");
+}
+
+#[test]
 fn symlinks_carry_their_target_and_what_it_points_to() {
     let t = Tree::new();
     t.file("real.txt");
@@ -233,6 +261,23 @@ fn fifo_is_listed_but_never_opened() {
     let l = list_at(t.path(), 2, 100);
     assert_eq!(child(folder(&l.root), "pipe").kind, EntryKind::Fifo);
     assert!(writer.still_blocked(), "listing must not open the fifo");
+}
+
+#[test]
+fn the_blocked_writer_check_fails_once_anything_opens_the_fifo() {
+    // The check the fifo tests rely on, seen failing: a non-blocking read
+    // open (what a careless preview would do) releases the writer.
+    let t = Tree::new();
+    let fifo = t.fifo("pipe");
+    let writer = BlockedWriter::on(&fifo);
+    assert!(writer.still_blocked(), "nothing has opened it yet");
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    assert!(!writer.still_blocked(), "a reader's open releases the writer at once");
+    drop(reader);
 }
 
 #[test]
@@ -463,6 +508,28 @@ fn crumbs_run_from_the_filesystem_root_to_the_folder() {
     assert_eq!(l.crumbs.first().unwrap().name, "/");
     assert_eq!(l.crumbs.last().unwrap().handle, encode_handle(t.path()));
     assert_eq!(l.crumbs.len(), t.path().components().count());
+}
+
+#[test]
+fn crumbs_carry_escape_markers_for_what_is_never_shown_raw() {
+    let t = Tree::new();
+    let dir = t.dir("line\u{2028}bidi\u{202e}txt");
+    let l = list_at(&dir, 1, 100);
+    let last = l.crumbs.last().unwrap();
+    assert_eq!(
+        last.name_parts.as_deref(),
+        Some(
+            &[
+                NamePart::Text("line".into()),
+                NamePart::Escape("\\u{2028}".into()),
+                NamePart::Text("bidi".into()),
+                NamePart::Escape("\\u{202e}".into()),
+                NamePart::Text("txt".into()),
+            ][..]
+        ),
+        "the window shows markers, not the raw characters"
+    );
+    assert!(l.crumbs[..l.crumbs.len() - 1].iter().all(|c| c.name_parts.is_none()), "plain ancestors carry no parts");
 }
 
 #[test]

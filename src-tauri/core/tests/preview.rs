@@ -212,33 +212,63 @@ fn an_unreadable_file_is_denied_for_an_ordinary_user() {
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
     // Root reads anything: the read runs as `nobody`, in a copy of this test
     // binary started in probe mode.
-    let out = unprivileged(&preview_probe()).arg(encode_handle(&p)).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        stdout.lines().any(|l| l.trim() == "DENIED"),
-        "expected DENIED as nobody; stdout: {stdout}; stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(probe(unprivileged(&preview_probe()).arg(encode_handle(&p))), "DENIED");
 }
 
-/// This test binary itself, copied where `nobody` can run it, in probe mode.
-fn preview_probe() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("canopy-preview-probe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let dest = dir.join("probe");
-    if !dest.exists() {
-        std::fs::copy(std::env::current_exe().unwrap(), &dest).unwrap();
-        std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).unwrap();
+#[test]
+fn without_proc_the_preview_refuses_rather_than_reopen_by_path() {
+    // The reopen through /proc/self/fd is what ties the read to the inode
+    // that was checked; with /proc hidden (a tmpfs over it, in a mount
+    // namespace of the probe's own) the preview must refuse, not fall back
+    // to opening the path again.
+    let t = Tree::new();
+    let p = t.write("plain.txt", b"plain text");
+    let mut cmd = std::process::Command::new("unshare");
+    if !is_root() {
+        cmd.arg("--map-root-user");
     }
-    let script = dir.join("run-probe");
-    std::fs::write(&script, format!("#!/bin/sh\nCANOPY_PREVIEW_PROBE=\"$1\" exec {} --exact probe_mode --nocapture -q\n", dest.display())).unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script
+    cmd.args(["--mount", "--propagation", "private", "--", "sh", "-c", "mount -t tmpfs no-proc /proc && exec \"$0\" \"$1\""])
+        .arg(preview_probe())
+        .arg(encode_handle(&p));
+    assert_eq!(probe(&mut cmd), "IO", "no /proc: refused");
+    // The same probe with /proc in place reads the file.
+    assert_eq!(probe(std::process::Command::new(preview_probe()).arg(encode_handle(&p))), "OK");
 }
 
-/// Not a behaviour test: when `CANOPY_PREVIEW_PROBE` is set, reads that handle
-/// and prints the error code (used by the `nobody` test above).
+/// Runs a probe command and returns what it printed: `OK` or an error code.
+fn probe(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().expect("the probe runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let said = stdout.lines().map(str::trim).rfind(|l| *l == "OK" || l.chars().all(|c| c.is_ascii_uppercase() || c == '_') && !l.is_empty());
+    said.unwrap_or_else(|| panic!("the probe said nothing; stdout: {stdout}; stderr: {}", String::from_utf8_lossy(&out.stderr)))
+        .to_string()
+}
+
+/// This test binary itself, copied where `nobody` can run it, in probe mode:
+/// a script that reads the handle given as its argument.
+fn preview_probe() -> std::path::PathBuf {
+    static PROBE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    PROBE
+        .get_or_init(|| {
+            let dir = std::env::temp_dir().join(format!("canopy-preview-probe-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let dest = dir.join("probe");
+            std::fs::copy(std::env::current_exe().unwrap(), &dest).unwrap();
+            std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let script = dir.join("run-probe");
+            let run = format!("#!/bin/sh\nCANOPY_PREVIEW_PROBE=\"$1\" exec {} --exact probe_mode --nocapture -q --test-threads=1\n", dest.display());
+            std::fs::write(&script, run).unwrap();
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+            script
+        })
+        .clone()
+}
+
+/// With `CANOPY_PREVIEW_PROBE` set, reads that handle and prints `OK` or the
+/// error code (the tests above run it as `nobody` and without /proc). In a
+/// normal run it checks the probe itself: a file anyone may read reads as
+/// `OK` for `nobody` too, so a `DENIED` above comes from the file's mode.
 #[test]
 fn probe_mode() {
     if let Ok(handle) = std::env::var("CANOPY_PREVIEW_PROBE") {
@@ -246,7 +276,11 @@ fn probe_mode() {
             Ok(_) => println!("\nOK"),
             Err(e) => println!("\n{}", e.code),
         }
+        return;
     }
+    let t = Tree::new();
+    let p = t.write("open.txt", b"anyone may read this");
+    assert_eq!(probe(unprivileged(&preview_probe()).arg(encode_handle(&p))), "OK", "the probe reports a good read");
 }
 
 #[test]
@@ -269,24 +303,6 @@ fn images_past_the_cap_are_too_large() {
     let p = t.write("huge.png", b"\x89PNG\r\n\x1a\n");
     std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(33 << 20).unwrap();
     assert_eq!(read_image(&FileRequest { handle: encode_handle(&p) }).unwrap_err().code, ErrorCode::TooLarge);
-}
-
-#[test]
-fn open_with_default_refuses_programs_scripts_and_launchers() {
-    use canopy_core::preview::check_openable;
-    let t = Tree::new();
-    let ok = t.write("photo.jpg", b"\xff\xd8\xff");
-    assert!(check_openable(&FileRequest { handle: encode_handle(&ok) }).is_ok());
-    let exe = t.write("tool", b"data");
-    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let desktop = t.write("app.desktop", b"[Desktop Entry]");
-    let script = t.write("run.sh", b"echo hi");
-    let shebang = t.write("noext", b"#!/bin/sh\n");
-    let elf = t.write("prog.dat", b"\x7fELF....");
-    for p in [exe, desktop, script, shebang, elf] {
-        let err = check_openable(&FileRequest { handle: encode_handle(&p) }).unwrap_err();
-        assert_eq!(err.code, ErrorCode::Denied, "{}", p.display());
-    }
 }
 
 #[test]

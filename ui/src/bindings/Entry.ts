@@ -23,7 +23,8 @@ nameParts?: Array<NamePart>,
  */
 handle: string, kind: EntryKind, size?: number, 
 /**
- * Modification time, milliseconds since the Unix epoch.
+ * Modification time, milliseconds since the Unix epoch; absent when not
+ * read, or when it lies beyond what a date can hold (`MAX_TIME_MS`).
  */
 modified?: number, link?: LinkInfo, 
 /**

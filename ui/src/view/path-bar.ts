@@ -5,6 +5,7 @@ import type { ControllerSnapshot, DirectoryController } from "../directory-contr
 import { describeError } from "../errors";
 import { button, el } from "./dom";
 import { icon } from "./icons";
+import { plainName, renderName } from "./name";
 
 export class PathBar {
   readonly element: HTMLElement;
@@ -90,7 +91,9 @@ export class PathBar {
     this.path = t.path;
     const items = t.crumbs.map((c, i) => {
       const last = i === t.crumbs.length - 1;
-      const b = button(c.name, { "data-handle": c.handle, class: "crumb" });
+      // Escape markers as in the tree: a folder's name never shows raw
+      // separators, bidi or invisible characters here either.
+      const b = button(plainName(c.name, c.nameParts), { "data-handle": c.handle, class: "crumb" }, renderName(c.name, c.nameParts, "crumb-name"));
       if (last) b.setAttribute("aria-current", "location");
       return el("li", {}, b);
     });

@@ -11,6 +11,7 @@ import type { PreviewChunk } from "../bindings/PreviewChunk";
 import type { ImageFormat } from "../bindings/ImageFormat";
 import type { CanopyError } from "../bindings/CanopyError";
 import { describeError } from "../errors";
+import { copiedSentence } from "../file-actions";
 import { HIGHLIGHT_LIMIT, PREVIEW_CHUNK } from "../limits";
 import { findNode, hiddenKinds, loadedCount, type TreeNode } from "../tree-state";
 import { languageFor, renderLines } from "./code";
@@ -146,9 +147,14 @@ export class PreviewPane {
     if (e.modified !== undefined) facts.push(formatTime(e.modified));
     const actions = el("div", { class: "preview-actions" });
     const copy = button("Copy path", { "data-action": "copy-path" });
-    copy.addEventListener("click", () => void this.act("copied the path", () => this.backend.copyPath(e.handle)));
+    copy.addEventListener("click", () => void this.act(async () => copiedSentence(await this.backend.copyPath(e.handle))));
     const reveal = button("Reveal", { "data-action": "reveal", title: "Show in the system file manager" });
-    reveal.addEventListener("click", () => void this.act("shown in the file manager", () => this.backend.reveal(e.handle)));
+    reveal.addEventListener("click", () =>
+      void this.act(async () => {
+        await this.backend.reveal(e.handle);
+        return "Shown in the file manager.";
+      }),
+    );
     actions.append(copy, reveal);
     if (e.kind === "file" || (e.kind === "symlink" && e.link?.pointsTo === "file")) {
       const open = button("Open…", { "data-action": "open-default", title: "Open with the default application" });
@@ -163,10 +169,10 @@ export class PreviewPane {
     if (e.error) this.head.append(this.errorBox(e.error));
   }
 
-  private async act(done: string, run: () => Promise<void>): Promise<void> {
+  /** Runs a file action and shows its sentence, or its error. */
+  private async act(run: () => Promise<string>): Promise<void> {
     try {
-      await run();
-      this.status.textContent = done.charAt(0).toUpperCase() + done.slice(1) + ".";
+      this.status.textContent = await run();
     } catch (err) {
       const e = toBackendError(err);
       this.status.textContent = describeError(e.code) + ` (${e.message})`;
@@ -186,7 +192,10 @@ export class PreviewPane {
     cancel.addEventListener("click", closeBox);
     ok.addEventListener("click", () => {
       closeBox();
-      void this.act("opened with the default application", () => this.backend.openDefault(e.handle));
+      void this.act(async () => {
+        await this.backend.openDefault(e.handle);
+        return "Opened with the default application.";
+      });
     });
     backdrop.addEventListener("keydown", (ev) => {
       if (ev.key === "Escape") closeBox();

@@ -4,7 +4,7 @@
 use std::ffi::{CString, OsStr};
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -161,36 +161,79 @@ pub fn unprivileged(program: &Path) -> Command {
 
 /// A writer thread blocked in `open()` on a fifo until some reader opens it:
 /// if the code under test opens the fifo, the writer is released.
+///
+/// "Blocked" is read from the kernel, not assumed after a pause: the thread's
+/// `/proc/self/task/TID/wchan` names the function it sleeps in, and a writer
+/// waiting in `open()` for a reader sleeps in `wait_for_partner`. A reader's
+/// open wakes it at once (its wchan then reads `0`), so a check right after
+/// the code under test ran is exact.
 pub struct BlockedWriter {
     fifo: PathBuf,
+    tid: libc::pid_t,
     released: std::sync::Arc<std::sync::atomic::AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// Where a writer waits in `open()` for a fifo's reader.
+const FIFO_OPEN_WCHAN: &str = "wait_for_partner";
+
 impl BlockedWriter {
+    /// Starts the writer and returns once the kernel shows it waiting in `open()`.
     pub fn on(fifo: &Path) -> Self {
         let released = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (flag, path) = (released.clone(), fifo.to_path_buf());
+        let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
+            tx.send(unsafe { libc::gettid() }).unwrap();
             let _w = fs::OpenOptions::new().write(true).open(&path).unwrap();
             flag.store(true, std::sync::atomic::Ordering::SeqCst);
         });
-        BlockedWriter { fifo: fifo.to_path_buf(), released, thread: Some(thread) }
+        let tid = rx.recv().unwrap();
+        let writer = BlockedWriter { fifo: fifo.to_path_buf(), tid, released, thread: Some(thread) };
+        // Wait for the thread to reach open(): it gets there without help, so
+        // the deadline only turns a broken fixture into a failure, not a hang.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while writer.wchan() != FIFO_OPEN_WCHAN {
+            assert!(std::time::Instant::now() < deadline, "the writer never blocked in open(): wchan {:?}", writer.wchan());
+            assert!(!writer.released.load(std::sync::atomic::Ordering::SeqCst), "the writer was released before the test began");
+            std::thread::yield_now();
+        }
+        writer
     }
 
-    /// True if the writer is still blocked a moment after the code ran.
+    /// The kernel function the writer thread sleeps in (`0` when it runs).
+    pub fn wchan(&self) -> String {
+        fs::read_to_string(format!("/proc/self/task/{}/wchan", self.tid)).unwrap_or_default()
+    }
+
+    /// True if the writer is still asleep in `open()`, waiting for a reader.
     pub fn still_blocked(&self) -> bool {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        !self.released.load(std::sync::atomic::Ordering::SeqCst)
+        self.wchan() == FIFO_OPEN_WCHAN && !self.released.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 
 impl Drop for BlockedWriter {
     fn drop(&mut self) {
-        // Release the writer ourselves so the test ends.
-        let _reader = fs::File::open(&self.fifo);
+        // Release the writer ourselves so the test ends; non-blocking, so a
+        // writer already gone (a failed test released it) cannot hang us.
+        let _reader = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&self.fifo);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
     }
+}
+
+/// Sets a path's modification time (seconds and nanoseconds since the epoch),
+/// without following a symlink.
+pub fn set_mtime(path: &Path, secs: i64, nanos: i64) {
+    let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+    let times = [
+        libc::timespec { tv_sec: 0, tv_nsec: libc::UTIME_OMIT },
+        libc::timespec { tv_sec: secs, tv_nsec: nanos },
+    ];
+    let rc = unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), times.as_ptr(), libc::AT_SYMLINK_NOFOLLOW) };
+    assert_eq!(rc, 0, "utimensat {}: {}", path.display(), std::io::Error::last_os_error());
 }

@@ -1,0 +1,252 @@
+//! `canopy-list`'s text format parses back: a parser written from the
+//! README's grammar reads random listings (names holding ` -> `, the link
+//! notes, `: N items hidden (`, every escape, bytes that are not UTF-8) and
+//! gets each entry's exact path bytes (its handle), kind and link target.
+
+mod common;
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use canopy_core::names::decode_handle;
+use canopy_core::text::write_text;
+use canopy_core::wire::{EntryKind, Folder, LinkTarget, Listing};
+use canopy_core::{list, ListOptions};
+use common::Tree;
+use proptest::prelude::*;
+
+/// One line, as the grammar reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Line {
+    Entry { kind: String, path: Vec<u8>, link: Option<(Vec<u8>, &'static str)> },
+    Error { code: String, path: Vec<u8> },
+    Warning { label: Vec<u8>, hidden: u64, first: u64, last: u64, at_least: bool, total: u64 },
+}
+
+const KINDS: &[&str] = &["DIR", "FILE", "LINK", "FIFO", "SOCKET", "CHAR_DEVICE", "BLOCK_DEVICE", "UNKNOWN"];
+const NOTES: &[&str] = &[" (dangling)", " (loop)", " (unchecked)"];
+
+/// `ESCAPED` back to bytes: `\\`, `\n`, `\t`, `\r`, `\u{HEX}`, `\xHH`; any
+/// other character stands for itself.
+fn unescape(text: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            continue;
+        }
+        match chars.next() {
+            Some('\\') => out.push(b'\\'),
+            Some('n') => out.push(b'\n'),
+            Some('t') => out.push(b'\t'),
+            Some('r') => out.push(b'\r'),
+            Some('x') => {
+                let hex: String = chars.by_ref().take(2).collect();
+                out.push(u8::from_str_radix(&hex, 16).unwrap_or_else(|_| panic!("bad \\x escape in {text:?}")));
+            }
+            Some('u') => {
+                assert_eq!(chars.next(), Some('{'), "\\u{{ in {text:?}");
+                let hex: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                let c = char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap();
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+            other => panic!("unknown escape \\{other:?} in {text:?}"),
+        }
+    }
+    out
+}
+
+/// `[WARNING] LABEL: H items hidden (showing first N|A-B [of|of at least] T total)`:
+/// read from the end, so the label may hold anything.
+fn parse_warning(rest: &str) -> Line {
+    let body = rest.strip_suffix(" total)").expect("a warning ends with ' total)'");
+    let (body, total) = body.rsplit_once(' ').unwrap();
+    let (body, at_least) = match body.strip_suffix(" of at least") {
+        Some(b) => (b, true),
+        None => (body.strip_suffix(" of").unwrap(), false),
+    };
+    let (body, range) = body.rsplit_once(' ').unwrap();
+    let (body, first, last) = match body.strip_suffix(" (showing first") {
+        Some(b) => (b, 1, range.parse().unwrap()),
+        None => {
+            let (a, b) = range.split_once('-').unwrap();
+            (body.strip_suffix(" (showing").unwrap(), a.parse().unwrap(), b.parse().unwrap())
+        }
+    };
+    let body = body.strip_suffix(" items hidden").unwrap();
+    let (label, hidden) = body.rsplit_once(": ").unwrap();
+    Line::Warning { label: unescape(label), hidden: hidden.parse().unwrap(), first, last, at_least, total: total.parse().unwrap() }
+}
+
+fn parse(line: &str) -> Line {
+    let (tag, rest) = line.strip_prefix('[').and_then(|l| l.split_once("] ")).expect("[TAG] first");
+    let arrows = rest.matches(" -> ").count();
+    if tag == "WARNING" {
+        return parse_warning(rest);
+    }
+    if !KINDS.contains(&tag) {
+        assert!(tag.chars().all(|c| c.is_ascii_uppercase() || c == '_'), "an error code: {tag}");
+        assert_eq!(arrows, 0, "no ` -> ` off a link line: {line}");
+        return Line::Error { code: tag.into(), path: unescape(rest) };
+    }
+    if tag != "LINK" {
+        assert_eq!(arrows, 0, "no ` -> ` off a link line: {line}");
+        return Line::Entry { kind: tag.into(), path: unescape(rest), link: None };
+    }
+    assert_eq!(arrows, 1, "` -> ` exactly once on a link line: {line}");
+    let (path, target) = rest.split_once(" -> ").unwrap();
+    let (target, note) = match NOTES.iter().find(|n| target.ends_with(*n)) {
+        Some(n) => (&target[..target.len() - n.len()], *n),
+        None => (target, ""),
+    };
+    Line::Entry { kind: tag.into(), path: unescape(path), link: Some((unescape(target), note)) }
+}
+
+fn tag(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Folder => "DIR",
+        EntryKind::File => "FILE",
+        EntryKind::Symlink => "LINK",
+        EntryKind::Fifo => "FIFO",
+        EntryKind::Socket => "SOCKET",
+        EntryKind::CharDevice => "CHAR_DEVICE",
+        EntryKind::BlockDevice => "BLOCK_DEVICE",
+        EntryKind::Unknown => "UNKNOWN",
+    }
+}
+
+/// The lines the listing must read as, from its handles and the filesystem
+/// (not from the text writer).
+fn expected(folder: &Folder, root: &Path, label: Vec<u8>, out: &mut Vec<Line>) {
+    for e in &folder.entries {
+        let path = decode_handle(&e.handle).unwrap();
+        let rel = path.strip_prefix(root).unwrap().as_os_str().as_bytes().to_vec();
+        let link = e.link.as_ref().map(|l| {
+            let target = std::fs::read_link(&path).unwrap().as_os_str().as_bytes().to_vec();
+            let note = match l.points_to {
+                LinkTarget::Dangling => NOTES[0],
+                LinkTarget::Loop => NOTES[1],
+                LinkTarget::Unknown => NOTES[2],
+                _ => "",
+            };
+            (target, note)
+        });
+        out.push(Line::Entry { kind: tag(e.kind).into(), path: rel.clone(), link });
+        if let Some(err) = &e.error {
+            out.push(Line::Error { code: err.code.as_str().into(), path: rel.clone() });
+        }
+        if let Some(sub) = e.folder.as_ref().filter(|f| f.children_loaded) {
+            expected(sub, root, rel, out);
+        }
+    }
+    let total = folder.total.unwrap();
+    let shown = folder.entries.len() as u64;
+    if total > shown || folder.count_is_lower_bound {
+        out.push(Line::Warning {
+            label,
+            hidden: total - shown,
+            first: folder.offset + 1,
+            last: folder.offset + shown,
+            at_least: folder.count_is_lower_bound,
+            total,
+        });
+    }
+}
+
+fn name() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        6 => proptest::sample::select(vec![
+            "a", "Z", "7", " ", "-", ">", "(", ")", ":", "é", " -> ", "->", " -", " (dangling)", " (loop)",
+            " (unchecked)", ": 3 items hidden (", " items hidden (showing first 1 of 2 total)", "[FILE] ", "[WARNING] ",
+            "\\", "\\u{3e}", "\\x41", "\n", "\t", "\r", "\u{1b}", "\u{85}", "\u{2028}", "\u{2029}", "\u{202e}",
+            "\u{200b}", "\u{ad}", "\u{3164}", "\u{115f}", "\u{e0041}", "\u{feff}", "\u{fffd}",
+        ])
+        .prop_map(|s| s.as_bytes().to_vec()),
+        1 => proptest::sample::select(vec![vec![0xffu8], vec![0xe9], vec![0xc3], vec![0x80]]),
+    ];
+    proptest::collection::vec(piece, 1..5)
+        .prop_map(|ps| ps.concat())
+        .prop_filter("a file name", |n| n != b"." && n != b".." && n.len() <= 255)
+}
+
+#[derive(Debug, Clone)]
+enum Node {
+    File,
+    Fifo,
+    /// A link to this text (often dangling), to a sibling named `sibling`
+    /// (live), to itself (loop), or through a component too long to check.
+    Link(Vec<u8>),
+    LinkToSibling,
+    LinkToSelf,
+    LinkUnchecked,
+    Dir(Vec<(Vec<u8>, Node)>),
+}
+
+fn leaf() -> impl Strategy<Value = Node> {
+    prop_oneof![
+        4 => Just(Node::File),
+        1 => Just(Node::Fifo),
+        2 => name().prop_map(Node::Link),
+        1 => Just(Node::LinkToSibling),
+        1 => Just(Node::LinkToSelf),
+        1 => Just(Node::LinkUnchecked),
+    ]
+}
+
+fn node() -> impl Strategy<Value = Node> {
+    prop_oneof![3 => leaf(), 1 => proptest::collection::vec((name(), leaf()), 0..6).prop_map(Node::Dir)]
+}
+
+fn build(dir: &Path, entries: &[(Vec<u8>, Node)]) {
+    std::fs::write(dir.join("sibling"), b"").unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for (n, node) in entries {
+        if !seen.insert(n.clone()) || n == b"sibling" {
+            continue;
+        }
+        let p = dir.join(std::ffi::OsStr::from_bytes(n));
+        let link = |target: &[u8]| std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(target), &p).unwrap();
+        match node {
+            Node::File => std::fs::write(&p, b"").unwrap(),
+            Node::Fifo => {
+                let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+                assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            }
+            Node::Link(target) => link(target),
+            Node::LinkToSibling => link(b"sibling"),
+            Node::LinkToSelf => link(n),
+            Node::LinkUnchecked => link(&[b'a'; 300]),
+            Node::Dir(kids) => {
+                std::fs::create_dir(&p).unwrap();
+                build(&p, kids);
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_listings_parse_back_to_each_entrys_exact_bytes_and_kind(
+        entries in proptest::collection::vec((name(), node()), 0..10),
+        cap in 1u32..5,
+        limit in 1u64..12,
+    ) {
+        let t = Tree::new();
+        let root = t.dir("root \u{2028} -> x (loop)");
+        build(&root, &entries);
+        let opts = ListOptions { depth: 2, cap, limit: Some(limit), ..ListOptions::default() };
+        let listing: Listing = list(&root, &opts).unwrap();
+        let mut text = Vec::new();
+        write_text(&listing, &mut text).unwrap();
+        let text = String::from_utf8(text).expect("text mode is UTF-8");
+        prop_assert!(!text.contains(['\u{2028}', '\u{2029}', '\r', '\u{85}']), "nothing a tool splits lines on");
+        let got: Vec<Line> = text.lines().map(parse).collect();
+        let mut want = Vec::new();
+        let label = root.file_name().unwrap().as_bytes().to_vec();
+        expected(listing.root.folder.as_ref().unwrap(), &root, label, &mut want);
+        prop_assert_eq!(got, want);
+    }
+}
