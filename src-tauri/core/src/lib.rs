@@ -7,6 +7,7 @@
 //! [`limits`].
 
 pub mod cancel;
+pub mod cursor;
 pub mod dirio;
 pub mod error;
 pub mod limits;
@@ -14,6 +15,7 @@ pub mod listing;
 pub mod names;
 pub mod order;
 pub mod preview;
+pub(crate) mod select;
 pub mod text;
 pub mod wire;
 

@@ -15,6 +15,12 @@ pub const NESTED_CAP: u32 = 100;
 pub const PAGE: u32 = 500;
 /// Largest page a caller may ask for over IPC.
 pub const MAX_PAGE: u32 = 10_000;
+/// Names sampled to find a deep page (see `select`): the sample's memory,
+/// and the number of buckets a folder is split into while narrowing.
+pub const SELECTION_SAMPLE: usize = 4096;
+/// Candidates kept beyond the page while selecting it: a page starting at
+/// most this far in is chosen in one pass; deeper ones narrow first.
+pub const SELECTION_WINDOW: usize = 2048;
 /// Longest time spent reading one folder before it is returned as `TIMEOUT`.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
 

@@ -13,7 +13,6 @@
 //! - below the root nothing fails the listing: an error lands on its entry.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::ffi::OsStr;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -21,11 +20,13 @@ use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::cancel::CancelToken;
+use crate::cursor::{self, PageSettings, SortPosition};
 use crate::dirio::{Dir, IoHooks, RawEntry};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE, TIME_BUDGET};
 use crate::names::{decode_handle, encode_handle, DisplayName};
-use crate::order::{compare_entries, sort_key, starts_with_folded, Group};
+use crate::order::{compare_entries, starts_with_folded, Group};
+use crate::select::{group_of, kind_of, select, Candidate, Reading, Stop, Window};
 use crate::wire::{
     Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, LocateRequest,
     Located, RootSpec, Startup,
@@ -38,8 +39,12 @@ pub struct ListOptions {
     pub depth: u32,
     /// First entry of the root's page, in the folder's order.
     pub offset: u64,
-    /// Size of the root's page; `None` lists the whole top level.
+    /// Size of the root's page; `None` lists the whole top level (and holds
+    /// every name of it in memory to sort them).
     pub limit: Option<u64>,
+    /// A cursor from an earlier reply's `nextCursor`: the page is the `limit`
+    /// entries after it (then `offset` must be 0).
+    pub after: Option<String>,
     /// Entries shown per folder below the root.
     pub cap: u32,
     pub show_dotfiles: bool,
@@ -63,6 +68,7 @@ impl Default for ListOptions {
             depth: DEFAULT_DEPTH,
             offset: 0,
             limit: Some(PAGE as u64),
+            after: None,
             cap: NESTED_CAP,
             show_dotfiles: true,
             budget: TIME_BUDGET,
@@ -75,63 +81,6 @@ impl Default for ListOptions {
     }
 }
 
-/// Why a listing stopped as a whole.
-enum Stop {
-    Cancelled,
-}
-
-/// A name that made the cut so far, with its sort key (see
-/// [`crate::order::sort_key`]): candidates compare as slices.
-#[derive(Debug)]
-struct Candidate {
-    key: Box<[u32]>,
-    kind: EntryKind,
-    name: Box<[u8]>,
-}
-
-impl Candidate {
-    fn beats(&self, key: &[u32], name: &[u8]) -> bool {
-        (&*self.key, &*self.name) < (key, name)
-    }
-}
-
-impl Ord for Candidate {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.key.cmp(&other.key).then_with(|| self.name.cmp(&other.name))
-    }
-}
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Candidate {}
-
-fn group_of(kind: EntryKind) -> Group {
-    if kind == EntryKind::Folder {
-        Group::Folder
-    } else {
-        Group::Other
-    }
-}
-
-/// One folder read through.
-struct Scan {
-    /// The best `keep` entries, in order.
-    best: Vec<Candidate>,
-    total: u64,
-    counts: KindCounts,
-    dotfiles_hidden: u64,
-    timed_out: bool,
-    /// A read error after some entries were seen.
-    failed: Option<io::Error>,
-}
-
 struct Ctx<'a> {
     depth: u32,
     cap: usize,
@@ -141,106 +90,16 @@ struct Ctx<'a> {
     hooks: &'a IoHooks,
     details: bool,
     handles: bool,
-    /// One `getdents64` buffer for the whole listing: a folder's read is
-    /// finished before its subfolders are read.
-    buffer: std::cell::Cell<Vec<u8>>,
 }
 
 impl Ctx<'_> {
-    fn cancelled(&self) -> bool {
-        self.cancel.is_some_and(|c| c.is_cancelled())
+    fn reading(&self) -> Reading<'_> {
+        Reading { show_dotfiles: self.show_dotfiles, deadline: Instant::now() + self.budget, cancel: self.cancel }
     }
 }
 
 fn is_dotfile(name: &[u8]) -> bool {
     name.first() == Some(&b'.')
-}
-
-/// The kind of an entry: `d_type`, or a `stat` when the filesystem did not say.
-fn kind_of(dir: &Dir, raw: &RawEntry<'_>) -> EntryKind {
-    match raw.kind {
-        Some(kind) => kind,
-        None => dir.stat_child(raw.name, false).map(|m| m.kind).unwrap_or(EntryKind::Unknown),
-    }
-}
-
-/// Reads `dir` through, keeping the best `keep` entries in order.
-///
-/// Entries go into a plain vector until there are more than `keep`; only then
-/// does it become a max-heap of the best `keep`, so a small folder costs one
-/// sort and a huge one O(keep) memory and about one comparison per entry.
-fn scan(dir: &Dir, keep: usize, ctx: &Ctx<'_>) -> Result<Scan, Stop> {
-    let start = Instant::now();
-    let mut small: Vec<Candidate> = Vec::new();
-    let mut heap: Option<BinaryHeap<Candidate>> = None;
-    let mut total = 0u64;
-    let mut counts = KindCounts::default();
-    let mut dotfiles_hidden = 0u64;
-    let mut timed_out = false;
-    let mut failed = None;
-    let buffer = ctx.buffer.take();
-    match dir.entries(buffer) {
-        Err((e, buffer)) => {
-            failed = Some(e);
-            ctx.buffer.set(buffer);
-        }
-        Ok(mut entries) => {
-            let show_dotfiles = ctx.show_dotfiles;
-            let mut key = Vec::new();
-            let mut each = |raw: RawEntry<'_>| {
-                if !show_dotfiles && is_dotfile(raw.name) {
-                    dotfiles_hidden += 1;
-                    return;
-                }
-                let kind = kind_of(dir, &raw);
-                total += 1;
-                counts.add(kind);
-                sort_key(group_of(kind), raw.name, &mut key);
-                match &mut heap {
-                    Some(h) => {
-                        if let Some(mut worst) = h.peek_mut() {
-                            // Allocate only for a name that beats the current worst.
-                            if !worst.beats(&key, raw.name) {
-                                *worst = Candidate { key: key.as_slice().into(), kind, name: raw.name.into() };
-                            }
-                        }
-                    }
-                    None => {
-                        small.push(Candidate { key: key.as_slice().into(), kind, name: raw.name.into() });
-                        if small.len() > keep {
-                            let mut h = BinaryHeap::from(std::mem::take(&mut small));
-                            h.pop();
-                            heap = Some(h);
-                        }
-                    }
-                }
-            };
-            let stopped = loop {
-                if ctx.cancelled() {
-                    break Some(Stop::Cancelled);
-                }
-                match entries.next_batch(&mut each) {
-                    Ok(true) => {}
-                    Ok(false) => break None,
-                    Err(e) => {
-                        failed = Some(e);
-                        break None;
-                    }
-                }
-                if start.elapsed() > ctx.budget {
-                    timed_out = true;
-                    break None;
-                }
-            };
-            ctx.buffer.set(entries.into_buffer());
-            if let Some(stop) = stopped {
-                return Err(stop);
-            }
-        }
-    }
-    let mut best = heap.map(BinaryHeap::into_vec).unwrap_or(small);
-    best.sort_unstable();
-    Ok(Scan { best, total, counts, dotfiles_hidden, timed_out, failed })
 }
 
 fn entry_error(err: &io::Error, doing: &str) -> CanopyError {
@@ -258,50 +117,67 @@ fn timeout_error(budget: Duration) -> CanopyError {
     )
 }
 
+fn lost_page_error(budget: Duration) -> CanopyError {
+    CanopyError::new(
+        ErrorCode::Timeout,
+        format!("finding this page took longer than {} ms; no entries are shown rather than the wrong ones", budget.as_millis()),
+    )
+}
+
+/// One folder read through: its wire form, an error for its owner entry
+/// (read failure, timeout), and the sort position of its last shown entry.
+struct Read {
+    folder: Folder,
+    error: Option<CanopyError>,
+    last: Option<SortPosition>,
+}
+
 /// Reads one folder's contents (and, below the depth limit, its subfolders').
 /// `level` is the level of the folder's entries (the root's entries are 1).
-/// Returns the folder and an error for its owner entry (read failure, timeout).
-fn read_folder(
-    dir: &Dir,
-    dir_path: &Path,
-    level: u32,
-    offset: usize,
-    limit: usize,
-    ctx: &Ctx<'_>,
-) -> Result<(Folder, Option<CanopyError>), Stop> {
-    let s = scan(dir, offset.saturating_add(limit), ctx)?;
+fn read_folder(dir: &Dir, dir_path: &Path, level: u32, window: Window<'_>, ctx: &Ctx<'_>) -> Result<Read, Stop> {
+    let sel = select(dir, window, &ctx.reading())?;
+    let p = &sel.pass;
     let mut error = None;
-    if s.timed_out {
+    if sel.lost_page && !p.timed_out {
+        error = p.failed.as_ref().map(|e| CanopyError::from_io(e, "reading the folder failed part way"));
+    }
+    if sel.lost_page && error.is_none() {
+        error = Some(lost_page_error(ctx.budget));
+    } else if p.timed_out {
         error = Some(timeout_error(ctx.budget));
-    } else if let Some(e) = &s.failed {
-        if s.total == 0 {
-            return Ok((Folder::unread(), Some(CanopyError::from_io(e, "cannot read folder"))));
+    } else if let Some(e) = &p.failed {
+        if p.total == 0 {
+            return Ok(Read {
+                folder: Folder::unread(),
+                error: Some(CanopyError::from_io(e, "cannot read folder")),
+                last: None,
+            });
         }
         error = Some(CanopyError::from_io(e, "reading the folder failed part way"));
     }
     if let Some(hook) = &ctx.hooks.after_scan {
         hook(dir_path);
     }
-    let shown = s.best.get(offset..).unwrap_or_default();
     let mut shown_counts = KindCounts::default();
-    for cand in shown {
+    for cand in &sel.page {
         shown_counts.add(cand.kind);
     }
+    let last = sel.page.last().map(Candidate::position);
     // One thread on purpose: reading sibling folders on two threads was
     // measured slower here (more CPU in kernel locks and malloc arenas).
-    let entries = shown.iter().map(|cand| describe(dir, dir_path, cand, level, ctx)).collect::<Result<Vec<_>, _>>()?;
-    let partial = s.timed_out || s.failed.is_some();
+    let entries = sel.page.iter().map(|cand| describe(dir, dir_path, cand, level, ctx)).collect::<Result<Vec<_>, _>>()?;
+    let partial = p.timed_out || p.failed.is_some();
     let folder = Folder {
-        total: Some(s.total),
+        total: Some(p.total),
         children_loaded: true,
-        offset: offset as u64,
+        offset: sel.offset,
         entries,
-        unlisted: s.counts.minus(&shown_counts),
-        dotfiles_hidden: s.dotfiles_hidden,
+        unlisted: p.counts.minus(&shown_counts),
+        dotfiles_hidden: p.dotfiles_hidden,
         count_is_lower_bound: partial,
         partial_order: partial,
     };
-    Ok((folder, error))
+    Ok(Read { folder, error, last })
 }
 
 fn link_info(dir: &Dir, name: &[u8]) -> (Option<LinkInfo>, Option<CanopyError>) {
@@ -367,9 +243,10 @@ fn describe(dir: &Dir, dir_path: &Path, cand: &Candidate, level: u32, ctx: &Ctx<
                 match dir.open_child(&cand.name, ctx.hooks) {
                     Ok(child) => {
                         let child_path = path.as_deref().unwrap_or(dir_path);
-                        let (folder, err) = read_folder(&child, child_path, level + 1, 0, ctx.cap, ctx)?;
-                        entry.folder = Some(Box::new(folder));
-                        entry.error = err.or(entry.error);
+                        let window = Window::At { offset: 0, limit: ctx.cap as u64 };
+                        let read = read_folder(&child, child_path, level + 1, window, ctx)?;
+                        entry.folder = Some(Box::new(read.folder));
+                        entry.error = read.error.or(entry.error);
                     }
                     Err(e) => entry.error = Some(entry_error(&e, "cannot open folder")),
                 }
@@ -440,11 +317,15 @@ fn crumbs_of(path: &Path) -> Vec<Crumb> {
 
 /// Lists the folder at `root` (an absolute path; a symlink is followed).
 ///
+/// A page past the end of the folder is not an error: it is empty and says
+/// the folder's true total (folders shrink between pages).
+///
 /// # Errors
 /// `INVALID_ARGUMENT` for a depth outside 1..=`MAX_DEPTH`, a zero cap or page,
-/// or an offset past the end; the root's own code when it cannot be listed
-/// (`NOT_FOUND`, `DENIED`, `NOT_A_DIRECTORY`, `LOOP`, `NAME_TOO_LONG`, `IO`);
-/// `CANCELLED` when `cancel` fired.
+/// a cursor that is not Canopy's or was made under other settings, or a
+/// cursor together with an offset; the root's own code when it cannot be
+/// listed (`NOT_FOUND`, `DENIED`, `NOT_A_DIRECTORY`, `LOOP`, `NAME_TOO_LONG`,
+/// `IO`); `CANCELLED` when `cancel` fired.
 pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
     if opts.depth == 0 || opts.depth > MAX_DEPTH {
         return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {}", opts.depth)));
@@ -455,6 +336,23 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
     if opts.limit == Some(0) {
         return Err(CanopyError::invalid("the page size must be at least 1"));
     }
+    let settings = PageSettings { show_dotfiles: opts.show_dotfiles };
+    let after = match &opts.after {
+        None => None,
+        Some(_) if opts.offset != 0 => {
+            return Err(CanopyError::invalid("give either a cursor or an offset, not both"));
+        }
+        Some(_) if opts.limit.is_none() => {
+            return Err(CanopyError::invalid("a cursor continues a page; it cannot be used to list everything"));
+        }
+        Some(text) => Some(cursor::decode(text, settings)?),
+    };
+    let window = match (&after, opts.limit) {
+        (Some(key), Some(limit)) => Window::After { key, limit },
+        (_, Some(limit)) => Window::At { offset: opts.offset, limit },
+        (_, None) if opts.offset == 0 => Window::Everything,
+        (_, None) => Window::At { offset: opts.offset, limit: u64::MAX },
+    };
     let ctx = Ctx {
         depth: opts.depth,
         cap: opts.cap as usize,
@@ -464,26 +362,23 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
         hooks: &opts.hooks,
         details: opts.details,
         handles: opts.handles,
-        buffer: std::cell::Cell::new(Vec::new()),
     };
     let dir = Dir::open_path(root, &opts.hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
-    let offset = usize::try_from(opts.offset).unwrap_or(usize::MAX);
-    let limit = opts.limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
-    let (folder, error) = match read_folder(&dir, root, 1, offset, limit, &ctx) {
+    let read = match read_folder(&dir, root, 1, window, &ctx) {
         Ok(r) => r,
         Err(Stop::Cancelled) => return Err(CanopyError::cancelled()),
     };
+    let Read { folder, error, last } = read;
     if folder.total.is_none() {
         // The root could be opened but not read: that fails the call.
         return Err(error.unwrap_or_else(|| CanopyError::new(ErrorCode::Io, "cannot read folder")));
     }
     let total = folder.total.unwrap_or(0);
-    if opts.offset > 0 && opts.offset >= total {
-        return Err(CanopyError::invalid(format!(
-            "offset {} is past the end of the folder ({total} entries)",
-            opts.offset
-        )));
-    }
+    let more = folder.offset + (folder.entries.len() as u64) < total;
+    let next_cursor = match last {
+        Some(last) if more && opts.limit.is_some() && !folder.partial_order => Some(cursor::encode(settings, &last)),
+        _ => None,
+    };
     let name = root.file_name().map_or(root.as_os_str().as_bytes(), |n| n.as_bytes());
     let mut entry = named_entry(name, Some(root), EntryKind::Folder);
     if let Ok(meta) = dir.stat_self() {
@@ -499,6 +394,7 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
         depth: opts.depth,
         show_dotfiles: opts.show_dotfiles,
         root: entry,
+        next_cursor,
     })
 }
 
@@ -517,6 +413,7 @@ pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHoo
     let opts = ListOptions {
         depth: req.depth,
         offset: req.offset,
+        after: req.after.clone(),
         limit: Some(req.limit as u64),
         show_dotfiles: req.show_dotfiles,
         cancel,
