@@ -15,6 +15,7 @@ const SENTENCES: Record<ErrorCode, string> = {
   CANCELLED: "the request was replaced by a newer one",
   TOO_LARGE: "the file is too large to show here",
   IO: "the system reported an input/output error",
+  BUDGET: "not read: this listing already holds as much as one request may; expand this folder to read it",
 };
 
 export function sentenceFor(code: ErrorCode): string {

@@ -25,6 +25,9 @@ pub enum ErrorCode {
     Cancelled,
     TooLarge,
     Io,
+    /// Not read: the request's budget (entries, names read or time) was spent
+    /// before this folder's turn. Expanding the folder alone reads it.
+    Budget,
 }
 
 impl ErrorCode {
@@ -42,6 +45,7 @@ impl ErrorCode {
             ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::TooLarge => "TOO_LARGE",
             ErrorCode::Io => "IO",
+            ErrorCode::Budget => "BUDGET",
         }
     }
 }

@@ -6,6 +6,7 @@
 //! exported to TypeScript by ts-rs; every number that bounds work lives in
 //! [`limits`].
 
+pub mod bounded;
 pub mod cancel;
 pub mod cursor;
 pub mod dirio;

@@ -23,6 +23,21 @@ pub const SELECTION_SAMPLE: usize = 4096;
 pub const SELECTION_WINDOW: usize = 2048;
 /// Longest time spent reading one folder before it is returned as `TIMEOUT`.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
+/// Entries in one reply at most: a default depth-2 reply (a page of `PAGE`
+/// and `NESTED_CAP` for each of its folders) is never cut.
+pub const MAX_REPLY_ENTRIES: u64 = PAGE as u64 * (1 + NESTED_CAP as u64);
+/// Names read from the kernel for one request at most (the root's passes count once).
+pub const MAX_NAMES_READ: u64 = 1_000_000;
+/// Longest time one request spends in all, the describe phase included.
+pub const REQUEST_TIME: Duration = Duration::from_secs(5);
+/// How long past a step's deadline a caller waits before leaving a call behind.
+pub const ABANDON_GRACE: Duration = Duration::from_millis(250);
+/// Calls left behind at once on one device (a further call there fails at once).
+pub const MAX_STUCK_PER_DEVICE: usize = 1;
+/// Calls left behind at once in all; beyond this every call fails at once.
+pub const MAX_STUCK_THREADS: usize = 8;
+/// Idle I/O workers kept for reuse.
+pub const IDLE_WORKERS: usize = 2;
 
 /// Bytes read by one preview request when the caller does not say.
 pub const PREVIEW_CHUNK: u64 = 256 * 1024;

@@ -387,6 +387,7 @@ pub(crate) struct Selection {
     /// rather than a page other than the one asked for.
     pub lost_page: bool,
     /// The most names held at once while choosing (sample or candidates).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub held: usize,
 }
 
