@@ -59,14 +59,14 @@ pub async fn startup_target(state: State<'_, AppState>) -> Result<Startup, Canop
 #[tauri::command]
 pub async fn read_preview(request: Option<Value>) -> Result<PreviewChunk, CanopyError> {
     let req: PreviewRequest = parse_request(request)?;
-    blocking(move || canopy_core::preview::read_preview(&req)).await
+    blocking(move || canopy_core::preview::read_preview_bounded(&req)).await
 }
 
 /// A whole image (up to `IMAGE_CAP`) as raw bytes over IPC, no base64.
 #[tauri::command]
 pub async fn read_image(request: Option<Value>) -> Result<Response, CanopyError> {
     let req: FileRequest = parse_request(request)?;
-    let (bytes, _format) = blocking(move || canopy_core::preview::read_image(&req)).await?;
+    let (bytes, _format) = blocking(move || canopy_core::preview::read_image_bounded(&req)).await?;
     Ok(Response::new(bytes))
 }
 
@@ -104,7 +104,7 @@ pub async fn reveal<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Re
 #[tauri::command]
 pub async fn open_default<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Result<(), CanopyError> {
     let req: FileRequest = parse_request(request)?;
-    let path = blocking(move || canopy_core::preview::check_openable(&req)).await?;
+    let path = blocking(move || canopy_core::preview::check_openable_bounded(&req)).await?;
     if record("open", &path)? {
         return Ok(());
     }

@@ -123,6 +123,12 @@ pub struct Pool {
     registry: Mutex<Registry>,
 }
 
+impl Default for Pool {
+    fn default() -> Self {
+        Pool::new()
+    }
+}
+
 impl Pool {
     pub const fn new() -> Pool {
         Pool {
@@ -257,6 +263,31 @@ impl Watch {
         Ok(())
     }
 
+    /// Fails at once if a call at `place` would touch something stuck,
+    /// without making `place` part of the step (the parent's device, before
+    /// opening a child that may be a mount point of its own).
+    ///
+    /// # Errors
+    /// [`Unresponsive`] when the place is stuck or too many threads are.
+    pub fn check(&self, place: &Place) -> Result<(), Unresponsive> {
+        self.pool.check(place)
+    }
+
+    /// Moves the current step to exactly `places` (same deadline): the call
+    /// that needed a place is done, the next one acts elsewhere.
+    ///
+    /// # Errors
+    /// [`Unresponsive`] when one of them is stuck.
+    pub fn moved(&self, places: Vec<Place>) -> Result<(), Unresponsive> {
+        for p in &places {
+            self.pool.check(p)?;
+        }
+        if let Some((current, _)) = &mut self.shared().step {
+            *current = places;
+        }
+        Ok(())
+    }
+
     /// Adds a place to the current step (e.g. the device, once `fstat` said it).
     ///
     /// # Errors
@@ -269,26 +300,36 @@ impl Watch {
         Ok(())
     }
 
-    /// Runs `call` as a step of its own at `place` (a symlink followed to
-    /// another device, say), then returns to the current step.
+    /// Runs `call` on another worker as a step of its own at `place`, by the
+    /// current step's deadline: a call that may reach another device (a
+    /// symlink followed) and must not sink the step around it. While it
+    /// runs, the current step's deadline is extended by twice the grace, so
+    /// that the inner call is given up first.
     ///
     /// # Errors
-    /// [`Unresponsive`] when `place` is stuck; `call` is then not run.
-    pub fn aside<R>(&self, place: Place, call: impl FnOnce() -> R) -> Result<R, Unresponsive> {
-        self.pool.check(&place)?;
-        let saved = {
-            let mut s = self.shared();
-            let deadline = s.step.as_ref().map(|(_, d)| *d);
-            match deadline {
-                Some(d) => s.step.replace((vec![place], d)),
-                None => None,
+    /// `TIMEOUT` ("not responding") when `place` is stuck, or the call was left behind.
+    pub fn aside<R: Send + 'static>(&self, place: Place, call: impl FnOnce() -> R + Send + 'static) -> Result<R, CanopyError> {
+        self.pool.check(&place).map_err(|u| u.error())?;
+        let now = Instant::now();
+        let deadline = match &mut self.shared().step {
+            Some((_, d)) => {
+                let inner = *d;
+                *d += 2 * ABANDON_GRACE;
+                inner
             }
+            None => now + ABANDON_GRACE,
         };
-        let r = call();
-        if let Some(saved) = saved {
-            self.shared().step = Some(saved);
+        let outcome = run_in(self.pool, move |w| -> Result<R, Unresponsive> {
+            w.begin(place, deadline)?;
+            let r = call();
+            w.end();
+            Ok(r)
+        });
+        match outcome {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(u)) => Err(u.error()),
+            Err(a) => Err(a.error(deadline.saturating_duration_since(now))),
         }
-        Ok(r)
     }
 
     /// Ends the current step.
@@ -383,8 +424,15 @@ pub fn run_in<T: Send + 'static>(
         s = wake.wait_timeout(s, wait).unwrap_or_else(|e| e.into_inner()).0;
     }
     // Give up: mark the step's places under the registry lock, so the job's
-    // own end (which clears them) cannot slip in between.
+    // own end (which clears them) cannot slip in between. A stuck device
+    // also blocks the paths where it is mounted, so a path into it (a
+    // preview, a retyped path) fails at once too.
+    let devices: Vec<u64> = s.step.iter().flat_map(|(p, _)| p.iter()).filter_map(|p| match p {
+        Place::Device(d) => Some(*d),
+        _ => None,
+    }).collect();
     drop(s);
+    let mounted: Vec<Place> = devices.into_iter().flat_map(mount_points).map(Place::Path).collect();
     let mut r = pool.lock();
     let mut s = lock.lock().unwrap_or_else(|e| e.into_inner());
     match done_rx.try_recv() {
@@ -392,10 +440,47 @@ pub fn run_in<T: Send + 'static>(
         Err(TryRecvError::Disconnected) => return Err(Abandoned { places: Vec::new() }),
         Err(TryRecvError::Empty) => {}
     }
-    let places = s.step.as_ref().map(|(p, _)| p.clone()).unwrap_or_default();
+    let mut places = s.step.as_ref().map(|(p, _)| p.clone()).unwrap_or_default();
+    places.extend(mounted);
     Pool::mark(&mut r, &places);
     s.abandoned = Some(places.clone());
     Err(Abandoned { places })
+}
+
+/// Where device `dev` is mounted, from `/proc/self/mountinfo` (which is read
+/// from the kernel's mount table, never from the device itself).
+fn mount_points(dev: u64) -> Vec<Box<[u8]>> {
+    let Ok(table) = std::fs::read("/proc/self/mountinfo") else { return Vec::new() };
+    let want = format!("{}:{}", libc::major(dev), libc::minor(dev));
+    table
+        .split(|&b| b == b'\n')
+        .filter_map(|line| {
+            let mut fields = line.split(|&b| b == b' ');
+            let device = fields.nth(2)?;
+            let point = fields.nth(1)?;
+            (device == want.as_bytes()).then(|| unescape_mount_point(point))
+        })
+        .collect()
+}
+
+/// Undoes mountinfo's octal escapes (`\040` for a space, ...).
+fn unescape_mount_point(raw: &[u8]) -> Box<[u8]> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let octal = raw.get(i + 1..i + 4).filter(|d| raw[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match octal {
+            Some(d) => {
+                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+                i += 4;
+            }
+            None => {
+                out.push(raw[i]);
+                i += 1;
+            }
+        }
+    }
+    out.into()
 }
 
 /// Runs one call at `place` on a worker, waiting at most `budget` (plus
@@ -475,6 +560,14 @@ mod tests {
         assert!(at(b"/mnt/dead") && at(b"/mnt/dead/x/y"));
         assert!(!at(b"/mnt/deadline") && !at(b"/mnt") && !at(b"/mnt/live"));
         assert!(Place::Path(b"/x".as_slice().into()).blocked_by(&Place::Path(b"/".as_slice().into())));
+    }
+
+    #[test]
+    fn a_device_is_found_at_its_mount_points() {
+        use std::os::unix::fs::MetadataExt;
+        let dev = std::fs::metadata("/proc").unwrap().dev();
+        assert!(mount_points(dev).iter().any(|p| &**p == b"/proc"), "{:?}", mount_points(dev));
+        assert_eq!(&*unescape_mount_point(br"/mnt/a\040b\134c"), b"/mnt/a b\\c");
     }
 
     #[test]

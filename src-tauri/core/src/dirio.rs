@@ -189,6 +189,22 @@ impl Dir {
         Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, read_before: AtomicBool::new(false) })
     }
 
+    /// Looks the child folder `name` up without opening it (`O_PATH`,
+    /// without following a symlink): the lookup is answered by this folder's
+    /// filesystem alone, even when the child is a mount point, so a hang here
+    /// is this folder's device's. [`LookedUp::identity`] then asks the child's.
+    ///
+    /// # Errors
+    /// The OS error; `ENOTDIR` or `ELOOP` if the entry is no longer a folder.
+    pub fn look_up(&self, name: &[u8]) -> io::Result<LookedUp> {
+        let c = cstr(name)?;
+        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: valid C string; `self.fd` is a live directory fd.
+        let fd = check(unsafe { libc::openat(self.fd.as_raw_fd(), c.as_ptr(), flags) })?;
+        // SAFETY: fresh fd, owned here.
+        Ok(LookedUp(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
     /// Opens the child folder `name` without following a symlink.
     ///
     /// # Errors
@@ -284,6 +300,23 @@ impl Dir {
         // A slow folder reads small batches, so its reader is slow often.
         let size = if self.delay.is_some() { 512 } else { BATCH_BYTES };
         Ok(Entries { dir: self, buf: buffer, size, done: false })
+    }
+}
+
+/// A child folder found but not opened (an `O_PATH` descriptor).
+#[derive(Debug)]
+pub struct LookedUp(OwnedFd);
+
+impl LookedUp {
+    /// The folder's device and inode (a `stat` answered by its own filesystem).
+    ///
+    /// # Errors
+    /// The OS error.
+    pub fn identity(&self) -> io::Result<Identity> {
+        // SAFETY: zeroed stat is a valid out-buffer; fstat accepts an O_PATH fd.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        check(unsafe { libc::fstat(self.0.as_raw_fd(), &mut st) })?;
+        Ok(Identity { dev: st.st_dev, ino: st.st_ino })
     }
 }
 

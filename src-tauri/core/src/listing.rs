@@ -29,8 +29,9 @@
 //! entry in the parent, its path and its device. A step that does not return
 //! in time is left behind: that folder gets `TIMEOUT` ("not responding") and
 //! the walk goes on from the next folder on a fresh worker. A step at a place
-//! already stuck fails at once. A symlink is followed as a step of its own
-//! (its target may be on another device).
+//! already stuck fails at once. A symlink is followed as a step of its own,
+//! on another worker (its target may be on another, dead, device): a link
+//! into a dead mount costs that link `TIMEOUT`, not its folder.
 //!
 //! File descriptors: a folder's descriptor is kept only while children of it
 //! wait to be opened (relative to it, with `O_NOFOLLOW`), and the soft limit
@@ -288,7 +289,7 @@ struct FolderRead {
 /// Chooses an open folder's page and describes its shown entries, all by `deadline`.
 #[allow(clippy::too_many_arguments)]
 fn read_open(
-    dir: &Dir,
+    dir: &Arc<Dir>,
     id: Identity,
     path: &Path,
     level: u32,
@@ -356,14 +357,16 @@ fn read_open(
     Ok(FolderRead { folder, error, subfolders, last, names_read })
 }
 
-fn link_info(dir: &Dir, id: Identity, name: &[u8], watch: &Watch) -> (Option<LinkInfo>, Option<CanopyError>) {
+fn link_info(dir: &Arc<Dir>, id: Identity, name: &[u8], watch: &Watch) -> (Option<LinkInfo>, Option<CanopyError>) {
     let target = match dir.read_link(name) {
         Ok(t) => t,
         Err(e) => return (None, Some(entry_error(&e, "cannot read the link"))),
     };
-    // The target may be on another device: following it is a step of its own.
+    // The target may be on another device (a dead one): following it is a
+    // step of its own, on another worker.
     let place = Place::Entry { dev: id.dev, ino: id.ino, name: name.into() };
-    let (points_to, error) = match watch.aside(place, || dir.stat_child(name, true)) {
+    let (folder, link) = (dir.clone(), Box::<[u8]>::from(name));
+    let (points_to, error) = match watch.aside(place, move || folder.stat_child(&link, true)) {
         Ok(Ok(meta)) => match meta.kind {
             EntryKind::Folder => (LinkTarget::Folder, None),
             EntryKind::File => (LinkTarget::File, None),
@@ -374,7 +377,7 @@ fn link_info(dir: &Dir, id: Identity, name: &[u8], watch: &Watch) -> (Option<Lin
             Some(libc::ELOOP) => (LinkTarget::Loop, None),
             _ => (LinkTarget::Unknown, None),
         },
-        Err(u) => (LinkTarget::Unknown, Some(u.error())),
+        Err(e) => (LinkTarget::Unknown, Some(e)),
     };
     let shown = DisplayName::new(&target);
     (Some(LinkInfo { target: shown.text, target_parts: shown.parts, points_to }), error)
@@ -401,7 +404,7 @@ fn named_entry(name: &[u8], path: Option<&Path>, kind: EntryKind) -> Entry {
 /// for a folder to read next, its path.
 #[allow(clippy::too_many_arguments)]
 fn describe(
-    dir: &Dir,
+    dir: &Arc<Dir>,
     id: Identity,
     dir_path: &Path,
     cand: &Candidate,
@@ -442,27 +445,33 @@ fn describe(
 
 /// How a folder below the root turned out.
 enum Child {
-    Read(FolderRead, Dir, Identity),
+    Read(FolderRead, Arc<Dir>, Identity),
     /// Not read: it could not be opened, or it is not responding.
     Failed(CanopyError),
 }
 
-/// Opens and reads a folder below the root, as one step at its entry, path and device.
+/// Opens and reads a folder below the root, as one step. Each call is
+/// placed where it acts, so a hang marks what really hangs: the lookup at the
+/// parent's device, the child's `stat` at its entry and path (its device is
+/// not known yet), and the open, reads and describe phase at its device.
 fn read_child(p: &Pending, s: &Settings, watch: &Watch) -> Result<Child, Stop> {
     let deadline = s.folder_deadline();
     let entry = Place::Entry { dev: p.parent_id.dev, ino: p.parent_id.ino, name: p.name.clone() };
-    let begun = watch.begin(entry, deadline).and_then(|()| watch.reached(Place::path(&p.path)));
-    if let Err(u) = begun {
+    let at = |places: Vec<Place>| watch.moved(places).map_err(|u| u.error());
+    if let Err(u) = watch.begin(entry.clone(), deadline) {
         watch.end();
         return Ok(Child::Failed(u.error()));
     }
-    let opened = p.parent.open_child(&p.name, &s.hooks).map_err(|e| entry_error(&e, "cannot open folder"));
-    let known = opened.and_then(|dir| {
-        let (id, _) = dir.identity().map_err(|e| entry_error(&e, "cannot examine folder"))?;
-        watch.reached(Place::Device(id.dev)).map_err(|u| u.error())?;
-        Ok((dir, id))
-    });
-    let (dir, id) = match known {
+    let opened = at(vec![entry.clone(), Place::path(&p.path), Place::Device(p.parent_id.dev)])
+        .and_then(|()| p.parent.look_up(&p.name).map_err(|e| entry_error(&e, "cannot open folder")))
+        .and_then(|found| {
+            at(vec![entry.clone(), Place::path(&p.path)])?;
+            let id = found.identity().map_err(|e| entry_error(&e, "cannot examine folder"))?;
+            at(vec![entry.clone(), Place::path(&p.path), Place::Device(id.dev)])?;
+            let dir = p.parent.open_child(&p.name, &s.hooks).map_err(|e| entry_error(&e, "cannot open folder"))?;
+            Ok((Arc::new(dir), id))
+        });
+    let (dir, id) = match opened {
         Ok(k) => k,
         Err(e) => {
             watch.end();
@@ -475,12 +484,11 @@ fn read_child(p: &Pending, s: &Settings, watch: &Watch) -> Result<Child, Stop> {
 }
 
 /// Files a read folder into the walk; its subfolders join the queue.
-fn commit(w: &mut Walk, read: FolderRead, slot: Option<Slot>, dir: Dir, id: Identity, level: u32) {
+fn commit(w: &mut Walk, read: FolderRead, slot: Option<Slot>, dir: Arc<Dir>, id: Identity, level: u32) {
     let node = w.nodes.len();
     w.shown += read.folder.entries.len() as u64;
     w.names_read += read.names_read;
     if !read.subfolders.is_empty() {
-        let dir = Arc::new(dir);
         for (entry, name, path) in read.subfolders {
             w.queue.push_back(Pending { parent: dir.clone(), parent_id: id, name, path, level: level + 1, slot: Slot { node, entry } });
         }
@@ -528,6 +536,7 @@ fn walk_root(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -
     let fail = |e: CanopyError| WalkStop::Root(e);
     watch.begin(Place::path(&s.root), deadline).map_err(|u| fail(u.error()))?;
     let dir = Dir::open_path(&s.root, &s.hooks).map_err(|e| fail(CanopyError::from_io(&e, "cannot open folder")))?;
+    let dir = Arc::new(dir);
     let (id, meta) = dir.identity().map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| fail(u.error()))?;
     let read = read_open(&dir, id, &s.root, 1, s.window.window(), deadline, s, watch)?;

@@ -4,6 +4,13 @@
 //! Exit status: 0 for a listing (even with errors below the root), 1 when the
 //! root cannot be listed (`canopy-list: CODE: message` on stderr), 2 for bad
 //! arguments.
+//!
+//! The listing is bounded like the window's (a page of the top level, the
+//! request budget, each folder's time budget, dead mounts left behind), and
+//! the output is closed before returning from `main`: a thread stuck on a dead
+//! mount may keep the process from exiting, never a reader from its EOF.
+//! `--all` lifts the page and the request budget: it holds every name of the
+//! top level in memory.
 
 use std::ffi::OsString;
 use std::io::{self, BufWriter, Write};
@@ -14,6 +21,7 @@ use canopy_core::dirio::IoHooks;
 use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE};
 use canopy_core::text::write_text;
 use canopy_core::wire::RootSpec;
+use canopy_core::listing::RequestBudget;
 use canopy_core::{list, resolve_root, ErrorCode, ListOptions};
 
 const USAGE: &str =
@@ -88,6 +96,10 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
         return Err("give either --offset or --after, not both".into());
     }
     opts.limit = if all { None } else { Some(limit.unwrap_or(PAGE as u64)) };
+    if all {
+        // The whole top level, and everything below it within depth and cap.
+        opts.request = RequestBudget::UNLIMITED;
+    }
     // Text mode prints neither size, time nor handles, so it makes none.
     opts.details = json;
     opts.handles = json;
@@ -115,6 +127,7 @@ fn main() -> ExitCode {
         Ok(l) => l,
         Err(e) => {
             eprintln!("canopy-list: {}: {}", e.code, e.message);
+            close_output();
             // A cursor or setting the engine refused is a bad argument too.
             return ExitCode::from(if e.code == ErrorCode::InvalidArgument { 2 } else { 1 });
         }
@@ -127,9 +140,10 @@ fn main() -> ExitCode {
         write_text(&listing, &mut out)
     };
     let flushed = written.and_then(|_| out.flush());
+    drop(out);
     // The process is about to exit: freeing the listing entry by entry is wasted work.
     std::mem::forget(listing);
-    match flushed {
+    let status = match flushed {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stopped early (`| head`) is not an error of ours.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -137,5 +151,19 @@ fn main() -> ExitCode {
             eprintln!("canopy-list: IO: cannot write the listing: {e}");
             ExitCode::from(1)
         }
+    };
+    close_output();
+    status
+}
+
+/// Closes stdout and stderr now. A worker left behind in a call on a dead
+/// mount can keep this process from exiting; whoever reads our output still
+/// gets its end at once.
+fn close_output() {
+    // SAFETY: nothing writes to fd 1 or 2 after this point; std's handles
+    // were flushed (stderr is unbuffered).
+    unsafe {
+        libc::close(1);
+        libc::close(2);
     }
 }
