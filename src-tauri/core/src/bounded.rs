@@ -32,7 +32,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{ABANDON_GRACE, IDLE_WORKERS, MAX_STUCK_THREADS};
+use crate::limits::{ABANDON_GRACE, IDLE_WORKERS, MAX_STUCK_PER_DEVICE, MAX_STUCK_THREADS};
 
 /// Where a step's calls act. A step can be at several places at once (a
 /// folder's entry in its parent, then its device once known).
@@ -158,7 +158,7 @@ impl Pool {
 
     fn check(&self, place: &Place) -> Result<(), Unresponsive> {
         let r = self.lock();
-        if r.stuck.iter().any(|(s, _)| place.blocked_by(s)) {
+        if r.stuck.iter().any(|(s, n)| *n >= MAX_STUCK_PER_DEVICE && place.blocked_by(s)) {
             return Err(Unresponsive::Stuck);
         }
         if r.stuck_threads >= MAX_STUCK_THREADS {

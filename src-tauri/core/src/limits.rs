@@ -32,7 +32,8 @@ pub const MAX_NAMES_READ: u64 = 1_000_000;
 pub const REQUEST_TIME: Duration = Duration::from_secs(5);
 /// How long past a step's deadline a caller waits before leaving a call behind.
 pub const ABANDON_GRACE: Duration = Duration::from_millis(250);
-/// Calls left behind at once on one device (a further call there fails at once).
+/// Calls left behind at once at one place (a device, an entry, a path): once
+/// this many are stuck there, a further call there fails at once.
 pub const MAX_STUCK_PER_DEVICE: usize = 1;
 /// Calls left behind at once in all; beyond this every call fails at once.
 pub const MAX_STUCK_THREADS: usize = 8;

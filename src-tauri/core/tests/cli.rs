@@ -229,3 +229,37 @@ fn no_dotfiles_leaves_them_out() {
     let out = stdout(&run(&[t.path().as_os_str(), "--no-dotfiles".as_ref()]));
     assert_eq!(out, "[FILE] plain\n");
 }
+
+#[test]
+fn a_bushy_walk_holds_descriptors_only_for_folders_whose_children_wait() {
+    // 10 x 10 x 10 folders at depth 4: breadth-first, the 100 level-3
+    // folders wait with their descriptors open while their children are read.
+    // Opening every child at once (1,000) or never closing (1,110) would run
+    // out of a limit of 256.
+    let t = Tree::new();
+    for a in 0..10 {
+        for b in 0..10 {
+            for c in 0..10 {
+                t.dir(format!("bush/a{a}/b{b}/c{c}"));
+            }
+        }
+    }
+    let mut cmd = Command::new(cli());
+    cmd.arg(t.at("bush")).args(["--depth", "4"]);
+    // SAFETY: setrlimit is async-signal-safe; it runs in the child before exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            let lim = libc::rlimit { rlim_cur: 256, rlim_max: 256 };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let o = cmd.output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert_eq!(out.lines().filter(|l| l.starts_with("[DIR] ")).count(), 1_110, "every folder listed");
+    assert!(!out.lines().any(|l| l.starts_with('[') && !l.starts_with("[DIR] ")), "no error line:\n{out}");
+}
