@@ -71,4 +71,6 @@ build_ui() {
 build_app() {
   say "building the app (cargo build)"
   cargo build --quiet
+  # The dead FUSE mount the end-to-end suite mounts (a test tool, not shipped).
+  cargo build --quiet -p canopy-core --example dead_mount
 }

@@ -61,14 +61,14 @@ pub async fn startup_target(state: State<'_, AppState>) -> Result<Startup, Canop
 #[tauri::command]
 pub async fn read_preview(request: Option<Value>) -> Result<PreviewChunk, CanopyError> {
     let req: PreviewRequest = parse_request(request)?;
-    blocking(move || canopy_core::preview::read_preview(&req)).await
+    blocking(move || canopy_core::preview::read_preview_bounded(&req)).await
 }
 
 /// A whole image (up to `IMAGE_CAP`) as raw bytes over IPC, no base64.
 #[tauri::command]
 pub async fn read_image(request: Option<Value>) -> Result<Response, CanopyError> {
     let req: FileRequest = parse_request(request)?;
-    let (bytes, _format) = blocking(move || canopy_core::preview::read_image(&req)).await?;
+    let (bytes, _format) = blocking(move || canopy_core::preview::read_image_bounded(&req)).await?;
     Ok(Response::new(bytes))
 }
 
@@ -111,7 +111,7 @@ pub async fn reveal<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Re
 pub async fn open_default(request: Option<Value>) -> Result<(), CanopyError> {
     let req: FileRequest = parse_request(request)?;
     blocking(move || {
-        let path = canopy_core::openable::check_openable(&req, &Desktop::system())?;
+        let path = canopy_core::openable::check_openable_bounded(&req, Desktop::system())?;
         open::that_detached(&path)
             .map_err(|e| CanopyError::new(ErrorCode::Io, format!("cannot start the default application: {e}")))
     })

@@ -301,13 +301,14 @@ describe("malformed IPC is INVALID_ARGUMENT", () => {
     }
   });
 
-  test("26 bad handles, wrong types, an offset past the end, a 10 GiB preview", async () => {
+  test("26 bad handles, wrong types, a foreign cursor, a 10 GiB preview; an offset past the end is an empty page", async () => {
     const h = Buffer.from(root).toString("base64url");
     const f = Buffer.from(path.join(root, "late-nul.txt")).toString("base64url");
     const cases = [
       ["list_directory", { request: { root: { handle: "%%%not-base64" } } }],
       ["list_directory", { request: { root: "/" } }],
-      ["list_directory", { request: { root: { handle: h }, offset: 10_000_000 } }],
+      ["list_directory", { request: { root: { handle: h }, after: "bm90LWEtY3Vyc29y" } }],
+      ["list_directory", { request: { root: { handle: h }, after: 7 } }],
       ["list_directory", { request: { root: { handle: h }, limit: 0 } }],
       ["list_directory", {}],
       ["list_directory", { request: "nonsense" }],
@@ -321,6 +322,14 @@ describe("malformed IPC is INVALID_ARGUMENT", () => {
     for (const [cmd, args] of cases) {
       assert.deepEqual(await invoke(s, cmd, args), { code: "INVALID_ARGUMENT" }, `${cmd} ${JSON.stringify(args)}`);
     }
+    // Folders shrink between pages: past the end is an empty page with the true total.
+    const past = await s.execAsync(async (a) => {
+      const l = await window.__TAURI_INTERNALS__.invoke("list_directory", a);
+      return { entries: l.root.folder.entries.length, total: l.root.folder.total, offset: l.root.folder.offset };
+    }, { request: { root: { handle: h }, offset: 10_000_000 } });
+    assert.equal(past.entries, 0);
+    assert.equal(past.offset, 10_000_000);
+    assert.equal(past.total, fs.readdirSync(root).length, "the true total");
     const big = await invoke(s, "read_preview", { request: { handle: f, length: 10 * 1024 ** 3 } });
     assert.deepEqual(big.ok, { clamped: true, requested: 4 * 1024 * 1024, length: 2000 }, "a 10 GiB request is clamped and says so");
   });

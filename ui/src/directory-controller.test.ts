@@ -198,4 +198,47 @@ describe("directory-controller", () => {
     await c.showNext("/r/big");
     expect(fake.calls.at(-1)).toMatchObject({ depth: 3, offset: 100 });
   });
+
+  it("'Show next' continues from the engine's cursor once it has one, in order", async () => {
+    const { c, fake, state } = await opened();
+    await c.showNext("/r/big");
+    // The first page came inside the parent's listing, which carries no cursor for it.
+    expect(fake.calls.at(-1)).toMatchObject({ offset: 100 });
+    expect(fake.calls.at(-1)!.after).toBeUndefined();
+    await c.showNext("/r/big");
+    expect(fake.calls.at(-1)).toMatchObject({ offset: 0, after: "/r/big#200", limit: 100 });
+    const big = findFolder(state(), "/r/big")!;
+    expect(loadedCount(big)).toBe(252);
+    const loaded = big.chunks.flatMap((ch) => ch.nodes.map((n) => n.entry.name));
+    expect(loaded.slice(199, 202)).toEqual(["f0199", "f0200", "f0201"]);
+    expect(big.cursor, "the last page leaves no cursor").toBeNull();
+  });
+
+  it("a cursor the engine refuses is retried by position", async () => {
+    const { c, fake, state } = await opened();
+    await c.showNext("/r/big");
+    const realList = fake.listDirectory.bind(fake);
+    fake.listDirectory = async (r) => {
+      if (r.after) throw new (await import("./backend")).BackendError("INVALID_ARGUMENT", "stale cursor");
+      return realList(r);
+    };
+    await c.showNext("/r/big");
+    expect(fake.calls.at(-1)).toMatchObject({ offset: 200 });
+    expect(loadedCount(findFolder(state(), "/r/big")!)).toBe(252);
+  });
+
+  it("a folder the request budget left unread is read by its own sub-query, and loses its BUDGET mark", async () => {
+    const fake = new FakeBackend(tree());
+    fake.budgetCut.add("/r/small");
+    const { c, state } = await opened(fake);
+    const before = findNode(state(), "/r/small")!.node;
+    expect(before.entry.error?.code).toBe("BUDGET");
+    expect(before.folder).toBeNull();
+    await c.expand("/r/small");
+    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/small" } });
+    const after = findNode(state(), "/r/small")!.node;
+    expect(after.entry.error).toBeUndefined();
+    expect(after.folder?.total).toBe(2);
+    expect(names(state())).toContain("  two");
+  });
 });

@@ -256,7 +256,11 @@ export class DirectoryController {
     return hit ? hit.level + 1 : 1;
   }
 
-  private async fetchPage(folderHandle: string, offset: number, limit: number): Promise<void> {
+  /**
+   * Fetches `limit` entries of a folder from position `offset`; with `after`
+   * (the engine's cursor for that position), as the entries after it.
+   */
+  private async fetchPage(folderHandle: string, offset: number, limit: number, after?: string): Promise<void> {
     const t = this.tree;
     if (!t || !findFolder(t, folderHandle)) return;
     const key = `${folderHandle}@${offset}`;
@@ -266,7 +270,8 @@ export class DirectoryController {
       const listing = await this.backend.listDirectory({
         root: { handle: folderHandle },
         depth: this.subDepth(this.levelOf(folderHandle)),
-        offset,
+        offset: after ? 0 : offset,
+        ...(after ? { after } : {}),
         limit,
         showDotfiles: this.showDotfiles,
         requestId: p.requestId,
@@ -280,6 +285,8 @@ export class DirectoryController {
       const e = toBackendError(err);
       if (e.code === "CANCELLED") return;
       this.setTree(setLoading(this.tree, folderHandle, false));
+      // A cursor the engine no longer accepts: the same page by position.
+      if (after && e.code === "INVALID_ARGUMENT") return this.fetchPage(folderHandle, offset, limit);
       this.reportFolderError(folderHandle, e);
     }
   }
@@ -308,7 +315,10 @@ export class DirectoryController {
     }
   }
 
-  /** Expands a folder: shows what is loaded, or lists it if it was never read. */
+  /**
+   * Expands a folder: shows what is loaded, or lists it if it was never read
+   * (at the depth limit, or left unread by the request budget: BUDGET).
+   */
   async expand(handle: string): Promise<void> {
     const t = this.tree;
     if (!t) return;
@@ -364,11 +374,17 @@ export class DirectoryController {
     else await this.expand(handle);
   }
 
-  /** "Show next 100": the next page of one folder, appended. */
+  /**
+   * "Show next 100": the next page of one folder, appended. It continues
+   * from the engine's cursor when it has one for that position (one pass
+   * over the folder, whatever the depth); arbitrary jumps use offsets.
+   */
   async showNext(folderHandle: string): Promise<void> {
     const f = this.tree && findFolder(this.tree, folderHandle);
     if (!f) return;
-    await this.fetchPage(folderHandle, contiguousEnd(f), NESTED_CAP);
+    const end = contiguousEnd(f);
+    const after = f.cursor && f.cursor.at === end ? f.cursor.after : undefined;
+    await this.fetchPage(folderHandle, end, NESTED_CAP, after);
   }
 
   /** "Show all": the folder becomes paged and virtualized like the root. */

@@ -16,6 +16,7 @@ const SENTENCES: Record<ErrorCode, string> = {
   TOO_LARGE: "the file is too large to show here",
   NOT_OPENABLE: "Canopy does not open programs, scripts or files whose content does not match their name: use Reveal",
   IO: "the system reported an input/output error",
+  BUDGET: "not read: this listing already holds as much as one request may; expand this folder to read it",
 };
 
 export function sentenceFor(code: ErrorCode): string {

@@ -30,6 +30,8 @@ export class FakeBackend implements Backend {
   readonly cancelled: number[] = [];
   /** path -> error code to fail with */
   readonly failures = new Map<string, ErrorCode>();
+  /** Nested folders the request budget leaves unread (BUDGET); listed alone they read fine. */
+  readonly budgetCut = new Set<string>();
   hold = false;
   /** Whether a cancelled call answers CANCELLED (a real one may finish first). */
   honorCancel = true;
@@ -55,6 +57,9 @@ export class FakeBackend implements Backend {
       const failure = this.failures.get(path);
       if (failure) {
         e.error = { code: failure, message: `fake ${failure}` };
+        e.folder = unread();
+      } else if (this.budgetCut.has(path) && level < depth) {
+        e.error = { code: "BUDGET", message: "not read: fake budget" };
         e.folder = unread();
       } else if (level < depth) {
         e.folder = this.folder(node, path, level + 1, depth, 0, NESTED_CAP);
@@ -98,6 +103,10 @@ export class FakeBackend implements Backend {
     if (!node) throw new BackendError("NOT_FOUND", `no such folder ${path}`);
     if (node.kind !== "folder") throw new BackendError("NOT_A_DIRECTORY", "not a folder");
     const crumbs = [{ name: "/", handle: "/" }];
+    // The fake's cursors are "<path>#<position after the page>"; opaque to the controller.
+    const offset = request.after ? Number(request.after.split("#")[1]) : request.offset;
+    const end = offset + request.limit;
+    const more = end < (node.children?.length ?? 0);
     return {
       requestId: request.requestId,
       path,
@@ -108,8 +117,9 @@ export class FakeBackend implements Backend {
         name: node.name,
         handle: path,
         kind: "folder",
-        folder: this.folder(node, path, 1, request.depth, request.offset, request.limit),
+        folder: this.folder(node, path, 1, request.depth, offset, request.limit),
       },
+      ...(more ? { nextCursor: `${path}#${end}` } : {}),
     };
   }
 

@@ -1,11 +1,14 @@
-// The engine's limits as the UI uses them. They mirror src-tauri/core/src/limits.rs
-// (a test reads that file and fails if they drift).
+// Limits the UI works with. The engine's come from the generated bindings
+// (one place: src-tauri/core/src/limits.rs); only the UI's own are set here.
 
-export const DEFAULT_DEPTH = 2;
-export const NESTED_CAP = 100;
-export const PAGE = 500;
-export const MAX_UI_DEPTH = 5;
+import { LIMITS } from "./bindings/limit-values";
+
+export const DEFAULT_DEPTH = LIMITS.defaultDepth;
+export const NESTED_CAP = LIMITS.nestedCap;
+export const PAGE = LIMITS.page;
 /** Bytes asked for by one preview read (the engine's PREVIEW_CHUNK). */
-export const PREVIEW_CHUNK = 256 * 1024;
+export const PREVIEW_CHUNK = LIMITS.previewChunk;
+/** Deepest listing the depth control offers. */
+export const MAX_UI_DEPTH = 5;
 /** Text beyond this many characters is shown without syntax highlighting. */
 export const HIGHLIGHT_LIMIT = 512 * 1024;

@@ -44,6 +44,8 @@ export interface FolderState {
   readonly loading: boolean;
   /** The error on the folder's own read (TIMEOUT, DENIED...), if any. */
   readonly error: CanopyError | null;
+  /** The engine's cursor for the entries after position `at` ("Show next"). */
+  readonly cursor: { readonly at: number; readonly after: string } | null;
 }
 
 export interface TreeState {
@@ -111,7 +113,13 @@ export function folderFromWire(handle: string, f: Folder, error: CanopyError | n
     changed: false,
     loading: false,
     error,
+    cursor: null,
   };
+}
+
+/** Where a reply's cursor continues from: the end of its page. */
+function cursorOf(f: Folder, nextCursor: string | undefined): FolderState["cursor"] {
+  return nextCursor ? { at: f.offset + f.entries.length, after: nextCursor } : null;
 }
 
 export function nodeFromWire(e: Entry): TreeNode {
@@ -127,7 +135,7 @@ export function nodeFromWire(e: Entry): TreeNode {
 export function treeFromListing(l: Listing, selected: string | null = null): TreeState {
   const rootFolder = l.root.folder;
   const root: FolderState = rootFolder
-    ? folderFromWire(l.root.handle, rootFolder, l.root.error ?? null, true)
+    ? { ...folderFromWire(l.root.handle, rootFolder, l.root.error ?? null, true), cursor: cursorOf(rootFolder, l.nextCursor) }
     : emptyFolder(l.root.handle);
   return {
     path: l.path,
@@ -153,6 +161,7 @@ function emptyFolder(handle: string): FolderState {
     changed: false,
     loading: false,
     error: null,
+    cursor: null,
   };
 }
 
@@ -304,11 +313,18 @@ export function setShowAll(state: TreeState, folderHandle: string): TreeState {
 export function attachChildren(state: TreeState, nodeHandle: string, l: Listing): TreeState {
   const wire = l.root.folder;
   if (!wire) return state;
+  // A folder the request budget left unread is read now: its BUDGET mark goes.
   return updateNode(state, nodeHandle, (n) => ({
     ...n,
-    folder: folderFromWire(n.entry.handle, wire, l.root.error ?? null, false),
+    entry: n.entry.error?.code === "BUDGET" ? withoutError(n.entry) : n.entry,
+    folder: { ...folderFromWire(n.entry.handle, wire, l.root.error ?? null, false), cursor: cursorOf(wire, l.nextCursor) },
     expanded: true,
   }));
+}
+
+function withoutError(e: Entry): Entry {
+  const { error: _cleared, ...rest } = e;
+  return rest;
 }
 
 /** Records an error on a node (e.g. expanding it failed with DENIED). */
@@ -342,6 +358,10 @@ function insertChunk(chunks: readonly Chunk[], chunk: Chunk): Chunk[] {
   return out;
 }
 
+function covers(f: Folder, position: number): boolean {
+  return position >= f.offset && position <= f.offset + f.entries.length;
+}
+
 /** Merges one page of a folder (a targeted sub-query's reply) into the tree in place. */
 export function mergePage(state: TreeState, folderHandle: string, l: Listing): PageMerge {
   const wire = l.root.folder;
@@ -359,6 +379,7 @@ export function mergePage(state: TreeState, folderHandle: string, l: Listing): P
         changed: true,
         loading: false,
         error: l.root.error ?? null,
+        cursor: cursorOf(wire, l.nextCursor),
       };
     }
     // Keep expansions the user made inside nodes that are reloaded.
@@ -381,6 +402,8 @@ export function mergePage(state: TreeState, folderHandle: string, l: Listing): P
       chunks: insertChunk(f.chunks, { offset: wire.offset, nodes }),
       loading: false,
       error: l.root.error ?? f.error,
+      // A page ending where the old cursor pointed replaces it (or ends the folder).
+      cursor: cursorOf(wire, l.nextCursor) ?? (f.cursor && !covers(wire, f.cursor.at) ? f.cursor : null),
     };
   });
   return { state: next, totalChanged };

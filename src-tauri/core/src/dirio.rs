@@ -12,6 +12,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::limits::MAX_TIME_MS;
@@ -81,13 +82,22 @@ fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
 
 const DIR_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY;
 
-/// An open directory.
+/// An open directory. It can be shared between threads (a folder's children
+/// are opened relative to it while the folder is released by its reader),
+/// but is read by one at a time.
 #[derive(Debug)]
 pub struct Dir {
     fd: OwnedFd,
     delay: Option<Duration>,
     /// Read before: the next read must rewind first.
-    read_before: std::cell::Cell<bool>,
+    read_before: AtomicBool,
+}
+
+/// Which object a directory is: its device and inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    pub dev: u64,
+    pub ino: u64,
 }
 
 /// What a `stat` says, reduced to what listings show.
@@ -156,7 +166,7 @@ impl Dir {
             // SAFETY: `c` is a valid NUL-terminated string for the call's duration.
             let fd = check(unsafe { libc::open(c.as_ptr(), DIR_FLAGS) })?;
             // SAFETY: `fd` was just returned by open and is owned by nobody else.
-            return Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay, read_before: Default::default() });
+            return Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay, read_before: AtomicBool::new(false) });
         }
         let mut current: Option<Dir> = None;
         for comp in path.components() {
@@ -183,7 +193,23 @@ impl Dir {
         // SAFETY: valid C string; `at` is a live directory fd or AT_FDCWD.
         let fd = check(unsafe { libc::openat(at, c.as_ptr(), flags) })?;
         // SAFETY: fresh fd, owned here.
-        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, read_before: Default::default() })
+        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, read_before: AtomicBool::new(false) })
+    }
+
+    /// Looks the child folder `name` up without opening it (`O_PATH`,
+    /// without following a symlink): the lookup is answered by this folder's
+    /// filesystem alone, even when the child is a mount point, so a hang here
+    /// is this folder's device's. [`LookedUp::identity`] then asks the child's.
+    ///
+    /// # Errors
+    /// The OS error; `ENOTDIR` or `ELOOP` if the entry is no longer a folder.
+    pub fn look_up(&self, name: &[u8]) -> io::Result<LookedUp> {
+        let c = cstr(name)?;
+        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: valid C string; `self.fd` is a live directory fd.
+        let fd = check(unsafe { libc::openat(self.fd.as_raw_fd(), c.as_ptr(), flags) })?;
+        // SAFETY: fresh fd, owned here.
+        Ok(LookedUp(unsafe { OwnedFd::from_raw_fd(fd) }))
     }
 
     /// Opens the child folder `name` without following a symlink.
@@ -218,10 +244,23 @@ impl Dir {
     /// # Errors
     /// The OS error.
     pub fn stat_self(&self) -> io::Result<Meta> {
-        // SAFETY: as in stat_raw.
+        self.fstat().map(|st| Meta::from_stat(&st))
+    }
+
+    /// The directory's device and inode, with what `stat` says of it.
+    ///
+    /// # Errors
+    /// The OS error.
+    pub fn identity(&self) -> io::Result<(Identity, Meta)> {
+        let st = self.fstat()?;
+        Ok((Identity { dev: st.st_dev, ino: st.st_ino }, Meta::from_stat(&st)))
+    }
+
+    fn fstat(&self) -> io::Result<libc::stat> {
+        // SAFETY: zeroed stat is a valid out-buffer; fd is open.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         check(unsafe { libc::fstat(self.fd.as_raw_fd(), &mut st) })?;
-        Ok(Meta::from_stat(&st))
+        Ok(st)
     }
 
     /// Reads the target text of the symlink `name`.
@@ -259,7 +298,7 @@ impl Dir {
     pub fn entries(&self, mut buffer: Vec<u8>) -> Result<Entries<'_>, (io::Error, Vec<u8>)> {
         // A fresh descriptor starts at the beginning; a second pass rewinds.
         // SAFETY: lseek on an owned directory fd; rewinds the getdents position.
-        if self.read_before.replace(true) && unsafe { libc::lseek(self.fd.as_raw_fd(), 0, libc::SEEK_SET) } < 0 {
+        if self.read_before.swap(true, Ordering::Relaxed) && unsafe { libc::lseek(self.fd.as_raw_fd(), 0, libc::SEEK_SET) } < 0 {
             return Err((io::Error::last_os_error(), buffer));
         }
         if buffer.len() < BATCH_BYTES {
@@ -268,6 +307,23 @@ impl Dir {
         // A slow folder reads small batches, so its reader is slow often.
         let size = if self.delay.is_some() { 512 } else { BATCH_BYTES };
         Ok(Entries { dir: self, buf: buffer, size, done: false })
+    }
+}
+
+/// A child folder found but not opened (an `O_PATH` descriptor).
+#[derive(Debug)]
+pub struct LookedUp(OwnedFd);
+
+impl LookedUp {
+    /// The folder's device and inode (a `stat` answered by its own filesystem).
+    ///
+    /// # Errors
+    /// The OS error.
+    pub fn identity(&self) -> io::Result<Identity> {
+        // SAFETY: zeroed stat is a valid out-buffer; fstat accepts an O_PATH fd.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        check(unsafe { libc::fstat(self.0.as_raw_fd(), &mut st) })?;
+        Ok(Identity { dev: st.st_dev, ino: st.st_ino })
     }
 }
 

@@ -28,6 +28,9 @@ pub enum ErrorCode {
     /// not match its name (see `openable`).
     NotOpenable,
     Io,
+    /// Not read: the request's budget (entries, names read or time) was spent
+    /// before this folder's turn. Expanding the folder alone reads it.
+    Budget,
 }
 
 impl ErrorCode {
@@ -46,6 +49,7 @@ impl ErrorCode {
             ErrorCode::TooLarge => "TOO_LARGE",
             ErrorCode::NotOpenable => "NOT_OPENABLE",
             ErrorCode::Io => "IO",
+            ErrorCode::Budget => "BUDGET",
         }
     }
 }

@@ -8,7 +8,9 @@
 //! exported to TypeScript by ts-rs; every number that bounds work lives in
 //! [`limits`].
 
+pub mod bounded;
 pub mod cancel;
+pub mod cursor;
 pub mod default_app;
 pub mod dirio;
 pub mod error;
@@ -19,6 +21,7 @@ pub mod openable;
 pub mod order;
 pub mod preview;
 pub mod shell_quote;
+pub(crate) mod select;
 pub mod text;
 pub mod wire;
 

@@ -15,8 +15,30 @@ pub const NESTED_CAP: u32 = 100;
 pub const PAGE: u32 = 500;
 /// Largest page a caller may ask for over IPC.
 pub const MAX_PAGE: u32 = 10_000;
+/// Names sampled to find a deep page (see `select`): the sample's memory,
+/// and the number of buckets a folder is split into while narrowing.
+pub const SELECTION_SAMPLE: usize = 4096;
+/// Candidates kept beyond the page while selecting it: a page starting at
+/// most this far in is chosen in one pass; deeper ones narrow first.
+pub const SELECTION_WINDOW: usize = 2048;
 /// Longest time spent reading one folder before it is returned as `TIMEOUT`.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
+/// Entries in one reply at most: a default depth-2 reply (a page of `PAGE`
+/// and `NESTED_CAP` for each of its folders) is never cut.
+pub const MAX_REPLY_ENTRIES: u64 = PAGE as u64 * (1 + NESTED_CAP as u64);
+/// Names read from the kernel for one request at most (the root's passes count once).
+pub const MAX_NAMES_READ: u64 = 1_000_000;
+/// Longest time one request spends in all, the describe phase included.
+pub const REQUEST_TIME: Duration = Duration::from_secs(5);
+/// How long past a step's deadline a caller waits before leaving a call behind.
+pub const ABANDON_GRACE: Duration = Duration::from_millis(250);
+/// Calls left behind at once at one place (a device, an entry, a path): once
+/// this many are stuck there, a further call there fails at once.
+pub const MAX_STUCK_PER_DEVICE: usize = 1;
+/// Calls left behind at once in all; beyond this every call fails at once.
+pub const MAX_STUCK_THREADS: usize = 8;
+/// Idle I/O workers kept for reuse.
+pub const IDLE_WORKERS: usize = 2;
 
 /// The furthest time from the epoch, either way, that a date can hold
 /// (ECMAScript's `Date` range): a modification time beyond it is left out.
@@ -40,3 +62,74 @@ pub const OPEN_SNIFF_BYTES: usize = 64 * 1024;
 pub const ZIP_DIRECTORY_CAP: u64 = 4 * 1024 * 1024;
 /// Longest wait for the system to name a file's default application.
 pub const HANDLER_QUERY_TIMEOUT: Duration = Duration::from_secs(5);
+/// The limits the UI needs, as one value. Exported through ts-rs: the type to
+/// `ui/src/bindings/Limits.ts` and the values to `ui/src/bindings/limit-values.ts`
+/// (by `export_bindings_limits_values`; not `limits.ts`, which would clash
+/// with `Limits.ts` on a case-insensitive disk), so the UI never restates a number
+/// and the bindings' staleness check covers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Limits {
+    pub default_depth: u32,
+    pub max_depth: u32,
+    pub nested_cap: u32,
+    pub page: u32,
+    pub max_page: u32,
+    /// `TIME_BUDGET`, per folder.
+    pub time_budget_ms: u64,
+    /// `REQUEST_TIME`, per request.
+    pub request_time_ms: u64,
+    pub max_reply_entries: u64,
+    pub max_names_read: u64,
+    pub max_stuck_threads: u32,
+    pub preview_chunk: u64,
+    pub max_preview_chunk: u64,
+    pub image_cap: u64,
+}
+
+/// The values of [`Limits`].
+pub const LIMITS: Limits = Limits {
+    default_depth: DEFAULT_DEPTH,
+    max_depth: MAX_DEPTH,
+    nested_cap: NESTED_CAP,
+    page: PAGE,
+    max_page: MAX_PAGE,
+    time_budget_ms: TIME_BUDGET.as_millis() as u64,
+    request_time_ms: REQUEST_TIME.as_millis() as u64,
+    max_reply_entries: MAX_REPLY_ENTRIES,
+    max_names_read: MAX_NAMES_READ,
+    max_stuck_threads: MAX_STUCK_THREADS as u32,
+    preview_chunk: PREVIEW_CHUNK,
+    max_preview_chunk: MAX_PREVIEW_CHUNK,
+    image_cap: IMAGE_CAP,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes `limit-values.ts` beside the ts-rs bindings (named like them, so the
+    /// staleness check that runs `export_bindings` regenerates it too).
+    #[test]
+    fn export_bindings_limits_values() {
+        let dir = std::env::var_os("TS_RS_EXPORT_DIR").expect("TS_RS_EXPORT_DIR is set in .cargo/config.toml");
+        let values = serde_json::to_value(LIMITS).unwrap();
+        let mut body = String::new();
+        for (key, value) in values.as_object().unwrap() {
+            body.push_str(&format!("  {key}: {value},\n"));
+        }
+        let text = format!(
+            "// Generated from src-tauri/core/src/limits.rs by `cargo test -p canopy-core`. Do not edit.\n\
+             import type {{ Limits }} from \"./Limits\";\n\nexport const LIMITS: Limits = {{\n{body}}};\n"
+        );
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(std::path::Path::new(&dir).join("limit-values.ts"), text).unwrap();
+    }
+
+    #[test]
+    fn a_default_reply_fits_the_reply_budget_exactly() {
+        assert_eq!(MAX_REPLY_ENTRIES, 50_500);
+        assert_eq!(LIMITS.max_reply_entries, u64::from(LIMITS.page) * (1 + u64::from(LIMITS.nested_cap)));
+    }
+}

@@ -1,35 +1,85 @@
-//! The capped recursive listing: what a folder holds, to a depth, with exact
-//! counts of everything not shown.
+//! The capped listing: what a folder holds, to a depth, with exact counts of
+//! everything not shown, at a cost bounded by what it shows.
 //!
 //! Promises:
 //! - every entry of every folder read is either shown or counted in
 //!   `unlisted` (`shown + unlisted == total`), unless a time budget cut the read
 //!   short, which is then said (`TIMEOUT`, `countIsLowerBound`);
-//! - a folder below the root keeps only its best `cap` candidates while it
-//!   streams, so a folder of a million entries costs O(cap) memory; the rest
-//!   are counted from their names and `d_type`, never stat'ed;
+//! - the root's page is chosen in bounded memory at any offset or cursor
+//!   (see [`crate::select`]); a folder below the root keeps only its best
+//!   `cap` candidates while it streams; the rest are counted from their names
+//!   and `d_type`, never stat'ed;
 //! - only directories are opened; size, time and link targets are read only
 //!   for shown entries;
 //! - below the root nothing fails the listing: an error lands on its entry.
+//!
+//! **The request budget.** Folders are read breadth-first: every folder at
+//! level L (and the `stat`/`readlink` of its shown entries) before any at
+//! level L+1. Before a folder below the root is opened, the request must
+//! still have room for it: the entries shown so far plus the folder's cap
+//! within `MAX_REPLY_ENTRIES`, fewer than `MAX_NAMES_READ` names read, and
+//! time left of `REQUEST_TIME`. A folder that does not fit is not opened and
+//! carries `BUDGET` (the message says which budget); a folder once started is
+//! read to its end, so its count stays exact. The root is never cut by the
+//! entries or names budget, and the passes of its selection count once.
+//! Each folder also has its own `TIME_BUDGET`, the describe phase included.
+//!
+//! **Dead mounts.** The walk runs on a worker of [`crate::bounded`]. Each
+//! folder (open, `fstat`, reads, and the describe phase) is one step, at its
+//! entry in the parent, its path and its device. A step that does not return
+//! in time is left behind: that folder gets `TIMEOUT` ("not responding") and
+//! the walk goes on from the next folder on a fresh worker. A step at a place
+//! already stuck fails at once. A symlink is followed as a step of its own,
+//! on another worker (its target may be on another, dead, device): a link
+//! into a dead mount costs that link `TIMEOUT`, not its folder.
+//!
+//! File descriptors: a folder's descriptor is kept only while children of it
+//! wait to be opened (relative to it, with `O_NOFOLLOW`), and the soft limit
+//! on open files is raised to the hard limit once per process.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::bounded::{self, Place, Watch};
 use crate::cancel::CancelToken;
-use crate::dirio::{Dir, IoHooks, RawEntry};
+use crate::cursor::{self, PageSettings, SortPosition};
+use crate::dirio::{Dir, Identity, IoHooks, Meta, RawEntry};
 use crate::error::{code_of, CanopyError, ErrorCode};
-use crate::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE, TIME_BUDGET};
+use crate::limits::{
+    DEFAULT_DEPTH, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, NESTED_CAP, PAGE, REQUEST_TIME, TIME_BUDGET,
+};
 use crate::names::{decode_handle, encode_handle, DisplayName};
-use crate::order::{compare_entries, sort_key, starts_with_folded, Group};
+use crate::order::{compare_entries, starts_with_folded, Group};
+use crate::select::{group_of, kind_of, select, Candidate, Reading, Selection, Stop, Window};
 use crate::wire::{
     Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, LocateRequest,
     Located, RootSpec, Startup,
 };
+
+/// What one request may spend in all (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestBudget {
+    /// Entries shown in the reply.
+    pub entries: u64,
+    /// Names read from the kernel.
+    pub names: u64,
+    /// Time in all; `None`: no limit besides each folder's own.
+    pub time: Option<Duration>,
+}
+
+impl RequestBudget {
+    /// The limits every request of the window and of `canopy-list` has.
+    pub const STANDARD: RequestBudget =
+        RequestBudget { entries: MAX_REPLY_ENTRIES, names: MAX_NAMES_READ, time: Some(REQUEST_TIME) };
+    /// No request budget (`canopy-list --all`); each folder keeps its time budget.
+    pub const UNLIMITED: RequestBudget = RequestBudget { entries: u64::MAX, names: u64::MAX, time: None };
+}
 
 /// How to list. Build with `ListOptions::default()` and adjust.
 #[derive(Debug, Clone)]
@@ -38,13 +88,19 @@ pub struct ListOptions {
     pub depth: u32,
     /// First entry of the root's page, in the folder's order.
     pub offset: u64,
-    /// Size of the root's page; `None` lists the whole top level.
+    /// Size of the root's page; `None` lists the whole top level (and holds
+    /// every name of it in memory to sort them).
     pub limit: Option<u64>,
+    /// A cursor from an earlier reply's `nextCursor`: the page is the `limit`
+    /// entries after it (then `offset` must be 0).
+    pub after: Option<String>,
     /// Entries shown per folder below the root.
     pub cap: u32,
     pub show_dotfiles: bool,
-    /// Longest read of any one folder.
+    /// Longest read of any one folder (the describe phase included).
     pub budget: Duration,
+    /// What the whole request may spend.
+    pub request: RequestBudget,
     pub cancel: Option<CancelToken>,
     pub hooks: IoHooks,
     /// Echoed in the reply.
@@ -63,9 +119,11 @@ impl Default for ListOptions {
             depth: DEFAULT_DEPTH,
             offset: 0,
             limit: Some(PAGE as u64),
+            after: None,
             cap: NESTED_CAP,
             show_dotfiles: true,
             budget: TIME_BUDGET,
+            request: RequestBudget::STANDARD,
             cancel: None,
             hooks: IoHooks::default(),
             request_id: 0,
@@ -75,172 +133,101 @@ impl Default for ListOptions {
     }
 }
 
-/// Why a listing stopped as a whole.
-enum Stop {
-    Cancelled,
+/// The root's page, owned (the walk runs on another thread).
+enum RootWindow {
+    At { offset: u64, limit: u64 },
+    After { key: SortPosition, limit: u64 },
+    Everything,
 }
 
-/// A name that made the cut so far, with its sort key (see
-/// [`crate::order::sort_key`]): candidates compare as slices.
-#[derive(Debug)]
-struct Candidate {
-    key: Box<[u32]>,
-    kind: EntryKind,
-    name: Box<[u8]>,
-}
-
-impl Candidate {
-    fn beats(&self, key: &[u32], name: &[u8]) -> bool {
-        (&*self.key, &*self.name) < (key, name)
+impl RootWindow {
+    fn window(&self) -> Window<'_> {
+        match self {
+            RootWindow::At { offset, limit } => Window::At { offset: *offset, limit: *limit },
+            RootWindow::After { key, limit } => Window::After { key, limit: *limit },
+            RootWindow::Everything => Window::Everything,
+        }
     }
 }
 
-impl Ord for Candidate {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.key.cmp(&other.key).then_with(|| self.name.cmp(&other.name))
-    }
-}
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Candidate {}
-
-fn group_of(kind: EntryKind) -> Group {
-    if kind == EntryKind::Folder {
-        Group::Folder
-    } else {
-        Group::Other
-    }
-}
-
-/// One folder read through.
-struct Scan {
-    /// The best `keep` entries, in order.
-    best: Vec<Candidate>,
-    total: u64,
-    counts: KindCounts,
-    dotfiles_hidden: u64,
-    timed_out: bool,
-    /// A read error after some entries were seen.
-    failed: Option<io::Error>,
-}
-
-struct Ctx<'a> {
+/// What every step of one listing reads.
+struct Settings {
+    root: PathBuf,
+    window: RootWindow,
     depth: u32,
     cap: usize,
     show_dotfiles: bool,
     budget: Duration,
-    cancel: Option<&'a CancelToken>,
-    hooks: &'a IoHooks,
+    request: RequestBudget,
+    /// When the request's time is up.
+    request_deadline: Option<Instant>,
+    cancel: Option<CancelToken>,
+    hooks: IoHooks,
     details: bool,
     handles: bool,
-    /// One `getdents64` buffer for the whole listing: a folder's read is
-    /// finished before its subfolders are read.
-    buffer: std::cell::Cell<Vec<u8>>,
 }
 
-impl Ctx<'_> {
+impl Settings {
     fn cancelled(&self) -> bool {
-        self.cancel.is_some_and(|c| c.is_cancelled())
+        self.cancel.as_ref().is_some_and(CancelToken::is_cancelled)
     }
+
+    /// A folder started now must be done by then.
+    fn folder_deadline(&self) -> Instant {
+        let own = Instant::now() + self.budget;
+        self.request_deadline.map_or(own, |r| r.min(own))
+    }
+}
+
+/// Where a folder's reply goes: entry `entry` of the folder read as `node`.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    node: usize,
+    entry: usize,
+}
+
+/// A folder waiting for its turn.
+struct Pending {
+    parent: Arc<Dir>,
+    parent_id: Identity,
+    name: Box<[u8]>,
+    path: PathBuf,
+    level: u32,
+    slot: Slot,
+}
+
+/// A folder that was read, and where it goes.
+struct Node {
+    folder: Folder,
+    error: Option<CanopyError>,
+    slot: Option<Slot>,
+}
+
+/// The state of one breadth-first walk, shared by the caller and the
+/// worker(s) running it; a given-up worker publishes nothing.
+#[derive(Default)]
+struct Walk {
+    queue: VecDeque<Pending>,
+    /// Node 0 is the root.
+    nodes: Vec<Node>,
+    /// Errors for folders that were not read (budget, not responding, cannot open).
+    marks: Vec<(Slot, CanopyError)>,
+    shown: u64,
+    names_read: u64,
+    /// The folder being read now.
+    current: Option<Slot>,
+    /// Bumped when a worker is given up; its later commits are refused.
+    generation: u64,
+    root_meta: Option<Meta>,
+    next_cursor: Option<String>,
+}
+
+fn lock(walk: &Mutex<Walk>) -> MutexGuard<'_, Walk> {
+    walk.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn is_dotfile(name: &[u8]) -> bool {
     name.first() == Some(&b'.')
-}
-
-/// The kind of an entry: `d_type`, or a `stat` when the filesystem did not say.
-fn kind_of(dir: &Dir, raw: &RawEntry<'_>) -> EntryKind {
-    match raw.kind {
-        Some(kind) => kind,
-        None => dir.stat_child(raw.name, false).map(|m| m.kind).unwrap_or(EntryKind::Unknown),
-    }
-}
-
-/// Reads `dir` through, keeping the best `keep` entries in order.
-///
-/// Entries go into a plain vector until there are more than `keep`; only then
-/// does it become a max-heap of the best `keep`, so a small folder costs one
-/// sort and a huge one O(keep) memory and about one comparison per entry.
-fn scan(dir: &Dir, keep: usize, ctx: &Ctx<'_>) -> Result<Scan, Stop> {
-    let start = Instant::now();
-    let mut small: Vec<Candidate> = Vec::new();
-    let mut heap: Option<BinaryHeap<Candidate>> = None;
-    let mut total = 0u64;
-    let mut counts = KindCounts::default();
-    let mut dotfiles_hidden = 0u64;
-    let mut timed_out = false;
-    let mut failed = None;
-    let buffer = ctx.buffer.take();
-    match dir.entries(buffer) {
-        Err((e, buffer)) => {
-            failed = Some(e);
-            ctx.buffer.set(buffer);
-        }
-        Ok(mut entries) => {
-            let show_dotfiles = ctx.show_dotfiles;
-            let mut key = Vec::new();
-            let mut each = |raw: RawEntry<'_>| {
-                if !show_dotfiles && is_dotfile(raw.name) {
-                    dotfiles_hidden += 1;
-                    return;
-                }
-                let kind = kind_of(dir, &raw);
-                total += 1;
-                counts.add(kind);
-                sort_key(group_of(kind), raw.name, &mut key);
-                match &mut heap {
-                    Some(h) => {
-                        if let Some(mut worst) = h.peek_mut() {
-                            // Allocate only for a name that beats the current worst.
-                            if !worst.beats(&key, raw.name) {
-                                *worst = Candidate { key: key.as_slice().into(), kind, name: raw.name.into() };
-                            }
-                        }
-                    }
-                    None => {
-                        small.push(Candidate { key: key.as_slice().into(), kind, name: raw.name.into() });
-                        if small.len() > keep {
-                            let mut h = BinaryHeap::from(std::mem::take(&mut small));
-                            h.pop();
-                            heap = Some(h);
-                        }
-                    }
-                }
-            };
-            let stopped = loop {
-                if ctx.cancelled() {
-                    break Some(Stop::Cancelled);
-                }
-                match entries.next_batch(&mut each) {
-                    Ok(true) => {}
-                    Ok(false) => break None,
-                    Err(e) => {
-                        failed = Some(e);
-                        break None;
-                    }
-                }
-                if start.elapsed() > ctx.budget {
-                    timed_out = true;
-                    break None;
-                }
-            };
-            ctx.buffer.set(entries.into_buffer());
-            if let Some(stop) = stopped {
-                return Err(stop);
-            }
-        }
-    }
-    let mut best = heap.map(BinaryHeap::into_vec).unwrap_or(small);
-    best.sort_unstable();
-    Ok(Scan { best, total, counts, dotfiles_hidden, timed_out, failed })
 }
 
 fn entry_error(err: &io::Error, doing: &str) -> CanopyError {
@@ -258,71 +245,142 @@ fn timeout_error(budget: Duration) -> CanopyError {
     )
 }
 
-/// Reads one folder's contents (and, below the depth limit, its subfolders').
-/// `level` is the level of the folder's entries (the root's entries are 1).
-/// Returns the folder and an error for its owner entry (read failure, timeout).
-fn read_folder(
-    dir: &Dir,
-    dir_path: &Path,
+fn lost_page_error(budget: Duration) -> CanopyError {
+    CanopyError::new(
+        ErrorCode::Timeout,
+        format!("finding this page took longer than {} ms; no entries are shown rather than the wrong ones", budget.as_millis()),
+    )
+}
+
+fn details_timeout_error(budget: Duration) -> CanopyError {
+    CanopyError::new(
+        ErrorCode::Timeout,
+        format!("examining the shown entries took longer than {} ms; some are shown without details", budget.as_millis()),
+    )
+}
+
+/// Raises the soft limit on open files to the hard limit, once: a wide
+/// walk keeps one descriptor per folder whose children wait their turn.
+fn raise_open_file_limit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: getrlimit/setrlimit with a valid out-buffer.
+        unsafe {
+            let mut lim: libc::rlimit = std::mem::zeroed();
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+                lim.rlim_cur = lim.rlim_max;
+                libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+            }
+        }
+    });
+}
+
+/// One folder read: its wire form, an error for its owner entry, the
+/// subfolders to read next (entry index, name, path), and the position of
+/// its last shown entry.
+struct FolderRead {
+    folder: Folder,
+    error: Option<CanopyError>,
+    subfolders: Vec<(usize, Box<[u8]>, PathBuf)>,
+    last: Option<SortPosition>,
+    names_read: u64,
+}
+
+/// Chooses an open folder's page and describes its shown entries, all by `deadline`.
+#[allow(clippy::too_many_arguments)]
+fn read_open(
+    dir: &Arc<Dir>,
+    id: Identity,
+    path: &Path,
     level: u32,
-    offset: usize,
-    limit: usize,
-    ctx: &Ctx<'_>,
-) -> Result<(Folder, Option<CanopyError>), Stop> {
-    let s = scan(dir, offset.saturating_add(limit), ctx)?;
+    window: Window<'_>,
+    deadline: Instant,
+    s: &Settings,
+    watch: &Watch,
+) -> Result<FolderRead, Stop> {
+    let rd = Reading { show_dotfiles: s.show_dotfiles, deadline, cancel: s.cancel.as_ref() };
+    let sel: Selection = select(dir, window, &rd)?;
+    let p = &sel.pass;
+    let names_read = p.names_read;
     let mut error = None;
-    if s.timed_out {
-        error = Some(timeout_error(ctx.budget));
-    } else if let Some(e) = &s.failed {
-        if s.total == 0 {
-            return Ok((Folder::unread(), Some(CanopyError::from_io(e, "cannot read folder"))));
+    if sel.lost_page {
+        error = Some(match &p.failed {
+            Some(e) if !p.timed_out => CanopyError::from_io(e, "reading the folder failed part way"),
+            _ => lost_page_error(s.budget),
+        });
+    } else if p.timed_out {
+        error = Some(timeout_error(s.budget));
+    } else if let Some(e) = &p.failed {
+        if p.total == 0 {
+            return Ok(FolderRead {
+                folder: Folder::unread(),
+                error: Some(CanopyError::from_io(e, "cannot read folder")),
+                subfolders: Vec::new(),
+                last: None,
+                names_read,
+            });
         }
         error = Some(CanopyError::from_io(e, "reading the folder failed part way"));
     }
-    if let Some(hook) = &ctx.hooks.after_scan {
-        hook(dir_path);
+    if let Some(hook) = &s.hooks.after_scan {
+        hook(path);
     }
-    let shown = s.best.get(offset..).unwrap_or_default();
     let mut shown_counts = KindCounts::default();
-    for cand in shown {
+    for cand in &sel.page {
         shown_counts.add(cand.kind);
     }
-    // One thread on purpose: reading sibling folders on two threads was
-    // measured slower here (more CPU in kernel locks and malloc arenas).
-    let entries = shown.iter().map(|cand| describe(dir, dir_path, cand, level, ctx)).collect::<Result<Vec<_>, _>>()?;
-    let partial = s.timed_out || s.failed.is_some();
+    let last = sel.page.last().map(Candidate::position);
+    let mut late = false;
+    let mut subfolders = Vec::new();
+    let mut entries = Vec::with_capacity(sel.page.len());
+    for (i, cand) in sel.page.iter().enumerate() {
+        let (entry, descend) = describe(dir, id, path, cand, level, s, deadline, watch, &mut late);
+        if let Some(child) = descend {
+            subfolders.push((i, cand.name.clone(), child));
+        }
+        entries.push(entry);
+    }
+    if late && error.is_none() {
+        error = Some(details_timeout_error(s.budget));
+    }
+    let partial = p.timed_out || p.failed.is_some();
     let folder = Folder {
-        total: Some(s.total),
+        total: Some(p.total),
         children_loaded: true,
-        offset: offset as u64,
+        offset: sel.offset,
         entries,
-        unlisted: s.counts.minus(&shown_counts),
-        dotfiles_hidden: s.dotfiles_hidden,
+        unlisted: p.counts.minus(&shown_counts),
+        dotfiles_hidden: p.dotfiles_hidden,
         count_is_lower_bound: partial,
         partial_order: partial,
     };
-    Ok((folder, error))
+    Ok(FolderRead { folder, error, subfolders, last, names_read })
 }
 
-fn link_info(dir: &Dir, name: &[u8]) -> (Option<LinkInfo>, Option<CanopyError>) {
+fn link_info(dir: &Arc<Dir>, id: Identity, name: &[u8], watch: &Watch) -> (Option<LinkInfo>, Option<CanopyError>) {
     let target = match dir.read_link(name) {
         Ok(t) => t,
         Err(e) => return (None, Some(entry_error(&e, "cannot read the link"))),
     };
-    let points_to = match dir.stat_child(name, true) {
-        Ok(meta) => match meta.kind {
-            EntryKind::Folder => LinkTarget::Folder,
-            EntryKind::File => LinkTarget::File,
-            _ => LinkTarget::Other,
+    // The target may be on another device (a dead one): following it is a
+    // step of its own, on another worker.
+    let place = Place::Entry { dev: id.dev, ino: id.ino, name: name.into() };
+    let (folder, link) = (dir.clone(), Box::<[u8]>::from(name));
+    let (points_to, error) = match watch.aside(place, move || folder.stat_child(&link, true)) {
+        Ok(Ok(meta)) => match meta.kind {
+            EntryKind::Folder => (LinkTarget::Folder, None),
+            EntryKind::File => (LinkTarget::File, None),
+            _ => (LinkTarget::Other, None),
         },
-        Err(e) => match e.raw_os_error() {
-            Some(libc::ENOENT) | Some(libc::ENOTDIR) => LinkTarget::Dangling,
-            Some(libc::ELOOP) => LinkTarget::Loop,
-            _ => LinkTarget::Unknown,
+        Ok(Err(e)) => match e.raw_os_error() {
+            Some(libc::ENOENT) | Some(libc::ENOTDIR) => (LinkTarget::Dangling, None),
+            Some(libc::ELOOP) => (LinkTarget::Loop, None),
+            _ => (LinkTarget::Unknown, None),
         },
+        Err(e) => (LinkTarget::Unknown, Some(e)),
     };
     let shown = DisplayName::new(&target);
-    (Some(LinkInfo { target: shown.text, target_parts: shown.parts, points_to }), None)
+    (Some(LinkInfo { target: shown.text, target_parts: shown.parts, points_to }), error)
 }
 
 fn named_entry(name: &[u8], path: Option<&Path>, kind: EntryKind) -> Entry {
@@ -341,43 +399,317 @@ fn named_entry(name: &[u8], path: Option<&Path>, kind: EntryKind) -> Entry {
     }
 }
 
-fn describe(dir: &Dir, dir_path: &Path, cand: &Candidate, level: u32, ctx: &Ctx<'_>) -> Result<Entry, Stop> {
+/// Describes one shown entry (`stat`, `readlink`) unless `deadline` passed
+/// (then `late` is set and the rest are named only). Returns the entry and,
+/// for a folder to read next, its path.
+#[allow(clippy::too_many_arguments)]
+fn describe(
+    dir: &Arc<Dir>,
+    id: Identity,
+    dir_path: &Path,
+    cand: &Candidate,
+    level: u32,
+    s: &Settings,
+    deadline: Instant,
+    watch: &Watch,
+    late: &mut bool,
+) -> (Entry, Option<PathBuf>) {
+    let is_folder = cand.kind == EntryKind::Folder;
     // The full path is needed for a handle, and to name a folder's children.
-    let path = (ctx.handles || cand.kind == EntryKind::Folder).then(|| dir_path.join(OsStr::from_bytes(&cand.name)));
-    let mut entry = named_entry(&cand.name, path.as_deref().filter(|_| ctx.handles), cand.kind);
-    if ctx.details {
-        match dir.stat_child(&cand.name, false) {
-            Ok(meta) => {
-                entry.size = Some(meta.size);
-                entry.modified = meta.modified_ms;
-            }
-            Err(e) => entry.error = Some(entry_error(&e, "cannot read its details")),
-        }
+    let path = (s.handles || is_folder).then(|| dir_path.join(OsStr::from_bytes(&cand.name)));
+    let mut entry = named_entry(&cand.name, path.as_deref().filter(|_| s.handles), cand.kind);
+    if is_folder {
+        entry.folder = Some(Box::new(Folder::unread()));
     }
-    let vanished = entry.error.as_ref().is_some_and(|e| e.code == ErrorCode::NotFound);
-    match cand.kind {
-        EntryKind::Symlink if !vanished => {
-            let (link, err) = link_info(dir, &cand.name);
+    // The clock is read only before a syscall: text mode describes files with none.
+    let needs_calls = s.details || cand.kind == EntryKind::Symlink;
+    *late = *late || (needs_calls && Instant::now() > deadline);
+    if !*late && needs_calls {
+        if s.details {
+            match dir.stat_child(&cand.name, false) {
+                Ok(meta) => {
+                    entry.size = Some(meta.size);
+                    entry.modified = meta.modified_ms;
+                }
+                Err(e) => entry.error = Some(entry_error(&e, "cannot read its details")),
+            }
+        }
+        if cand.kind == EntryKind::Symlink && entry.error.as_ref().is_none_or(|e| e.code != ErrorCode::NotFound) {
+            let (link, err) = link_info(dir, id, &cand.name, watch);
             entry.link = link.map(Box::new);
             entry.error = entry.error.or(err);
         }
-        EntryKind::Folder => {
-            entry.folder = Some(Box::new(Folder::unread()));
-            if level < ctx.depth && !vanished {
-                match dir.open_child(&cand.name, ctx.hooks) {
-                    Ok(child) => {
-                        let child_path = path.as_deref().unwrap_or(dir_path);
-                        let (folder, err) = read_folder(&child, child_path, level + 1, 0, ctx.cap, ctx)?;
-                        entry.folder = Some(Box::new(folder));
-                        entry.error = err.or(entry.error);
+    }
+    let vanished = entry.error.as_ref().is_some_and(|e| e.code == ErrorCode::NotFound);
+    let descend = is_folder && level < s.depth && !vanished;
+    (entry, if descend { path } else { None })
+}
+
+/// How a folder below the root turned out.
+enum Child {
+    Read(FolderRead, Arc<Dir>, Identity),
+    /// Not read: it could not be opened, or it is not responding.
+    Failed(CanopyError),
+}
+
+/// Opens and reads a folder below the root, as one step. Each call is
+/// placed where it acts, so a hang marks what really hangs: the lookup at the
+/// parent's device, the child's `stat` at its entry and path (its device is
+/// not known yet), and the open, reads and describe phase at its device.
+fn read_child(p: &Pending, s: &Settings, watch: &Watch) -> Result<Child, Stop> {
+    let deadline = s.folder_deadline();
+    let entry = Place::Entry { dev: p.parent_id.dev, ino: p.parent_id.ino, name: p.name.clone() };
+    let at = |places: Vec<Place>| watch.moved(places).map_err(|u| u.error());
+    if let Err(u) = watch.begin(entry.clone(), deadline) {
+        watch.end();
+        return Ok(Child::Failed(u.error()));
+    }
+    let path = Place::path(&p.path);
+    let opened = at(vec![entry.clone(), path.clone(), Place::Device(p.parent_id.dev)])
+        .and_then(|()| p.parent.look_up(&p.name).map_err(|e| entry_error(&e, "cannot open folder")))
+        .and_then(|found| {
+            at(vec![entry.clone(), path.clone()])?;
+            let id = found.identity().map_err(|e| entry_error(&e, "cannot examine folder"))?;
+            at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
+            let dir = p.parent.open_child(&p.name, &s.hooks).map_err(|e| entry_error(&e, "cannot open folder"))?;
+            Ok((Arc::new(dir), id))
+        });
+    let (dir, id) = match opened {
+        Ok(k) => k,
+        Err(e) => {
+            watch.end();
+            return Ok(Child::Failed(e));
+        }
+    };
+    let read = read_open(&dir, id, &p.path, p.level, Window::At { offset: 0, limit: s.cap as u64 }, deadline, s, watch);
+    watch.end();
+    Ok(Child::Read(read?, dir, id))
+}
+
+/// Files a read folder into the walk; its subfolders join the queue.
+fn commit(w: &mut Walk, read: FolderRead, slot: Option<Slot>, dir: Arc<Dir>, id: Identity, level: u32) {
+    let node = w.nodes.len();
+    w.shown += read.folder.entries.len() as u64;
+    w.names_read += read.names_read;
+    if !read.subfolders.is_empty() {
+        for (entry, name, path) in read.subfolders {
+            w.queue.push_back(Pending { parent: dir.clone(), parent_id: id, name, path, level: level + 1, slot: Slot { node, entry } });
+        }
+    }
+    w.nodes.push(Node { folder: read.folder, error: read.error, slot });
+}
+
+/// Why a walk stopped as a whole.
+enum WalkStop {
+    Cancelled,
+    /// The root cannot be listed.
+    Root(CanopyError),
+}
+
+impl From<Stop> for WalkStop {
+    fn from(stop: Stop) -> Self {
+        match stop {
+            Stop::Cancelled => WalkStop::Cancelled,
+        }
+    }
+}
+
+/// Whether the request still has room for one more folder; `BUDGET` if not.
+fn budget_left(w: &Walk, s: &Settings) -> Result<(), CanopyError> {
+    let spent = |what: String| Err(CanopyError::new(ErrorCode::Budget, format!("not read: {what}; expand this folder to read it")));
+    if s.request_deadline.is_some_and(|d| Instant::now() >= d) {
+        let secs = s.request.time.unwrap_or_default().as_secs_f32();
+        return spent(format!("the request's time budget ({secs} s) was spent"));
+    }
+    if w.shown.saturating_add(s.cap as u64) > s.request.entries {
+        return spent(format!(
+            "this reply already shows {} entries and a folder may add {} (at most {} in one reply)",
+            w.shown, s.cap, s.request.entries
+        ));
+    }
+    if w.names_read >= s.request.names {
+        return spent(format!("{} names were already read for this request (at most {})", w.names_read, s.request.names));
+    }
+    Ok(())
+}
+
+/// Reads the root (opened by path; its failures fail the call).
+fn walk_root(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -> Result<(), WalkStop> {
+    let deadline = s.folder_deadline();
+    let fail = |e: CanopyError| WalkStop::Root(e);
+    watch.begin(Place::path(&s.root), deadline).map_err(|u| fail(u.error()))?;
+    let dir = Dir::open_path(&s.root, &s.hooks).map_err(|e| fail(CanopyError::from_io(&e, "cannot open folder")))?;
+    let dir = Arc::new(dir);
+    let (id, meta) = dir.identity().map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
+    watch.reached(Place::Device(id.dev)).map_err(|u| fail(u.error()))?;
+    let read = read_open(&dir, id, &s.root, 1, s.window.window(), deadline, s, watch)?;
+    watch.end();
+    if read.folder.total.is_none() {
+        // The root could be opened but not read: that fails the call.
+        return Err(fail(read.error.unwrap_or_else(|| CanopyError::new(ErrorCode::Io, "cannot read folder"))));
+    }
+    let f = &read.folder;
+    let more = f.offset + (f.entries.len() as u64) < f.total.unwrap_or(0);
+    let next_cursor = match &read.last {
+        Some(last) if more && !matches!(s.window, RootWindow::Everything) && !f.partial_order => {
+            Some(cursor::encode(PageSettings { show_dotfiles: s.show_dotfiles }, last))
+        }
+        _ => None,
+    };
+    let mut w = lock(walk);
+    if w.generation == generation && !watch.abandoned() {
+        w.root_meta = Some(meta);
+        w.next_cursor = next_cursor;
+        commit(&mut w, read, None, dir, id, 1);
+    }
+    Ok(())
+}
+
+/// Runs the walk from where it stands: the root if it was not read, then
+/// queued folders in order, until the queue is empty.
+fn walk(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -> Result<(), WalkStop> {
+    if lock(walk).nodes.is_empty() {
+        walk_root(walk, s, generation, watch)?;
+    }
+    loop {
+        if s.cancelled() {
+            return Err(WalkStop::Cancelled);
+        }
+        let pending = {
+            let mut w = lock(walk);
+            loop {
+                if w.generation != generation {
+                    return Ok(());
+                }
+                let Some(p) = w.queue.pop_front() else { return Ok(()) };
+                match budget_left(&w, s) {
+                    Ok(()) => {
+                        w.current = Some(p.slot);
+                        break p;
                     }
-                    Err(e) => entry.error = Some(entry_error(&e, "cannot open folder")),
+                    Err(e) => w.marks.push((p.slot, e)),
+                }
+            }
+        };
+        let child = read_child(&pending, s, watch)?;
+        let mut w = lock(walk);
+        if w.generation != generation || watch.abandoned() {
+            return Ok(());
+        }
+        w.current = None;
+        match child {
+            Child::Failed(e) => w.marks.push((pending.slot, e)),
+            Child::Read(read, dir, id) => commit(&mut w, read, Some(pending.slot), dir, id, pending.level),
+        }
+    }
+}
+
+/// Lists the folder at `root` (an absolute path; a symlink is followed).
+///
+/// A page past the end of the folder is not an error: it is empty and says
+/// the folder's true total (folders shrink between pages).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a depth outside 1..=`MAX_DEPTH`, a zero cap or page,
+/// a cursor that is not Canopy's or was made under other settings, or a
+/// cursor together with an offset; the root's own code when it cannot be
+/// listed (`NOT_FOUND`, `DENIED`, `NOT_A_DIRECTORY`, `LOOP`, `NAME_TOO_LONG`,
+/// `IO`, or `TIMEOUT` when it does not respond); `CANCELLED` when `cancel` fired.
+pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
+    if opts.depth == 0 || opts.depth > MAX_DEPTH {
+        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {}", opts.depth)));
+    }
+    if opts.cap == 0 {
+        return Err(CanopyError::invalid("the per-folder cap must be at least 1"));
+    }
+    if opts.limit == Some(0) {
+        return Err(CanopyError::invalid("the page size must be at least 1"));
+    }
+    let page_settings = PageSettings { show_dotfiles: opts.show_dotfiles };
+    let window = match (&opts.after, opts.limit) {
+        (Some(_), _) if opts.offset != 0 => {
+            return Err(CanopyError::invalid("give either a cursor or an offset, not both"));
+        }
+        (Some(_), None) => {
+            return Err(CanopyError::invalid("a cursor continues a page; it cannot be used to list everything"));
+        }
+        (Some(text), Some(limit)) => RootWindow::After { key: cursor::decode(text, page_settings)?, limit },
+        (None, Some(limit)) => RootWindow::At { offset: opts.offset, limit },
+        (None, None) if opts.offset == 0 => RootWindow::Everything,
+        (None, None) => RootWindow::At { offset: opts.offset, limit: u64::MAX },
+    };
+    raise_open_file_limit();
+    let settings = Arc::new(Settings {
+        root: root.to_path_buf(),
+        window,
+        depth: opts.depth,
+        cap: opts.cap as usize,
+        show_dotfiles: opts.show_dotfiles,
+        budget: opts.budget,
+        request: opts.request,
+        request_deadline: opts.request.time.and_then(|t| Instant::now().checked_add(t)),
+        cancel: opts.cancel.clone(),
+        hooks: opts.hooks.clone(),
+        details: opts.details,
+        handles: opts.handles,
+    });
+    let state = Arc::new(Mutex::new(Walk::default()));
+    loop {
+        let generation = lock(&state).generation;
+        let (w, s) = (state.clone(), settings.clone());
+        match bounded::run(move |watch| walk(&w, &s, generation, watch)) {
+            Ok(Ok(())) => break,
+            Ok(Err(WalkStop::Cancelled)) => return Err(CanopyError::cancelled()),
+            Ok(Err(WalkStop::Root(e))) => return Err(e),
+            Err(abandoned) => {
+                // Left behind: that folder is not responding; go on without it.
+                let mut w = lock(&state);
+                w.generation += 1;
+                if w.nodes.is_empty() {
+                    return Err(abandoned.error(opts.budget));
+                }
+                if let Some(slot) = w.current.take() {
+                    w.marks.push((slot, abandoned.error(opts.budget)));
                 }
             }
         }
-        _ => {}
     }
-    Ok(entry)
+    let (mut nodes, marks, meta, next_cursor) = {
+        let mut w = lock(&state);
+        // A worker left behind must never write into what is returned.
+        w.generation += 1;
+        w.queue.clear();
+        (std::mem::take(&mut w.nodes), std::mem::take(&mut w.marks), w.root_meta, w.next_cursor.take())
+    };
+    for (slot, err) in marks {
+        nodes[slot.node].folder.entries[slot.entry].error = Some(err);
+    }
+    // Children come after their parents: file each into its parent from the end.
+    while nodes.len() > 1 {
+        let Some(node) = nodes.pop() else { break };
+        let Some(slot) = node.slot else { continue };
+        let e = &mut nodes[slot.node].folder.entries[slot.entry];
+        e.folder = Some(Box::new(node.folder));
+        e.error = node.error.or(e.error.take());
+    }
+    let top = nodes.pop().ok_or_else(|| CanopyError::new(ErrorCode::Io, "cannot read folder"))?;
+    let name = root.file_name().map_or(root.as_os_str().as_bytes(), |n| n.as_bytes());
+    let mut entry = named_entry(name, Some(root), EntryKind::Folder);
+    if let Some(meta) = meta {
+        entry.size = Some(meta.size);
+        entry.modified = meta.modified_ms;
+    }
+    entry.error = top.error;
+    entry.folder = Some(Box::new(top.folder));
+    Ok(Listing {
+        request_id: opts.request_id,
+        path: root.to_string_lossy().into_owned(),
+        crumbs: crumbs_of(root),
+        depth: opts.depth,
+        show_dotfiles: opts.show_dotfiles,
+        root: entry,
+        next_cursor,
+    })
 }
 
 /// Turns what a person typed or a handle into an absolute path.
@@ -420,7 +752,10 @@ fn absolute(path: &Path) -> Result<PathBuf, CanopyError> {
         std::env::current_dir().map_err(|e| CanopyError::from_io(&e, "cannot find the current folder"))?.join(path)
     };
     if joined.components().any(|c| c == Component::ParentDir) {
-        return std::fs::canonicalize(&joined).map_err(|e| CanopyError::from_io(&e, "cannot open folder"));
+        // Resolving `..` asks the filesystem, which may not answer.
+        let place = Place::path(&joined);
+        return bounded::call(place, TIME_BUDGET, move |_| std::fs::canonicalize(&joined))?
+            .map_err(|e| CanopyError::from_io(&e, "cannot open folder"));
     }
     // Drops `.` components and trailing slashes.
     Ok(joined.components().collect())
@@ -438,70 +773,6 @@ fn crumbs_of(path: &Path) -> Vec<Crumb> {
     crumbs
 }
 
-/// Lists the folder at `root` (an absolute path; a symlink is followed).
-///
-/// # Errors
-/// `INVALID_ARGUMENT` for a depth outside 1..=`MAX_DEPTH`, a zero cap or page,
-/// or an offset past the end; the root's own code when it cannot be listed
-/// (`NOT_FOUND`, `DENIED`, `NOT_A_DIRECTORY`, `LOOP`, `NAME_TOO_LONG`, `IO`);
-/// `CANCELLED` when `cancel` fired.
-pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
-    if opts.depth == 0 || opts.depth > MAX_DEPTH {
-        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {}", opts.depth)));
-    }
-    if opts.cap == 0 {
-        return Err(CanopyError::invalid("the per-folder cap must be at least 1"));
-    }
-    if opts.limit == Some(0) {
-        return Err(CanopyError::invalid("the page size must be at least 1"));
-    }
-    let ctx = Ctx {
-        depth: opts.depth,
-        cap: opts.cap as usize,
-        show_dotfiles: opts.show_dotfiles,
-        budget: opts.budget,
-        cancel: opts.cancel.as_ref(),
-        hooks: &opts.hooks,
-        details: opts.details,
-        handles: opts.handles,
-        buffer: std::cell::Cell::new(Vec::new()),
-    };
-    let dir = Dir::open_path(root, &opts.hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
-    let offset = usize::try_from(opts.offset).unwrap_or(usize::MAX);
-    let limit = opts.limit.map_or(usize::MAX, |l| usize::try_from(l).unwrap_or(usize::MAX));
-    let (folder, error) = match read_folder(&dir, root, 1, offset, limit, &ctx) {
-        Ok(r) => r,
-        Err(Stop::Cancelled) => return Err(CanopyError::cancelled()),
-    };
-    if folder.total.is_none() {
-        // The root could be opened but not read: that fails the call.
-        return Err(error.unwrap_or_else(|| CanopyError::new(ErrorCode::Io, "cannot read folder")));
-    }
-    let total = folder.total.unwrap_or(0);
-    if opts.offset > 0 && opts.offset >= total {
-        return Err(CanopyError::invalid(format!(
-            "offset {} is past the end of the folder ({total} entries)",
-            opts.offset
-        )));
-    }
-    let name = root.file_name().map_or(root.as_os_str().as_bytes(), |n| n.as_bytes());
-    let mut entry = named_entry(name, Some(root), EntryKind::Folder);
-    if let Ok(meta) = dir.stat_self() {
-        entry.size = Some(meta.size);
-        entry.modified = meta.modified_ms;
-    }
-    entry.error = error;
-    entry.folder = Some(Box::new(folder));
-    Ok(Listing {
-        request_id: opts.request_id,
-        path: root.to_string_lossy().into_owned(),
-        crumbs: crumbs_of(root),
-        depth: opts.depth,
-        show_dotfiles: opts.show_dotfiles,
-        root: entry,
-    })
-}
-
 /// Runs a `list_directory` request as the UI sends it.
 ///
 /// # Errors
@@ -517,6 +788,7 @@ pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHoo
     let opts = ListOptions {
         depth: req.depth,
         offset: req.offset,
+        after: req.after.clone(),
         limit: Some(req.limit as u64),
         show_dotfiles: req.show_dotfiles,
         cancel,
@@ -538,13 +810,21 @@ pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHoo
 /// read; `TIMEOUT` when a pass exceeds the time budget.
 pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyError> {
     let path = decode_handle(&req.folder)?;
-    let dir = Dir::open_path(&path, hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
+    let (req, hooks) = (req.clone(), hooks.clone());
+    bounded::call(Place::path(&path), TIME_BUDGET, move |watch| locate_in(&path, &req, &hooks, watch))?
+}
+
+fn locate_in(path: &Path, req: &LocateRequest, hooks: &IoHooks, watch: &Watch) -> Result<Located, CanopyError> {
+    let dir = Dir::open_path(path, hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
+    let (id, _) = dir.identity().map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
+    watch.reached(Place::Device(id.dev)).map_err(|u| u.error())?;
     let prefix = req.prefix.as_bytes();
     let keep = |name: &[u8]| req.show_dotfiles || !is_dotfile(name);
+    let deadline = Instant::now() + TIME_BUDGET;
 
     let mut best: Option<(Group, Vec<u8>)> = None;
     let mut total = 0u64;
-    pass(&dir, |raw, kind| {
+    pass(&dir, deadline, |raw, kind| {
         if !keep(raw.name) {
             return;
         }
@@ -564,7 +844,7 @@ pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyErr
     let matched = best.is_some();
     let (tg, tn) = best.unwrap_or((Group::Other, prefix.to_vec()));
     let mut index = 0u64;
-    pass(&dir, |raw, kind| {
+    pass(&dir, deadline, |raw, kind| {
         if keep(raw.name) && compare_entries(group_of(kind), raw.name, tg, &tn) == Ordering::Less {
             index += 1;
         }
@@ -572,15 +852,14 @@ pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyErr
     Ok(Located { index, matched, total })
 }
 
-fn pass(dir: &Dir, mut each: impl FnMut(&RawEntry<'_>, EntryKind)) -> Result<(), CanopyError> {
-    let start = Instant::now();
+fn pass(dir: &Dir, deadline: Instant, mut each: impl FnMut(&RawEntry<'_>, EntryKind)) -> Result<(), CanopyError> {
     let mut entries = dir.entries(Vec::new()).map_err(|(e, _)| CanopyError::from_io(&e, "cannot read folder"))?;
     let mut f = |raw: RawEntry<'_>| {
         let kind = kind_of(dir, &raw);
         each(&raw, kind);
     };
     while entries.next_batch(&mut f).map_err(|e| CanopyError::from_io(&e, "cannot read folder"))? {
-        if start.elapsed() > TIME_BUDGET {
+        if Instant::now() > deadline {
             return Err(timeout_error(TIME_BUDGET));
         }
     }
@@ -589,14 +868,20 @@ fn pass(dir: &Dir, mut each: impl FnMut(&RawEntry<'_>, EntryKind)) -> Result<(),
 
 /// What `canopy PATH` opens: a folder opens as itself; anything else opens
 /// its folder with it selected; no argument opens the home folder. A path that
-/// does not exist is opened anyway, so the window shows its error.
+/// does not exist, or does not answer within the folder budget, is opened
+/// anyway, so the window shows its error.
 pub fn startup_from_arg(arg: Option<std::ffi::OsString>) -> Startup {
     let Some(arg) = arg else {
         return Startup { folder: RootSpec::Text("~".into()), select: None };
     };
     let path = absolute(Path::new(&arg)).unwrap_or_else(|_| PathBuf::from(&arg));
-    let is_dir = std::fs::metadata(&path).is_ok_and(|m| m.is_dir());
-    let exists = std::fs::symlink_metadata(&path).is_ok();
+    // Looking the path up may hang on a dead mount: then it is opened as a
+    // folder, and its listing says it is not responding.
+    let probe = path.clone();
+    let (is_dir, exists) = bounded::call(Place::path(&path), TIME_BUDGET, move |_| {
+        (std::fs::metadata(&probe).is_ok_and(|m| m.is_dir()), std::fs::symlink_metadata(&probe).is_ok())
+    })
+    .unwrap_or((true, true));
     match path.parent() {
         Some(parent) if exists && !is_dir => Startup {
             folder: RootSpec::Handle(encode_handle(parent)),

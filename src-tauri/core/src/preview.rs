@@ -25,8 +25,9 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::bounded::{self, Place};
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{HEX_VIEW_BYTES, IMAGE_CAP, MAX_PREVIEW_CHUNK, PREVIEW_CHUNK, SNIFF_BYTES};
+use crate::limits::{HEX_VIEW_BYTES, IMAGE_CAP, MAX_PREVIEW_CHUNK, PREVIEW_CHUNK, SNIFF_BYTES, TIME_BUDGET};
 use crate::names::decode_handle;
 
 fn default_length() -> u64 {
@@ -447,4 +448,26 @@ pub fn read_image(req: &FileRequest) -> Result<(Vec<u8>, ImageFormat), CanopyErr
     }
     let format = sniff_image(&bytes).ok_or_else(|| CanopyError::invalid("this file is not an image Canopy can show"))?;
     Ok((bytes, format))
+}
+
+/// [`read_preview`] on a bounded worker (see [`crate::bounded`]): a file on a
+/// mount that never answers costs `TIME_BUDGET`, then `TIMEOUT`; a path at or
+/// below one already stuck fails at once.
+///
+/// # Errors
+/// As [`read_preview`], and `TIMEOUT` ("not responding").
+pub fn read_preview_bounded(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
+    let path = decode_handle(&req.handle)?;
+    let req = req.clone();
+    bounded::call(Place::path(&path), TIME_BUDGET, move |_| read_preview(&req))?
+}
+
+/// [`read_image`] on a bounded worker, as [`read_preview_bounded`].
+///
+/// # Errors
+/// As [`read_image`], and `TIMEOUT` ("not responding").
+pub fn read_image_bounded(req: &FileRequest) -> Result<(Vec<u8>, ImageFormat), CanopyError> {
+    let path = decode_handle(&req.handle)?;
+    let req = req.clone();
+    bounded::call(Place::path(&path), TIME_BUDGET, move |_| read_image(&req))?
 }

@@ -108,9 +108,13 @@ fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl 
     if let Some(total) = folder.total {
         let shown = folder.entries.len() as u64;
         let hidden = total.saturating_sub(shown);
-        if hidden > 0 || folder.count_is_lower_bound {
+        let past_end = folder.offset > 0 && folder.offset >= total;
+        if hidden > 0 || folder.count_is_lower_bound || past_end {
             let of = if folder.count_is_lower_bound { "of at least" } else { "of" };
-            if folder.offset == 0 {
+            if folder.entries.is_empty() && folder.offset > 0 && folder.offset >= total {
+                let (offset, least) = (folder.offset, if folder.count_is_lower_bound { "at least " } else { "" });
+                writeln!(out, "[WARNING] {label}: {hidden} items hidden (offset {offset} is past the end of {least}{total} total)")?;
+            } else if folder.offset == 0 {
                 writeln!(out, "[WARNING] {label}: {hidden} items hidden (showing first {shown} {of} {total} total)")?;
             } else {
                 let first = folder.offset + 1;

@@ -205,6 +205,11 @@ pub struct Listing {
     pub show_dotfiles: bool,
     /// The listed folder; its `folder` holds the requested page.
     pub root: Entry,
+    /// Pass back as `after` for the page that follows this one. Absent on the
+    /// last page, and when the root's read was cut short (its order is partial).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub next_cursor: Option<String>,
 }
 
 /// Where a listing starts: text a person typed, or a handle from a reply.
@@ -236,6 +241,11 @@ pub struct ListRequest {
     pub depth: u32,
     #[serde(default)]
     pub offset: u64,
+    /// A `nextCursor` from an earlier reply: the page is the `limit` entries
+    /// after the entry it names (then `offset` must be 0). Opaque.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub after: Option<String>,
     #[serde(default = "default_limit")]
     pub limit: u32,
     #[serde(default = "default_true")]

@@ -72,8 +72,42 @@ fn the_roots_own_warning_uses_its_name_and_pages_are_said() {
     let out = stdout(&o);
     assert!(out.starts_with("[FILE] f004\n"), "{out}");
     assert!(out.ends_with("[WARNING] top: 4 items hidden (showing 4-6 of 7 total)\n"), "{out}");
-    let all = run(&[t.at("top").as_os_str(), "--limit".as_ref(), "0".as_ref()]);
-    assert_eq!(stdout(&all).lines().count(), 7, "--limit 0 lists the whole top level with no warning");
+    let all = run(&[t.at("top").as_os_str(), "--all".as_ref()]);
+    assert_eq!(stdout(&all).lines().count(), 7, "--all lists the whole top level with no warning");
+}
+
+#[test]
+fn a_page_past_the_end_exits_0_and_says_the_total() {
+    let t = Tree::new();
+    t.files("top", "f", 7);
+    let o = run(&[t.at("top").as_os_str(), "--offset".as_ref(), "10".as_ref()]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(stdout(&o), "[WARNING] top: 7 items hidden (offset 10 is past the end of 7 total)\n");
+    let o = run(&[t.at("top").as_os_str(), "--offset".as_ref(), "7".as_ref(), "--json".as_ref()]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((v["root"]["folder"]["total"].as_u64(), v["root"]["folder"]["entries"].as_array().map(Vec::len)), (Some(7), Some(0)));
+}
+
+#[test]
+fn after_continues_from_the_json_next_cursor() {
+    let t = Tree::new();
+    t.files("top", "f", 7);
+    let top = t.at("top");
+    let page = |extra: &[&str]| {
+        let mut args = vec![top.as_os_str(), "--limit".as_ref(), "3".as_ref()];
+        args.extend(extra.iter().map(|a| std::ffi::OsStr::new(*a)));
+        run(&args)
+    };
+    let first: serde_json::Value = serde_json::from_slice(&page(&["--json"]).stdout).unwrap();
+    let cursor = first["nextCursor"].as_str().expect("--json carries nextCursor").to_string();
+    let second = page(&["--after", &cursor]);
+    assert_eq!(second.status.code(), Some(0));
+    assert_eq!(stdout(&second), "[FILE] f004\n[FILE] f005\n[FILE] f006\n[WARNING] top: 4 items hidden (showing 4-6 of 7 total)\n");
+    let second: serde_json::Value = serde_json::from_slice(&page(&["--after", &cursor, "--json"]).stdout).unwrap();
+    let third: serde_json::Value =
+        serde_json::from_slice(&page(&["--after", second["nextCursor"].as_str().unwrap(), "--json"]).stdout).unwrap();
+    assert_eq!(third["root"]["folder"]["entries"][0]["name"], "f007");
+    assert!(third.get("nextCursor").is_none(), "the last page has no cursor");
 }
 
 #[test]
@@ -119,6 +153,14 @@ fn bad_arguments_exit_2() {
         vec!["/tmp", "--depth", "x"],
         vec!["/tmp", "--cap"],
         vec!["/tmp", "--limit", "-1"],
+        vec!["/tmp", "--limit", "0"],
+        vec!["/tmp", "--limit", "10001"],
+        vec![""],
+        vec!["/tmp", "--all", "--limit", "5"],
+        vec!["/tmp", "--all", "--offset", "5"],
+        vec!["/tmp", "--after"],
+        vec!["/tmp", "--after", "AQACAAAB", "--offset", "3"],
+        vec!["/tmp", "--after", "not-a-cursor"],
         vec!["/tmp", "--bogus"],
         vec!["/tmp", "/var"],
     ] {
@@ -261,4 +303,38 @@ fn separators_invisibles_and_fillers_are_escaped_in_names_and_targets() {
 ";
     assert_eq!(out, want);
     assert!(!out.contains(['\u{2028}', '\u{2029}']), "no line a tool could split");
+}
+
+#[test]
+fn a_bushy_walk_holds_descriptors_only_for_folders_whose_children_wait() {
+    // 10 x 10 x 10 folders at depth 4: breadth-first, the 100 level-3
+    // folders wait with their descriptors open while their children are read.
+    // Opening every child at once (1,000) or never closing (1,110) would run
+    // out of a limit of 256.
+    let t = Tree::new();
+    for a in 0..10 {
+        for b in 0..10 {
+            for c in 0..10 {
+                t.dir(format!("bush/a{a}/b{b}/c{c}"));
+            }
+        }
+    }
+    let mut cmd = Command::new(cli());
+    cmd.arg(t.at("bush")).args(["--depth", "4"]);
+    // SAFETY: setrlimit is async-signal-safe; it runs in the child before exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            let lim = libc::rlimit { rlim_cur: 256, rlim_max: 256 };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let o = cmd.output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert_eq!(out.lines().filter(|l| l.starts_with("[DIR] ")).count(), 1_110, "every folder listed");
+    assert!(!out.lines().any(|l| l.starts_with('[') && !l.starts_with("[DIR] ")), "no error line:\n{out}");
 }

@@ -102,12 +102,112 @@ fn root_is_paged_in_order_and_always_reports_its_total() {
 }
 
 #[test]
-fn offset_past_the_end_is_invalid_argument() {
+fn a_page_past_the_end_is_empty_with_the_true_total() {
     let t = Tree::new();
-    t.file("one");
-    let err = list(t.path(), &ListOptions { offset: 5, ..ListOptions::default() }).unwrap_err();
-    assert_eq!(err.code, ErrorCode::InvalidArgument);
-    assert!(err.message.contains("past the end"), "{}", err.message);
+    t.files("seven", "f", 7);
+    for offset in [7, 10, 5_000, u64::MAX] {
+        let l = list(&t.at("seven"), &ListOptions { offset, ..opts(1, 100) }).expect("past the end is not an error");
+        let f = folder(&l.root);
+        assert!(f.entries.is_empty(), "offset {offset}");
+        assert_eq!((f.total, f.offset), (Some(7), offset), "the true total, and where the page was asked");
+        assert_eq!(f.unlisted.files, 7, "everything is counted as not shown");
+        assert!(l.next_cursor.is_none());
+    }
+}
+
+/// Every name of `dir` in order, listed whole.
+fn whole(dir: &std::path::Path, show_dotfiles: bool) -> Vec<String> {
+    let l = list(dir, &ListOptions { limit: None, show_dotfiles, ..opts(1, 100) }).unwrap();
+    folder(&l.root).entries.iter().map(|e| e.name.clone()).collect()
+}
+
+#[test]
+fn cursor_pages_walk_the_whole_folder_in_order_without_repeats() {
+    let t = Tree::new();
+    t.files("many", "n", 25);
+    for d in ["d1", "D2", "d10"] {
+        t.dir(format!("many/{d}"));
+    }
+    t.file("many/.dot");
+    let dir = t.at("many");
+    for show_dotfiles in [true, false] {
+        let want = whole(&dir, show_dotfiles);
+        let (mut got, mut after, mut pages) = (Vec::new(), None, 0);
+        loop {
+            let l = list(&dir, &ListOptions { after: after.clone(), limit: Some(4), show_dotfiles, ..opts(1, 100) }).unwrap();
+            let f = folder(&l.root);
+            assert_eq!(f.offset as usize, got.len(), "each page says its true position");
+            assert_eq!(f.total, Some(want.len() as u64));
+            assert_eq!(f.entries.len() as u64 + f.unlisted.sum(), f.total.unwrap(), "counts must add up");
+            got.extend(f.entries.iter().map(|e| e.name.clone()));
+            pages += 1;
+            match l.next_cursor {
+                Some(c) => after = Some(c),
+                None => break,
+            }
+        }
+        assert_eq!(got, want, "cursor pages join into the whole folder (dotfiles {show_dotfiles})");
+        assert_eq!(pages, want.len().div_ceil(4), "the last page carries no cursor");
+    }
+}
+
+#[test]
+fn a_cursor_page_starts_after_its_entry_even_when_the_folder_changed() {
+    let t = Tree::new();
+    t.files("f", "n", 10);
+    let dir = t.at("f");
+    let first = list(&dir, &ListOptions { limit: Some(4), ..opts(1, 100) }).unwrap();
+    assert_eq!(names(folder(&first.root)), ["n001", "n002", "n003", "n004"]);
+    // Between pages: one entry before the cursor appears, the next one goes.
+    t.file("f/a-new-first");
+    std::fs::remove_file(t.at("f/n005")).unwrap();
+    let next = list(&dir, &ListOptions { after: first.next_cursor, limit: Some(4), ..opts(1, 100) }).unwrap();
+    let f = folder(&next.root);
+    assert_eq!(names(f), ["n006", "n007", "n008", "n009"], "nothing repeated, nothing that stayed skipped");
+    assert_eq!(f.offset, 5, "the true position of n006 now");
+}
+
+#[test]
+fn a_cursor_that_does_not_match_the_request_is_invalid_argument() {
+    let t = Tree::new();
+    t.files("f", "n", 10);
+    let dir = t.at("f");
+    let first = list(&dir, &ListOptions { limit: Some(4), ..opts(1, 100) }).unwrap();
+    let cursor = first.next_cursor.expect("more pages follow");
+    let err = |o: ListOptions| list(&dir, &o).unwrap_err();
+    let hidden = err(ListOptions { after: Some(cursor.clone()), show_dotfiles: false, ..opts(1, 100) });
+    assert_eq!(hidden.code, ErrorCode::InvalidArgument);
+    assert!(hidden.message.contains("dotfiles"), "the message says which setting: {}", hidden.message);
+    let both = err(ListOptions { after: Some(cursor), offset: 3, ..opts(1, 100) });
+    assert_eq!(both.code, ErrorCode::InvalidArgument);
+    for junk in ["", "%%%", "AAAA", "bm90IGEgY3Vyc29y"] {
+        assert_eq!(err(ListOptions { after: Some(junk.into()), ..opts(1, 100) }).code, ErrorCode::InvalidArgument, "{junk:?}");
+    }
+}
+
+#[test]
+fn a_deep_page_is_the_same_slice_as_in_the_whole_listing() {
+    let t = Tree::new_in_memory();
+    let dir = t.dir("deep");
+    // Names whose order is not their creation order, and folders first.
+    for i in 0..12_000u32 {
+        let n = i.wrapping_mul(2_654_435_761) % 1_000_003;
+        std::fs::write(dir.join(format!("File {n} v{}", i % 7)), b"").unwrap();
+    }
+    for i in 0..50 {
+        t.dir(format!("deep/sub{i}"));
+    }
+    let want = whole(&dir, true);
+    let total = want.len() as u64;
+    for offset in [2_049, 2_500, 6_000, 11_990, total - 1, total - 37] {
+        let l = list(&dir, &ListOptions { offset, limit: Some(100), ..opts(1, 100) }).unwrap();
+        let f = folder(&l.root);
+        let end = (offset as usize + 100).min(want.len());
+        assert_eq!(names(f), want[offset as usize..end].iter().map(String::as_str).collect::<Vec<_>>(), "offset {offset}");
+        assert_eq!((f.offset, f.total), (offset, Some(total)));
+        assert_eq!(f.entries.len() as u64 + f.unlisted.sum(), total, "counts must add up");
+        assert_eq!(l.next_cursor.is_some(), end < want.len(), "a cursor exactly when more follow");
+    }
 }
 
 #[test]
@@ -335,6 +435,7 @@ fn non_utf8_names_are_flagged_and_round_trip_through_their_handle() {
         root: RootSpec::Handle(dir.handle.clone()),
         depth: 1,
         offset: 0,
+        after: None,
         limit: 500,
         show_dotfiles: true,
         request_id: 1,
@@ -455,6 +556,7 @@ fn request_arguments_are_validated() {
         root: RootSpec::Handle(handle),
         depth: 2,
         offset: 0,
+        after: None,
         limit: 500,
         show_dotfiles: true,
         request_id: 0,

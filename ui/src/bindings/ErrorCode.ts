@@ -3,4 +3,4 @@
 /**
  * A stable, SCREAMING_SNAKE error code.
  */
-export type ErrorCode = "NOT_FOUND" | "DENIED" | "NOT_A_DIRECTORY" | "NOT_A_FILE" | "LOOP" | "NAME_TOO_LONG" | "TIMEOUT" | "INVALID_ARGUMENT" | "CANCELLED" | "TOO_LARGE" | "NOT_OPENABLE" | "IO";
+export type ErrorCode = "NOT_FOUND" | "DENIED" | "NOT_A_DIRECTORY" | "NOT_A_FILE" | "LOOP" | "NAME_TOO_LONG" | "TIMEOUT" | "INVALID_ARGUMENT" | "CANCELLED" | "TOO_LARGE" | "NOT_OPENABLE" | "IO" | "BUDGET";

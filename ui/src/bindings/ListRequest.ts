@@ -4,4 +4,9 @@ import type { RootSpec } from "./RootSpec";
 /**
  * `list_directory`'s request.
  */
-export type ListRequest = { root: RootSpec, depth: number, offset: number, limit: number, showDotfiles: boolean, requestId: number, };
+export type ListRequest = { root: RootSpec, depth: number, offset: number, 
+/**
+ * A `nextCursor` from an earlier reply: the page is the `limit` entries
+ * after the entry it names (then `offset` must be 0). Opaque.
+ */
+after?: string, limit: number, showDotfiles: boolean, requestId: number, };

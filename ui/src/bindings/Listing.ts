@@ -17,4 +17,9 @@ crumbs: Array<Crumb>, depth: number, showDotfiles: boolean,
 /**
  * The listed folder; its `folder` holds the requested page.
  */
-root: Entry, };
+root: Entry, 
+/**
+ * Pass back as `after` for the page that follows this one. Absent on the
+ * last page, and when the root's read was cut short (its order is partial).
+ */
+nextCursor?: string, };

@@ -272,6 +272,11 @@ export class TreeView {
       const b = el("span", { class: "badge badge-error", "data-code": e.error.code }, e.error.code);
       b.title = `${sentenceFor(e.error.code)} (${e.error.message})`;
       extras.append(b);
+      // Left unread by the request's budget: the same action as a cut folder,
+      // a sub-query for this folder alone.
+      if (e.error.code === "BUDGET" && !node.folder) {
+        extras.append(button("Read this folder", { class: "row-action", "data-action": "read-folder", tabindex: "-1" }));
+      }
     }
     const folder = node.folder;
     if (folder?.error && folder.error.code !== e.error?.code) {
@@ -362,6 +367,8 @@ export class TreeView {
       void this.controller.showNext(folderHandle);
     } else if (action === "show-all") {
       void this.controller.showAll(folderHandle);
+    } else if (action === "read-folder") {
+      void this.controller.expand(handle);
     } else if (action === "open-root") {
       void this.controller.openAsRoot(handle);
       return;

@@ -4,6 +4,13 @@
 //! Exit status: 0 for a listing (even with errors below the root), 1 when the
 //! root cannot be listed (`canopy-list: CODE: message` on stderr), 2 for bad
 //! arguments.
+//!
+//! The listing is bounded like the window's (a page of the top level, the
+//! request budget, each folder's time budget, dead mounts left behind), and
+//! the output is closed before returning from `main`: a thread stuck on a dead
+//! mount may keep the process from exiting, never a reader from its EOF.
+//! `--all` lifts the page and the request budget: it holds every name of the
+//! top level in memory.
 
 use std::ffi::OsString;
 use std::io::{self, BufWriter, Write};
@@ -14,9 +21,11 @@ use canopy_core::dirio::IoHooks;
 use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE};
 use canopy_core::text::write_text;
 use canopy_core::wire::RootSpec;
-use canopy_core::{list, resolve_root, ListOptions};
+use canopy_core::listing::RequestBudget;
+use canopy_core::{list, resolve_root, ErrorCode, ListOptions};
 
-const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N] [--no-dotfiles] [--json]";
+const USAGE: &str =
+    "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] [--no-dotfiles] [--json]";
 
 struct Args {
     path: OsString,
@@ -28,8 +37,11 @@ fn help() -> String {
     format!(
         "{USAGE}\n\n\
          Lists PATH to a depth (default {DEFAULT_DEPTH}, at most {MAX_DEPTH}), showing at most --cap entries\n\
-         per folder below the top (default {NESTED_CAP}) and a page of the top level (--limit, default\n\
-         {PAGE}; 0 = all; --offset to page), with an exact count of everything left out.\n\
+         per folder below the top (default {NESTED_CAP}) and a page of the top level (--limit 1 to\n\
+         {MAX_PAGE}, default {PAGE}), with an exact count of everything left out. Page with --offset N\n\
+         (a page past the end is empty and says the total) or with --after CURSOR (the nextCursor of\n\
+         the previous page's --json). --all prints the whole top level instead of a page: it holds\n\
+         every name of the top level in memory and is not bounded by the request budget.\n\
          --no-dotfiles leaves out names starting with '.'; --json prints the listing as JSON.\n\n\
          Exit status: 0 listed, 1 the folder cannot be listed, 2 bad arguments.\n"
     )
@@ -50,17 +62,20 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     let mut opts = ListOptions { hooks: IoHooks::from_env(), ..ListOptions::default() };
     let mut json = false;
     let mut only_paths = false;
+    let (mut limit, mut all) = (None, false);
     while let Some(arg) = argv.next() {
         match arg.to_str() {
             Some("-h" | "--help") if !only_paths => return Ok(None),
             Some("--") if !only_paths => only_paths = true,
             Some("--depth") if !only_paths => opts.depth = number("--depth", argv.next(), 1, MAX_DEPTH as u64)? as u32,
             Some("--cap") if !only_paths => opts.cap = number("--cap", argv.next(), 1, MAX_PAGE as u64)? as u32,
-            Some("--limit") if !only_paths => {
-                let n = number("--limit", argv.next(), 0, u64::MAX)?;
-                opts.limit = (n != 0).then_some(n);
-            }
+            Some("--limit") if !only_paths => limit = Some(number("--limit", argv.next(), 1, MAX_PAGE as u64)?),
             Some("--offset") if !only_paths => opts.offset = number("--offset", argv.next(), 0, u64::MAX)?,
+            Some("--after") if !only_paths => {
+                let value = argv.next().ok_or("--after needs a cursor")?;
+                opts.after = Some(value.into_string().map_err(|_| "--after: not a cursor".to_string())?);
+            }
+            Some("--all") if !only_paths => all = true,
             Some("--no-dotfiles") if !only_paths => opts.show_dotfiles = false,
             Some("--json") if !only_paths => json = true,
             Some(flag) if flag.starts_with('-') && flag.len() > 1 && !only_paths => {
@@ -71,6 +86,20 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
         }
     }
     let path = path.ok_or("PATH is missing")?;
+    if path.is_empty() {
+        return Err("PATH is empty".into());
+    }
+    if all && (limit.is_some() || opts.offset != 0 || opts.after.is_some()) {
+        return Err("--all lists the whole top level: it takes no --limit, --offset or --after".into());
+    }
+    if opts.after.is_some() && opts.offset != 0 {
+        return Err("give either --offset or --after, not both".into());
+    }
+    opts.limit = if all { None } else { Some(limit.unwrap_or(PAGE as u64)) };
+    if all {
+        // The whole top level, and everything below it within depth and cap.
+        opts.request = RequestBudget::UNLIMITED;
+    }
     // Text mode prints neither size, time nor handles, so it makes none.
     opts.details = json;
     opts.handles = json;
@@ -98,7 +127,9 @@ fn main() -> ExitCode {
         Ok(l) => l,
         Err(e) => {
             eprintln!("canopy-list: {}: {}", e.code, e.message);
-            return ExitCode::from(1);
+            close_output();
+            // A cursor or setting the engine refused is a bad argument too.
+            return ExitCode::from(if e.code == ErrorCode::InvalidArgument { 2 } else { 1 });
         }
     };
     let stdout = io::stdout();
@@ -109,9 +140,10 @@ fn main() -> ExitCode {
         write_text(&listing, &mut out)
     };
     let flushed = written.and_then(|_| out.flush());
+    drop(out);
     // The process is about to exit: freeing the listing entry by entry is wasted work.
     std::mem::forget(listing);
-    match flushed {
+    let status = match flushed {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stopped early (`| head`) is not an error of ours.
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -119,5 +151,19 @@ fn main() -> ExitCode {
             eprintln!("canopy-list: IO: cannot write the listing: {e}");
             ExitCode::from(1)
         }
+    };
+    close_output();
+    status
+}
+
+/// Closes stdout and stderr now. A worker left behind in a call on a dead
+/// mount can keep this process from exiting; whoever reads our output still
+/// gets its end at once.
+fn close_output() {
+    // SAFETY: nothing writes to fd 1 or 2 after this point; std's handles
+    // were flushed (stderr is unbuffered).
+    unsafe {
+        libc::close(1);
+        libc::close(2);
     }
 }

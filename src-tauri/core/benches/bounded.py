@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Benchmark what bounds a request, in one run: pages at any offset, the request
+budget on a bushy tree, and dead mounts.
+
+Prints, for the same folders in the same run (warm caches, median of N runs):
+  1. peak memory (max RSS) and time of `canopy-list --depth 1` at offset 0, at a
+     deep offset and past the end, for 100,000 files with 200-character names
+     and a 1,000,000-entry folder on tmpfs; with --before BIN, the same for an
+     older canopy-list (the baseline);
+  2. the bushy depth-4 reply (30 x 30 x 30 folders, 5 files each): entries,
+     BUDGET count, time;
+  3. dead mounts (needs root and /dev/fuse; uses the `dead_mount` example):
+     time until canopy-list's output ends with a dead folder beside a live one,
+     and with the dead folder as the root.
+It asserts nothing: the figures are read by people and go in the notes.
+
+    cargo build --release -p canopy-core --bin canopy-list --example dead_mount
+    python3 src-tauri/core/benches/bounded.py [--runs 5] [--before OLD_CANOPY_LIST]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+DISK = os.environ.get("CANOPY_BENCH_DIR", "/tmp/canopy-bench")
+SHM = "/dev/shm/canopy-bench"
+
+
+def make_files(folder, names):
+    os.makedirs(folder, exist_ok=True)
+    for n in names:
+        os.close(os.open(os.path.join(folder, n), os.O_CREAT | os.O_WRONLY, 0o644))
+
+
+def once(path, build):
+    done = os.path.join(path, ".complete")
+    if not os.path.exists(done):
+        shutil.rmtree(path, ignore_errors=True)
+        print(f"generating {path} (once)...", file=sys.stderr)
+        build(path)
+        open(done, "w").close()
+    return path
+
+
+def long_names(path):
+    # 200 characters, distinct in the middle so the natural order must work.
+    make_files(path, (f"{'x' * 96}{i:06d}{'y' * 98}" for i in range(100_000)))
+
+
+def million(path):
+    make_files(path, (f"m{i:07d}" for i in range(1_000_000)))
+
+
+def bushy(path):
+    for a in range(30):
+        for b in range(30):
+            for c in range(30):
+                make_files(os.path.join(path, f"a{a:02d}", f"b{b:02d}", f"c{c:02d}"), (f"f{i}" for i in range(5)))
+
+
+def measure(argv):
+    """(wall seconds, peak KiB, exit code) of one run, output discarded."""
+    t = time.perf_counter()
+    r = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t
+    peak = int(r.stderr.strip().splitlines()[-1])
+    return wall, peak, r.returncode
+
+
+def median_of(argv, runs):
+    measure(argv)  # warm
+    samples = [measure(argv) for _ in range(runs)]
+    return statistics.median(s[0] for s in samples), max(s[1] for s in samples), samples[-1][2]
+
+
+def pages(bins, runs):
+    folders = [
+        ("100,000 files, 200-char names (disk)", once(os.path.join(DISK, "names200"), long_names), 100_000, 99_500),
+        ("1,000,000 entries (tmpfs)", once(os.path.join(SHM, "million"), million), 1_000_000, 700_000),
+    ]
+    print("1. a page of 500 at any offset: time (median) and peak RSS")
+    for label, path, total, deep in folders:
+        print(f"  {label}")
+        for name, b in bins:
+            rows = []
+            for where, offset in (("offset 0", 0), (f"offset {deep:,}", deep), ("past the end", total + 10)):
+                wall, peak, code = median_of([b, path, "--depth", "1", "--offset", str(offset)], runs)
+                rows.append((where, wall, peak, code))
+            base_wall, base_peak = rows[0][1], rows[0][2]
+            for where, wall, peak, code in rows:
+                note = "" if code == 0 else f"  (exit {code})"
+                print(f"    {name:7} {where:16} {wall*1000:8.1f} ms ({wall/base_wall:4.2f}x)  "
+                      f"{peak/1024:7.2f} MiB (+{(peak-base_peak)/1024:6.2f}){note}")
+
+
+def count(folder, acc):
+    for e in folder.get("entries", []):
+        acc["entries"] += 1
+        if e.get("error", {}).get("code") == "BUDGET":
+            acc["budget"] += 1
+        if e.get("folder"):
+            count(e["folder"], acc)
+
+
+def bushy_reply(bins, runs):
+    path = once(os.path.join(SHM, "bushy"), bushy)
+    print("\n2. bushy tree, depth 4 (30 x 30 x 30 folders, 5 files each: 162,930 entries)")
+    for name, b in bins:
+        argv = [b, path, "--depth", "4", "--json"]
+        wall, peak, _ = median_of(argv, runs)
+        out = subprocess.run(argv, stdout=subprocess.PIPE, check=True).stdout
+        acc = {"entries": 0, "budget": 0}
+        count(json.loads(out)["root"]["folder"], acc)
+        print(f"    {name:7} {acc['entries']:7,} entries in the reply, {acc['budget']:6,} BUDGET, "
+              f"{wall*1000:7.1f} ms, {peak/1024:6.1f} MiB peak, {len(out)/1048576:6.1f} MiB of JSON")
+
+
+def time_to_eof(argv):
+    t = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = p.stdout.read()
+    err = p.stderr.read()
+    took = time.perf_counter() - t
+    return took, out.decode(errors="replace"), err.decode(errors="replace"), p
+
+
+def dead_mounts(tool, cli):
+    print("\n3. dead mounts (a FUSE folder whose readdir never answers)")
+    if not os.path.exists(tool):
+        print(f"    skipped: build the example first ({tool} is missing)")
+        return
+    parent = tempfile.mkdtemp(prefix="canopy-dead-")
+    os.makedirs(os.path.join(parent, "live", "inner"))
+    make_files(os.path.join(parent, "live"), [f"f{i}" for i in range(3)])
+    point = os.path.join(parent, "mnt")
+    os.makedirs(point)
+    mount = subprocess.Popen([tool, "--dead-root", point], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        assert mount.stdout.readline().strip() == b"ready"
+        took, out, _, p = time_to_eof([cli, parent])
+        print(f"    live folder beside a dead one: output ended after {took*1000:.0f} ms "
+              f"(folder budget 2,000 ms + grace 250 ms); the dead one: {[l for l in out.splitlines() if 'mnt' in l]}")
+        took2, _, err, p2 = time_to_eof([cli, point])
+        print(f"    the dead folder as the root: output ended after {took2*1000:.0f} ms: {err.strip()}")
+        for proc in (p, p2):
+            proc.poll()
+        alive = sum(proc.returncode is None for proc in (p, p2))
+        print(f"    canopy-list processes still alive then (a thread stuck in FUSE): {alive} of 2")
+    finally:
+        mount.stdin.close()
+        mount.wait()
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--bin", default="target/release/canopy-list")
+    ap.add_argument("--before", help="an older canopy-list to compare with (the baseline)")
+    ap.add_argument("--dead-mount", default="target/release/examples/dead_mount")
+    args = ap.parse_args()
+    bins = [("before", os.path.abspath(args.before))] if args.before else []
+    bins.append(("after", os.path.abspath(args.bin)))
+    print(f"machine: {os.cpu_count()} cores; median of {args.runs} runs, warm caches\n")
+    pages(bins, args.runs)
+    bushy_reply(bins, max(1, args.runs // 2))
+    dead_mounts(os.path.abspath(args.dead_mount), os.path.abspath(args.bin))
+
+
+if __name__ == "__main__":
+    main()

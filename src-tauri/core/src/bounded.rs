@@ -1,0 +1,617 @@
+//! Bounded I/O: filesystem calls that may never return (a dead network or
+//! FUSE mount) run on worker threads, and the caller waits for them with a
+//! deadline.
+//!
+//! A job runs on a worker and marks each stretch of calls on a filesystem
+//! object as a *step* with [`Watch::begin`], naming where it is (a
+//! [`Place`]: a device, a folder entry, a path) and until when. The caller
+//! waits in [`run`]; when a step outlives its deadline by `ABANDON_GRACE`,
+//! the caller gives the job up and goes on, and the step's places are marked
+//! *stuck* until the stuck call returns. Promises:
+//!
+//! - the caller never waits past a step's deadline plus `ABANDON_GRACE`;
+//! - a call at a stuck place fails at once (`TIMEOUT`) instead of parking one
+//!   more thread: a job that reaches a stuck place (its device, or a path at
+//!   or below a stuck path) stops there;
+//! - at most `MAX_STUCK_THREADS` workers are stuck in all; while that many
+//!   are, every new step fails at once, whatever its place. (Two requests
+//!   reaching the same dead device for the first time at the same moment can
+//!   each leave one thread there; after that, the device is marked.)
+//! - an abandoned job publishes nothing: it checks [`Watch::abandoned`]
+//!   before committing what it found, and its late result is dropped on its
+//!   own thread;
+//! - idle workers are kept (up to `IDLE_WORKERS`) and reused, so a job costs
+//!   no thread spawn on the hot path.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::cell::Cell;
+use std::panic::AssertUnwindSafe;
+use std::sync::mpsc::{self, Sender, TryRecvError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::error::{CanopyError, ErrorCode};
+use crate::limits::{ABANDON_GRACE, IDLE_WORKERS, MAX_STUCK_PER_DEVICE, MAX_STUCK_THREADS};
+
+/// Where a step's calls act. A step can be at several places at once (a
+/// folder's entry in its parent, then its device once known).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// Everything on one device (`st_dev`).
+    Device(u64),
+    /// One name in a folder, known by the folder's device and inode: an open
+    /// that hangs before the device it leads to is known.
+    Entry { dev: u64, ino: u64, name: Box<[u8]> },
+    /// A path and everything below it.
+    Path(Box<[u8]>),
+}
+
+impl Place {
+    pub fn path(path: &Path) -> Place {
+        Place::Path(path.as_os_str().as_bytes().into())
+    }
+
+    /// True when a call at `self` would touch what `stuck` names.
+    fn blocked_by(&self, stuck: &Place) -> bool {
+        match (self, stuck) {
+            (Place::Path(p), Place::Path(s)) => p.starts_with(s) && (p.len() == s.len() || p[s.len()] == b'/' || s.ends_with(b"/")),
+            (a, b) => a == b,
+        }
+    }
+}
+
+/// Why a step could not run, or did not finish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unresponsive {
+    /// The place already has a call stuck on it.
+    Stuck,
+    /// `MAX_STUCK_THREADS` workers are stuck.
+    TooMany,
+}
+
+impl Unresponsive {
+    /// The wire error: `TIMEOUT`, "not responding".
+    pub fn error(&self) -> CanopyError {
+        match self {
+            Unresponsive::Stuck => CanopyError::new(
+                ErrorCode::Timeout,
+                "not responding: an earlier call here has not returned yet (a dead or hung mount?)",
+            ),
+            Unresponsive::TooMany => CanopyError::new(
+                ErrorCode::Timeout,
+                format!("not responding: {MAX_STUCK_THREADS} calls on unresponsive filesystems have not returned yet"),
+            ),
+        }
+    }
+}
+
+/// A step that outlived its deadline; the job was given up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Abandoned {
+    pub places: Vec<Place>,
+}
+
+impl Abandoned {
+    /// The wire error: `TIMEOUT`, "not responding".
+    pub fn error(&self, deadline: Duration) -> CanopyError {
+        CanopyError::new(
+            ErrorCode::Timeout,
+            format!("not responding: a call here did not return within {} ms and was left behind", deadline.as_millis()),
+        )
+    }
+}
+
+/// A job for a worker. It is handed a way to put its worker back on the
+/// idle list, which it does under the registry lock before publishing its
+/// result: a caller that sends its next job at once finds the worker idle.
+type Task = Box<dyn FnOnce(&dyn Fn(&mut Registry)) + Send>;
+
+#[derive(Default)]
+struct Registry {
+    idle: Vec<Sender<Task>>,
+    /// Places with stuck calls, and how many calls are stuck at each.
+    stuck: Vec<(Place, usize)>,
+    stuck_threads: usize,
+    /// Workers alive (idle or busy), for tests and the thread bound.
+    workers: usize,
+}
+
+/// Workers and the stuck places. One per process ([`Pool::global`]); tests
+/// make their own.
+pub struct Pool {
+    registry: Mutex<Registry>,
+}
+
+impl Default for Pool {
+    fn default() -> Self {
+        Pool::new()
+    }
+}
+
+impl Pool {
+    pub const fn new() -> Pool {
+        Pool {
+            registry: Mutex::new(Registry { idle: Vec::new(), stuck: Vec::new(), stuck_threads: 0, workers: 0 }),
+        }
+    }
+
+    /// The process's pool.
+    pub fn global() -> &'static Pool {
+        static POOL: Pool = Pool::new();
+        &POOL
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Workers stuck in a call that outlived its deadline.
+    pub fn stuck_threads(&self) -> usize {
+        self.lock().stuck_threads
+    }
+
+    /// Worker threads alive, idle or busy.
+    pub fn workers(&self) -> usize {
+        self.lock().workers
+    }
+
+    fn check(&self, place: &Place) -> Result<(), Unresponsive> {
+        let r = self.lock();
+        if r.stuck.iter().any(|(s, n)| *n >= MAX_STUCK_PER_DEVICE && place.blocked_by(s)) {
+            return Err(Unresponsive::Stuck);
+        }
+        if r.stuck_threads >= MAX_STUCK_THREADS {
+            return Err(Unresponsive::TooMany);
+        }
+        Ok(())
+    }
+
+    fn mark(r: &mut Registry, places: &[Place]) {
+        // One stuck thread, whatever number of places it is stuck at.
+        r.stuck_threads += 1;
+        for p in places {
+            match r.stuck.iter_mut().find(|(s, _)| s == p) {
+                Some((_, n)) => *n += 1,
+                None => r.stuck.push((p.clone(), 1)),
+            }
+        }
+    }
+
+    fn unmark(r: &mut Registry, places: &[Place]) {
+        r.stuck_threads -= 1;
+        for p in places {
+            if let Some(i) = r.stuck.iter().position(|(s, _)| s == p) {
+                r.stuck[i].1 -= 1;
+                if r.stuck[i].1 == 0 {
+                    r.stuck.swap_remove(i);
+                }
+            }
+        }
+    }
+
+    /// Hands `task` to an idle worker, or to a new one.
+    fn dispatch(&'static self, mut task: Task) {
+        loop {
+            let idle = self.lock().idle.pop();
+            let Some(tx) = idle else { break };
+            match tx.send(task) {
+                Ok(()) => return,
+                Err(mpsc::SendError(t)) => task = t,
+            }
+        }
+        let (tx, rx) = mpsc::channel::<Task>();
+        self.lock().workers += 1;
+        let spawned = std::thread::Builder::new().name("canopy-io".into()).spawn(move || {
+            let mut task = task;
+            loop {
+                let stays = Cell::new(false);
+                let park = |r: &mut Registry| {
+                    if r.idle.len() < IDLE_WORKERS {
+                        r.idle.push(tx.clone());
+                        stays.set(true);
+                    }
+                };
+                let finished = std::panic::catch_unwind(AssertUnwindSafe(|| task(&park))).is_ok();
+                if !finished || !stays.get() {
+                    break;
+                }
+                match rx.recv() {
+                    Ok(next) => task = next,
+                    Err(_) => break,
+                }
+            }
+            self.lock().workers -= 1;
+        });
+        if spawned.is_err() {
+            // No thread: the task (and its result sender) is dropped, and
+            // the caller sees the job end without a result.
+            self.lock().workers -= 1;
+        }
+    }
+}
+
+/// What the caller and the job share.
+struct Shared {
+    /// The current step's places and deadline; `None` between steps.
+    step: Option<(Vec<Place>, Instant)>,
+    /// The caller gave the job up and marked these places stuck.
+    abandoned: Option<Vec<Place>>,
+    /// The job ended (with or without a result).
+    ended: bool,
+}
+
+/// The job's side: marks steps, and says whether the job was given up.
+pub struct Watch {
+    pool: &'static Pool,
+    inner: Arc<(Mutex<Shared>, Condvar)>,
+}
+
+impl Watch {
+    fn shared(&self) -> MutexGuard<'_, Shared> {
+        self.inner.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts a step at `place` that must end by `deadline`.
+    ///
+    /// # Errors
+    /// [`Unresponsive`] when the place is stuck or too many threads are; the
+    /// job must then not touch the place.
+    pub fn begin(&self, place: Place, deadline: Instant) -> Result<(), Unresponsive> {
+        self.pool.check(&place)?;
+        self.shared().step = Some((vec![place], deadline));
+        Ok(())
+    }
+
+    /// Fails at once if a call at `place` would touch something stuck,
+    /// without making `place` part of the step (the parent's device, before
+    /// opening a child that may be a mount point of its own).
+    ///
+    /// # Errors
+    /// [`Unresponsive`] when the place is stuck or too many threads are.
+    pub fn check(&self, place: &Place) -> Result<(), Unresponsive> {
+        self.pool.check(place)
+    }
+
+    /// Moves the current step to exactly `places` (same deadline): the call
+    /// that needed a place is done, the next one acts elsewhere.
+    ///
+    /// # Errors
+    /// [`Unresponsive`] when one of them is stuck.
+    pub fn moved(&self, places: Vec<Place>) -> Result<(), Unresponsive> {
+        for p in &places {
+            self.pool.check(p)?;
+        }
+        if let Some((current, _)) = &mut self.shared().step {
+            *current = places;
+        }
+        Ok(())
+    }
+
+    /// Adds a place to the current step (e.g. the device, once `fstat` said it).
+    ///
+    /// # Errors
+    /// [`Unresponsive`] when that place is stuck.
+    pub fn reached(&self, place: Place) -> Result<(), Unresponsive> {
+        self.pool.check(&place)?;
+        if let Some((places, _)) = &mut self.shared().step {
+            places.push(place);
+        }
+        Ok(())
+    }
+
+    /// Runs `call` on another worker as a step of its own at `place`, by the
+    /// current step's deadline: a call that may reach another device (a
+    /// symlink followed) and must not sink the step around it. While it
+    /// runs, the current step's deadline is extended by twice the grace, so
+    /// that the inner call is given up first.
+    ///
+    /// # Errors
+    /// `TIMEOUT` ("not responding") when `place` is stuck, or the call was left behind.
+    pub fn aside<R: Send + 'static>(&self, place: Place, call: impl FnOnce() -> R + Send + 'static) -> Result<R, CanopyError> {
+        self.pool.check(&place).map_err(|u| u.error())?;
+        let now = Instant::now();
+        let deadline = match &mut self.shared().step {
+            Some((_, d)) => {
+                let inner = *d;
+                *d += 2 * ABANDON_GRACE;
+                inner
+            }
+            None => now + ABANDON_GRACE,
+        };
+        let outcome = run_in(self.pool, move |w| -> Result<R, Unresponsive> {
+            w.begin(place, deadline)?;
+            let r = call();
+            w.end();
+            Ok(r)
+        });
+        match outcome {
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(u)) => Err(u.error()),
+            Err(a) => Err(a.error(deadline.saturating_duration_since(now))),
+        }
+    }
+
+    /// Ends the current step.
+    pub fn end(&self) {
+        self.shared().step = None;
+    }
+
+    /// The caller gave this job up: publish nothing.
+    pub fn abandoned(&self) -> bool {
+        self.shared().abandoned.is_some()
+    }
+
+    /// Marks the job ended; clears the stuck marks it caused, if it was given up.
+    fn finish(&self, r: &mut Registry) {
+        let mut s = self.shared();
+        if !s.ended {
+            s.ended = true;
+            if let Some(places) = s.abandoned.take() {
+                Pool::unmark(r, &places);
+            }
+        }
+    }
+}
+
+impl Drop for Watch {
+    /// A job that panicked still clears its marks and wakes its caller.
+    fn drop(&mut self) {
+        let mut r = self.pool.lock();
+        self.finish(&mut r);
+        drop(r);
+        self.inner.1.notify_all();
+    }
+}
+
+/// Runs `job` on a worker and waits for it; gives it up when one of its
+/// steps outlives its deadline by `ABANDON_GRACE`.
+///
+/// # Errors
+/// [`Abandoned`] with the overdue step's places, now marked stuck until the
+/// job returns.
+pub fn run<T: Send + 'static>(job: impl FnOnce(&Watch) -> T + Send + 'static) -> Result<T, Abandoned> {
+    run_in(Pool::global(), job)
+}
+
+/// [`run`] on a given pool.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_in<T: Send + 'static>(
+    pool: &'static Pool,
+    job: impl FnOnce(&Watch) -> T + Send + 'static,
+) -> Result<T, Abandoned> {
+    let inner = Arc::new((Mutex::new(Shared { step: None, abandoned: None, ended: false }), Condvar::new()));
+    let (done_tx, done_rx) = mpsc::sync_channel::<T>(1);
+    let watch = Watch { pool, inner: inner.clone() };
+    pool.dispatch(Box::new(move |park: &dyn Fn(&mut Registry)| {
+        let value = job(&watch);
+        // Under the registry lock: the caller either finds the result, or
+        // gave up before and left its marks for `finish` to clear.
+        let mut r = pool.lock();
+        watch.finish(&mut r);
+        park(&mut r);
+        let _ = done_tx.send(value);
+        drop(r);
+        watch.inner.1.notify_all();
+    }));
+    let (lock, wake) = &*inner;
+    // Between steps the caller does not know the next deadline: it looks
+    // again every tick.
+    const TICK: Duration = Duration::from_millis(50);
+    let mut s = lock.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        match done_rx.try_recv() {
+            Ok(value) => return Ok(value),
+            // The job ended without a result (no worker could start, or it
+            // panicked): given up, with nothing left stuck.
+            Err(TryRecvError::Disconnected) => return Err(Abandoned { places: Vec::new() }),
+            Err(TryRecvError::Empty) => {}
+        }
+        let now = Instant::now();
+        let wait = match &s.step {
+            Some((_, deadline)) => {
+                let give_up = *deadline + ABANDON_GRACE;
+                if now >= give_up {
+                    break;
+                }
+                (give_up - now).min(TICK)
+            }
+            None if s.ended => TICK.min(Duration::from_millis(1)),
+            None => TICK,
+        };
+        s = wake.wait_timeout(s, wait).unwrap_or_else(|e| e.into_inner()).0;
+    }
+    // Give up: mark the step's places under the registry lock, so the job's
+    // own end (which clears them) cannot slip in between. A stuck device
+    // also blocks the paths where it is mounted, so a path into it (a
+    // preview, a retyped path) fails at once too.
+    let devices: Vec<u64> = s.step.iter().flat_map(|(p, _)| p.iter()).filter_map(|p| match p {
+        Place::Device(d) => Some(*d),
+        _ => None,
+    }).collect();
+    drop(s);
+    let mounted: Vec<Place> = devices.into_iter().flat_map(mount_points).map(Place::Path).collect();
+    let mut r = pool.lock();
+    let mut s = lock.lock().unwrap_or_else(|e| e.into_inner());
+    match done_rx.try_recv() {
+        Ok(value) => return Ok(value),
+        Err(TryRecvError::Disconnected) => return Err(Abandoned { places: Vec::new() }),
+        Err(TryRecvError::Empty) => {}
+    }
+    let mut places = s.step.as_ref().map(|(p, _)| p.clone()).unwrap_or_default();
+    places.extend(mounted);
+    Pool::mark(&mut r, &places);
+    s.abandoned = Some(places.clone());
+    Err(Abandoned { places })
+}
+
+/// Where device `dev` is mounted, from `/proc/self/mountinfo` (which is read
+/// from the kernel's mount table, never from the device itself).
+fn mount_points(dev: u64) -> Vec<Box<[u8]>> {
+    let Ok(table) = std::fs::read("/proc/self/mountinfo") else { return Vec::new() };
+    let want = format!("{}:{}", libc::major(dev), libc::minor(dev));
+    table
+        .split(|&b| b == b'\n')
+        .filter_map(|line| {
+            let mut fields = line.split(|&b| b == b' ');
+            let device = fields.nth(2)?;
+            let point = fields.nth(1)?;
+            (device == want.as_bytes()).then(|| unescape_mount_point(point))
+        })
+        .collect()
+}
+
+/// Undoes mountinfo's octal escapes (`\040` for a space, ...).
+fn unescape_mount_point(raw: &[u8]) -> Box<[u8]> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let octal = raw.get(i + 1..i + 4).filter(|d| raw[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match octal {
+            Some(d) => {
+                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+                i += 4;
+            }
+            None => {
+                out.push(raw[i]);
+                i += 1;
+            }
+        }
+    }
+    out.into()
+}
+
+/// Runs one call at `place` on a worker, waiting at most `budget` (plus
+/// `ABANDON_GRACE`).
+///
+/// # Errors
+/// `TIMEOUT` ("not responding") when the place is stuck, too many threads
+/// are, or the call did not return in time.
+pub fn call<T: Send + 'static>(
+    place: Place,
+    budget: Duration,
+    f: impl FnOnce(&Watch) -> T + Send + 'static,
+) -> Result<T, CanopyError> {
+    let deadline = Instant::now() + budget;
+    match run(move |w| {
+        w.begin(place, deadline)?;
+        let r = f(w);
+        w.end();
+        Ok(r)
+    }) {
+        Ok(Ok(r)) => Ok(r),
+        Ok(Err(u)) => Err(Unresponsive::error(&u)),
+        Err(a) => Err(a.error(budget)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::Receiver;
+
+    fn pool() -> &'static Pool {
+        Box::leak(Box::new(Pool::new()))
+    }
+
+    /// A job that hangs at `place` until released.
+    fn hang(pool: &'static Pool, place: Place, budget: Duration) -> (Result<Result<(), Unresponsive>, Abandoned>, Sender<()>) {
+        let (release, wait): (Sender<()>, Receiver<()>) = mpsc::channel();
+        let deadline = Instant::now() + budget;
+        let r = run_in(pool, move |w| {
+            w.begin(place, deadline)?;
+            let _ = wait.recv();
+            w.end();
+            Ok(())
+        });
+        (r, release)
+    }
+
+    #[test]
+    fn a_call_that_never_returns_is_given_up_and_its_place_fails_at_once() {
+        let pool = pool();
+        let (r, release) = hang(pool, Place::Device(7), Duration::from_millis(20));
+        assert_eq!(r.unwrap_err().places, [Place::Device(7)]);
+        assert_eq!(pool.stuck_threads(), 1);
+        // A second call on the device does not park another thread.
+        let workers = pool.workers();
+        let (again, _keep) = hang(pool, Place::Device(7), Duration::from_secs(60));
+        assert_eq!(again.unwrap(), Err(Unresponsive::Stuck), "fails at once, without waiting its 60 s");
+        assert_eq!(pool.stuck_threads(), 1);
+        assert!(pool.workers() <= workers + 1, "the refused job ran on an idle worker or a new one that is idle now");
+        // Another device is unaffected.
+        let fine = run_in(pool, |w| w.begin(Place::Device(8), Instant::now() + Duration::from_secs(1)).map(|_| 5));
+        assert_eq!(fine.unwrap(), Ok(5));
+        // Once the stuck call returns, the device is usable again.
+        release.send(()).unwrap();
+        while pool.stuck_threads() > 0 {
+            std::thread::yield_now();
+        }
+        let later = run_in(pool, |w| w.begin(Place::Device(7), Instant::now() + Duration::from_secs(1)));
+        assert_eq!(later.unwrap(), Ok(()));
+    }
+
+    #[test]
+    fn a_stuck_path_blocks_what_lies_below_it_only() {
+        let stuck = Place::Path(b"/mnt/dead".as_slice().into());
+        let at = |p: &[u8]| Place::Path(p.into()).blocked_by(&stuck);
+        assert!(at(b"/mnt/dead") && at(b"/mnt/dead/x/y"));
+        assert!(!at(b"/mnt/deadline") && !at(b"/mnt") && !at(b"/mnt/live"));
+        assert!(Place::Path(b"/x".as_slice().into()).blocked_by(&Place::Path(b"/".as_slice().into())));
+    }
+
+    #[test]
+    fn a_device_is_found_at_its_mount_points() {
+        use std::os::unix::fs::MetadataExt;
+        let dev = std::fs::metadata("/proc").unwrap().dev();
+        assert!(mount_points(dev).iter().any(|p| &**p == b"/proc"), "{:?}", mount_points(dev));
+        assert_eq!(&*unescape_mount_point(br"/mnt/a\040b\134c"), b"/mnt/a b\\c");
+    }
+
+    #[test]
+    fn at_most_the_limit_of_threads_are_ever_stuck() {
+        let pool = pool();
+        let mut releases = Vec::new();
+        for dev in 0..MAX_STUCK_THREADS as u64 {
+            let (r, release) = hang(pool, Place::Device(100 + dev), Duration::from_millis(10));
+            assert!(r.is_err());
+            releases.push(release);
+        }
+        assert_eq!(pool.stuck_threads(), MAX_STUCK_THREADS);
+        let before = pool.workers();
+        for dev in 0..20 {
+            let (r, _release) = hang(pool, Place::Device(1_000 + dev), Duration::from_secs(60));
+            assert_eq!(r.unwrap(), Err(Unresponsive::TooMany), "a new place fails at once too");
+        }
+        assert_eq!(pool.stuck_threads(), MAX_STUCK_THREADS);
+        assert!(pool.workers() <= before + 1, "20 refusals add at most one (idle) thread");
+        drop(releases);
+        while pool.stuck_threads() > 0 {
+            std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn a_result_published_at_the_deadline_is_kept_not_lost() {
+        let pool = pool();
+        for _ in 0..5 {
+            let deadline = Instant::now() + Duration::from_millis(1);
+            let r = run_in(pool, move |w| {
+                w.begin(Place::Device(1), deadline).unwrap();
+                while Instant::now() < deadline + ABANDON_GRACE {
+                    std::hint::spin_loop();
+                }
+                w.end();
+                42
+            });
+            // Either outcome is allowed at the edge, but never a stuck mark left behind.
+            let _ = r;
+            while pool.stuck_threads() > 0 {
+                std::thread::yield_now();
+            }
+            assert!(pool.check(&Place::Device(1)).is_ok());
+        }
+    }
+}

@@ -1,0 +1,564 @@
+//! Choosing which entries of a folder are shown: a page at any offset, or
+//! after a cursor, in memory bounded by the page, never by the folder.
+//!
+//! A folder is streamed with `getdents64`; nothing holds all of its names.
+//!
+//! - **First pages and nested folders** (offset up to `SELECTION_WINDOW`):
+//!   one pass keeping the best `offset + limit` candidates (a vector, then a
+//!   max-heap once it overflows).
+//! - **After a cursor**: one pass; entries at or before the cursor's key are
+//!   only counted (that count is the page's true offset), the rest compete
+//!   for a heap of `limit`.
+//! - **Any other offset** (a jump to the end, a scrollbar drag): narrowing by
+//!   counting, in three passes as a rule.
+//!   1. Count the folder and draw a uniform random sample of
+//!      `SELECTION_SAMPLE` names (reservoir sampling; a name is copied only
+//!      when it enters the reservoir).
+//!   2. Sort the sample; count how many entries fall between each pair of
+//!      neighbouring sample names (a binary search per entry, comparing raw
+//!      names: no sort key is built). The counts give the bucket that holds
+//!      entry `offset`, the number of entries before it, and a sample name
+//!      past the page's end.
+//!   3. Keep only entries from that bucket's first name up to that upper
+//!      bound, in a heap of (rank in the bucket + `limit`).
+//!
+//!   A bucket holds about `total / SELECTION_SAMPLE` entries; in the rare
+//!   case that the target bucket holds more than `SELECTION_WINDOW`, steps 1
+//!   and 2 repeat inside it (up to four rounds), so memory stays bounded:
+//!   `SELECTION_SAMPLE` names, `SELECTION_SAMPLE + 1` counters and at most
+//!   `SELECTION_WINDOW + limit` candidates. Time is three reads of the
+//!   folder, but passes 1 and 2 build no sort keys, so a deep page costs
+//!   about two to three times the first page. The offset reported is always
+//!   the true position of the first entry returned, counted in the last pass.
+//!   Under a sort by size or modified time (later), each pass would `stat`
+//!   every entry again: a deep page then costs three rounds of `stat`.
+//!
+//! Folders change while they are read. Every pass counts what it sees; the
+//! last pass decides the offset. A pass cut by the time budget makes a deep
+//! page empty (never a page other than the one asked for) and says so.
+
+use std::cell::Cell;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::io;
+use std::time::Instant;
+
+use crate::cancel::CancelToken;
+use crate::cursor::SortPosition;
+use crate::dirio::{Dir, RawEntry};
+use crate::limits::{SELECTION_SAMPLE, SELECTION_WINDOW};
+use crate::order::{compare_entries, sort_key, Group};
+use crate::wire::{EntryKind, KindCounts};
+
+/// Why a read stopped as a whole.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    Cancelled,
+}
+
+pub(crate) fn group_of(kind: EntryKind) -> Group {
+    if kind == EntryKind::Folder {
+        Group::Folder
+    } else {
+        Group::Other
+    }
+}
+
+/// A name that made the cut so far, with its sort key (see
+/// [`crate::order::sort_key`]): candidates compare as slices.
+#[derive(Debug)]
+pub(crate) struct Candidate {
+    key: Box<[u32]>,
+    pub kind: EntryKind,
+    pub name: Box<[u8]>,
+}
+
+impl Candidate {
+    fn beats(&self, key: &[u32], name: &[u8]) -> bool {
+        (&*self.key, &*self.name) < (key, name)
+    }
+
+    pub fn position(&self) -> SortPosition {
+        SortPosition { group: group_of(self.kind), name: self.name.clone() }
+    }
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.key.cmp(&other.key).then_with(|| self.name.cmp(&other.name))
+    }
+}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Candidate {}
+
+/// How a folder is read: which names count, until when, and who can stop it.
+pub(crate) struct Reading<'a> {
+    pub show_dotfiles: bool,
+    pub deadline: Instant,
+    pub cancel: Option<&'a CancelToken>,
+}
+
+/// What one pass over a folder saw.
+#[derive(Debug, Default)]
+pub(crate) struct Pass {
+    /// Entries after the dotfile filter.
+    pub total: u64,
+    pub counts: KindCounts,
+    pub dotfiles_hidden: u64,
+    /// Every name the kernel returned (dotfiles included): the request's names budget.
+    pub names_read: u64,
+    pub timed_out: bool,
+    /// A read error after the folder was opened.
+    pub failed: Option<io::Error>,
+}
+
+impl Pass {
+    fn cut_short(&self) -> bool {
+        self.timed_out || self.failed.is_some()
+    }
+}
+
+thread_local! {
+    /// One `getdents64` buffer per thread, reused by every pass it runs.
+    static BUFFER: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+fn is_dotfile(name: &[u8]) -> bool {
+    name.first() == Some(&b'.')
+}
+
+/// The kind of an entry: `d_type`, or a `stat` when the filesystem did not say.
+pub(crate) fn kind_of(dir: &Dir, raw: &RawEntry<'_>) -> EntryKind {
+    match raw.kind {
+        Some(kind) => kind,
+        None => dir.stat_child(raw.name, false).map(|m| m.kind).unwrap_or(EntryKind::Unknown),
+    }
+}
+
+/// Reads `dir` once from its start, calling `each` with every entry that
+/// passes the dotfile filter.
+fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&[u8], EntryKind)) -> Result<Pass, Stop> {
+    let mut p = Pass::default();
+    let buffer = BUFFER.take();
+    let mut entries = match dir.entries(buffer) {
+        Ok(e) => e,
+        Err((e, buffer)) => {
+            BUFFER.set(buffer);
+            p.failed = Some(e);
+            return Ok(p);
+        }
+    };
+    let show_dotfiles = rd.show_dotfiles;
+    let (mut total, mut counts, mut hidden, mut names) = (0u64, KindCounts::default(), 0u64, 0u64);
+    let mut on_raw = |raw: RawEntry<'_>| {
+        names += 1;
+        if !show_dotfiles && is_dotfile(raw.name) {
+            hidden += 1;
+            return;
+        }
+        let kind = kind_of(dir, &raw);
+        total += 1;
+        counts.add(kind);
+        each(raw.name, kind);
+    };
+    let stopped = loop {
+        if rd.cancel.is_some_and(|c| c.is_cancelled()) {
+            break Some(Stop::Cancelled);
+        }
+        match entries.next_batch(&mut on_raw) {
+            Ok(true) => {}
+            Ok(false) => break None,
+            Err(e) => {
+                p.failed = Some(e);
+                break None;
+            }
+        }
+        if Instant::now() > rd.deadline {
+            p.timed_out = true;
+            break None;
+        }
+    };
+    BUFFER.set(entries.into_buffer());
+    if let Some(stop) = stopped {
+        return Err(stop);
+    }
+    (p.total, p.counts, p.dotfiles_hidden, p.names_read) = (total, counts, hidden, names);
+    Ok(p)
+}
+
+fn compare_to(group: Group, name: &[u8], pos: &SortPosition) -> Ordering {
+    compare_entries(group, name, pos.group, &pos.name)
+}
+
+/// Which part of the order a pass keeps: from `lo` (inclusive or not) to
+/// `hi` (exclusive). Entries before `lo` are counted as `below`.
+#[derive(Default)]
+struct Bounds<'a> {
+    lo: Option<(&'a SortPosition, bool)>,
+    hi: Option<&'a SortPosition>,
+}
+
+impl Bounds<'_> {
+    /// `Less` below the range, `Equal` inside, `Greater` above.
+    fn place(&self, group: Group, name: &[u8]) -> Ordering {
+        if let Some((lo, inclusive)) = self.lo {
+            match compare_to(group, name, lo) {
+                Ordering::Less => return Ordering::Less,
+                Ordering::Equal if !inclusive => return Ordering::Less,
+                _ => {}
+            }
+        }
+        match self.hi {
+            Some(hi) if compare_to(group, name, hi) != Ordering::Less => Ordering::Greater,
+            _ => Ordering::Equal,
+        }
+    }
+}
+
+/// One pass keeping the best `keep` entries within `bounds`, in order.
+struct Kept {
+    pass: Pass,
+    best: Vec<Candidate>,
+    below: u64,
+}
+
+/// Entries go into a plain vector until there are more than `keep`; only then
+/// does it become a max-heap of the best `keep`, so a small folder costs one
+/// sort and a huge one O(keep) memory and about one comparison per entry.
+fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
+    let mut small: Vec<Candidate> = Vec::new();
+    let mut heap: Option<BinaryHeap<Candidate>> = None;
+    let mut below = 0u64;
+    let mut key = Vec::new();
+    let bounded = bounds.lo.is_some() || bounds.hi.is_some();
+    let p = pass(dir, rd, &mut |name, kind| {
+        let group = group_of(kind);
+        if bounded {
+            match bounds.place(group, name) {
+                Ordering::Less => {
+                    below += 1;
+                    return;
+                }
+                Ordering::Greater => return,
+                Ordering::Equal => {}
+            }
+        }
+        if keep == 0 {
+            return;
+        }
+        sort_key(group, name, &mut key);
+        match &mut heap {
+            Some(h) => {
+                if let Some(mut worst) = h.peek_mut() {
+                    // Allocate only for a name that beats the current worst.
+                    if !worst.beats(&key, name) {
+                        *worst = Candidate { key: key.as_slice().into(), kind, name: name.into() };
+                    }
+                }
+            }
+            None => {
+                small.push(Candidate { key: key.as_slice().into(), kind, name: name.into() });
+                if small.len() > keep {
+                    let mut h = BinaryHeap::from(std::mem::take(&mut small));
+                    h.pop();
+                    heap = Some(h);
+                }
+            }
+        }
+    })?;
+    let mut best = heap.map(BinaryHeap::into_vec).unwrap_or(small);
+    best.sort_unstable();
+    Ok(Kept { pass: p, best, below })
+}
+
+/// splitmix64: a small, good-enough generator for sampling.
+struct Rng(u64);
+
+impl Rng {
+    fn seeded() -> Self {
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        let here = &t as *const u64 as u64;
+        Rng(t ^ here.rotate_left(32) ^ u64::from(std::process::id()))
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n`.
+    fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
+    }
+}
+
+/// The sizes that bound a deep selection (see the module docs).
+#[derive(Debug, Clone, Copy)]
+struct Tuning {
+    sample: usize,
+    window: usize,
+    /// Narrowing rounds before a bucket is kept whatever its size: each
+    /// round shrinks the range to one bucket of a random sample, so a fourth
+    /// unlucky round in a row is far less likely than the folder changing
+    /// under us.
+    rounds: u32,
+}
+
+const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: 4 };
+
+/// Pass 1: counts and a uniform sample of the names within `bounds`, sorted.
+fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<'_>) -> Result<(Pass, Vec<SortPosition>, u64, u64), Stop> {
+    let mut reservoir: Vec<SortPosition> = Vec::new();
+    let (mut below, mut inside) = (0u64, 0u64);
+    let p = pass(dir, rd, &mut |name, kind| {
+        let group = group_of(kind);
+        match bounds.place(group, name) {
+            Ordering::Less => below += 1,
+            Ordering::Greater => {}
+            Ordering::Equal => {
+                if (inside as usize) < k {
+                    reservoir.push(SortPosition { group, name: name.into() });
+                } else {
+                    let j = rng.below(inside + 1) as usize;
+                    if j < k {
+                        reservoir[j] = SortPosition { group, name: name.into() };
+                    }
+                }
+                inside += 1;
+            }
+        }
+    })?;
+    reservoir.sort_unstable_by(|a, b| compare_entries(a.group, &a.name, b.group, &b.name));
+    // A name read twice (the folder changed during the pass) would make an empty bucket.
+    reservoir.dedup();
+    Ok((p, reservoir, below, inside))
+}
+
+/// Pass 2: how many entries within `bounds` fall in each bucket
+/// `[samples[i-1], samples[i])`, and how many lie below the bounds.
+fn bucket_counts(dir: &Dir, samples: &[SortPosition], bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<(Pass, Vec<u64>, u64), Stop> {
+    let mut counts = vec![0u64; samples.len() + 1];
+    let mut below = 0u64;
+    let p = pass(dir, rd, &mut |name, kind| {
+        let group = group_of(kind);
+        match bounds.place(group, name) {
+            Ordering::Less => below += 1,
+            Ordering::Greater => {}
+            Ordering::Equal => {
+                let i = samples.partition_point(|s| compare_to(group, name, s) != Ordering::Less);
+                counts[i] += 1;
+            }
+        }
+    })?;
+    Ok((p, counts, below))
+}
+
+/// Which page of a folder to choose.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Window<'a> {
+    /// `limit` entries from position `offset`.
+    At { offset: u64, limit: u64 },
+    /// `limit` entries strictly after a cursor's key.
+    After { key: &'a SortPosition, limit: u64 },
+    /// The whole folder (holds every name).
+    Everything,
+}
+
+/// A chosen page and what the folder held.
+pub(crate) struct Selection {
+    pub page: Vec<Candidate>,
+    /// The true position of `page[0]` (or where it would be).
+    pub offset: u64,
+    /// From the pass that counted the whole folder.
+    pub pass: Pass,
+    /// A later pass of a deep selection was cut short: the page is empty
+    /// rather than a page other than the one asked for.
+    pub lost_page: bool,
+    /// The most names held at once while choosing (sample or candidates).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub held: usize,
+}
+
+fn clamp(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// Chooses the page `window` of `dir` (see the module docs).
+pub(crate) fn select(dir: &Dir, window: Window<'_>, rd: &Reading<'_>) -> Result<Selection, Stop> {
+    match window {
+        Window::Everything => {
+            let k = keep_best(dir, usize::MAX, &Bounds::default(), rd)?;
+            Ok(Selection { held: k.best.len(), page: k.best, offset: 0, pass: k.pass, lost_page: false })
+        }
+        Window::After { key, limit } => {
+            let k = keep_best(dir, clamp(limit), &Bounds { lo: Some((key, false)), hi: None }, rd)?;
+            Ok(Selection { held: k.best.len(), page: k.best, offset: k.below, pass: k.pass, lost_page: false })
+        }
+        Window::At { offset, limit } if offset <= TUNING.window as u64 => {
+            let mut k = keep_best(dir, clamp(offset.saturating_add(limit)), &Bounds::default(), rd)?;
+            let held = k.best.len();
+            let from = clamp(offset).min(k.best.len());
+            k.best.drain(..from);
+            Ok(Selection { page: k.best, offset, pass: k.pass, lost_page: false, held })
+        }
+        Window::At { offset, limit } => narrow(dir, offset, limit, TUNING, rd),
+    }
+}
+
+/// The multi-pass selection of a deep page (see the module docs).
+fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) -> Result<Selection, Stop> {
+    let mut rng = Rng::seeded();
+    let mut held = 0;
+    // The range holding entry `offset`, and a key known to lie past the page.
+    let mut lo: Option<SortPosition> = None;
+    let mut page_end: Option<SortPosition> = None;
+    let mut range_end: Option<SortPosition> = None;
+    let mut whole: Option<Pass> = None;
+    let mut rounds = 0;
+    let lost = |whole: Option<Pass>, p: Pass, held| {
+        let mut pass = whole.unwrap_or(p);
+        pass.timed_out = true;
+        Ok(Selection { page: Vec::new(), offset, pass, lost_page: true, held })
+    };
+    // Passes over the whole folder until the range is small enough to keep.
+    let (first, rank) = loop {
+        let bounds = Bounds { lo: lo.as_ref().map(|p| (p, true)), hi: range_end.as_ref() };
+        let (p, samples, below, inside) = sample(dir, tuning.sample, &bounds, &mut rng, rd)?;
+        held = held.max(samples.len());
+        if p.cut_short() {
+            if whole.is_none() {
+                // The first pass counted what it could: report that, with no page.
+                return Ok(Selection { page: Vec::new(), offset, pass: p, lost_page: true, held });
+            }
+            return lost(whole, p, held);
+        }
+        let first_pass = whole.is_none();
+        if first_pass {
+            if offset >= p.total {
+                // Past the end: an empty page with the true total.
+                return Ok(Selection { page: Vec::new(), offset, pass: p, lost_page: false, held });
+            }
+            whole = Some(p);
+        }
+        let rank = offset.saturating_sub(below);
+        if inside <= tuning.window as u64 {
+            break (lo, rank);
+        }
+        let (p2, counts, below2) = bucket_counts(dir, &samples, &bounds, rd)?;
+        if p2.cut_short() {
+            return lost(whole, p2, held);
+        }
+        // Bucket i is [samples[i-1], samples[i]); find the one holding `offset`.
+        let mut before = below2;
+        let mut i = 0;
+        while i < counts.len() - 1 && before + counts[i] <= offset {
+            before += counts[i];
+            i += 1;
+        }
+        let mut end = before;
+        let mut j = i;
+        while j < counts.len() && end + counts[j] < offset.saturating_add(limit) {
+            end += counts[j];
+            j += 1;
+        }
+        if j < samples.len() {
+            page_end = Some(samples[j].clone());
+        }
+        let new_lo = if i > 0 { Some(samples[i - 1].clone()) } else { lo.clone() };
+        rounds += 1;
+        if counts[i] <= tuning.window as u64 || samples.len() < 2 || rounds == tuning.rounds {
+            break (new_lo, offset.saturating_sub(before));
+        }
+        // An unlucky bucket: narrow again inside it.
+        range_end = if i < samples.len() { Some(samples[i].clone()) } else { range_end };
+        lo = new_lo;
+    };
+    let bounds = Bounds { lo: first.as_ref().map(|p| (p, true)), hi: page_end.as_ref() };
+    let mut k = keep_best(dir, clamp(rank.saturating_add(limit)), &bounds, rd)?;
+    held = held.max(k.best.len());
+    if k.pass.cut_short() {
+        return lost(whole, k.pass, held);
+    }
+    // The last pass decides the true position (the folder may have changed).
+    let rank = clamp(offset.saturating_sub(k.below)).min(k.best.len());
+    k.best.drain(..rank);
+    k.best.truncate(clamp(limit));
+    Ok(Selection { page: k.best, offset: k.below + rank as u64, pass: k.pass, lost_page: false, held })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dirio::IoHooks;
+    use std::time::Duration;
+
+    fn folder_of(n: usize) -> (tempfile::TempDir, Vec<Vec<u8>>) {
+        let t = tempfile::tempdir().unwrap();
+        for i in 0..n {
+            std::fs::write(t.path().join(format!("e{}", (i * 7919) % n)), b"").unwrap();
+        }
+        let mut names: Vec<Vec<u8>> = (0..n).map(|i| format!("e{i}").into_bytes()).collect();
+        names.sort_by(|a, b| crate::order::compare_names(a, b));
+        (t, names)
+    }
+
+    fn reading() -> Reading<'static> {
+        Reading { show_dotfiles: true, deadline: Instant::now() + Duration::from_secs(60), cancel: None }
+    }
+
+    fn page_names(s: &Selection) -> Vec<Vec<u8>> {
+        s.page.iter().map(|c| c.name.to_vec()).collect()
+    }
+
+    #[test]
+    fn unlucky_buckets_narrow_again_and_still_find_the_exact_page() {
+        let (t, names) = folder_of(3_000);
+        let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
+        // A tiny sample makes buckets far larger than the window: several rounds.
+        let tight = Tuning { sample: 4, window: 16, rounds: 64 };
+        for offset in [17, 400, 1_499, 2_990, 2_999] {
+            for _ in 0..20 {
+                let s = narrow(&dir, offset, 10, tight, &reading()).unwrap();
+                let end = (offset as usize + 10).min(names.len());
+                assert_eq!(page_names(&s), names[offset as usize..end], "offset {offset}");
+                assert_eq!((s.offset, s.pass.total), (offset, 3_000));
+                assert!(s.held <= 16 + 10, "held {} names: the window plus the page at most", s.held);
+            }
+        }
+    }
+
+    #[test]
+    fn a_deep_page_holds_the_sample_and_about_a_bucket_never_the_offset() {
+        let (t, names) = folder_of(20_000);
+        let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
+        let s = select(&dir, Window::At { offset: 19_000, limit: 100 }, &reading()).unwrap();
+        assert_eq!(page_names(&s), names[19_000..19_100]);
+        assert!(
+            s.held <= SELECTION_SAMPLE.max(SELECTION_WINDOW + 100),
+            "held {} names at once: bounded by the sample or one bucket plus the page, not by the offset",
+            s.held
+        );
+    }
+
+    #[test]
+    fn a_cut_short_deep_selection_returns_no_page_rather_than_a_wrong_one() {
+        let (t, _) = folder_of(3_000);
+        let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
+        let expired = Reading { show_dotfiles: true, deadline: Instant::now(), cancel: None };
+        let s = select(&dir, Window::At { offset: 2_500, limit: 10 }, &expired).unwrap();
+        assert!(s.lost_page && s.pass.timed_out);
+        assert!(s.page.is_empty());
+    }
+}

@@ -1,0 +1,251 @@
+//! Dead mounts never hold anything, tested on a real FUSE filesystem that
+//! stops answering (see `tests/deadfs`). Each test mounts its own, and its
+//! drop aborts the connection so every stuck call returns.
+
+mod common;
+mod deadfs;
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use canopy_core::bounded::Pool;
+use canopy_core::limits::MAX_STUCK_THREADS;
+use canopy_core::names::encode_handle;
+use canopy_core::default_app::Desktop;
+use canopy_core::openable::check_openable_bounded;
+use canopy_core::preview::{read_image_bounded, read_preview_bounded, FileRequest, PreviewRequest};
+use canopy_core::wire::{LocateRequest, RootSpec};
+use canopy_core::{list, locate, resolve_root, startup_from_arg, ErrorCode, ListOptions};
+use common::*;
+use deadfs::DeadMount;
+
+/// The pool of stuck threads is the process's: these tests run one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// `local/` (on the temp dir's filesystem: `x.txt`, `sub/y.txt`) beside
+/// `mnt/`, where the dead filesystem is mounted.
+struct Scene {
+    mount: Option<DeadMount>,
+    t: Tree,
+    _serial: MutexGuard<'static, ()>,
+}
+
+impl Scene {
+    fn new(dead_root: bool) -> Scene {
+        let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let t = Tree::new();
+        t.file("local/x.txt");
+        t.file("local/sub/y.txt");
+        let point = t.dir("mnt");
+        let mount = if dead_root { DeadMount::dead_root(&point) } else { DeadMount::on(&point) };
+        Scene { mount: Some(mount), t, _serial: serial }
+    }
+
+    fn at(&self, rel: &str) -> std::path::PathBuf {
+        self.t.at(rel)
+    }
+
+    fn held(&self) -> &deadfs::Held {
+        &self.mount.as_ref().unwrap().held
+    }
+}
+
+impl Drop for Scene {
+    fn drop(&mut self) {
+        // Abort and unmount; stuck calls return, and their marks are cleared.
+        drop(self.mount.take());
+        let until = Instant::now() + Duration::from_secs(30);
+        while Pool::global().stuck_threads() > 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+fn quick(depth: u32) -> ListOptions {
+    ListOptions { depth, budget: Duration::from_millis(300), ..ListOptions::default() }
+}
+
+fn error_of<'a>(f: &'a canopy_core::wire::Folder, name: &str) -> &'a canopy_core::CanopyError {
+    child(f, name).error.as_ref().unwrap_or_else(|| panic!("{name} has no error"))
+}
+
+#[test]
+fn a_folder_whose_entries_never_answer_a_stat_is_left_behind_and_its_siblings_are_read() {
+    let s = Scene::new(false);
+    // Describing mnt's entries looks `cold` up, which never answers.
+    let l = list(s.t.path(), &quick(2)).expect("the listing returns though a folder never answers");
+    let root = folder(&l.root);
+    assert_eq!(names(folder(child(root, "local"))), ["sub", "x.txt"], "the folder beside it is read in full");
+    let mnt = error_of(root, "mnt");
+    assert_eq!(mnt.code, ErrorCode::Timeout);
+    assert!(mnt.message.contains("not responding"), "{}", mnt.message);
+    assert_eq!(s.held().lookups.load(Ordering::SeqCst), 1, "the hung lookup is still unanswered");
+    assert_eq!(Pool::global().stuck_threads(), 1);
+}
+
+#[test]
+fn a_mount_whose_readdir_never_answers_is_left_behind_and_the_folder_beside_it_is_read() {
+    let s = Scene::new(true);
+    let l = list(s.t.path(), &quick(2)).expect("the listing returns though a folder never answers");
+    let root = folder(&l.root);
+    assert_eq!(names(folder(child(root, "local"))), ["sub", "x.txt"], "the live folder beside it is read in full");
+    let mnt = error_of(root, "mnt");
+    assert_eq!(mnt.code, ErrorCode::Timeout);
+    assert!(mnt.message.contains("not responding"), "{}", mnt.message);
+    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "its readdir is still unanswered");
+    // Listing again does not ask the dead mount again.
+    let again = list(s.t.path(), &quick(2)).unwrap();
+    assert_eq!(error_of(folder(&again.root), "mnt").code, ErrorCode::Timeout);
+    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "no second thread parked in it");
+    assert_eq!(Pool::global().stuck_threads(), 1);
+}
+
+#[test]
+fn a_lookup_that_never_answers_marks_its_device_and_the_siblings_fail_at_once() {
+    let s = Scene::new(false);
+    // Without details (as in text mode) mnt's own entries are not looked up
+    // while it is described, only when its subfolders are opened.
+    let l = list(s.t.path(), &ListOptions { details: false, ..quick(3) }).expect("the listing returns");
+    let root = folder(&l.root);
+    let sub = folder(child(folder(child(root, "local")), "sub"));
+    assert_eq!(sub.total, Some(1), "the folder on another device is read in full");
+    let mnt = folder(child(root, "mnt"));
+    assert_eq!(names(mnt), ["cold", "dead", "live", "frozen.txt"], "the mount's own root answers");
+    let cold = error_of(mnt, "cold");
+    assert_eq!(cold.code, ErrorCode::Timeout);
+    assert!(cold.message.contains("not responding"), "{}", cold.message);
+    for sibling in ["dead", "live"] {
+        let e = error_of(mnt, sibling);
+        assert_eq!(e.code, ErrorCode::Timeout, "{sibling}: the device has a stuck call: calls on it fail at once");
+        assert!(e.message.contains("earlier call"), "{sibling}: {}", e.message);
+    }
+    assert_eq!(s.held().lookups.load(Ordering::SeqCst), 1, "one lookup is still unanswered");
+    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 0, "nothing else was asked of the device");
+    assert_eq!(Pool::global().stuck_threads(), 1, "one thread left behind, none for the refused ones");
+}
+
+#[test]
+fn retries_of_a_dead_folder_fail_at_once_and_park_no_more_threads() {
+    let s = Scene::new(false);
+    let dead = s.at("mnt/dead");
+    let err = list(&dead, &quick(2)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Timeout, "a root that never answers is TIMEOUT: {}", err.message);
+    assert_eq!(Pool::global().stuck_threads(), 1);
+    let workers = Pool::global().workers();
+    for _ in 0..20 {
+        let err = list(&dead, &quick(2)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::Timeout);
+    }
+    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "no retry reached the filesystem again");
+    assert_eq!(Pool::global().stuck_threads(), 1);
+    assert!(Pool::global().workers() <= workers + 2, "20 retries add no thread beyond the idle ones");
+    // The rest of the dead mount fails at once; other devices are unaffected.
+    assert_eq!(list(&s.at("mnt/live"), &quick(1)).unwrap_err().code, ErrorCode::Timeout);
+    assert_eq!(s.held().lookups.load(Ordering::SeqCst), 0, "nothing else on the mount was asked");
+    assert_eq!(names(folder(&list(&s.at("local"), &quick(1)).unwrap().root)), ["sub", "x.txt"]);
+}
+
+#[test]
+fn canopy_list_prints_its_listing_and_closes_its_output_while_a_call_is_stuck() {
+    let s = Scene::new(true);
+    let mut child = Command::new(cli())
+        .arg(s.t.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("canopy-list runs");
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = String::new();
+        let _ = stdout.read_to_string(&mut out);
+        let _ = tx.send(out);
+    });
+    // A watchdog, not a speed check: if the output never ends, the test
+    // fails (after freeing the mount) instead of hanging.
+    let out = rx.recv_timeout(Duration::from_secs(60));
+    let unanswered = s.held().readdirs.load(Ordering::SeqCst);
+    drop(s);
+    let _ = child.wait();
+    let out = out.expect("canopy-list's output reached its end while the readdir was unanswered");
+    assert_eq!(out, "[DIR] local\n[DIR] local/sub\n[FILE] local/x.txt\n[DIR] mnt\n[TIMEOUT] mnt\n");
+    assert_eq!(unanswered, 1, "the dead readdir was asked, and was still held when the output ended");
+}
+
+#[test]
+fn a_preview_of_a_file_whose_open_never_answers_times_out_once() {
+    let s = Scene::new(false);
+    let frozen = encode_handle(&s.at("mnt/frozen.txt"));
+    let chunk = |handle: &str| read_preview_bounded(&PreviewRequest { handle: handle.into(), offset: 0, length: 64 });
+    assert_eq!(chunk(&frozen).unwrap_err().code, ErrorCode::Timeout);
+    assert_eq!(chunk(&frozen).unwrap_err().code, ErrorCode::Timeout, "again, at once");
+    let file = FileRequest { handle: frozen };
+    assert_eq!(read_image_bounded(&file).unwrap_err().code, ErrorCode::Timeout);
+    assert_eq!(check_openable_bounded(&file, Desktop::system()).unwrap_err().code, ErrorCode::Timeout);
+    assert_eq!(s.held().opens.load(Ordering::SeqCst), 1, "one open left behind, no more");
+    let a = chunk(&encode_handle(&s.at("mnt/live/a.txt"))).expect("a file beside it still previews");
+    assert!(matches!(a.content, canopy_core::preview::PreviewContent::Text { ref text, .. } if text == "hello\n"));
+}
+
+#[test]
+fn resolving_locating_and_starting_up_through_a_dead_path_are_bounded() {
+    let s = Scene::new(false);
+    let through = format!("{}/mnt/cold/../live", s.t.path().display());
+    assert_eq!(resolve_root(&RootSpec::Text(through)).unwrap_err().code, ErrorCode::Timeout);
+    assert_eq!(s.held().lookups.load(Ordering::SeqCst), 1);
+    let startup = startup_from_arg(Some(s.at("mnt/cold/file.txt").into_os_string()));
+    assert_eq!(
+        startup.folder,
+        RootSpec::Handle(encode_handle(&s.at("mnt/cold/file.txt"))),
+        "a path that does not answer is opened as a folder, whose listing then says TIMEOUT"
+    );
+    let req = LocateRequest { folder: encode_handle(&s.at("mnt/dead")), prefix: "a".into(), show_dotfiles: true };
+    assert_eq!(locate(&req, &Default::default()).unwrap_err().code, ErrorCode::Timeout);
+    assert!(Pool::global().stuck_threads() <= MAX_STUCK_THREADS);
+}
+
+#[test]
+fn a_link_into_a_dead_mount_costs_the_link_not_its_folder() {
+    let s = Scene::new(false);
+    s.t.symlink("../mnt/cold", "local/into-dead");
+    let l = list(&s.at("local"), &quick(2)).expect("the folder holding the link is listed");
+    let f = folder(&l.root);
+    let link = child(f, "into-dead");
+    assert_eq!(link.error.as_ref().map(|e| e.code), Some(ErrorCode::Timeout));
+    assert_eq!(link.link.as_ref().map(|l| l.target.as_str()), Some("../mnt/cold"), "its target text is still shown");
+    assert_eq!(folder(child(f, "sub")).total, Some(1), "the rest of the folder is read");
+    assert!(child(f, "x.txt").error.is_none());
+    // The link is stuck now: the next listing refuses it at once and has
+    // time to describe everything else.
+    let again = list(&s.at("local"), &quick(2)).unwrap();
+    let f = folder(&again.root);
+    assert_eq!(child(f, "into-dead").error.as_ref().map(|e| e.code), Some(ErrorCode::Timeout));
+    assert!(again.root.error.is_none(), "{:?}", again.root.error);
+    assert!(child(f, "x.txt").size.is_some(), "every other entry is described");
+    assert_eq!(s.held().lookups.load(Ordering::SeqCst), 1, "the link was followed once");
+}
+
+#[test]
+fn the_dead_mount_fixture_really_hangs_a_plain_reader() {
+    // The scene is only worth its tests if a plain reader does hang on it.
+    let s = Scene::new(false);
+    let dead = s.at("mnt/dead");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = std::fs::read_dir(&dead).map(|d| d.count());
+        let _ = tx.send(r.is_ok());
+    });
+    let until = Instant::now() + Duration::from_secs(30);
+    while s.held().readdirs.load(Ordering::SeqCst) == 0 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "the reader's readdir reached the filesystem");
+    assert!(rx.try_recv().is_err(), "its answer is held, so the reader cannot have returned");
+    assert!(Path::new(&s.at("mnt/live/a.txt")).exists());
+    drop(s);
+    assert!(rx.recv_timeout(Duration::from_secs(30)).is_ok(), "aborting the connection frees the reader");
+}

@@ -1,0 +1,234 @@
+//! A FUSE filesystem that stops answering, mounted for real: the dead mount
+//! that the engine must never wait on. Used by `tests/dead_mount.rs` and, as
+//! the `dead_mount` example, by the end-to-end suite.
+//!
+//! ```text
+//! <mount>/cold/        its lookup is never answered (an open that hangs
+//!                      before the device it leads to is known)
+//! <mount>/dead/        opens, but its readdir is never answered
+//! <mount>/frozen.txt   its open is never answered
+//! <mount>/live/        a.txt, b.txt: answers at once
+//! ```
+//!
+//! [`DeadMount::dead_root`] mounts one whose own root never answers readdir:
+//! a dead mount point seen from the folder that holds it.
+//!
+//! Requests that are never answered are held (a `fuser` reply answers `EIO`
+//! when dropped). [`DeadMount`]'s drop aborts the connection through
+//! `/sys/fs/fuse/connections/N/abort` (mounting `fusectl` there first if
+//! needed), which fails every held request so stuck readers return, then
+//! unmounts: a failing test never leaves a stuck mount behind.
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, UNIX_EPOCH};
+
+use fuser::{
+    Config, Errno, FileAttr, FileHandle, FileType, Filesystem, Generation, INodeNo, LockOwner, MountOption, OpenFlags,
+    ReplyAttr, ReplyData, ReplyDirectory, ReplyEntry, ReplyOpen, Request, SessionACL,
+};
+
+const ROOT: u64 = 1;
+const DEAD: u64 = 2;
+const COLD: u64 = 3;
+const LIVE: u64 = 4;
+const FROZEN: u64 = 5;
+const A: u64 = 6;
+const B: u64 = 7;
+const CONTENT: &[u8] = b"hello\n";
+
+/// How many requests of each kind are held unanswered.
+#[derive(Debug, Default)]
+pub struct Held {
+    pub readdirs: AtomicUsize,
+    pub lookups: AtomicUsize,
+    pub opens: AtomicUsize,
+}
+
+struct DeadFs {
+    /// The mount's own root never answers readdir either.
+    dead_root: bool,
+    held: Arc<Held>,
+    // Replies held so that they are never sent (dropping one answers EIO).
+    readdirs: Mutex<Vec<ReplyDirectory>>,
+    lookups: Mutex<Vec<ReplyEntry>>,
+    opens: Mutex<Vec<ReplyOpen>>,
+}
+
+fn attr(ino: u64) -> FileAttr {
+    let (kind, perm, size) = match ino {
+        ROOT | DEAD | COLD | LIVE => (FileType::Directory, 0o755, 0),
+        _ => (FileType::RegularFile, 0o644, CONTENT.len() as u64),
+    };
+    FileAttr {
+        ino: INodeNo(ino),
+        size,
+        blocks: 1,
+        atime: UNIX_EPOCH,
+        mtime: UNIX_EPOCH,
+        ctime: UNIX_EPOCH,
+        crtime: UNIX_EPOCH,
+        kind,
+        perm,
+        nlink: if kind == FileType::Directory { 2 } else { 1 },
+        uid: 0,
+        gid: 0,
+        rdev: 0,
+        blksize: 4096,
+        flags: 0,
+    }
+}
+
+fn children(ino: u64) -> &'static [(u64, FileType, &'static str)] {
+    match ino {
+        ROOT => &[
+            (COLD, FileType::Directory, "cold"),
+            (DEAD, FileType::Directory, "dead"),
+            (FROZEN, FileType::RegularFile, "frozen.txt"),
+            (LIVE, FileType::Directory, "live"),
+        ],
+        LIVE => &[(A, FileType::RegularFile, "a.txt"), (B, FileType::RegularFile, "b.txt")],
+        _ => &[],
+    }
+}
+
+const TTL: Duration = Duration::from_secs(1);
+
+impl Filesystem for DeadFs {
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        let found = children(parent.0).iter().find(|(_, _, n)| n.as_bytes() == name.as_bytes());
+        match found {
+            Some((COLD, _, _)) => {
+                self.held.lookups.fetch_add(1, Ordering::SeqCst);
+                self.lookups.lock().unwrap().push(reply);
+            }
+            Some((ino, _, _)) => reply.entry(&TTL, &attr(*ino), Generation(0)),
+            None => reply.error(Errno::ENOENT),
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        reply.attr(&TTL, &attr(ino.0));
+    }
+
+    fn open(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        if ino.0 == FROZEN {
+            self.held.opens.fetch_add(1, Ordering::SeqCst);
+            self.opens.lock().unwrap().push(reply);
+        } else {
+            reply.opened(FileHandle(0), fuser::FopenFlags::empty());
+        }
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        let start = (offset as usize).min(CONTENT.len());
+        let end = (start + size as usize).min(CONTENT.len());
+        reply.data(&CONTENT[start..end]);
+    }
+
+    fn readdir(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
+        if ino.0 == DEAD || (self.dead_root && ino.0 == ROOT) {
+            self.held.readdirs.fetch_add(1, Ordering::SeqCst);
+            self.readdirs.lock().unwrap().push(reply);
+            return;
+        }
+        for (i, (child, kind, name)) in children(ino.0).iter().enumerate().skip(offset as usize) {
+            if reply.add(INodeNo(*child), (i + 1) as u64, *kind, name) {
+                break;
+            }
+        }
+        reply.ok();
+    }
+}
+
+/// A mounted [`DeadFs`]; aborted and unmounted on drop.
+pub struct DeadMount {
+    pub path: PathBuf,
+    pub held: Arc<Held>,
+    connection: u64,
+    session: Option<fuser::BackgroundSession>,
+}
+
+fn fusectl_ready(connection: u64) -> bool {
+    Path::new(&format!("/sys/fs/fuse/connections/{connection}/abort")).exists()
+}
+
+impl DeadMount {
+    /// Mounts the filesystem on `path` (an empty folder).
+    ///
+    /// # Panics
+    /// When it cannot be mounted (no `/dev/fuse`, not root): the tests that
+    /// use it must not pass without it.
+    pub fn on(path: &Path) -> DeadMount {
+        Self::mount(path, false)
+    }
+
+    /// Mounts one whose root never answers readdir.
+    ///
+    /// # Panics
+    /// As [`DeadMount::on`].
+    pub fn dead_root(path: &Path) -> DeadMount {
+        Self::mount(path, true)
+    }
+
+    fn mount(path: &Path, dead_root: bool) -> DeadMount {
+        let held = Arc::new(Held::default());
+        let fs = DeadFs {
+            dead_root,
+            held: held.clone(),
+            readdirs: Mutex::default(),
+            lookups: Mutex::default(),
+            opens: Mutex::default(),
+        };
+        let mut config = Config::default();
+        config.mount_options = vec![MountOption::RO, MountOption::FSName("canopy-dead".into())];
+        config.acl = SessionACL::All;
+        let session = fuser::spawn_mount(fs, path, &config)
+            .unwrap_or_else(|e| panic!("cannot mount the dead FUSE filesystem on {}: {e}", path.display()));
+        let meta = std::fs::metadata(path).expect("the mount root answers");
+        use std::os::unix::fs::MetadataExt;
+        // FUSE's devices have major 0: the connection is named by the minor number.
+        let connection = libc::minor(meta.dev()) as u64;
+        let mount = DeadMount { path: path.to_path_buf(), held, connection, session: Some(session) };
+        if !fusectl_ready(connection) {
+            let target = std::ffi::CString::new("/sys/fs/fuse/connections").unwrap();
+            let kind = std::ffi::CString::new("fusectl").unwrap();
+            // SAFETY: valid C strings; mounting the FUSE control filesystem.
+            unsafe { libc::mount(kind.as_ptr(), target.as_ptr(), kind.as_ptr(), 0, std::ptr::null()) };
+        }
+        assert!(fusectl_ready(connection), "no /sys/fs/fuse/connections/{connection}/abort: cannot clean up a stuck mount");
+        mount
+    }
+
+    /// Fails every request held and every later one: stuck readers return.
+    pub fn abort(&self) {
+        let _ = std::fs::write(format!("/sys/fs/fuse/connections/{}/abort", self.connection), b"1");
+    }
+}
+
+impl Drop for DeadMount {
+    fn drop(&mut self) {
+        self.abort();
+        let c = std::ffi::CString::new(self.path.as_os_str().as_bytes()).unwrap();
+        // SAFETY: valid C string. Lazy unmount: nothing on it can hold it now.
+        unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) };
+        if let Some(session) = self.session.take() {
+            // The session ends when its connection is gone; unmounting again is harmless.
+            let _ = session.umount_and_join();
+        }
+    }
+}
