@@ -7,7 +7,7 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
 
 BUILD_PKGS=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev libxdo-dev libssl-dev libayatana-appindicator3-dev librsvg2-dev)
-E2E_PKGS=(xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils)
+E2E_PKGS=(xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -64,13 +64,27 @@ ensure_tauri_driver() {
 }
 
 build_ui() {
-  say "building the UI (ui/dist)"
+  say "building the UI (ui/dist: what users run)"
   (cd ui && npm run --silent build >/dev/null)
 }
 
-build_app() {
-  say "building the app (cargo build)"
-  cargo build --quiet
+build_ui_e2e() {
+  say "building the test UI (ui/dist-e2e: with the page's test hooks)"
+  (cd ui && npm run --silent build:e2e >/dev/null)
+}
+
+# What users run: optimized, no devtools, no overflow panics, no test hooks,
+# embedding ui/dist.
+build_release() {
+  say "building the release (cargo build --release --locked)"
+  cargo build --quiet --release --locked
+}
+
+# The end-to-end test build: debug, with the `e2e` feature's test seams,
+# embedding ui/dist-e2e (src-tauri/build.rs picks the folder by the feature).
+build_app_e2e() {
+  say "building the test app (cargo build --features e2e --locked)"
+  cargo build --quiet --locked --features e2e
   # The dead FUSE mount the end-to-end suite mounts (a test tool, not shipped).
-  cargo build --quiet -p canopy-core --example dead_mount
+  cargo build --quiet --locked -p canopy-core --example dead_mount
 }

@@ -14,7 +14,7 @@ const HTML_SINKS = [
 ];
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "src/bindings/**"] },
+  { ignores: ["dist/**", "dist-e2e/**", "node_modules/**", "src/bindings/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -73,13 +73,22 @@ pub async fn read_image(request: Option<Value>) -> Result<Response, CanopyError>
 }
 
 /// Where file actions are recorded instead of performed, when set (tests:
-/// no file manager or clipboard owner runs under Xvfb).
+/// no file manager or clipboard owner runs under Xvfb). `e2e` build only.
+#[cfg(feature = "e2e")]
 fn action_log() -> Option<std::path::PathBuf> {
     std::env::var_os("CANOPY_TEST_ACTION_LOG").map(Into::into)
 }
 
-/// Appends `action what` (exact bytes, one line) to the action log.
-fn record(action: &str, what: impl AsRef<std::ffi::OsStr>) -> Result<bool, CanopyError> {
+/// Without the `e2e` feature nothing is recorded: every action is performed.
+#[cfg(not(feature = "e2e"))]
+pub(crate) fn record(_action: &str, _what: impl AsRef<std::ffi::OsStr>) -> Result<bool, CanopyError> {
+    Ok(false)
+}
+
+/// Appends `action what` (exact bytes, one line) to the action log instead
+/// of performing the action; `false` when no log is set.
+#[cfg(feature = "e2e")]
+pub(crate) fn record(action: &str, what: impl AsRef<std::ffi::OsStr>) -> Result<bool, CanopyError> {
     let Some(log) = action_log() else { return Ok(false) };
     use std::io::Write;
     use std::os::unix::ffi::OsStrExt;
@@ -134,10 +143,12 @@ pub async fn copy_path<R: Runtime>(app: AppHandle<R>, request: Option<Value>) ->
 }
 
 /// Shows the native folder picker and answers the picked folder's handle
-/// (`null` when cancelled). Under `CANOPY_TEST_PICK_FOLDER` the picker is
-/// not shown: that folder is answered and the call recorded.
+/// (`null` when cancelled). In the `e2e` build, under
+/// `CANOPY_TEST_PICK_FOLDER` the picker is not shown: that folder is
+/// answered and the call recorded.
 #[tauri::command]
 pub async fn pick_folder<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>, CanopyError> {
+    #[cfg(feature = "e2e")]
     if let Some(canned) = std::env::var_os("CANOPY_TEST_PICK_FOLDER") {
         let path = std::path::PathBuf::from(canned);
         record("pick", &path)?;

@@ -1,4 +1,5 @@
-//! Canopy's Tauri shell: the window, the plugins, and thin command adapters.
+//! Canopy's Tauri shell: the window (locked down in `window`), the plugins,
+//! and thin command adapters.
 //!
 //! Each command takes one request value, parses it with the engine (so every
 //! malformed request is `INVALID_ARGUMENT`), runs the engine on a blocking
@@ -7,6 +8,7 @@
 //! mock runtime.
 
 mod commands;
+pub mod window;
 
 use std::sync::Arc;
 
@@ -30,6 +32,10 @@ pub fn configure<R: Runtime>(builder: Builder<R>, startup: Startup) -> Builder<R
         .plugin(tauri_plugin_clipboard_manager::init())
         .plugin(tauri_plugin_opener::init())
         .manage(AppState { cancels: Arc::default(), hooks: IoHooks::from_env(), startup })
+        .setup(|app| {
+            window::open_main(app.handle())?;
+            Ok(())
+        })
         .invoke_handler(tauri::generate_handler![
             commands::list_directory,
             commands::cancel_listing,

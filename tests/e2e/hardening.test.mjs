@@ -244,7 +244,7 @@ describe("the catalog in the window", () => {
 });
 
 describe("the content security policy is enforced", () => {
-  test("inline scripts, eval and data: images are refused in the real webview", async () => {
+  test("inline scripts, eval, data: images and blob: workers are refused in the real webview", async () => {
     const s = await launch([root]);
     try {
       const r = await s.execAsync(async () => {
@@ -267,9 +267,20 @@ describe("the content security policy is enforced", () => {
         });
         img.remove();
         inline.remove();
-        return { inlineRan: window.__inlineRan === true, evalBlocked, dataImageLoaded: loaded, tauriGlobal: "__TAURI__" in window };
+        // A worker made from a string at run time (worker-src 'self' only):
+        // refused at once, or it fails to load; it never answers.
+        const blobWorker = await new Promise((resolve) => {
+          try {
+            const w = new Worker(URL.createObjectURL(new Blob(["postMessage('ran')"], { type: "text/javascript" })));
+            w.onmessage = () => resolve("ran");
+            w.onerror = () => resolve("refused");
+          } catch {
+            resolve("refused");
+          }
+        });
+        return { inlineRan: window.__inlineRan === true, evalBlocked, dataImageLoaded: loaded, blobWorker, tauriGlobal: "__TAURI__" in window };
       });
-      assert.deepEqual(r, { inlineRan: false, evalBlocked: true, dataImageLoaded: false, tauriGlobal: false });
+      assert.deepEqual(r, { inlineRan: false, evalBlocked: true, dataImageLoaded: false, blobWorker: "refused", tauriGlobal: false });
     } finally {
       await s.quit();
     }

@@ -177,6 +177,12 @@ describe("directory-controller", () => {
     expect(c.snapshot().canForward).toBe(true);
     await c.goForward();
     expect(state().root.handle).toBe("/r/small");
+    await c.goUp();
+    expect(state().root.handle).toBe("/r");
+    expect(state().selected).toBe("/r/small");
+    // Up is a step of its own: Back returns to where Up started.
+    await c.goBack();
+    expect(state().root.handle).toBe("/r/small");
   });
 
   it("a listener that selects during an update leaves every listener with the latest state", async () => {

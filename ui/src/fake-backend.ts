@@ -102,7 +102,9 @@ export class FakeBackend implements Backend {
     const node = this.nodeAt(path);
     if (!node) throw new BackendError("NOT_FOUND", `no such folder ${path}`);
     if (node.kind !== "folder") throw new BackendError("NOT_A_DIRECTORY", "not a folder");
-    const crumbs = [{ name: "/", handle: "/" }];
+    // Every ancestor, as the engine gives them: "/", "/r", "/r/small".
+    const parts = path.split("/").filter(Boolean);
+    const crumbs = [{ name: "/", handle: "/" }, ...parts.map((name, i) => ({ name, handle: "/" + parts.slice(0, i + 1).join("/") }))];
     // The fake's cursors are "<path>#<position after the page>"; opaque to the controller.
     const offset = request.after ? Number(request.after.split("#")[1]) : request.offset;
     const end = offset + request.limit;
@@ -110,7 +112,7 @@ export class FakeBackend implements Backend {
     return {
       requestId: request.requestId,
       path,
-      crumbs: [...crumbs, { name: node.name, handle: path }],
+      crumbs,
       depth: request.depth,
       showDotfiles: request.showDotfiles,
       root: {

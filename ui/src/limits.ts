@@ -12,3 +12,9 @@ export const PREVIEW_CHUNK = LIMITS.previewChunk;
 export const MAX_UI_DEPTH = 5;
 /** Text beyond this many characters is shown without syntax highlighting. */
 export const HIGHLIGHT_LIMIT = 512 * 1024;
+/**
+ * Milliseconds the colour worker may spend on one request (a chunk's syntax
+ * colouring or markdown) before it is stopped and the text stays plain. UI
+ * only: the engine has no say in how long colouring takes.
+ */
+export const HIGHLIGHT_BUDGET_MS = 2000;

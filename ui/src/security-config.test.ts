@@ -15,6 +15,10 @@ describe("webview lock-down", () => {
     for (const bad of ["data:", "blob:", "asset:", "unsafe-eval", "unsafe-inline", "*"]) {
       expect(csp["script-src"]).not.toContain(bad);
     }
+    // The colour worker is a file of the app; a worker from a blob: or data:
+    // URL (code made at run time) is refused.
+    expect(csp["worker-src"]).toBe("'self'");
+    expect(csp["child-src"]).toBeUndefined();
     expect(csp["img-src"]).toBe("'self' blob:");
     expect(csp["connect-src"]).toBe("ipc: http://ipc.localhost");
     expect(csp["object-src"]).toBe("'none'");
@@ -24,6 +28,13 @@ describe("webview lock-down", () => {
     expect(conf.app.withGlobalTauri).toBe(false);
     expect(conf.app.security.freezePrototype).toBe(true);
     expect(conf.app.security.dangerousDisableAssetCspModification).toBe(false);
+  });
+
+  it("leaves the main window to the app, which builds it with its refusals", () => {
+    // tauri.conf.json only describes the window; src-tauri/src/window.rs
+    // builds it with navigation, new windows and downloads refused.
+    const main = (conf.app.windows as { label: string; create?: boolean }[]).find((w) => w.label === "main");
+    expect(main?.create).toBe(false);
   });
 
   it("grants the main window Canopy's own commands and nothing else", () => {

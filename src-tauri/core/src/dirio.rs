@@ -54,10 +54,20 @@ impl std::fmt::Debug for IoHooks {
 impl IoHooks {
     /// Reads `CANOPY_TEST_SLOW_FOLDER` (a folder name) and
     /// `CANOPY_TEST_SLOW_DELAY_MS` (default 200) from the environment.
+    /// Only in the `e2e` build: elsewhere the environment is not read and
+    /// the hooks do nothing, so what users run has no such seam.
+    #[cfg(feature = "e2e")]
     pub fn from_env() -> Self {
         let slow_folder = std::env::var_os("CANOPY_TEST_SLOW_FOLDER").map(|v| v.as_bytes().to_vec());
         let ms = std::env::var("CANOPY_TEST_SLOW_DELAY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
         IoHooks { slow_folder, slow_delay: Duration::from_millis(ms), after_scan: None }
+    }
+
+    /// The default hooks (nothing slowed): without the `e2e` feature the
+    /// environment is never read.
+    #[cfg(not(feature = "e2e"))]
+    pub fn from_env() -> Self {
+        IoHooks::default()
     }
 
     fn delay_for(&self, name: &[u8]) -> Option<Duration> {

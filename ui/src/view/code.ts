@@ -1,33 +1,15 @@
-// Text and code as numbered lines, highlighted from lowlight's syntax tree
-// (never from an HTML string): each hast element becomes a span with its
-// class, each hast text a text node, split at newlines into line elements.
+// Text and code as numbered lines, coloured from a syntax tree (hast, made by
+// lowlight in the colour worker; never from an HTML string): each hast
+// element becomes a span with its class, each hast text a text node, split at
+// newlines into line elements.
 
-import { common, createLowlight } from "lowlight";
 import type { Root, RootContent, Element as HastElement } from "hast";
 
-const lowlight = createLowlight(common);
-
-const BY_EXTENSION: Record<string, string> = {
-  rs: "rust", ts: "typescript", tsx: "typescript", js: "javascript", mjs: "javascript", cjs: "javascript", jsx: "javascript",
-  py: "python", rb: "ruby", go: "go", c: "c", h: "c", cc: "cpp", cpp: "cpp", hpp: "cpp", cs: "csharp", java: "java",
-  kt: "kotlin", swift: "swift", sh: "bash", bash: "bash", zsh: "bash", json: "json", toml: "ini", ini: "ini", yaml: "yaml",
-  yml: "yaml", xml: "xml", html: "xml", htm: "xml", svg: "xml", css: "css", scss: "scss", less: "less", sql: "sql",
-  md: "markdown", markdown: "markdown", php: "php", pl: "perl", lua: "lua", r: "r", diff: "diff", patch: "diff",
-  makefile: "makefile", mk: "makefile", dockerfile: "dockerfile", graphql: "graphql", vb: "vbnet",
-};
-
-/** The highlight.js language for a file name, if one is known. */
-export function languageFor(name: string): string | null {
-  const lower = name.toLowerCase();
-  if (lower === "makefile" || lower === "dockerfile") return BY_EXTENSION[lower] ?? null;
-  const dot = lower.lastIndexOf(".");
-  if (dot < 0) return null;
-  const lang = BY_EXTENSION[lower.slice(dot + 1)];
-  return lang && lowlight.registered(lang) ? lang : null;
-}
-
-/** Splits `text` into line elements, highlighted when `language` is given. */
-export function renderLines(text: string, language: string | null): HTMLElement[] {
+/**
+ * Splits `text` into line elements, coloured from `tree` when given (the
+ * tree of this very text: its text nodes concatenate to `text`).
+ */
+export function renderLines(text: string, tree: Root | null = null): HTMLElement[] {
   const lines: HTMLElement[] = [];
   let line = newLine();
   // The stack of open spans on the current line, re-opened on each new line.
@@ -64,13 +46,7 @@ export function renderLines(text: string, language: string | null): HTMLElement[
       stack.pop();
     }
   };
-  if (language) {
-    let tree: Root;
-    try {
-      tree = lowlight.highlight(language, text);
-    } catch {
-      tree = { type: "root", children: [{ type: "text", value: text }] };
-    }
+  if (tree) {
     for (const c of tree.children) walk(c);
   } else {
     emitText(text);

@@ -1,22 +1,27 @@
-// Markdown rendered from markdown-it's token stream, element by element.
-// Raw HTML is off (markdown-it then treats it as text), images are shown as
-// their alt text (nothing is fetched), and links are not followed inside the
-// app: they show their address on hover.
+// Markdown rendered from markdown-it's token stream (parsed in the colour
+// worker), element by element. Raw HTML is off (markdown-it then treats it
+// as text), images are shown as their alt text (nothing is fetched), and
+// links are not followed inside the app: they show their address on hover.
 
-import MarkdownIt from "markdown-it";
-import type Token from "markdown-it/lib/token.mjs";
-import { languageFor, renderLines } from "./code";
-
-const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
+import type { MdToken } from "../highlight/protocol";
+import { renderLines } from "./code";
 
 const TAGS = new Set([
   "a", "p", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "blockquote", "table", "thead", "tbody", "tr", "th", "td",
   "em", "strong", "s", "dl", "dt", "dd", "sup", "sub",
 ]);
 
-export function renderMarkdown(source: string): HTMLElement {
+function attr(t: MdToken, name: string): string | null {
+  return t.attrs?.find(([k]) => k === name)?.[1] ?? null;
+}
+
+/**
+ * The elements of a run of whole top-level blocks (each opening token closed
+ * within the run), in order. Appending them to a `.markdown` container shows
+ * them; they can be removed again one by one.
+ */
+export function renderMarkdownBlocks(tokens: MdToken[]): Node[] {
   const root = document.createElement("div");
-  root.className = "markdown";
   const stack: HTMLElement[] = [root];
   const top = () => stack[stack.length - 1]!;
   const open = (tag: string) => {
@@ -28,7 +33,7 @@ export function renderMarkdown(source: string): HTMLElement {
   const close = () => {
     if (stack.length > 1) stack.pop();
   };
-  const inline = (tokens: Token[]) => {
+  const inline = (tokens: MdToken[]) => {
     for (const t of tokens) {
       switch (t.type) {
         case "text":
@@ -49,8 +54,8 @@ export function renderMarkdown(source: string): HTMLElement {
         case "image": {
           const alt = document.createElement("span");
           alt.className = "md-image";
-          alt.textContent = `[image: ${t.content || t.attrGet("src") || ""}]`;
-          alt.title = t.attrGet("src") ?? "";
+          alt.textContent = `[image: ${t.content || attr(t, "src") || ""}]`;
+          alt.title = attr(t, "src") ?? "";
           top().append(alt);
           break;
         }
@@ -58,7 +63,7 @@ export function renderMarkdown(source: string): HTMLElement {
           // An <a> without href: shown as a link, never followed.
           const a = open("a");
           a.className = "md-link";
-          a.title = t.attrGet("href") ?? "";
+          a.title = attr(t, "href") ?? "";
           break;
         }
         case "link_close":
@@ -73,14 +78,13 @@ export function renderMarkdown(source: string): HTMLElement {
       }
     }
   };
-  for (const t of md.parse(source, {})) {
+  for (const t of tokens) {
     if (t.type === "inline") inline(t.children ?? []);
     else if (t.type === "fence" || t.type === "code_block") {
       const pre = document.createElement("pre");
       pre.className = "md-code";
       const code = document.createElement("code");
-      const lang = t.info ? languageFor(`x.${t.info.trim().split(/\s+/)[0]}`) : null;
-      code.append(...renderLines(t.content, lang));
+      code.append(...renderLines(t.content, t.tree ?? null));
       pre.append(code);
       top().append(pre);
     } else if (t.type === "hr") top().append(document.createElement("hr"));
@@ -91,5 +95,5 @@ export function renderMarkdown(source: string): HTMLElement {
     } else if (t.nesting === 1) open(t.tag);
     else if (t.nesting === -1) close();
   }
-  return root;
+  return Array.from(root.childNodes);
 }

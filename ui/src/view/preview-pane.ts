@@ -3,6 +3,12 @@
 // through blob: URLs, binary as hex, markdown rendered from tokens. Every
 // read is a chunk ("Load more" appends the next); contents reach the DOM as
 // text nodes and elements created one by one.
+//
+// Text shows plain at once; colouring and markdown are worked out by the
+// colour worker (`Highlighter`), never on the window's thread, each chunk
+// within a time budget: past it the text stays plain and the pane says
+// "highlighting stopped: this file is too slow to colour". Selecting another
+// file abandons the work. Markdown renders each chunk's new blocks only.
 
 import type { PreviewBackend } from "../backend";
 import { toBackendError } from "../backend";
@@ -14,11 +20,13 @@ import { describeError } from "../errors";
 import { copiedSentence } from "../file-actions";
 import { HIGHLIGHT_LIMIT, PREVIEW_CHUNK } from "../limits";
 import { findNode, hiddenKinds, loadedCount, type TreeNode } from "../tree-state";
-import { languageFor, renderLines } from "./code";
+import { languageFor } from "../highlight/languages";
+import type { Highlighter } from "../highlight/highlighter";
+import { renderLines } from "./code";
 import { button, el } from "./dom";
 import { formatCount, formatSize, formatTime, plural } from "./format";
 import { decodeBase64, hexLines } from "./hex";
-import { renderMarkdown } from "./markdown";
+import { renderMarkdownBlocks } from "./markdown";
 import { plainName, renderName } from "./name";
 
 const MIME: Record<ImageFormat, string> = {
@@ -39,6 +47,27 @@ function kindLabel(kind: string): string {
   return kind === "charDevice" ? "character device" : kind === "blockDevice" ? "block device" : kind;
 }
 
+/** The note shown when a chunk overran the colour budget. */
+export const COLOUR_STOPPED = "highlighting stopped: this file is too slow to colour";
+/** The note shown when even uncoloured markdown overran it. */
+export const RENDER_STOPPED = "rendering stopped: this file is too slow to render; the rest is shown as text";
+
+/** The rendered view of a markdown file, built piece by piece. */
+interface MarkdownState {
+  /** The `.markdown` container. */
+  view: HTMLElement;
+  /** Source not settled yet: the last block, parsed again with the next text. */
+  carry: string;
+  references: Record<string, unknown>;
+  /** Elements of the last block, replaced when the next text arrives. */
+  provisional: ChildNode[];
+  /** Pieces render in order, each after the one before. */
+  chain: Promise<void>;
+  pending: number;
+  /** Rendering overran its budget even uncoloured: the rest is plain text. */
+  plain: boolean;
+}
+
 /** State of the file being shown. */
 interface Shown {
   node: TreeNode;
@@ -49,6 +78,11 @@ interface Shown {
   mode: "text" | "binary" | "image" | "none";
   language: string | null;
   highlighted: number;
+  /** A colour request overran its budget: nothing more is coloured. */
+  colourStopped: boolean;
+  /** Colour requests for the code view not answered yet. */
+  colourPending: number;
+  markdown: MarkdownState | null;
   /** Text after the last newline, waiting for the rest of its line. */
   tail: string;
   typeLabel: string;
@@ -65,7 +99,11 @@ export class PreviewPane {
   private wrap = false;
   private findBar: HTMLElement | null = null;
 
-  constructor(private readonly backend: PreviewBackend) {
+  constructor(
+    private readonly backend: PreviewBackend,
+    /** The colour worker's page side (its budget can be set by the e2e build's hooks). */
+    readonly highlighter: Highlighter,
+  ) {
     this.head = el("div", { class: "preview-top" });
     this.body = el("div", { class: "preview-body" });
     this.status = el("div", { class: "preview-status", role: "status", "aria-live": "polite" });
@@ -91,6 +129,7 @@ export class PreviewPane {
       if (this.shown) this.showEmpty();
       this.shown = null;
       this.token++;
+      this.highlighter.cancel();
       return;
     }
     if (this.shown && hit.node === this.shown.node) return;
@@ -108,6 +147,8 @@ export class PreviewPane {
 
   private show(node: TreeNode): void {
     const token = ++this.token;
+    // Whatever was being coloured belongs to the file left behind.
+    this.highlighter.cancel();
     if (this.imageUrl) URL.revokeObjectURL(this.imageUrl);
     this.imageUrl = null;
     this.findBar = null;
@@ -121,6 +162,9 @@ export class PreviewPane {
       mode: "none",
       language: null,
       highlighted: 0,
+      colourStopped: false,
+      colourPending: 0,
+      markdown: null,
       tail: "",
       typeLabel: kindLabel(e.kind),
     };
@@ -289,12 +333,14 @@ export class PreviewPane {
     tools.append(el("label", {}, wrapToggle, " Wrap lines"));
     if (chunk.content.type === "text" && chunk.content.lossy) tools.append(el("span", { class: "badge" }, `${chunk.content.encoding}, some bytes not decodable`));
     else if (chunk.content.type === "text" && chunk.content.encoding !== "utf-8") tools.append(el("span", { class: "badge" }, chunk.content.encoding));
-    const code = el("pre", { class: "code", tabindex: "0", "aria-label": "File contents" });
+    const code = el("pre", { class: "code", tabindex: "0", "aria-label": "File contents", "data-colour": shown.language ? "pending" : "none" });
     code.classList.toggle("wrap", this.wrap);
     const codeInner = el("code", {});
     code.append(codeInner);
     if (isMarkdown(shown.node.entry.name)) {
-      const rendered = el("div", { class: "markdown-view" });
+      const view = el("div", { class: "markdown" });
+      const rendered = el("div", { class: "markdown-view", "data-render": "pending" }, view);
+      shown.markdown = { view, carry: "", references: {}, provisional: [], chain: Promise.resolve(), pending: 0, plain: false };
       const toggle = button("Show source", { "data-action": "markdown-source" });
       let source = false;
       toggle.addEventListener("click", () => {
@@ -327,11 +373,82 @@ export class PreviewPane {
     } else {
       shown.tail = "";
     }
-    const language = shown.highlighted < HIGHLIGHT_LIMIT ? shown.language : null;
-    shown.highlighted += text.length;
-    code.append(...renderLines(text, language));
-    const md = this.body.querySelector(".markdown-view");
-    if (md) md.replaceChildren(renderMarkdown(Array.from(code.querySelectorAll(".line"), (l) => l.textContent).join("\n") + shown.tail));
+    const lines = renderLines(text);
+    code.append(...lines);
+    // The rendered view first: it is what shows.
+    if (shown.markdown) this.queueMarkdown(shown, shown.markdown, text, !chunk.more);
+    if (shown.language && shown.highlighted < HIGHLIGHT_LIMIT && text) {
+      shown.highlighted += text.length;
+      void this.colourLines(shown, text, lines);
+    }
+    this.markColour(shown);
+  }
+
+  /** Colours lines already shown plain, once the worker answers within budget. */
+  private async colourLines(shown: Shown, text: string, lines: HTMLElement[]): Promise<void> {
+    if (shown.colourStopped || !shown.language) return;
+    shown.colourPending++;
+    const r = await this.highlighter.code(text, shown.language);
+    if (shown !== this.shown || r.status === "cancelled") return;
+    shown.colourPending--;
+    if (r.status === "stopped") this.stopColour(shown);
+    else if (r.value) {
+      const coloured = renderLines(text, r.value);
+      // The tree is of this very text, so it splits into as many lines.
+      if (coloured.length === lines.length) lines.forEach((line, i) => line.replaceChildren(...coloured[i]!.childNodes));
+    }
+    this.markColour(shown);
+  }
+
+  /** `data-colour` on the code view: pending, done, stopped or none (no language). */
+  private markColour(shown: Shown): void {
+    const code = this.body.querySelector<HTMLElement>("pre.code");
+    if (!code || shown !== this.shown) return;
+    code.dataset.colour = shown.colourStopped ? "stopped" : shown.colourPending > 0 ? "pending" : shown.language ? "done" : "none";
+  }
+
+  private stopColour(shown: Shown): void {
+    if (shown.colourStopped) return;
+    shown.colourStopped = true;
+    this.body.querySelector(".preview-tools")?.append(el("span", { class: "badge badge-more colour-stopped", role: "note" }, COLOUR_STOPPED));
+    this.markColour(shown);
+  }
+
+  private queueMarkdown(shown: Shown, m: MarkdownState, text: string, final: boolean): void {
+    m.pending++;
+    m.chain = m.chain.then(() => this.renderMarkdownPiece(shown, m, text, final));
+  }
+
+  /** Renders the new blocks of one piece of markdown; see `highlight/markdown-blocks.ts`. */
+  private async renderMarkdownPiece(shown: Shown, m: MarkdownState, text: string, final: boolean): Promise<void> {
+    if (shown !== this.shown) return;
+    const source = m.carry + text;
+    const ask = () => this.highlighter.markdown({ source, references: m.references, final, highlight: !shown.colourStopped });
+    let r = m.plain ? null : await ask();
+    if (r?.status === "stopped" && !shown.colourStopped) {
+      // Too slow to colour: render it again uncoloured, within a fresh budget.
+      this.stopColour(shown);
+      r = await ask();
+    }
+    if (shown !== this.shown || r?.status === "cancelled") return;
+    for (const n of m.provisional) n.remove();
+    m.provisional = [];
+    if (r?.status === "done") {
+      m.view.append(...renderMarkdownBlocks(r.value.settled));
+      m.provisional = renderMarkdownBlocks(r.value.provisional) as ChildNode[];
+      m.view.append(...m.provisional);
+      m.carry = r.value.carry;
+      m.references = r.value.references;
+    } else {
+      // Too slow even uncoloured: the rest is shown as the text it is.
+      if (!m.plain) m.view.append(el("p", { class: "badge badge-more render-stopped", role: "note" }, RENDER_STOPPED));
+      m.plain = true;
+      m.view.append(el("pre", { class: "md-plain" }, source));
+      m.carry = "";
+    }
+    m.pending--;
+    const view = m.view.parentElement;
+    if (view) view.dataset.render = m.plain ? "plain" : m.pending > 0 ? "pending" : "done";
   }
 
   private finishText(): void {
