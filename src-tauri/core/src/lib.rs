@@ -14,6 +14,8 @@ pub mod listing;
 pub mod names;
 pub mod order;
 pub mod preview;
+pub mod saved_view;
+pub mod startup;
 pub mod text;
 pub mod wire;
 

@@ -28,3 +28,18 @@ pub const IMAGE_CAP: u64 = 32 * 1024 * 1024;
 pub const HEX_VIEW_BYTES: u64 = 4 * 1024;
 /// Bytes examined to decide whether a file is text or binary.
 pub const SNIFF_BYTES: usize = 1024;
+
+/// Most folders watched for live refresh at once (one inotify watch each);
+/// the rest refresh when the window regains focus, and the window says so.
+pub const MAX_WATCHED_FOLDERS: usize = 1024;
+/// A folder's change is reported once no event touched any watched folder
+/// for this long...
+pub const WATCH_QUIET: Duration = Duration::from_millis(150);
+/// ...or at the latest this long after the first unreported event, so a
+/// storm of changes is shown while it lasts.
+pub const WATCH_MAX_DELAY: Duration = Duration::from_millis(500);
+
+/// Largest saved-view file read at start; a larger one is ignored.
+pub const SAVED_VIEW_MAX_BYTES: u64 = 1024 * 1024;
+/// Most expanded folders remembered across a restart (in tree order).
+pub const SAVED_EXPANDED_MAX: usize = 4096;
