@@ -74,6 +74,9 @@ pub fn launch(args: &[OsString], loaded: Loaded) -> Launch {
 /// `--handle=`. `None` when the arguments can be forwarded as they are.
 pub fn forwardable_args(args: &[OsString], cwd: Option<&Path>) -> Option<Vec<OsString>> {
     let arg = args.get(1)?;
+    if arg.to_str().is_some_and(|a| a.starts_with(HANDLE_FLAG)) {
+        return None;
+    }
     let relative = !Path::new(arg).is_absolute();
     let cwd_lossy = cwd.is_some_and(|c| c.to_str().is_none());
     if arg.to_str().is_some() && !(relative && cwd_lossy) {
@@ -177,6 +180,7 @@ mod tests {
         let cwd = PathBuf::from(os(b"/tmp/d\xff"));
         let args = forwardable_args(&["canopy".into(), "sub".into()], Some(&cwd)).expect("must be rewritten");
         assert_eq!(path_arg(&args).unwrap().unwrap(), cwd.join("sub"));
+        assert_eq!(forwardable_args(&args, Some(&cwd)), None, "a handle is never rewritten again (no restart loop)");
         assert_eq!(forwardable_args(&["canopy".into(), "sub".into()], Some(Path::new("/tmp"))), None, "plain UTF-8 is forwarded as is");
     }
 
