@@ -14,6 +14,8 @@ use tauri_plugin_clipboard_manager::ClipboardExt;
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
+use std::sync::Arc;
+
 use crate::AppState;
 
 async fn blocking<T: Send + 'static>(
@@ -26,7 +28,7 @@ async fn blocking<T: Send + 'static>(
 
 /// Lists a folder: see `canopy_core::list_request`.
 #[tauri::command]
-pub async fn list_directory(state: State<'_, AppState>, request: Option<Value>) -> Result<Listing, CanopyError> {
+pub async fn list_directory(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<Listing, CanopyError> {
     let req: ListRequest = parse_request(request)?;
     let (cancels, hooks) = (state.cancels.clone(), state.hooks.clone());
     blocking(move || {
@@ -38,14 +40,14 @@ pub async fn list_directory(state: State<'_, AppState>, request: Option<Value>) 
 
 /// Stops a listing in flight; it answers `CANCELLED`.
 #[tauri::command]
-pub async fn cancel_listing(state: State<'_, AppState>, request: Option<Value>) -> Result<bool, CanopyError> {
+pub async fn cancel_listing(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<bool, CanopyError> {
     let req: CancelRequest = parse_request(request)?;
     Ok(state.cancels.cancel(req.request_id))
 }
 
 /// Finds a name prefix in a folder's order (type-ahead).
 #[tauri::command]
-pub async fn locate(state: State<'_, AppState>, request: Option<Value>) -> Result<Located, CanopyError> {
+pub async fn locate(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<Located, CanopyError> {
     let req: LocateRequest = parse_request(request)?;
     let hooks = state.hooks.clone();
     blocking(move || canopy_core::locate(&req, &hooks)).await
@@ -53,13 +55,13 @@ pub async fn locate(state: State<'_, AppState>, request: Option<Value>) -> Resul
 
 /// What the window opens first (from the command line, or the remembered view).
 #[tauri::command]
-pub async fn startup_target(state: State<'_, AppState>) -> Result<Launch, CanopyError> {
+pub async fn startup_target(state: State<'_, Arc<AppState>>) -> Result<Launch, CanopyError> {
     Ok(state.launch.clone())
 }
 
 /// Watches exactly these folders for live refresh: see `canopy_watch::FolderWatch::set_folders`.
 #[tauri::command]
-pub async fn watch_folders(state: State<'_, AppState>, request: Option<Value>) -> Result<WatchStatus, CanopyError> {
+pub async fn watch_folders(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<WatchStatus, CanopyError> {
     let req: WatchRequest = parse_request(request)?;
     let watch = state.watch.clone();
     blocking(move || Ok(watch.set_folders(&req.folders))).await
@@ -67,16 +69,17 @@ pub async fn watch_folders(state: State<'_, AppState>, request: Option<Value>) -
 
 /// Makes `channel` the window's inbox for folder changes and forwarded paths.
 #[tauri::command]
-pub async fn listen_shell(state: State<'_, AppState>, channel: Channel<ShellEvent>) -> Result<(), CanopyError> {
+pub async fn listen_shell(state: State<'_, Arc<AppState>>, channel: Channel<ShellEvent>) -> Result<(), CanopyError> {
     state.outbox.attach(channel);
     Ok(())
 }
 
 /// Records the view to remember when the window closes.
 #[tauri::command]
-pub async fn remember_view(state: State<'_, AppState>, request: Option<Value>) -> Result<(), CanopyError> {
+pub async fn remember_view(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<(), CanopyError> {
     let view: SavedView = parse_request(request)?;
     *state.view.lock().unwrap_or_else(|e| e.into_inner()) = Some(view);
+    state.save_soon();
     Ok(())
 }
 

@@ -9,13 +9,15 @@
 //! Besides commands, the shell wires three things to the window: the folder
 //! watcher (`canopy-watch`) and a second instance's path, both pushed over
 //! the channel the window gives `listen_shell`; and the remembered view,
-//! loaded at start and written when the window closes.
+//! loaded at start, written when the window closes and shortly after each
+//! change (so a crash or a kill loses little).
 
 mod commands;
 mod outbox;
 mod placement;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use canopy_core::cancel::CancelRegistry;
@@ -42,9 +44,27 @@ pub struct AppState {
     pub placement: Mutex<Option<WindowPlacement>>,
     /// Where the view is remembered (`None`: no config folder).
     pub state_path: Option<PathBuf>,
+    /// Bumped by each change to remember; a pending write goes ahead only if it is the last.
+    pub changes: AtomicU64,
 }
 
+/// How long the remembered view waits for changes to pause before it is written.
+const SAVE_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+
 impl AppState {
+    /// Writes what is remembered once changes pause for `SAVE_AFTER`, so a
+    /// crash or a kill loses at most that much; a close writes at once.
+    pub fn save_soon(self: &Arc<Self>) {
+        let ticket = self.changes.fetch_add(1, Ordering::SeqCst) + 1;
+        let state = Arc::clone(self);
+        tauri::async_runtime::spawn(async move {
+            tokio::time::sleep(SAVE_AFTER).await;
+            if state.changes.load(Ordering::SeqCst) == ticket {
+                let _ = tauri::async_runtime::spawn_blocking(move || state.save()).await;
+            }
+        });
+    }
+
     /// Writes what is remembered (the window's view and placement).
     fn save(&self) {
         let Some(path) = &self.state_path else { return };
@@ -81,7 +101,7 @@ pub fn configure<R: Runtime>(
                 Err(message) => Some(ShellEvent::Notice { message }),
             };
             if let Some(event) = event {
-                app.state::<AppState>().outbox.send(event);
+                app.state::<Arc<AppState>>().outbox.send(event);
             }
             if let Some(w) = app.get_webview_window("main") {
                 let _ = w.unminimize();
@@ -92,7 +112,7 @@ pub fn configure<R: Runtime>(
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_clipboard_manager::init())
         .plugin(tauri_plugin_opener::init())
-        .manage(AppState {
+        .manage(Arc::new(AppState {
             cancels: Arc::default(),
             hooks: IoHooks::from_env(),
             launch,
@@ -101,7 +121,8 @@ pub fn configure<R: Runtime>(
             view: Mutex::new(None),
             placement: Mutex::new(window),
             state_path,
-        })
+            changes: AtomicU64::new(0),
+        }))
         .setup(move |app| {
             if let (Some(w), Some(p)) = (app.get_webview_window("main"), window) {
                 placement::apply(&w, p);
@@ -109,11 +130,13 @@ pub fn configure<R: Runtime>(
             Ok(())
         })
         .on_window_event(|window, event| {
-            let state = window.state::<AppState>();
+            let state = window.state::<Arc<AppState>>();
             match event {
                 WindowEvent::Moved(_) | WindowEvent::Resized(_) => {
                     let mut remembered = state.placement.lock().unwrap_or_else(|e| e.into_inner());
                     *remembered = placement::read(window, *remembered);
+                    drop(remembered);
+                    state.save_soon();
                 }
                 WindowEvent::CloseRequested { .. } | WindowEvent::Destroyed => state.save(),
                 _ => {}
@@ -160,7 +183,7 @@ pub fn run() {
         .expect("error while starting Canopy");
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
-            handle.state::<AppState>().save();
+            handle.state::<Arc<AppState>>().save();
         }
     });
 }
