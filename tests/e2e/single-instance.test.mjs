@@ -31,12 +31,16 @@ after(() => {
 /** A session bus for this test file: `dbus-run-session` keeps it while its child (a sleep) lives. */
 function startBus() {
   return new Promise((resolve, reject) => {
-    const bus = spawn("dbus-run-session", ["--", "sh", "-c", 'echo "$DBUS_SESSION_BUS_ADDRESS"; exec sleep 600'], { stdio: ["ignore", "pipe", "inherit"] });
+    // Its own process group, so stopping it stops the bus daemon and the sleep too.
+    const bus = spawn("dbus-run-session", ["--", "sh", "-c", 'echo "$DBUS_SESSION_BUS_ADDRESS"; exec sleep 600'], { stdio: ["ignore", "pipe", "ignore"], detached: true });
     let out = "";
     bus.on("error", reject);
     bus.stdout.on("data", (d) => {
       out += d;
-      if (out.includes("\n")) resolve({ address: out.trim(), stop: () => bus.kill("SIGTERM") });
+      if (!out.includes("\n")) return;
+      bus.stdout.destroy();
+      bus.unref();
+      resolve({ address: out.trim(), stop: () => process.kill(-bus.pid, "SIGTERM") });
     });
   });
 }
