@@ -20,6 +20,9 @@ const COMMANDS: &[&str] = &[
     "open_default",
     "copy_path",
     "pick_folder",
+    "watch_folders",
+    "listen_shell",
+    "remember_view",
 ];
 
 fn main() {

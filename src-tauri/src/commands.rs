@@ -2,10 +2,12 @@
 //! the request, run the engine on `spawn_blocking`, map the error.
 
 use canopy_core::preview::{FileRequest, PreviewChunk, PreviewRequest};
-use canopy_core::wire::{parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, Startup};
+use canopy_core::saved_view::SavedView;
+use canopy_core::startup::Launch;
+use canopy_core::wire::{parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, ShellEvent, WatchRequest, WatchStatus};
 use canopy_core::{CanopyError, ErrorCode};
 use serde_json::Value;
-use tauri::ipc::Response;
+use tauri::ipc::{Channel, Response};
 use tauri::{AppHandle, Runtime, State};
 use canopy_core::default_app::Desktop;
 use canopy_core::names::encode_handle;
@@ -13,6 +15,8 @@ use canopy_core::shell_quote::CopiedPath;
 use tauri_plugin_clipboard_manager::ClipboardExt;
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
+
+use std::sync::Arc;
 
 use crate::AppState;
 
@@ -26,7 +30,7 @@ async fn blocking<T: Send + 'static>(
 
 /// Lists a folder: see `canopy_core::list_request`.
 #[tauri::command]
-pub async fn list_directory(state: State<'_, AppState>, request: Option<Value>) -> Result<Listing, CanopyError> {
+pub async fn list_directory(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<Listing, CanopyError> {
     let req: ListRequest = parse_request(request)?;
     let (cancels, hooks) = (state.cancels.clone(), state.hooks.clone());
     blocking(move || {
@@ -38,23 +42,47 @@ pub async fn list_directory(state: State<'_, AppState>, request: Option<Value>) 
 
 /// Stops a listing in flight; it answers `CANCELLED`.
 #[tauri::command]
-pub async fn cancel_listing(state: State<'_, AppState>, request: Option<Value>) -> Result<bool, CanopyError> {
+pub async fn cancel_listing(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<bool, CanopyError> {
     let req: CancelRequest = parse_request(request)?;
     Ok(state.cancels.cancel(req.request_id))
 }
 
 /// Finds a name prefix in a folder's order (type-ahead).
 #[tauri::command]
-pub async fn locate(state: State<'_, AppState>, request: Option<Value>) -> Result<Located, CanopyError> {
+pub async fn locate(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<Located, CanopyError> {
     let req: LocateRequest = parse_request(request)?;
     let hooks = state.hooks.clone();
     blocking(move || canopy_core::locate(&req, &hooks)).await
 }
 
-/// What the window opens first (from the command line).
+/// What the window opens first (from the command line, or the remembered view).
 #[tauri::command]
-pub async fn startup_target(state: State<'_, AppState>) -> Result<Startup, CanopyError> {
-    Ok(state.startup.clone())
+pub async fn startup_target(state: State<'_, Arc<AppState>>) -> Result<Launch, CanopyError> {
+    Ok(state.launch.clone())
+}
+
+/// Watches exactly these folders for live refresh: see `canopy_watch::FolderWatch::set_folders`.
+#[tauri::command]
+pub async fn watch_folders(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<WatchStatus, CanopyError> {
+    let req: WatchRequest = parse_request(request)?;
+    let watch = state.watch.clone();
+    blocking(move || Ok(watch.set_folders(&req.folders))).await
+}
+
+/// Makes `channel` the window's inbox for folder changes and forwarded paths.
+#[tauri::command]
+pub async fn listen_shell(state: State<'_, Arc<AppState>>, channel: Channel<ShellEvent>) -> Result<(), CanopyError> {
+    state.outbox.attach(channel);
+    Ok(())
+}
+
+/// Records the view to remember when the window closes.
+#[tauri::command]
+pub async fn remember_view(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<(), CanopyError> {
+    let view: SavedView = parse_request(request)?;
+    *state.view.lock().unwrap_or_else(|e| e.into_inner()) = Some(view);
+    state.save_soon();
+    Ok(())
 }
 
 /// Reads a bounded chunk of a regular file: see `canopy_core::preview::read_preview`.

@@ -6,35 +6,144 @@
 //! thread, and returns `{ code, message }` on failure. No business logic lives
 //! here; the builder is generic over `Runtime` so tests can drive it on the
 //! mock runtime.
+//!
+//! Besides commands, the shell wires three things to the window: the folder
+//! watcher (`canopy-watch`) and a second instance's path, both pushed over
+//! the channel the window gives `listen_shell`; and the remembered view,
+//! loaded at start, written when the window closes and shortly after each
+//! change (so a crash or a kill loses little).
 
 mod commands;
+mod outbox;
+mod placement;
 pub mod window;
 
-use std::sync::Arc;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use canopy_core::cancel::CancelRegistry;
 use canopy_core::dirio::IoHooks;
-use tauri::{Builder, Runtime};
+use canopy_core::saved_view::{Remembered, SavedView, WindowPlacement};
+use canopy_core::startup::Launch;
+use canopy_core::wire::ShellEvent;
+use canopy_watch::FolderWatch;
+use tauri::{Builder, Manager, Runtime, WindowEvent};
 
 pub use canopy_core::wire::Startup;
+pub use outbox::Outbox;
 
 /// State shared by the commands.
 pub struct AppState {
     pub cancels: Arc<CancelRegistry>,
     pub hooks: IoHooks,
-    pub startup: Startup,
+    pub launch: Launch,
+    pub watch: Arc<FolderWatch>,
+    pub outbox: Arc<Outbox>,
+    /// The view as the window last reported it.
+    pub view: Mutex<Option<SavedView>>,
+    /// Where the window is; updated as it moves and resizes.
+    pub placement: Mutex<Option<WindowPlacement>>,
+    /// Where the view is remembered (`None`: no config folder).
+    pub state_path: Option<PathBuf>,
+    /// Bumped by each change to remember; a pending write goes ahead only if it is the last.
+    pub changes: AtomicU64,
 }
 
-/// Installs Canopy's plugins, state and commands on a builder.
-pub fn configure<R: Runtime>(builder: Builder<R>, startup: Startup) -> Builder<R> {
+/// How long the remembered view waits for changes to pause before it is written.
+const SAVE_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+
+impl AppState {
+    /// Writes what is remembered once changes pause for `SAVE_AFTER`, so a
+    /// crash or a kill loses at most that much; a close writes at once.
+    pub fn save_soon(self: &Arc<Self>) {
+        let ticket = self.changes.fetch_add(1, Ordering::SeqCst) + 1;
+        let state = Arc::clone(self);
+        tauri::async_runtime::spawn(async move {
+            tokio::time::sleep(SAVE_AFTER).await;
+            if state.changes.load(Ordering::SeqCst) == ticket {
+                let _ = tauri::async_runtime::spawn_blocking(move || state.save()).await;
+            }
+        });
+    }
+
+    /// Writes what is remembered (the window's view and placement).
+    fn save(&self) {
+        let Some(path) = &self.state_path else { return };
+        let remembered = Remembered {
+            view: self.view.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            window: *self.placement.lock().unwrap_or_else(|e| e.into_inner()),
+        };
+        if remembered == Remembered::default() {
+            return;
+        }
+        if let Err(e) = canopy_core::saved_view::save(path, &remembered) {
+            eprintln!("canopy: could not remember the view in {}: {e}", path.display());
+        }
+    }
+}
+
+/// Installs Canopy's plugins, state and commands on a builder. `window`
+/// is the remembered window placement, applied when the window is created.
+pub fn configure<R: Runtime>(
+    builder: Builder<R>,
+    launch: Launch,
+    window: Option<WindowPlacement>,
+    state_path: Option<PathBuf>,
+) -> Builder<R> {
+    let outbox = Arc::new(Outbox::default());
+    let watched = Arc::clone(&outbox);
+    let watch = Arc::new(FolderWatch::new(move |c| watched.send(ShellEvent::FoldersChanged { folders: c.folders, overflow: c.overflow })));
     builder
+        // First: a second instance hands over its path before anything else starts.
+        .plugin(tauri_plugin_single_instance::init(|app, argv, cwd| {
+            let event = match canopy_core::startup::startup_from_forwarded(&argv, &cwd) {
+                Ok(Some(startup)) => Some(ShellEvent::Open { startup }),
+                Ok(None) => None,
+                Err(message) => Some(ShellEvent::Notice { message }),
+            };
+            if let Some(event) = event {
+                app.state::<Arc<AppState>>().outbox.send(event);
+            }
+            if let Some(w) = app.get_webview_window("main") {
+                let _ = w.unminimize();
+                let _ = w.show();
+                let _ = w.set_focus();
+            }
+        }))
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_clipboard_manager::init())
         .plugin(tauri_plugin_opener::init())
-        .manage(AppState { cancels: Arc::default(), hooks: IoHooks::from_env(), startup })
-        .setup(|app| {
+        .manage(Arc::new(AppState {
+            cancels: Arc::default(),
+            hooks: IoHooks::from_env(),
+            launch,
+            watch,
+            outbox,
+            view: Mutex::new(None),
+            placement: Mutex::new(window),
+            state_path,
+            changes: AtomicU64::new(0),
+        }))
+        .setup(move |app| {
             window::open_main(app.handle())?;
+            if let (Some(w), Some(p)) = (app.get_webview_window(window::MAIN), window) {
+                placement::apply(&w, p);
+            }
             Ok(())
+        })
+        .on_window_event(|window, event| {
+            let state = window.state::<Arc<AppState>>();
+            match event {
+                WindowEvent::Moved(_) | WindowEvent::Resized(_) => {
+                    let mut remembered = state.placement.lock().unwrap_or_else(|e| e.into_inner());
+                    *remembered = placement::read(window, *remembered);
+                    drop(remembered);
+                    state.save_soon();
+                }
+                WindowEvent::CloseRequested { .. } | WindowEvent::Destroyed => state.save(),
+                _ => {}
+            }
         })
         .invoke_handler(tauri::generate_handler![
             commands::list_directory,
@@ -47,14 +156,37 @@ pub fn configure<R: Runtime>(builder: Builder<R>, startup: Startup) -> Builder<R
             commands::open_default,
             commands::copy_path,
             commands::pick_folder,
+            commands::watch_folders,
+            commands::listen_shell,
+            commands::remember_view,
         ])
 }
 
 /// Runs the desktop app. `canopy PATH` opens PATH (or its folder, with the
-/// file selected); no argument opens the home folder.
+/// file selected); no argument restores the remembered view, or opens the
+/// home folder.
 pub fn run() {
-    let startup = canopy_core::startup_from_arg(std::env::args_os().nth(1));
-    configure(tauri::Builder::default(), startup)
-        .run(tauri::generate_context!("tauri.conf.json"))
-        .expect("error while running Canopy");
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cwd = std::env::current_dir().ok();
+    if let Some(rewritten) = canopy_core::startup::forwardable_args(&args, cwd.as_deref()) {
+        // A path that is not UTF-8 would reach a running window garbled:
+        // start again with it as a handle, which survives being forwarded.
+        use std::os::unix::process::CommandExt;
+        if let Ok(exe) = std::env::current_exe() {
+            let err = std::process::Command::new(exe).arg0(&rewritten[0]).args(&rewritten[1..]).exec();
+            eprintln!("canopy: could not restart with the path as a handle ({err}); going on without it");
+        }
+    }
+    let state_path = canopy_core::saved_view::state_path();
+    let loaded = state_path.as_deref().map(canopy_core::saved_view::load).unwrap_or_default();
+    let window = loaded.remembered.window;
+    let launch = canopy_core::startup::launch(&args, loaded);
+    let app = configure(tauri::Builder::default(), launch, window, state_path)
+        .build(tauri::generate_context!("tauri.conf.json"))
+        .expect("error while starting Canopy");
+    app.run(|handle, event| {
+        if let tauri::RunEvent::Exit = event {
+            handle.state::<Arc<AppState>>().save();
+        }
+    });
 }

@@ -29,9 +29,45 @@ function driverUrl(theme) {
   return url;
 }
 
-/** Starts Canopy on `args` and waits until its window shows a listing (or an error). */
-export async function launch(args = [], { theme = "light" } = {}) {
-  const s = await Session.start(driverUrl(theme), APP, args);
+const sessionDirs = [];
+process.on("exit", () => {
+  for (const d of sessionDirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh config folder (XDG_CONFIG_HOME) for a session, removed when the test file ends. */
+export function freshConfigHome() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-e2e-config-"));
+  sessionDirs.push(dir);
+  return dir;
+}
+
+const quote = (v) => `'${String(v).replace(/'/g, "'\\''")}'`;
+
+/**
+ * The program a session starts: a small script that gives the app its own
+ * XDG_CONFIG_HOME (so sessions never see each other's remembered view) and
+ * `env`, then becomes `app`.
+ */
+function launcher(app, configHome, env) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-e2e-launch-"));
+  sessionDirs.push(dir);
+  const script = path.join(dir, "canopy");
+  const lines = ["#!/bin/sh", `export XDG_CONFIG_HOME=${quote(configHome)}`];
+  for (const [k, v] of Object.entries(env)) lines.push(v === null ? `unset ${k}` : `export ${k}=${quote(v)}`);
+  lines.push(`exec ${quote(app)} "$@"`);
+  fs.writeFileSync(script, lines.join("\n") + "\n", { mode: 0o755 });
+  return script;
+}
+
+/**
+ * Starts Canopy on `args` and waits until its window shows a listing (or an
+ * error). Each session gets a fresh XDG_CONFIG_HOME unless `configHome` is
+ * given (a restart test passes the same one twice); `env` adds variables
+ * (null unsets one); `app` runs another build (the installed package).
+ */
+export async function launch(args = [], { theme = "light", configHome = freshConfigHome(), env = {}, app = APP } = {}) {
+  const s = await Session.start(driverUrl(theme), launcher(app, configHome, env), args);
+  s.configHome = configHome;
   await s.waitFor(
     () => {
       const err = document.querySelector(".open-error");
@@ -186,7 +222,10 @@ export function desktopEnv(env) {
     ...env,
     PATH: `${path.join(REPO, "tests/e2e/bin")}:${env.PATH ?? "/usr/bin:/bin"}`,
     CANOPY_E2E_OPEN_LOG: OPEN_LOG,
-    XDG_CONFIG_HOME: path.join(E2E_DESKTOP, "config"),
+    // The defaults list sits in a config *dir*: each session's launcher gives it
+    // a fresh XDG_CONFIG_HOME of its own (for the remembered view), and xdg-mime
+    // reads XDG_CONFIG_DIRS after it.
+    XDG_CONFIG_DIRS: path.join(E2E_DESKTOP, "config"),
     XDG_DATA_HOME: path.join(E2E_DESKTOP, "data"),
     XDG_CURRENT_DESKTOP: "X-Generic",
   };

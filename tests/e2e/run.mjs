@@ -100,6 +100,9 @@ async function main() {
     NO_AT_BRIDGE: "1",
   });
   delete base.WEBKIT_DISABLE_COMPOSITING_MODE;
+  // No session bus: a test window never hands its path to a Canopy already
+  // running on the desktop (single instance); the tests that need a bus start one.
+  delete base.DBUS_SESSION_BUS_ADDRESS;
   const light = await startDriver({ ...base, GTK_THEME: "Adwaita" });
   const dark = await startDriver({ ...base, GTK_THEME: "Adwaita:dark" });
   const only = process.argv.slice(2);

@@ -5,14 +5,17 @@
 // `code`. The UI branches on `code`, never on message text. `tauriBackend`
 // talks to the real app; tests use the in-memory fake in `fake-backend.ts`.
 
-import { invoke } from "@tauri-apps/api/core";
+import { Channel, invoke } from "@tauri-apps/api/core";
 import type { ErrorCode } from "./bindings/ErrorCode";
 import type { CanopyError } from "./bindings/CanopyError";
 import type { ListRequest } from "./bindings/ListRequest";
 import type { Listing } from "./bindings/Listing";
 import type { LocateRequest } from "./bindings/LocateRequest";
 import type { Located } from "./bindings/Located";
-import type { Startup } from "./bindings/Startup";
+import type { Launch } from "./bindings/Launch";
+import type { SavedView } from "./bindings/SavedView";
+import type { ShellEvent } from "./bindings/ShellEvent";
+import type { WatchStatus } from "./bindings/WatchStatus";
 import type { PreviewRequest } from "./bindings/PreviewRequest";
 import type { PreviewChunk } from "./bindings/PreviewChunk";
 import type { CopiedPath } from "./bindings/CopiedPath";
@@ -27,15 +30,25 @@ export type CommandName =
   | "reveal"
   | "open_default"
   | "copy_path"
-  | "pick_folder";
+  | "pick_folder"
+  | "watch_folders"
+  | "listen_shell"
+  | "remember_view";
 
 export interface Backend {
   listDirectory(request: ListRequest): Promise<Listing>;
   cancelListing(requestId: number): Promise<void>;
   locate(request: LocateRequest): Promise<Located>;
-  startupTarget(): Promise<Startup>;
+  /** What to open first: the command line's path, or the remembered view. */
+  startupTarget(): Promise<Launch>;
   /** The native folder picker; the picked folder's handle, or null when cancelled. */
   pickFolder(): Promise<string | null>;
+  /** Watches exactly these folders (root first, tree order) for live refresh. */
+  watchFolders(folders: string[]): Promise<WatchStatus>;
+  /** Receives what the app pushes: folder changes, a second instance's path, notices. */
+  listenShell(onEvent: (event: ShellEvent) => void): Promise<void>;
+  /** The view to remember when the window closes. */
+  rememberView(view: SavedView): Promise<void>;
 }
 
 /** The preview's calls: bounded reads of one file, and the file actions. */
@@ -91,11 +104,22 @@ export const tauriBackend: Backend & PreviewBackend = {
     await call<boolean>("cancel_listing", { requestId });
   },
   locate: (request) => call<Located>("locate", request),
-  startupTarget: () => call<Startup>("startup_target"),
+  startupTarget: () => call<Launch>("startup_target"),
   readPreview: (request) => call<PreviewChunk>("read_preview", request),
   readImage: (handle) => call<ArrayBuffer>("read_image", { handle }),
   reveal: (handle) => call<void>("reveal", { handle }),
   openDefault: (handle) => call<void>("open_default", { handle }),
   copyPath: (handle) => call<CopiedPath>("copy_path", { handle }),
   pickFolder: () => call<string | null>("pick_folder"),
+  watchFolders: (folders) => call<WatchStatus>("watch_folders", { folders }),
+  listenShell: async (onEvent) => {
+    const channel = new Channel<ShellEvent>();
+    channel.onmessage = onEvent;
+    try {
+      await invoke("listen_shell", { channel });
+    } catch (err) {
+      throw toBackendError(err);
+    }
+  },
+  rememberView: (view) => call<void>("remember_view", view),
 };

@@ -10,15 +10,41 @@
 //   older request is cancelled with cancel_listing;
 // - a change of a folder's total between pages reloads its loaded pages and
 //   marks it changed;
-// - merging never touches other folders' expansion, the selection or scroll.
+// - merging never touches other folders' expansion, the selection or scroll;
+// - live refresh: the expanded folders are watched; a folder that changed on
+//   disk is re-read by a sub-query of that folder alone (depth 1, the range
+//   that was loaded), with at most one re-read in flight per folder and at
+//   most LIVE_RENDERS_PER_SECOND re-renders a second from changes on disk;
+//   the selection stays on its entry, or moves to its nearest neighbour when
+//   the entry went away;
+// - restore: a remembered view is re-listed like any other (cap, page and
+//   budget; never "Show all"), each remembered folder by its own sub-query, so
+//   a slow one delays nothing else; folders that vanished are dropped.
 
 import type { Backend } from "./backend";
 import { BackendError, toBackendError } from "./backend";
 import type { RootSpec } from "./bindings/RootSpec";
 import type { CanopyError } from "./bindings/CanopyError";
-import { DEFAULT_DEPTH, NESTED_CAP, PAGE } from "./limits";
+import type { Listing } from "./bindings/Listing";
+import type { SavedView } from "./bindings/SavedView";
+import type { ShellEvent } from "./bindings/ShellEvent";
+import type { WatchShortfall } from "./bindings/WatchShortfall";
+import {
+  DEFAULT_DEPTH,
+  LIVE_CONCURRENCY,
+  LIVE_REFRESH_MAX_ENTRIES,
+  LIVE_RENDERS_PER_SECOND,
+  MAX_UI_DEPTH,
+  NESTED_CAP,
+  PAGE,
+  SAVED_EXPANDED_MAX,
+} from "./limits";
 import {
   attachChildren,
+  collapseExcept,
+  expandedFolders,
+  loadedRanges,
+  refreshFolder,
   contiguousEnd,
   findFolder,
   findNode,
@@ -45,6 +71,12 @@ export interface ControllerSnapshot {
   readonly showDotfiles: boolean;
   /** Set when the tree changed in a way the view should announce. */
   readonly notice: string | null;
+  /** Why some open folders do not refresh live (they refresh on focus), if so. */
+  readonly liveShortfall: WatchShortfall | null;
+  /** Open folders not watched; they refresh when the window regains focus. */
+  readonly unwatchedCount: number;
+  /** Bumped when the view should scroll the selection into view (after a restore). */
+  readonly revealSelection: number;
 }
 
 interface Pending {
@@ -94,6 +126,9 @@ export class DirectoryController {
       depth: this.depth,
       showDotfiles: this.showDotfiles,
       notice: this.notice,
+      liveShortfall: this.liveShortfall,
+      unwatchedCount: this.unwatched.length,
+      revealSelection: this.revealToken,
     };
   }
 
@@ -124,6 +159,7 @@ export class DirectoryController {
     } finally {
       this.emitting = false;
     }
+    this.followTree();
   }
 
   private setTree(next: TreeState | null): void {
@@ -174,6 +210,8 @@ export class DirectoryController {
       // Replies still in flight belong to the tree being replaced.
       this.generation++;
       this.cancelAll();
+      this.dirty.clear();
+      this.inView.clear();
       if ((opts.history ?? "push") === "push" && this.current) {
         this.back.push(this.current);
         this.forward = [];
@@ -433,6 +471,12 @@ export class DirectoryController {
     }
   }
 
+  /** Shows a message in the status bar until the next folder opens. */
+  say(message: string): void {
+    this.notice = message;
+    this.emit();
+  }
+
   clearNotice(): void {
     if (this.notice) {
       this.notice = null;
@@ -440,10 +484,268 @@ export class DirectoryController {
     }
   }
 
+
+  // ---- live refresh ----------------------------------------------------------
+
+  private liveShortfall: WatchShortfall | null = null;
+  private unwatched: string[] = [];
+  private watchedKey: string | null = null;
+  private watchSeq = 0;
+  private followedRoot: FolderState | null = null;
+  private followedView = "";
+  private followScheduled = false;
+  /** Folders waiting to be re-read, and those being re-read. */
+  private readonly dirty = new Set<string>();
+  private readonly rereading = new Set<string>();
+  private lastLiveRender = -Infinity;
+  private liveRenderTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The rows on show per folder (from the view), so a re-read covers them. */
+  private readonly inView = new Map<string, { from: number; to: number }>();
+  private revealToken = 0;
+
+  /** After each change: keep the watches and the remembered view in step with the tree (at most once per turn). */
+  private followTree(): void {
+    if (this.followScheduled) return;
+    this.followScheduled = true;
+    queueMicrotask(() => {
+      this.followScheduled = false;
+      const t = this.tree;
+      if (!t) return;
+      let expanded: string[] | null = null;
+      if (t.root !== this.followedRoot) {
+        this.followedRoot = t.root;
+        expanded = expandedFolders(t);
+        const folders = [t.root.handle, ...expanded];
+        const key = folders.join("\n");
+        if (key !== this.watchedKey) {
+          this.watchedKey = key;
+          void this.watch(folders);
+        }
+      }
+      const viewKey = `${t.root.handle}\n${this.depth}\n${this.showDotfiles}\n${t.selected ?? ""}`;
+      if (expanded || viewKey !== this.followedView) {
+        this.followedView = viewKey;
+        const view: SavedView = {
+          folder: t.root.handle,
+          depth: this.depth,
+          showDotfiles: this.showDotfiles,
+          expanded: (expanded ?? expandedFolders(t)).slice(0, SAVED_EXPANDED_MAX),
+          selected: t.selected,
+        };
+        void this.backend.rememberView(view).catch(() => undefined);
+      }
+    });
+  }
+
+  private async watch(folders: string[]): Promise<void> {
+    const seq = ++this.watchSeq;
+    try {
+      const status = await this.backend.watchFolders(folders);
+      if (seq !== this.watchSeq) return;
+      const before = this.liveShortfall?.kind ?? null;
+      this.liveShortfall = status.shortfall;
+      this.unwatched = status.unwatched;
+      if ((status.shortfall?.kind ?? null) !== before || status.unwatched.length) this.emit();
+    } catch (err) {
+      if (seq !== this.watchSeq) return;
+      const e = toBackendError(err);
+      this.liveShortfall = { kind: "unavailable", message: `${e.code}: ${e.message}` };
+      this.unwatched = folders;
+      this.emit();
+    }
+  }
+
+  /** What the app pushed: folders that changed, a path from a second instance, a notice. */
+  onShellEvent(event: ShellEvent): void {
+    if (event.type === "foldersChanged") this.changed(event.folders);
+    else if (event.type === "open") void this.open(event.startup.folder, { select: event.startup.select });
+    else {
+      this.notice = event.message;
+      this.emit();
+    }
+  }
+
+  /** Re-reads these folders (those still in the tree). */
+  changed(folders: readonly string[]): void {
+    const t = this.tree;
+    if (!t) return;
+    for (const h of folders) if (findFolder(t, h)) this.dirty.add(h);
+    this.pump();
+  }
+
+  /** The window regained focus: re-read the folders that are not watched. */
+  refreshUnwatched(): void {
+    this.changed(this.unwatched);
+  }
+
+  /** The view reports which positions of a folder are on show. */
+  noteInView(folderHandle: string, from: number, to: number): void {
+    this.inView.set(folderHandle, { from, to });
+  }
+
+  private pump(): void {
+    for (const h of this.dirty) {
+      if (this.rereading.size >= LIVE_CONCURRENCY) return;
+      if (this.rereading.has(h)) continue;
+      this.dirty.delete(h);
+      this.rereading.add(h);
+      void this.reread(h).finally(() => {
+        this.rereading.delete(h);
+        this.pump();
+      });
+    }
+  }
+
+  /** The ranges of a folder to re-read: what was loaded, nearest to what is on show first, bounded. */
+  private rereadRanges(f: FolderState): Array<[number, number]> {
+    // Loaded ranges, each grown to a whole step, so entries that arrive at the end show too.
+    const step = f.showAll ? PAGE : NESTED_CAP;
+    const ranges = loadedRanges(f).map(([a, b]): [number, number] => [a, Math.max(step, Math.ceil(b / step) * step)]);
+    if (ranges.length === 0) ranges.push([0, step]);
+    const pages: Array<[number, number]> = [];
+    let covered = 0;
+    for (const [from, to] of ranges) {
+      for (let o = Math.max(from, covered); o < to; o += PAGE) pages.push([o, Math.min(to, o + PAGE)]);
+      covered = Math.max(covered, to);
+    }
+    // A folder that is not "show all" keeps every loaded row: its rows are what the person asked for.
+    if (!f.showAll) return pages;
+    const seen = this.inView.get(f.handle) ?? { from: 0, to: 0 };
+    const distance = ([a, b]: [number, number]) => (b <= seen.from ? seen.from - b : a >= seen.to ? a - seen.to : 0);
+    const kept: Array<[number, number]> = [];
+    let budget = LIVE_REFRESH_MAX_ENTRIES;
+    for (const p of pages.slice().sort((x, y) => distance(x) - distance(y))) {
+      if (budget <= 0) break;
+      kept.push(p);
+      budget -= p[1] - p[0];
+    }
+    return kept.sort((x, y) => x[0] - y[0]);
+  }
+
+  /** Re-reads one folder that changed on disk and merges it in place. */
+  private async reread(handle: string): Promise<void> {
+    const t = this.tree;
+    const f = t && findFolder(t, handle);
+    if (!t || !f) return;
+    const generation = this.generation;
+    const pages: Listing[] = [];
+    try {
+      let total = Infinity;
+      for (const [from, to] of this.rereadRanges(f)) {
+        if (from > 0 && from >= total) break;
+        const listing = await this.backend.listDirectory({
+          root: { handle },
+          depth: 1,
+          offset: from,
+          limit: to - from,
+          showDotfiles: this.showDotfiles,
+          requestId: this.nextId++,
+        });
+        pages.push(listing);
+        total = listing.root.folder?.total ?? 0;
+      }
+    } catch (err) {
+      const e = toBackendError(err);
+      // The folder shrank below a page that was loaded: what was read is still right.
+      if (e.code === "INVALID_ARGUMENT" && pages.length > 0) {
+        // fall through to the merge
+      } else {
+        if (generation === this.generation && e.code !== "CANCELLED") this.reportFolderError(handle, e);
+        return;
+      }
+    }
+    if (generation !== this.generation || !this.tree || pages.length === 0) return;
+    const before = this.tree;
+    let next = refreshFolder(before, handle, pages);
+    next = keepSelection(before, next, handle);
+    this.tree = next;
+    this.liveRender();
+  }
+
+  /** Renders a change from disk now, or at the next allowed moment. */
+  private liveRender(): void {
+    if (this.liveRenderTimer) return;
+    const interval = 1000 / LIVE_RENDERS_PER_SECOND;
+    const wait = this.lastLiveRender + interval - performance.now();
+    const render = () => {
+      this.liveRenderTimer = null;
+      this.lastLiveRender = performance.now();
+      this.emit();
+    };
+    if (wait <= 0) render();
+    else this.liveRenderTimer = setTimeout(render, wait);
+  }
+
+  // ---- restore -----------------------------------------------------------------
+
+  /**
+   * Opens a remembered view: its folder at its depth, then each remembered
+   * folder by its own sub-query as soon as its parent is there. Returns
+   * false when the folder itself cannot be opened (the caller opens another).
+   */
+  async restore(view: SavedView): Promise<boolean> {
+    this.depth = Math.min(MAX_UI_DEPTH, Math.max(1, view.depth));
+    this.showDotfiles = view.showDotfiles;
+    const ok = await this.open({ handle: view.folder }, { select: view.selected, history: "none" });
+    if (!ok || !this.tree) return false;
+    const keep = new Set(view.expanded);
+    this.setTree(collapseExcept(this.tree, keep));
+    const tried = new Set<string>();
+    const generation = this.generation;
+    const round = async (): Promise<void> => {
+      const t = this.tree;
+      if (!t || generation !== this.generation) return;
+      const ready = view.expanded.filter((h) => {
+        if (tried.has(h)) return false;
+        const hit = findNode(t, h);
+        return hit !== null && !hit.node.expanded;
+      });
+      for (const h of ready) tried.add(h);
+      await Promise.all(
+        ready.map(async (h) => {
+          await this.expand(h);
+          if (this.tree && generation === this.generation) this.setTree(collapseExcept(this.tree, keep, h));
+          await round();
+        }),
+      );
+    };
+    await round();
+    if (generation === this.generation && this.tree?.selected && findNode(this.tree, this.tree.selected)) {
+      this.revealToken++;
+      this.emit();
+    }
+    return true;
+  }
+
   /** For tests: requests in flight. */
   get inFlight(): number {
     return this.pending.size;
   }
+}
+
+/**
+ * After `folderHandle` was re-read: when the selection went away with it (the
+ * entry, or a folder holding it, was deleted), select its nearest neighbour
+ * in that folder, or the folder itself when it is empty now.
+ */
+function keepSelection(before: TreeState, after: TreeState, folderHandle: string): TreeState {
+  const sel = before.selected;
+  if (!sel || findNode(after, sel)) return after;
+  // The entry of the re-read folder on the way to the selection.
+  let hit = findNode(before, sel);
+  while (hit && hit.parent.handle !== folderHandle) hit = findNode(before, hit.parent.handle);
+  if (!hit) return after;
+  const folder = findFolder(after, folderHandle);
+  if (!folder || folder.total === 0 || folder.chunks.length === 0) {
+    return select(after, folderHandle === after.root.handle ? null : folderHandle);
+  }
+  const at = (i: number) => {
+    for (const c of folder.chunks) if (i >= c.offset && i < c.offset + c.nodes.length) return c.nodes[i - c.offset]!;
+    return null;
+  };
+  const i = hit.index;
+  const near = at(i) ?? at(i - 1) ?? folder.chunks[folder.chunks.length - 1]!.nodes.at(-1) ?? null;
+  return select(after, near ? near.entry.handle : null);
 }
 
 function isLoadedAt(f: FolderState, pos: number): boolean {

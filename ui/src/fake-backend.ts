@@ -11,13 +11,18 @@ import type { ListRequest } from "./bindings/ListRequest";
 import type { Listing } from "./bindings/Listing";
 import type { LocateRequest } from "./bindings/LocateRequest";
 import type { Located } from "./bindings/Located";
-import type { Startup } from "./bindings/Startup";
+import type { Launch } from "./bindings/Launch";
+import type { SavedView } from "./bindings/SavedView";
+import type { ShellEvent } from "./bindings/ShellEvent";
+import type { WatchStatus } from "./bindings/WatchStatus";
 import { NESTED_CAP } from "./limits";
 
 export interface FakeNode {
   name: string;
   kind: Entry["kind"];
   children?: FakeNode[];
+  size?: number;
+  modified?: number;
 }
 
 interface Held {
@@ -53,6 +58,8 @@ export class FakeBackend implements Backend {
 
   private entry(node: FakeNode, path: string, level: number, depth: number): Entry {
     const e: Entry = { name: node.name, handle: path, kind: node.kind };
+    if (node.size !== undefined) e.size = node.size;
+    if (node.modified !== undefined) e.modified = node.modified;
     if (node.kind === "folder") {
       const failure = this.failures.get(path);
       if (failure) {
@@ -149,8 +156,43 @@ export class FakeBackend implements Backend {
     return null;
   }
 
-  async startupTarget(): Promise<Startup> {
-    return { folder: { handle: this.rootPath }, select: null };
+  launch: Launch | null = null;
+
+  async startupTarget(): Promise<Launch> {
+    return this.launch ?? { startup: { folder: { handle: this.rootPath }, select: null }, restore: null, notice: null };
+  }
+
+  /** Every watchFolders call's folders, in order. */
+  readonly watchCalls: string[][] = [];
+  /** What watchFolders answers (default: everything watched). */
+  watchAnswer: (folders: string[]) => WatchStatus = (folders) => ({ watched: folders.length, unwatched: [], shortfall: null });
+
+  async watchFolders(folders: string[]): Promise<WatchStatus> {
+    this.watchCalls.push(folders);
+    return this.watchAnswer(folders);
+  }
+
+  /** The folders watched now (the last watchFolders call). */
+  get watching(): string[] {
+    return this.watchCalls[this.watchCalls.length - 1] ?? [];
+  }
+
+  private shell: ((e: ShellEvent) => void) | null = null;
+
+  async listenShell(onEvent: (event: ShellEvent) => void): Promise<void> {
+    this.shell = onEvent;
+  }
+
+  /** Pushes an event as the app would. */
+  push(event: ShellEvent): void {
+    if (!this.shell) throw new Error("nobody listens");
+    this.shell(event);
+  }
+
+  readonly remembered: SavedView[] = [];
+
+  async rememberView(view: SavedView): Promise<void> {
+    this.remembered.push(view);
   }
 }
 

@@ -18,3 +18,11 @@ export const HIGHLIGHT_LIMIT = 512 * 1024;
  * only: the engine has no say in how long colouring takes.
  */
 export const HIGHLIGHT_BUDGET_MS = 2000;
+/** Live refresh: at most this many re-renders a second come from changes on disk. */
+export const LIVE_RENDERS_PER_SECOND = 4;
+/** Live refresh: folders re-read at once (each folder has at most one re-read in flight). */
+export const LIVE_CONCURRENCY = 4;
+/** Live refresh: entries of one folder re-read after a change; further loaded pages are dropped and re-read when scrolled to. */
+export const LIVE_REFRESH_MAX_ENTRIES = 5000;
+/** Most expanded folders remembered across a restart. */
+export const SAVED_EXPANDED_MAX = LIMITS.savedExpandedMax;

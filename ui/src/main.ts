@@ -19,12 +19,13 @@ const pathBar = new PathBar(controller);
 const tree = new TreeView(controller);
 const preview = new PreviewPane(tauriBackend, new Highlighter(spawnColourWorker));
 const status = el("div", { class: "status-bar", role: "status", "aria-live": "polite" });
+const live = el("div", { class: "live-notice", role: "status", "aria-live": "polite", hidden: "" });
 
 const app = document.getElementById("app")!;
 app.replaceChildren(
   el("header", { class: "top" }, toolbar.element, pathBar.element),
   el("main", { class: "panes" }, tree.element, el("div", { class: "splitter", "aria-hidden": "true" }), preview.element),
-  status,
+  el("footer", { class: "bottom" }, status, live),
 );
 
 controller.subscribe((s) => {
@@ -35,7 +36,25 @@ controller.subscribe((s) => {
   const f = s.tree?.root;
   const summary = f && f.total !== null ? `${f.lowerBound ? "at least " : ""}${f.total.toLocaleString("en-US")} entries` : "";
   status.textContent = s.notice ?? summary;
+  live.hidden = s.liveShortfall === null;
+  live.textContent = s.liveShortfall ? liveNotice(s.liveShortfall.kind, s.unwatchedCount) : "";
+  live.title = s.liveShortfall?.message ?? "";
 });
+
+function liveNotice(kind: "cap" | "systemLimit" | "unavailable", unwatched: number): string {
+  const n = `${unwatched.toLocaleString("en-US")} open ${unwatched === 1 ? "folder" : "folders"}`;
+  switch (kind) {
+    case "cap":
+      return `Too many open folders to watch: ${n} refresh when the window regains focus.`;
+    case "systemLimit":
+      return `The system's watch limit is reached: ${n} refresh when the window regains focus.`;
+    case "unavailable":
+      return "Live refresh is off: folders refresh when the window regains focus.";
+  }
+}
+
+// Folders that are not watched catch up when the window comes back.
+window.addEventListener("focus", () => controller.refreshUnwatched());
 
 document.addEventListener("keydown", (e) => {
   if (e.altKey && e.key === "ArrowLeft") void controller.goBack();
@@ -54,7 +73,17 @@ document.addEventListener("keydown", (e) => {
 if (import.meta.env.MODE === "e2e") installTestHooks(controller, preview);
 
 void (async () => {
-  const startup = await tauriBackend.startupTarget();
-  await controller.open(startup.folder, { select: startup.select });
+  await tauriBackend.listenShell((e) => controller.onShellEvent(e)).catch((err) => console.warn("no live refresh:", err));
+  const launch = await tauriBackend.startupTarget();
+  let opened = false;
+  if (launch.restore) {
+    opened = await controller.restore(launch.restore);
+    if (!opened) {
+      await controller.open({ text: "~" });
+      controller.say("The folder you had open could not be opened again; this is your home folder.");
+    }
+  }
+  if (!opened && !launch.restore) await controller.open(launch.startup.folder, { select: launch.startup.select });
+  if (launch.notice) controller.say(launch.notice);
   tree.focus();
 })();

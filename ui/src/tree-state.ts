@@ -527,3 +527,102 @@ export function flatten(state: TreeState): FlatView {
   flushRows();
   return new FlatView(segments, length);
 }
+
+// ---- live refresh and restore ---------------------------------------------
+
+/** Handles of the expanded, read folders, in tree order (a collapsed folder's expanded children included). */
+export function expandedFolders(state: TreeState): string[] {
+  const out: string[] = [];
+  const visit = (f: FolderState) => {
+    for (const c of f.chunks)
+      for (const n of c.nodes)
+        if (n.folder) {
+          if (n.expanded) out.push(n.folder.handle);
+          visit(n.folder);
+        }
+  };
+  visit(state.root);
+  return out;
+}
+
+/**
+ * A folder re-read after it changed on disk: its loaded range is replaced by
+ * `pages` (replies for this folder alone, at depth 1, in offset order).
+ * Entries that were there before keep what was read below them and whether
+ * they were expanded; new entries arrive collapsed. Nothing outside the
+ * folder changes.
+ */
+export function refreshFolder(state: TreeState, folderHandle: string, pages: readonly Listing[]): TreeState {
+  const last = pages[pages.length - 1]?.root;
+  const wire = last?.folder;
+  if (!wire) return state;
+  return updateFolder(state, folderHandle, (f) => {
+    const previous = new Map<string, TreeNode>();
+    for (const c of f.chunks) for (const n of c.nodes) previous.set(n.entry.handle, n);
+    let chunks: Chunk[] = [];
+    for (const page of pages) {
+      const pf = page.root.folder;
+      if (!pf || pf.entries.length === 0) continue;
+      const nodes = pf.entries.map((e: Entry) => {
+        const fresh = nodeFromWire(e);
+        const old = previous.get(e.handle);
+        if (!old) return fresh;
+        return { ...fresh, folder: old.folder ?? fresh.folder, expanded: old.expanded };
+      });
+      chunks = insertChunk(chunks, { offset: pf.offset, nodes });
+    }
+    return {
+      ...f,
+      total: wire.total,
+      lowerBound: wire.countIsLowerBound,
+      partialOrder: wire.partialOrder,
+      kindTotals: kindTotalsOf(wire),
+      dotfilesHidden: wire.dotfilesHidden,
+      chunks,
+      changed: false,
+      loading: false,
+      error: last.error ?? null,
+    };
+  });
+}
+
+/** Collapses every expanded folder (under `under`, or anywhere) whose handle is not in `keep`. */
+export function collapseExcept(state: TreeState, keep: ReadonlySet<string>, under: string | null = null): TreeState {
+  const visit = (f: FolderState, inside: boolean): FolderState => {
+    let changedChunks: Chunk[] | null = null;
+    f.chunks.forEach((c, ci) => {
+      let nodes: TreeNode[] | null = null;
+      c.nodes.forEach((n, ni) => {
+        if (!n.folder) return;
+        const here = inside || n.entry.handle === under;
+        let next: TreeNode = n;
+        const nf = visit(n.folder, here);
+        if (nf !== n.folder) next = { ...next, folder: nf };
+        if (here && n.entry.handle !== under && n.expanded && !keep.has(n.folder.handle)) next = { ...next, expanded: false };
+        if (next !== n) {
+          nodes ??= c.nodes.slice();
+          nodes[ni] = next;
+        }
+      });
+      if (nodes) {
+        changedChunks ??= f.chunks.slice();
+        changedChunks[ci] = { offset: c.offset, nodes };
+      }
+    });
+    return changedChunks ? { ...f, chunks: changedChunks } : f;
+  };
+  const root = visit(state.root, under === null || under === state.root.handle);
+  return root === state.root ? state : { ...state, root };
+}
+
+/** The loaded ranges of a folder as [offset, end) pairs, merged where they touch. */
+export function loadedRanges(f: FolderState): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const c of f.chunks) {
+    const end = c.offset + c.nodes.length;
+    const prev = out[out.length - 1];
+    if (prev && c.offset <= prev[1]) prev[1] = Math.max(prev[1], end);
+    else out.push([c.offset, end]);
+  }
+  return out;
+}

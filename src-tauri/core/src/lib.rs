@@ -20,8 +20,10 @@ pub mod names;
 pub mod openable;
 pub mod order;
 pub mod preview;
+pub mod saved_view;
 pub mod shell_quote;
 pub(crate) mod select;
+pub mod startup;
 pub mod text;
 pub mod wire;
 

@@ -62,6 +62,22 @@ pub const OPEN_SNIFF_BYTES: usize = 64 * 1024;
 pub const ZIP_DIRECTORY_CAP: u64 = 4 * 1024 * 1024;
 /// Longest wait for the system to name a file's default application.
 pub const HANDLER_QUERY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Most folders watched for live refresh at once (one inotify watch each);
+/// the rest refresh when the window regains focus, and the window says so.
+pub const MAX_WATCHED_FOLDERS: usize = 1024;
+/// A folder's change is reported once no event touched any watched folder
+/// for this long...
+pub const WATCH_QUIET: Duration = Duration::from_millis(150);
+/// ...or at the latest this long after the first unreported event, so a
+/// storm of changes is shown while it lasts.
+pub const WATCH_MAX_DELAY: Duration = Duration::from_millis(500);
+
+/// Largest saved-view file read at start; a larger one is ignored.
+pub const SAVED_VIEW_MAX_BYTES: u64 = 1024 * 1024;
+/// Most expanded folders remembered across a restart (in tree order).
+pub const SAVED_EXPANDED_MAX: usize = 4096;
+
 /// The limits the UI needs, as one value. Exported through ts-rs: the type to
 /// `ui/src/bindings/Limits.ts` and the values to `ui/src/bindings/limit-values.ts`
 /// (by `export_bindings_limits_values`; not `limits.ts`, which would clash
@@ -86,6 +102,8 @@ pub struct Limits {
     pub preview_chunk: u64,
     pub max_preview_chunk: u64,
     pub image_cap: u64,
+    /// `SAVED_EXPANDED_MAX`.
+    pub saved_expanded_max: u32,
 }
 
 /// The values of [`Limits`].
@@ -103,6 +121,7 @@ pub const LIMITS: Limits = Limits {
     preview_chunk: PREVIEW_CHUNK,
     max_preview_chunk: MAX_PREVIEW_CHUNK,
     image_cap: IMAGE_CAP,
+    saved_expanded_max: SAVED_EXPANDED_MAX as u32,
 };
 
 #[cfg(test)]

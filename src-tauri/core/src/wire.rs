@@ -309,3 +309,62 @@ pub struct Startup {
     /// The handle of a file inside it to select, when started on a file.
     pub select: Option<String>,
 }
+
+/// `watch_folders`' request: the folders whose rows are on show, root first,
+/// in tree order (the first ones are watched when there are too many).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct WatchRequest {
+    pub folders: Vec<String>,
+}
+
+/// Why some requested folders are not watched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum WatchShortfallKind {
+    /// More folders than `MAX_WATCHED_FOLDERS` are open.
+    Cap,
+    /// The system's inotify watch limit was reached.
+    SystemLimit,
+    /// Watching could not start at all (e.g. the inotify instance limit).
+    Unavailable,
+}
+
+/// Some folders are not watched: they refresh when the window regains focus.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct WatchShortfall {
+    pub kind: WatchShortfallKind,
+    pub message: String,
+}
+
+/// `watch_folders`' answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct WatchStatus {
+    /// Folders watched now.
+    pub watched: u32,
+    /// Handles asked for but not watched because of `shortfall`.
+    pub unwatched: Vec<String>,
+    pub shortfall: Option<WatchShortfall>,
+}
+
+/// What the app pushes to the window unasked, over the channel the window
+/// gave `listen_shell`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[ts(export)]
+pub enum ShellEvent {
+    /// These watched folders changed on disk (handles as the window sent
+    /// them). `overflow`: the system dropped events, so every watched folder
+    /// is listed.
+    FoldersChanged { folders: Vec<String>, overflow: bool },
+    /// A second `canopy PATH` asked the running window to open PATH.
+    Open { startup: Startup },
+    /// Something the window should say (e.g. a path that could not be passed).
+    Notice { message: String },
+}

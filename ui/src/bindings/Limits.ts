@@ -15,4 +15,8 @@ timeBudgetMs: number,
 /**
  * `REQUEST_TIME`, per request.
  */
-requestTimeMs: number, maxReplyEntries: number, maxNamesRead: number, maxStuckThreads: number, previewChunk: number, maxPreviewChunk: number, imageCap: number, };
+requestTimeMs: number, maxReplyEntries: number, maxNamesRead: number, maxStuckThreads: number, previewChunk: number, maxPreviewChunk: number, imageCap: number, 
+/**
+ * `SAVED_EXPANDED_MAX`.
+ */
+savedExpandedMax: number, };

@@ -14,5 +14,6 @@ export const LIMITS: Limits = {
   page: 500,
   previewChunk: 262144,
   requestTimeMs: 5000,
+  savedExpandedMax: 4096,
   timeBudgetMs: 2000,
 };

@@ -133,7 +133,27 @@ export class PreviewPane {
       return;
     }
     if (this.shown && hit.node === this.shown.node) return;
-    // The same entry re-listed (e.g. a folder's summary grew): re-render in place.
+    const shown = this.shown;
+    if (shown && hit.node.entry.handle === shown.node.entry.handle && hit.node.entry.kind === shown.node.entry.kind) {
+      // The same entry re-listed (a change on disk, a page of its folder...).
+      const before = shown.node.entry;
+      const after = hit.node.entry;
+      shown.node = hit.node;
+      if (hit.node.folder || after.kind === "folder") {
+        // A folder's summary: its counts may have changed.
+        this.body.replaceChildren(this.folderSummary(hit.node));
+        return;
+      }
+      if (before.size === after.size && before.modified === after.modified) return;
+      if (shown.mode === "none" || before.error || after.error) {
+        this.show(hit.node);
+        return;
+      }
+      // The file changed on disk: read its first chunk again, and say so.
+      this.show(hit.node);
+      this.status.textContent = "The file changed on disk: its first part was read again.";
+      return;
+    }
     this.show(hit.node);
   }
 

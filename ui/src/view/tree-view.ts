@@ -71,6 +71,7 @@ export class TreeView {
   private typeahead = "";
   private typeaheadTimer: ReturnType<typeof setTimeout> | undefined;
   private pendingSelect: number | null = null;
+  private revealed = 0;
   private lastRootHandle: string | null = null;
   private menu: HTMLElement | null = null;
 
@@ -132,8 +133,10 @@ export class TreeView {
     const rootChanged = s.tree.root.handle !== this.lastRootHandle;
     // Rows change only when the folders do; a selection change just repaints.
     if (!this.flat || !prevState || prevState.root !== s.tree.root) {
+      const anchor = rootChanged ? null : this.topAnchor();
       this.flat = flatten(s.tree);
       this.setCount(this.flat.length);
+      if (anchor) this.keepAnchor(anchor);
     }
     if (rootChanged) {
       this.lastRootHandle = s.tree.root.handle;
@@ -144,6 +147,14 @@ export class TreeView {
     } else if (s.tree.selected) {
       const sel = this.flat.indexOf(s.tree.selected);
       if (sel >= 0) this.cursor = sel;
+    }
+    if (s.revealSelection !== this.revealed) {
+      this.revealed = s.revealSelection;
+      const sel = s.tree.selected ? this.flat.indexOf(s.tree.selected) : -1;
+      if (sel >= 0) {
+        this.cursor = sel;
+        this.virtualizer.scrollToIndex(sel, { align: "center" });
+      }
     }
     if (this.pendingSelect !== null) {
       const r = this.flat.at(this.pendingSelect);
@@ -156,6 +167,32 @@ export class TreeView {
     }
     this.cursor = Math.min(this.cursor, Math.max(0, this.flat.length - 1));
     this.paint();
+  }
+
+  /**
+   * The first entry row at the top of the view, and where it is. Rows added
+   * or removed above it (a change on disk) must not move it: see keepAnchor.
+   * At the very top nothing is anchored, so new first entries show.
+   */
+  private topAnchor(): { handle: string; index: number } | null {
+    const flat = this.flat;
+    const top = this.scroller.scrollTop;
+    if (!flat || top <= 0) return null;
+    const first = Math.floor(top / ROW_HEIGHT);
+    const last = Math.min(flat.length, first + Math.ceil(this.scroller.clientHeight / ROW_HEIGHT) + 1);
+    for (let i = first; i < last; i++) {
+      const r = flat.at(i);
+      if (r?.kind === "entry") return { handle: r.node.entry.handle, index: i };
+    }
+    return null;
+  }
+
+  /** Scrolls by as many rows as the anchor moved, so the same rows stay in view. */
+  private keepAnchor(anchor: { handle: string; index: number }): void {
+    const now = this.flat?.indexOf(anchor.handle) ?? -1;
+    if (now < 0 || now === anchor.index) return;
+    this.scroller.scrollTop += (now - anchor.index) * ROW_HEIGHT;
+    this.virtualizer.scrollToOffset(this.scroller.scrollTop);
   }
 
   private setCount(count: number): void {
@@ -180,6 +217,7 @@ export class TreeView {
     const next = new Map<string, Painted>();
     const order: HTMLElement[] = [];
     const gaps = new Map<FolderState, { from: number; to: number }>();
+    const shown = new Map<string, { from: number; to: number }>();
     for (const item of items) {
       const row = flat.at(item.index);
       if (!row) continue;
@@ -196,6 +234,9 @@ export class TreeView {
       p.el.classList.toggle("active", item.index === this.cursor);
       next.set(key, p);
       order.push(p.el);
+      const seen = shown.get(row.parent.handle);
+      if (seen) seen.to = Math.max(seen.to, row.posinset);
+      else shown.set(row.parent.handle, { from: row.posinset - 1, to: row.posinset });
       if (row.kind === "placeholder") {
         const g = gaps.get(row.parent) ?? { from: row.posinset - 1, to: row.posinset };
         g.from = Math.min(g.from, row.posinset - 1);
@@ -208,6 +249,7 @@ export class TreeView {
     const active = flat.at(this.cursor);
     if (active) this.tree.setAttribute("aria-activedescendant", rowId(active));
     else this.tree.removeAttribute("aria-activedescendant");
+    for (const [handle, range] of shown) this.controller.noteInView(handle, range.from, range.to);
     for (const [folder, g] of gaps) void this.controller.ensureLoaded(folder.handle, g.from, g.to);
   }
 

@@ -1,0 +1,309 @@
+//! The view remembered across a restart, and the file that keeps it.
+//!
+//! Promises:
+//! - the file lives in the platform's config folder (`$XDG_CONFIG_HOME/canopy`,
+//!   else `~/.config/canopy`; a relative `XDG_CONFIG_HOME` is ignored, as the
+//!   XDG spec says);
+//! - it is written atomically: a temporary file in the same folder, synced,
+//!   then renamed over the old one, so a crash leaves the old file or the new
+//!   one, never half of either;
+//! - paths are kept as handles, so a folder whose name is not UTF-8 comes
+//!   back byte-exact;
+//! - a missing file is a first start; a corrupt, oversized or unreadable file
+//!   is ignored with a message, never an error that stops the start;
+//! - what is read is checked: a depth out of range, a handle that does not
+//!   decode, or too many expanded folders are dropped, not trusted.
+//!
+//! What is restored is only a wish list: the window re-lists every folder
+//! with the normal cap and time budget (never "Show all"), so a folder that
+//! grew huge since shows its first page and its badge.
+
+use std::ffi::OsString;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::limits::{MAX_DEPTH, SAVED_EXPANDED_MAX, SAVED_VIEW_MAX_BYTES};
+use crate::names::decode_handle;
+
+/// The file format's version; a file of another version is ignored.
+const VERSION: u32 = 1;
+const APP_FOLDER: &str = "canopy";
+const FILE_NAME: &str = "state.json";
+
+/// What the window shows, as the window reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct SavedView {
+    /// Handle of the open folder.
+    pub folder: String,
+    pub depth: u32,
+    pub show_dotfiles: bool,
+    /// Handles of the expanded folders, in tree order.
+    pub expanded: Vec<String>,
+    /// Handle of the selected entry.
+    pub selected: Option<String>,
+}
+
+/// Where the window was, in physical pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowPlacement {
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+    pub maximized: bool,
+}
+
+/// Everything remembered.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Remembered {
+    pub view: Option<SavedView>,
+    pub window: Option<WindowPlacement>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct FileFormat {
+    version: u32,
+    #[serde(flatten)]
+    remembered: Remembered,
+}
+
+/// What reading the file gave: what can be used, and what went wrong.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Loaded {
+    pub remembered: Remembered,
+    /// Why the file was ignored (for the window to say), if it was.
+    pub problem: Option<String>,
+}
+
+/// The state file's path from `XDG_CONFIG_HOME` and `HOME` (as given), or
+/// `None` when neither names an absolute folder.
+pub fn state_path_from(xdg_config_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
+    let absolute = |v: Option<OsString>| v.map(PathBuf::from).filter(|p| p.is_absolute());
+    let config = absolute(xdg_config_home).or_else(|| absolute(home).map(|h| h.join(".config")))?;
+    Some(config.join(APP_FOLDER).join(FILE_NAME))
+}
+
+/// The state file's path for this process's environment.
+pub fn state_path() -> Option<PathBuf> {
+    state_path_from(std::env::var_os("XDG_CONFIG_HOME"), std::env::var_os("HOME"))
+}
+
+/// Reads the state file. Never fails: a missing file is a first start
+/// (nothing remembered, no problem); any other failure is a `problem`.
+pub fn load(path: &Path) -> Loaded {
+    let ignored = |why: String| Loaded {
+        remembered: Remembered::default(),
+        problem: Some(format!("The saved view ({}) was ignored: {why}. Starting fresh.", path.display())),
+    };
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Loaded::default(),
+        Err(e) => return ignored(format!("it cannot be read ({})", reason(&e))),
+    };
+    let mut bytes = Vec::new();
+    // One byte past the limit tells an oversized file from one at the limit.
+    if let Err(e) = file.take(SAVED_VIEW_MAX_BYTES + 1).read_to_end(&mut bytes) {
+        return ignored(format!("it cannot be read ({})", reason(&e)));
+    }
+    if bytes.len() as u64 > SAVED_VIEW_MAX_BYTES {
+        return ignored(format!("it is larger than {SAVED_VIEW_MAX_BYTES} bytes"));
+    }
+    let parsed: FileFormat = match serde_json::from_slice(&bytes) {
+        Ok(p) => p,
+        Err(e) => return ignored(format!("it is not a saved view ({e})")),
+    };
+    if parsed.version != VERSION {
+        return ignored(format!("it is of version {}, not {VERSION}", parsed.version));
+    }
+    Loaded { remembered: checked(parsed.remembered), problem: None }
+}
+
+/// Drops what cannot be trusted: a view whose folder handle or depth is
+/// invalid, expanded handles that do not decode, and the excess beyond
+/// `SAVED_EXPANDED_MAX`; a window of zero size.
+fn checked(mut r: Remembered) -> Remembered {
+    r.view = r.view.filter(|v| decode_handle(&v.folder).is_ok() && (1..=MAX_DEPTH).contains(&v.depth)).map(|mut v| {
+        v.expanded.retain(|h| decode_handle(h).is_ok());
+        v.expanded.truncate(SAVED_EXPANDED_MAX);
+        v.selected = v.selected.filter(|h| decode_handle(h).is_ok());
+        v
+    });
+    r.window = r.window.filter(|w| w.width > 0 && w.height > 0);
+    r
+}
+
+fn reason(e: &io::Error) -> String {
+    crate::CanopyError::from_io(e, "error").message.trim_start_matches("error: ").to_string()
+}
+
+/// Writes the state file atomically: a new file beside it, written and
+/// synced, renamed over the old one, and the folder synced. The folder is
+/// created (mode 0700) when missing.
+///
+/// # Errors
+/// The I/O error of the step that failed; the old file is then untouched.
+pub fn save(path: &Path, remembered: &Remembered) -> io::Result<()> {
+    let folder = path.parent().ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+    fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)?;
+    let mut remembered = remembered.clone();
+    if let Some(v) = &mut remembered.view {
+        v.expanded.truncate(SAVED_EXPANDED_MAX);
+    }
+    let json = serde_json::to_vec_pretty(&FileFormat { version: VERSION, remembered })
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let name = path.file_name().ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let mut temp_name = OsString::from(".");
+    temp_name.push(name);
+    temp_name.push(format!(".{}.tmp", std::process::id()));
+    let temp = folder.join(temp_name);
+    let written = (|| {
+        let mut f = OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&temp)?;
+        f.write_all(&json)?;
+        f.sync_all()?;
+        fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written?;
+    File::open(folder)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::names::encode_handle;
+    use std::os::unix::ffi::OsStringExt;
+
+    fn view(folder: &Path) -> SavedView {
+        SavedView {
+            folder: encode_handle(folder),
+            depth: 3,
+            show_dotfiles: false,
+            expanded: vec![encode_handle(&folder.join("a")), encode_handle(&folder.join("a/b"))],
+            selected: Some(encode_handle(&folder.join("a/b/c.txt"))),
+        }
+    }
+
+    #[test]
+    fn xdg_config_home_is_honoured_and_a_relative_one_ignored() {
+        let p = state_path_from(Some("/x/conf".into()), Some("/home/u".into()));
+        assert_eq!(p.unwrap(), Path::new("/x/conf/canopy/state.json"));
+        let p = state_path_from(Some("relative/conf".into()), Some("/home/u".into()));
+        assert_eq!(p.unwrap(), Path::new("/home/u/.config/canopy/state.json"), "a relative XDG_CONFIG_HOME is ignored");
+        assert_eq!(state_path_from(None, None), None);
+    }
+
+    #[test]
+    fn a_saved_view_round_trips_byte_exact() {
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join(std::ffi::OsString::from_vec(b"caf\xe9 \xff\n".to_vec()));
+        let path = dir.path().join("conf/canopy/state.json");
+        let r = Remembered {
+            view: Some(view(&odd)),
+            window: Some(WindowPlacement { x: -20, y: 40, width: 900, height: 700, maximized: false }),
+        };
+        save(&path, &r).unwrap();
+        let back = load(&path);
+        assert_eq!(back.problem, None);
+        assert_eq!(back.remembered, r, "what was saved comes back");
+        let folder = decode_handle(&back.remembered.view.unwrap().folder).unwrap();
+        assert_eq!(folder, odd, "a non-UTF-8 path comes back byte-exact");
+    }
+
+    #[test]
+    fn a_missing_file_is_a_first_start_without_a_message() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load(&dir.path().join("none/state.json")), Loaded::default());
+    }
+
+    #[test]
+    fn a_corrupt_file_is_ignored_with_a_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        for bad in [&b"{\"version\":1,\"view\":{\"folder\":"[..], b"\xff\xfe garbage", b"[]", b"{\"version\":99}"] {
+            fs::write(&path, bad).unwrap();
+            let got = load(&path);
+            assert_eq!(got.remembered, Remembered::default(), "{bad:?}: nothing from a corrupt file is used");
+            let msg = got.problem.expect("a corrupt file is reported");
+            assert!(msg.contains("ignored") && msg.contains("state.json"), "{msg}");
+        }
+    }
+
+    #[test]
+    fn an_oversized_file_is_ignored_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        fs::write(&path, vec![b' '; SAVED_VIEW_MAX_BYTES as usize + 1]).unwrap();
+        assert!(load(&path).problem.unwrap().contains("larger than"));
+    }
+
+    #[test]
+    fn an_unreadable_file_is_ignored_with_a_message() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder where the file should be cannot be read as one, even by root.
+        let path = dir.path().join("state.json");
+        fs::create_dir(&path).unwrap();
+        let got = load(&path);
+        assert_eq!(got.remembered, Remembered::default());
+        assert!(got.problem.unwrap().contains("cannot be read"));
+    }
+
+    #[test]
+    fn untrusted_parts_are_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        let mut v = view(dir.path());
+        v.expanded.push("not a handle!".into());
+        v.expanded.extend((0..SAVED_EXPANDED_MAX + 10).map(|i| encode_handle(&dir.path().join(format!("f{i}")))));
+        let json = serde_json::json!({ "version": 1, "view": v, "window": { "x": 0, "y": 0, "width": 0, "height": 5, "maximized": false } });
+        fs::write(&path, json.to_string()).unwrap();
+        let got = load(&path).remembered;
+        let got_view = got.view.unwrap();
+        assert!(got_view.expanded.iter().all(|h| decode_handle(h).is_ok()), "undecodable handles are dropped");
+        assert_eq!(got_view.expanded.len(), SAVED_EXPANDED_MAX, "at most SAVED_EXPANDED_MAX folders are restored");
+        assert_eq!(got.window, None, "a zero-size window is not restored");
+
+        let mut deep = view(dir.path());
+        deep.depth = MAX_DEPTH + 1;
+        fs::write(&path, serde_json::json!({ "version": 1, "view": deep }).to_string()).unwrap();
+        assert_eq!(load(&path).remembered.view, None, "a depth out of range drops the view");
+    }
+
+    #[test]
+    fn saving_replaces_the_file_whole_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("canopy/state.json");
+        let first = Remembered { view: Some(view(&dir.path().join("first"))), window: None };
+        save(&path, &first).unwrap();
+        let second = Remembered { view: Some(view(&dir.path().join("second"))), window: None };
+        save(&path, &second).unwrap();
+        assert_eq!(load(&path).remembered, second);
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("state.json")], "only the state file remains");
+    }
+
+    #[test]
+    fn a_failed_save_leaves_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("canopy/state.json");
+        let first = Remembered { view: Some(view(&dir.path().join("first"))), window: None };
+        save(&path, &first).unwrap();
+        // The rename cannot replace a non-empty folder: the write fails at its last step.
+        let blocked = dir.path().join("canopy/blocked.json");
+        fs::create_dir_all(blocked.join("x")).unwrap();
+        assert!(save(&blocked, &first).is_err());
+        assert_eq!(load(&path).remembered, first, "the old file is untouched");
+        let left: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.iter().all(|n| !n.to_string_lossy().ends_with(".tmp")), "no temporary file is left: {left:?}");
+    }
+}

@@ -1,0 +1,205 @@
+//! What the window opens first, and what a second `canopy PATH` hands to the
+//! running window.
+//!
+//! Promises:
+//! - `canopy PATH` opens PATH (see [`crate::startup_from_arg`]); `canopy
+//!   --handle=HANDLE` opens the path the handle encodes, byte for byte;
+//! - started without a path, the window restores the saved view, if any;
+//! - a second instance forwards its arguments as strings (the single-instance
+//!   plugin's D-Bus call carries UTF-8 only), so a path that is not UTF-8 is
+//!   first rewritten as `--handle=…` ([`forwardable_args`]); a lossy string
+//!   that still arrives is refused with a message, never opened as a
+//!   different path.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use ts_rs::TS;
+
+use crate::names::{decode_handle, encode_handle};
+use crate::saved_view::{Loaded, SavedView};
+use crate::wire::{RootSpec, Startup};
+
+/// The flag that carries a path as a handle.
+pub const HANDLE_FLAG: &str = "--handle=";
+
+/// What the window gets at start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Launch {
+    pub startup: Startup,
+    /// The saved view to restore (started without a path, and one was saved).
+    pub restore: Option<SavedView>,
+    /// Something to say at start, e.g. that the saved view was ignored.
+    pub notice: Option<String>,
+}
+
+/// The path argument: the first argument after the program, or the path
+/// encoded by `--handle=`.
+///
+/// # Errors
+/// A message when `--handle=` does not decode.
+pub fn path_arg(args: &[OsString]) -> Result<Option<PathBuf>, String> {
+    let Some(arg) = args.get(1) else { return Ok(None) };
+    match arg.to_str().and_then(|a| a.strip_prefix(HANDLE_FLAG)) {
+        Some(handle) => decode_handle(handle).map(Some).map_err(|e| format!("{HANDLE_FLAG}: {}", e.message)),
+        None => Ok(Some(PathBuf::from(arg))),
+    }
+}
+
+/// What the window opens at start, given the command line and the saved state.
+pub fn launch(args: &[OsString], loaded: Loaded) -> Launch {
+    let mut notice = loaded.problem;
+    match path_arg(args) {
+        Ok(Some(path)) => {
+            return Launch { startup: crate::startup_from_arg(Some(path.into_os_string())), restore: None, notice }
+        }
+        Err(message) => notice = Some(message),
+        Ok(None) => {}
+    }
+    match loaded.remembered.view {
+        Some(view) => Launch {
+            startup: Startup { folder: RootSpec::Handle(view.folder.clone()), select: view.selected.clone() },
+            restore: Some(view),
+            notice,
+        },
+        None => Launch { startup: crate::startup_from_arg(None), restore: None, notice },
+    }
+}
+
+/// The arguments to run with instead, when a path argument would not survive
+/// being forwarded as a string: the path made absolute and passed as
+/// `--handle=`. `None` when the arguments can be forwarded as they are.
+pub fn forwardable_args(args: &[OsString], cwd: Option<&Path>) -> Option<Vec<OsString>> {
+    let arg = args.get(1)?;
+    if arg.to_str().is_some_and(|a| a.starts_with(HANDLE_FLAG)) {
+        return None;
+    }
+    let relative = !Path::new(arg).is_absolute();
+    let cwd_lossy = cwd.is_some_and(|c| c.to_str().is_none());
+    if arg.to_str().is_some() && !(relative && cwd_lossy) {
+        return None;
+    }
+    let path = match (relative, cwd) {
+        (true, Some(cwd)) => cwd.join(arg),
+        _ => PathBuf::from(arg),
+    };
+    let mut flag = OsString::from(HANDLE_FLAG);
+    flag.push(encode_handle(&path));
+    let mut out = vec![args[0].clone(), flag];
+    out.extend(args[2..].iter().cloned());
+    Some(out)
+}
+
+/// What the running window should open for a second instance's arguments
+/// (as the single-instance plugin forwards them: lossy strings, and the
+/// second instance's folder). `Ok(None)`: no path, just show the window.
+///
+/// # Errors
+/// A message for the window when the path did not survive forwarding.
+pub fn startup_from_forwarded(argv: &[String], cwd: &str) -> Result<Option<Startup>, String> {
+    let args: Vec<OsString> = argv.iter().map(OsString::from).collect();
+    let path = match path_arg(&args)? {
+        None => return Ok(None),
+        Some(p) => p,
+    };
+    let lossy = |s: &OsStr| s.to_str().is_some_and(|t| t.contains(char::REPLACEMENT_CHARACTER));
+    if lossy(path.as_os_str()) {
+        return Err(format!("The path {} could not be passed to this window: it is not valid UTF-8.", path.display()));
+    }
+    let path = if path.is_absolute() {
+        path
+    } else if cwd.contains(char::REPLACEMENT_CHARACTER) || cwd.is_empty() {
+        return Err(format!(
+            "The path {} could not be passed to this window: it is relative to a folder whose name is not valid UTF-8.",
+            path.display()
+        ));
+    } else {
+        Path::new(cwd).join(path)
+    };
+    Ok(Some(crate::startup_from_arg(Some(path.into_os_string()))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::saved_view::Remembered;
+    use std::os::unix::ffi::OsStringExt;
+
+    fn os(v: &[u8]) -> OsString {
+        OsString::from_vec(v.to_vec())
+    }
+
+    #[test]
+    fn a_path_argument_wins_over_the_saved_view() {
+        let dir = tempfile::tempdir().unwrap();
+        let saved = Loaded {
+            remembered: Remembered {
+                view: Some(SavedView {
+                    folder: encode_handle(Path::new("/somewhere")),
+                    depth: 2,
+                    show_dotfiles: true,
+                    expanded: vec![],
+                    selected: None,
+                }),
+                window: None,
+            },
+            problem: None,
+        };
+        let got = launch(&["canopy".into(), dir.path().into()], saved.clone());
+        assert_eq!(got.startup.folder, RootSpec::Handle(encode_handle(dir.path())));
+        assert_eq!(got.restore, None, "a path argument means no restore");
+        let got = launch(&["canopy".into()], saved);
+        assert_eq!(got.startup.folder, RootSpec::Handle(encode_handle(Path::new("/somewhere"))));
+        assert!(got.restore.is_some(), "no path argument: the saved view is restored");
+    }
+
+    #[test]
+    fn the_saved_views_problem_is_said_at_start() {
+        let loaded = Loaded { remembered: Remembered::default(), problem: Some("bad file".into()) };
+        let got = launch(&["canopy".into()], loaded);
+        assert_eq!(got.notice.as_deref(), Some("bad file"));
+        assert_eq!(got.startup.folder, RootSpec::Text("~".into()), "a fresh start opens the home folder");
+    }
+
+    #[test]
+    fn a_non_utf8_path_is_forwarded_as_a_handle_and_comes_back_exact() {
+        let raw = os(b"/tmp/caf\xe9");
+        let args = forwardable_args(&["canopy".into(), raw.clone()], Some(Path::new("/"))).expect("must be rewritten");
+        let forwarded: Vec<String> = args.iter().map(|a| a.to_str().expect("forwardable as UTF-8").to_owned()).collect();
+        assert!(forwarded[1].starts_with(HANDLE_FLAG));
+        assert_eq!(path_arg(&args).unwrap().unwrap(), PathBuf::from(raw.clone()), "the handle decodes to the exact bytes");
+        let startup = startup_from_forwarded(&forwarded, "/").unwrap().unwrap();
+        assert_eq!(startup.folder, RootSpec::Handle(encode_handle(Path::new(&raw))));
+    }
+
+    #[test]
+    fn a_relative_path_is_made_absolute_before_forwarding_from_a_non_utf8_folder() {
+        let cwd = PathBuf::from(os(b"/tmp/d\xff"));
+        let args = forwardable_args(&["canopy".into(), "sub".into()], Some(&cwd)).expect("must be rewritten");
+        assert_eq!(path_arg(&args).unwrap().unwrap(), cwd.join("sub"));
+        assert_eq!(forwardable_args(&args, Some(&cwd)), None, "a handle is never rewritten again (no restart loop)");
+        assert_eq!(forwardable_args(&["canopy".into(), "sub".into()], Some(Path::new("/tmp"))), None, "plain UTF-8 is forwarded as is");
+    }
+
+    #[test]
+    fn a_forwarded_relative_path_is_taken_from_the_second_instances_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("inner")).unwrap();
+        let got = startup_from_forwarded(&["canopy".into(), "inner".into()], dir.path().to_str().unwrap()).unwrap().unwrap();
+        assert_eq!(got.folder, RootSpec::Handle(encode_handle(&dir.path().join("inner"))));
+        assert_eq!(startup_from_forwarded(&["canopy".into()], "/").unwrap(), None, "no path: just show the window");
+    }
+
+    #[test]
+    fn a_lossy_forwarded_path_is_refused_not_opened_elsewhere() {
+        let err = startup_from_forwarded(&["canopy".into(), "/tmp/caf\u{fffd}".into()], "/").unwrap_err();
+        assert!(err.contains("could not be passed"), "{err}");
+        let err = startup_from_forwarded(&["canopy".into(), "rel".into()], "/tmp/d\u{fffd}").unwrap_err();
+        assert!(err.contains("could not be passed"), "{err}");
+        let err = startup_from_forwarded(&["canopy".into(), "--handle=!!".into()], "/").unwrap_err();
+        assert!(err.contains("--handle="), "{err}");
+    }
+}
