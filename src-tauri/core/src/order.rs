@@ -1,13 +1,150 @@
-//! The one order every listing uses, on every OS and every run.
+//! The orders a listing can use, the same on every OS and every run.
 //!
-//! Real folders first, then everything else (symlinks included). Within each
-//! group, names compare in natural order: case-insensitively by Unicode
+//! Real folders first, then everything else (symlinks included), under every
+//! order. The natural name order: names compare case-insensitively by Unicode
 //! lowercase, with runs of ASCII digits compared by numeric value (`file2`
 //! before `file10`); remaining ties are broken by the raw bytes, so the order is
 //! total and no two distinct names compare equal.
+//!
+//! The other orders ([`Order`]) put one primary value first: the size or the
+//! modification time (from an `lstat`), or the extension (what follows the
+//! last dot that is not the name's first character, lowercased). Ties fall
+//! back to the natural name order, ascending even when the order is
+//! reversed, so the result is deterministic. `reverse` flips the primary (and,
+//! under the name order, the name). Entries whose `lstat` failed (or was not
+//! made: see `checked` in the listing) sort after every entry with a value,
+//! in both directions. Folders sort among themselves by name under the size
+//! order (a folder's own size is not its contents') and the type order; under
+//! the modified order they sort by their time like files.
+//!
+//! Every entry gets one sort key ([`sort_key_for`]): a sequence of `u32`
+//! compared as a slice, then the raw name bytes (reversed under a reversed
+//! name order). Everything that compares entries (the heap of candidates,
+//! cursors, the samples of a deep page, `locate`) compares these keys, so
+//! there is one order, not several that should agree.
 
 use std::cmp::Ordering;
 use std::char::ToLowercase;
+
+use crate::wire::SortBy;
+
+/// An order: what comes first, and which way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Order {
+    pub by: SortBy,
+    pub reverse: bool,
+}
+
+impl Order {
+    /// The natural name order, ascending: what every listing used before orders existed.
+    pub const NAME: Order = Order { by: SortBy::Name, reverse: false };
+
+    /// True when every entry needs an `lstat` to be placed.
+    pub fn needs_stat(self) -> bool {
+        matches!(self.by, SortBy::Size | SortBy::Modified)
+    }
+
+    /// True when `group` is placed by its primary value under this order
+    /// (folders are not, under the size and type orders).
+    fn uses_primary(self, group: Group) -> bool {
+        match self.by {
+            SortBy::Name => false,
+            SortBy::Modified => true,
+            SortBy::Size | SortBy::Type => group == Group::Other,
+        }
+    }
+
+    /// Raw-byte tie-breaks run backwards under a reversed name order only.
+    pub fn bytes_reversed(self) -> bool {
+        self.by == SortBy::Name && self.reverse
+    }
+
+    /// Compares two entries whose sort keys are `ka` and `kb`.
+    #[inline]
+    pub fn compare_keyed(self, ka: &[u32], a: &[u8], kb: &[u32], b: &[u8]) -> Ordering {
+        ka.cmp(kb).then_with(|| if self.bytes_reversed() { b.cmp(a) } else { a.cmp(b) })
+    }
+}
+
+/// The value an entry is placed by under the size or modified order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Primary {
+    /// The order has no primary value (name, type), or it does not apply
+    /// (a folder under the size order).
+    None,
+    /// The `lstat` failed or was not made: sorts after every value.
+    Missing,
+    /// A size in bytes, or a modification time in ms since the epoch.
+    Value(i64),
+}
+
+/// The extension of a name: what follows its last dot, unless that dot is
+/// the name's first character; `None` when there is none (or it is empty).
+pub fn extension(name: &[u8]) -> Option<&[u8]> {
+    let dot = name.iter().rposition(|&b| b == b'.')?;
+    (dot > 0 && dot + 1 < name.len()).then(|| &name[dot + 1..])
+}
+
+/// Above every unit a key holds (code points and stand-ins stay below
+/// 0x11_0100): ends a reversed run, so a prefix sorts after what it begins.
+const KEY_TOP: u32 = u32::MAX;
+
+fn push_units(name: &[u8], reverse: bool, out: &mut Vec<u32>) {
+    let start = out.len();
+    for unit in Units::new(name) {
+        match unit {
+            Unit::Code(c) => out.push(c),
+            Unit::Num(digits) => {
+                out.push('0' as u32);
+                out.push(digits.len() as u32);
+                out.extend(digits.iter().map(|&d| d as u32));
+            }
+        }
+    }
+    if reverse {
+        for w in &mut out[start..] {
+            *w = KEY_TOP - 1 - *w;
+        }
+        out.push(KEY_TOP);
+    }
+}
+
+/// Writes the sort key of an entry under `order` into `out` (see the module
+/// docs): comparing two keys as slices, then the raw names (see
+/// [`Order::compare_keyed`]), gives the order.
+///
+/// Layout: the group; then, when the order places this group by a value,
+/// `0` and the value (two words, flipped when reversed) or `1` for a missing
+/// value, or the extension's units and a terminator; then the name's units.
+pub fn sort_key_for(order: Order, group: Group, primary: Primary, name: &[u8], out: &mut Vec<u32>) {
+    out.clear();
+    out.push(group as u32);
+    if order.uses_primary(group) {
+        match order.by {
+            SortBy::Type => match extension(name) {
+                // The terminator sorts a shorter extension first ("" < "c" < "cc").
+                Some(ext) => {
+                    out.push(1);
+                    push_units(ext, order.reverse, out);
+                    out.push(0);
+                }
+                None => out.push(if order.reverse { 2 } else { 0 }),
+            },
+            _ => match primary {
+                Primary::Value(v) => {
+                    // Signed to unsigned, order kept; flipped when reversed.
+                    let mut u = (v as u64) ^ (1 << 63);
+                    if order.reverse {
+                        u = !u;
+                    }
+                    out.extend([0, (u >> 32) as u32, u as u32]);
+                }
+                Primary::Missing | Primary::None => out.push(1),
+            },
+        }
+    }
+    push_units(name, order.reverse && order.by == SortBy::Name, out);
+}
 
 /// The group an entry sorts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -242,18 +379,15 @@ impl<'a> Iterator for Units<'a> {
 /// orders numbers by value. Keys cost one pass over the name; comparing them
 /// is a slice comparison, so a folder sorts without re-decoding names.
 pub fn sort_key(group: Group, name: &[u8], out: &mut Vec<u32>) {
+    sort_key_for(Order::NAME, group, Primary::None, name, out);
+}
+
+/// Writes the lowercased code points of `name` into `out` (bytes that are
+/// not UTF-8 as stand-ins above Unicode): the case folding of the natural
+/// order, digits kept as themselves, for prefixes and filters.
+pub fn fold_into(name: &[u8], out: &mut Vec<u32>) {
     out.clear();
-    out.push(group as u32);
-    for unit in Units::new(name) {
-        match unit {
-            Unit::Code(c) => out.push(c),
-            Unit::Num(digits) => {
-                out.push('0' as u32);
-                out.push(digits.len() as u32);
-                out.extend(digits.iter().map(|&d| d as u32));
-            }
-        }
-    }
+    out.extend(Folded::new(name));
 }
 
 /// Lowercased code points of a name, digits kept as themselves (for prefixes).
