@@ -432,8 +432,7 @@ pub fn open_regular_at(at: RawFd, name: &std::ffi::CStr, follow_last: bool) -> R
     if fd < 0 {
         let err = io::Error::last_os_error();
         if err.raw_os_error() == Some(libc::ENOENT) {
-            return Err(RegularOpen::Io(io::Error::new(
-                io::ErrorKind::Other,
+            return Err(RegularOpen::Io(io::Error::other(
                 "/proc is not mounted, and a file is read only through the descriptor that was checked",
             )));
         }

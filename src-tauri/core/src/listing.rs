@@ -538,7 +538,7 @@ fn describe(
 
 /// How a folder below the root turned out.
 enum Child {
-    Read(FolderRead, Arc<Dir>, Identity),
+    Read(Box<FolderRead>, Arc<Dir>, Identity),
     /// Not read: it could not be opened, or it is not responding.
     Failed(CanopyError),
 }
@@ -582,7 +582,7 @@ fn read_child(p: &Pending, s: &Settings, watch: &Watch) -> Result<Child, Stop> {
     let plan = FolderPlan { window: Window::At { offset: 0, limit: s.cap as u64 }, filter: None, rules, rules_problem };
     let read = read_open(&dir, id, &p.path, p.level, plan, deadline, s, watch);
     watch.end();
-    Ok(Child::Read(read?, dir, id))
+    Ok(Child::Read(Box::new(read?), dir, id))
 }
 
 /// Files a read folder into the walk; its subfolders join the queue.
@@ -706,7 +706,7 @@ fn walk(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -> Res
         w.current = None;
         match child {
             Child::Failed(e) => w.marks.push((pending.slot, e)),
-            Child::Read(read, dir, id) => commit(&mut w, read, Some(pending.slot), dir, id, pending.level),
+            Child::Read(read, dir, id) => commit(&mut w, *read, Some(pending.slot), dir, id, pending.level),
         }
     }
 }

@@ -488,6 +488,110 @@ mod tests {
         }
     }
 
+    /// The orders as the issue states them, written directly.
+    fn reference(order: Order, a: &(Group, Primary, Vec<u8>), b: &(Group, Primary, Vec<u8>)) -> Ordering {
+        let flip = |o: Ordering| if order.reverse { o.reverse() } else { o };
+        fn units(x: &[u8]) -> Vec<Unit<'_>> {
+            Units::new(x).collect()
+        }
+        a.0.cmp(&b.0)
+            .then_with(|| {
+                if !order.uses_primary(a.0) {
+                    return Ordering::Equal;
+                }
+                match order.by {
+                    SortBy::Type => match (extension(&a.2), extension(&b.2)) {
+                        (None, None) => Ordering::Equal,
+                        (None, Some(_)) => flip(Ordering::Less),
+                        (Some(_), None) => flip(Ordering::Greater),
+                        (Some(x), Some(y)) => flip(units(x).cmp(&units(y))),
+                    },
+                    _ => match (a.1, b.1) {
+                        (Primary::Value(x), Primary::Value(y)) => flip(x.cmp(&y)),
+                        (Primary::Value(_), _) => Ordering::Less,
+                        (_, Primary::Value(_)) => Ordering::Greater,
+                        _ => Ordering::Equal,
+                    },
+                }
+            })
+            .then_with(|| {
+                let by_name = compare_names(&a.2, &b.2);
+                if order.by == SortBy::Name { flip(by_name) } else { by_name }
+            })
+    }
+
+    fn key_of(order: Order, e: &(Group, Primary, Vec<u8>)) -> Vec<u32> {
+        let mut k = Vec::new();
+        sort_key_for(order, e.0, e.1, &e.2, &mut k);
+        k
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn sort_keys_give_every_order_as_specified(
+            entries in proptest::collection::vec(
+                (proptest::bool::ANY, 0u8..4, "[aAb1.]{0,4}(\\.[jJpP1]{0,2})?"),
+                2..12,
+            ),
+        ) {
+            let entries: Vec<(Group, Primary, Vec<u8>)> = entries
+                .into_iter()
+                .filter(|(_, _, n)| !n.is_empty())
+                .map(|(f, p, n)| {
+                    let g = if f { Group::Folder } else { Group::Other };
+                    let p = match p { 0 => Primary::Missing, v => Primary::Value(i64::from(v) - 2) };
+                    (g, p, n.into_bytes())
+                })
+                .collect();
+            for by in [SortBy::Name, SortBy::Size, SortBy::Modified, SortBy::Type] {
+                for reverse in [false, true] {
+                    let order = Order { by, reverse };
+                    for a in &entries {
+                        for b in &entries {
+                            let by_key = order.compare_keyed(&key_of(order, a), &a.2, &key_of(order, b), &b.2);
+                            let mut want = reference(order, a, b);
+                            if want == Ordering::Equal && a.2 != b.2 {
+                                want = if order.bytes_reversed() { b.2.cmp(&a.2) } else { a.2.cmp(&b.2) };
+                            }
+                            if a.2 == b.2 && a.0 == b.0 && want == Ordering::Equal {
+                                continue;
+                            }
+                            proptest::prop_assert_eq!(by_key, want, "{:?} {:?} vs {:?}", order, a, b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extensions_follow_the_last_dot_that_is_not_the_first_character() {
+        assert_eq!(extension(b"a.tar.GZ"), Some(&b"GZ"[..]));
+        assert_eq!(extension(b".bashrc"), None);
+        assert_eq!(extension(b"Makefile"), None);
+        assert_eq!(extension(b"x."), None);
+        assert_eq!(extension(b"..x"), Some(&b"x"[..]));
+    }
+
+    #[test]
+    fn missing_values_sort_last_in_both_directions_and_ties_stay_by_name() {
+        for reverse in [false, true] {
+            let order = Order { by: SortBy::Size, reverse };
+            let mut v = [
+                (Group::Other, Primary::Missing, b"a".to_vec()),
+                (Group::Other, Primary::Value(5), b"b".to_vec()),
+                (Group::Other, Primary::Value(5), b"a2".to_vec()),
+                (Group::Other, Primary::Value(9), b"c".to_vec()),
+                (Group::Folder, Primary::None, b"z".to_vec()),
+                (Group::Folder, Primary::None, b"y".to_vec()),
+            ];
+            v.sort_by(|a, b| order.compare_keyed(&key_of(order, a), &a.2, &key_of(order, b), &b.2));
+            let names: Vec<&[u8]> = v.iter().map(|e| &e.2[..]).collect();
+            let want: [&[u8]; 6] = if reverse { [b"y", b"z", b"c", b"a2", b"b", b"a"] } else { [b"y", b"z", b"a2", b"b", b"c", b"a"] };
+            assert_eq!(names, want, "reverse {reverse}");
+        }
+    }
+
     #[test]
     fn prefix_match_is_case_insensitive() {
         assert!(starts_with_folded(b"Notes.txt", b"no"));

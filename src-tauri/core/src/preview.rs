@@ -133,6 +133,10 @@ pub struct PreviewChunk {
     pub more: bool,
     /// The file's magic bytes say it is an image the UI can show.
     pub image: Option<ImageFormat>,
+    /// That image's MIME type (`image/png`...), for the UI's image element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub image_mime: Option<String>,
     pub content: PreviewContent,
 }
 
@@ -389,7 +393,8 @@ pub fn read_preview(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
     };
     let end = req.offset + length as u64;
     let more = if size > 0 { end < size } else { filled || (length as u64) < chunk.len() as u64 };
-    Ok(PreviewChunk { offset: req.offset, length: length as u64, requested, clamped, size, more, image, content })
+    let image_mime = image.map(|f| f.mime().to_string());
+    Ok(PreviewChunk { offset: req.offset, length: length as u64, requested, clamped, size, more, image, image_mime, content })
 }
 
 /// Reads a whole image (up to `IMAGE_CAP`) and its format.

@@ -62,7 +62,8 @@ pub fn write_text(listing: &Listing, out: &mut impl Write) -> io::Result<()> {
     if let (Some(filter), Some(folder)) = (&listing.filter, &root.folder) {
         let (matched, of) = (folder.total.unwrap_or(0), folder.unfiltered_total.unwrap_or(0));
         let least = if folder.count_is_lower_bound { "at least " } else { "" };
-        let pattern = escape_for_line(filter.as_bytes());
+        // No raw quote in the pattern: the line reads back from its end.
+        let pattern = escape_for_line(filter.as_bytes()).replace('"', "\\u{22}");
         writeln!(out, "[MATCH] {label}: {least}{matched} of {least}{of} entries match \"{pattern}\"")?;
     }
     if let Some(err) = &root.error {
