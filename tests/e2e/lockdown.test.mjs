@@ -77,7 +77,7 @@ describe("the locked-down webview", () => {
     }
     assert.equal(await s.exec(() => document.title), "Canopy", "the title was not set");
     // Canopy's own commands still answer.
-    const own = await s.execAsync(async () => (await window.__TAURI_INTERNALS__.invoke("startup_target", {})).folder !== undefined);
+    const own = await s.execAsync(async () => (await window.__TAURI_INTERNALS__.invoke("startup_target", {})).startup?.folder !== undefined);
     assert.equal(own, true);
   });
 
