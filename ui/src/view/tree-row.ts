@@ -50,7 +50,7 @@ function appendTruncation(extras: HTMLElement, folder: FolderState): void {
   const total = folder.total ?? 0;
   const of = folder.lowerBound ? "at least " : "";
   const badge = el("span", { class: "badge badge-more", "data-hidden": String(hidden) }, `${of}${formatCount(hidden)} more`);
-  badge.title = `showing ${formatCount(shown)} of ${of}${formatCount(total)}. ${restSentence(folder)}`;
+  badge.title = `${restSentence(folder)} (showing ${formatCount(shown)} of ${of}${formatCount(total)})`;
   extras.append(badge);
   const next = Math.min(NESTED_CAP, hidden);
   const tab = "-1";
