@@ -104,6 +104,16 @@ describe("filter", () => {
     expect(rereads.find((r) => "handle" in r.root && r.root.handle === "/r/small")!.filter).toBeUndefined();
   });
 
+  it("a filter stays when the order changes", async () => {
+    const { c, fake, state } = await opened();
+    await c.setFilter("/r/big", "F02");
+    await c.sortBy("size");
+    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, filter: "F02", sort: "size" });
+    expect(findFolder(state(), "/r/big")!.total).toBe(52);
+    await c.setFilter("/r/big", null);
+    expect(findFolder(state(), "/r/big")!.total).toBe(252);
+  });
+
   it("the root can be filtered too", async () => {
     const { c, fake, state } = await opened();
     await c.setFilter("/r", "read");

@@ -348,14 +348,21 @@ export class DirectoryController {
     await this.relist();
   }
 
-  /** Lists the open folder again under the current settings, at the same expansion and selection. */
+  /**
+   * Lists the open folder again under the current settings, at the same
+   * expansion and selection; folders that were filtered are filtered again.
+   */
   private async relist(): Promise<void> {
     const t = this.tree;
     if (!t || !this.current) {
       this.emit();
       return;
     }
-    await openExpanded(this.restoreHost(), this.current, expandedFolders(t), t.selected, "none");
+    const filters = filteredFolders(t);
+    const generation = this.generationCount;
+    const ok = await openExpanded(this.restoreHost(), this.current, expandedFolders(t), t.selected, "none");
+    if (!ok || generation + 1 !== this.generationCount) return;
+    await Promise.all(filters.map(([h, text]) => this.setFilter(h, text)));
   }
 
   /**
@@ -684,6 +691,17 @@ export class DirectoryController {
   get inFlight(): number {
     return this.pending.size;
   }
+}
+
+/** The filtered folders of a tree and their filters, in tree order. */
+function filteredFolders(t: TreeState): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const visit = (f: FolderState) => {
+    if (f.filter) out.push([f.handle, f.filter]);
+    for (const c of f.chunks) for (const n of c.nodes) if (n.folder) visit(n.folder);
+  };
+  visit(t.root);
+  return out;
 }
 
 function isLoadedAt(f: FolderState, pos: number): boolean {
