@@ -5,40 +5,21 @@
 // - the badge's tooltip and the folder's summary say what the rest is made of;
 // - a truncated folder is filtered from its badge, over all of its entries,
 //   with the exact match count, and comes back as it was when cleared;
-// - "Hide ignored" hides what git would, and the folder shows how many.
+// - "Hide ignored" hides what git would, and the folder shows how many;
+// - a folder whose sizes cannot all be read in time says "order is partial".
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { Key } from "./webdriver.mjs";
-import { allRows, file, launch, previewReady, removeTree, rowSelector, saveScreenshot, scrollToRow, tempTree } from "./harness.mjs";
+import { SLOW_FOLDER, allRows, file, launch, previewReady, removeTree, rowSelector, saveScreenshot, scrollToRow, tempTree } from "./harness.mjs";
 
 let root;
 let s;
 
 /** Size of photo `i` (1-based): scattered over 0..540 bytes, every size once. */
 const sizeOf = (i) => (i * 37) % 541;
-
-before(async () => {
-  root = tempTree("canopy-e2e-arrange-");
-  // 540 photos of scattered sizes and 12 small .json files: 552 entries, 100 shown.
-  for (let i = 1; i <= 540; i++) file(path.join(root, "photos", `img_${String(i).padStart(4, "0")}.jpg`), "x".repeat(sizeOf(i)));
-  for (let i = 1; i <= 12; i++) file(path.join(root, "photos", `meta${String(i).padStart(2, "0")}.json`), "{}");
-  // A repository: its rules hide two logs and a build folder.
-  fs.mkdirSync(path.join(root, "repo", ".git"), { recursive: true });
-  file(path.join(root, "repo", ".gitignore"), "*.log\nbuild/\n");
-  for (const f of ["a.txt", "b.log", "c.log", "build/out.o", "src/main.rs"]) file(path.join(root, "repo", f), "data");
-  file(path.join(root, "small.txt"), "1");
-  file(path.join(root, "large.bin"), "x".repeat(5000));
-  file(path.join(root, "medium.md"), "x".repeat(300));
-  s = await launch([root]);
-});
-
-after(async () => {
-  await s?.quit();
-  removeTree(root);
-});
 
 /** Names of the entries of the row named `parent` (null: the top level), in tree order, read by scrolling through. */
 async function childNames(parent) {
@@ -65,6 +46,26 @@ const largestFirst = Array.from({ length: 540 }, (_, k) => k + 1)
   .map((i) => `img_${String(i).padStart(4, "0")}.jpg`);
 
 describe("order, filter, ignored and the rest in the window", () => {
+  before(async () => {
+    root = tempTree("canopy-e2e-arrange-");
+    // 540 photos of scattered sizes and 12 small .json files: 552 entries, 100 shown.
+    for (let i = 1; i <= 540; i++) file(path.join(root, "photos", `img_${String(i).padStart(4, "0")}.jpg`), "x".repeat(sizeOf(i)));
+    for (let i = 1; i <= 12; i++) file(path.join(root, "photos", `meta${String(i).padStart(2, "0")}.json`), "{}");
+    // A repository: its rules hide two logs and a build folder.
+    fs.mkdirSync(path.join(root, "repo", ".git"), { recursive: true });
+    file(path.join(root, "repo", ".gitignore"), "*.log\nbuild/\n");
+    for (const f of ["a.txt", "b.log", "c.log", "build/out.o", "src/main.rs"]) file(path.join(root, "repo", f), "data");
+    file(path.join(root, "small.txt"), "1");
+    file(path.join(root, "large.bin"), "x".repeat(5000));
+    file(path.join(root, "medium.md"), "x".repeat(300));
+    s = await launch([root]);
+  });
+
+  after(async () => {
+    await s?.quit();
+    removeTree(root);
+  });
+
   test("the badge's tooltip and the folder's summary say what the rest is made of", async () => {
     const sel = await rowSelector(s, "photos");
     const badge = await s.exec((q) => {
@@ -152,5 +153,33 @@ describe("order, filter, ignored and the rest in the window", () => {
     const summary = await previewReady(s, "dl.facts");
     assert.match(summary, /Ignored3 ignored: hidden by ignore rules/);
     await saveScreenshot(s, "arrange-hide-ignored");
+  });
+});
+
+describe("a folder whose sizes come slowly", () => {
+  let slowRoot;
+  let slow;
+  before(async () => {
+    slowRoot = tempTree("canopy-e2e-partial-");
+    // The test build reads every lstat in a folder named SLOW_FOLDER 20 ms late:
+    // 300 of them cannot fit in the folder's time budget.
+    for (let i = 1; i <= 300; i++) file(path.join(slowRoot, SLOW_FOLDER, `f${String(i).padStart(3, "0")}.dat`), "x".repeat(i));
+    slow = await launch([slowRoot], { env: { CANOPY_TEST_SLOW_DELAY_MS: "0", CANOPY_TEST_SLOW_STAT_MS: "20" } });
+  });
+  after(async () => {
+    await slow?.quit();
+    removeTree(slowRoot);
+  });
+
+  test("sorted by size, it says how many of its entries were placed", async () => {
+    await slow.clickCss('[role="columnheader"][data-sort="size"]');
+    const partial = await slow.waitFor((name) => {
+      const row = Array.from(document.querySelectorAll('[role="treeitem"]')).find((r) => r.querySelector(".name")?.textContent === name);
+      return row?.querySelector(".badge-partial")?.textContent ?? null;
+    }, { what: "the partial-order badge", args: [SLOW_FOLDER], timeout: 30000 });
+    const m = /^order is partial: (\d+) of 300 checked$/.exec(partial);
+    assert.ok(m, partial);
+    assert.ok(Number(m[1]) > 0 && Number(m[1]) < 300, partial);
+    await saveScreenshot(slow, "arrange-partial-order");
   });
 });

@@ -6,7 +6,7 @@ import type { FolderState } from "./tree-state";
 import { install as installTestHooks } from "./e2e-hooks";
 import { Highlighter, spawnColourWorker } from "./highlight/highlighter";
 import { el } from "./view/dom";
-import { formatCount } from "./view/format";
+import { formatCount, plural } from "./view/format";
 import { matchSentence, partialOrderSentence } from "./view/folder-words";
 import { PathBar } from "./view/path-bar";
 import { PreviewPane } from "./view/preview-pane";
@@ -45,7 +45,7 @@ controller.subscribe((s) => {
 /** "1,234 entries · 30 ignored · order is partial: 800 of 1,234 checked", or the filter's matches. */
 function rootSummary(f: FolderState | null): string {
   if (!f || f.total === null) return "";
-  const parts = [matchSentence(f) ?? `${f.lowerBound ? "at least " : ""}${formatCount(f.total)} entries`];
+  const parts = [matchSentence(f) ?? `${f.lowerBound ? "at least " : ""}${plural(f.total, "entry", "entries")}`];
   if (f.ignoredHidden) parts.push(`${formatCount(f.ignoredHidden)} ignored`);
   const partial = partialOrderSentence(f);
   if (partial) parts.push(partial);
