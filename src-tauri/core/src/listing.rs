@@ -513,7 +513,7 @@ fn describe(
     if !*late && needs_calls {
         if s.details {
             // The order's own `lstat`, when it made one.
-            match cand.meta.map_or_else(|| dir.stat_child(&cand.name, false), Ok) {
+            match cand.meta().map_or_else(|| dir.stat_child(&cand.name, false), Ok) {
                 Ok(meta) => {
                     entry.size = Some(meta.size);
                     entry.modified = meta.modified_ms;

@@ -90,12 +90,21 @@ pub(crate) struct Candidate {
     bytes_reversed: bool,
     pub kind: EntryKind,
     pub name: Box<[u8]>,
-    pub primary: Primary,
-    /// The `lstat` made to place it, reused to describe it.
-    pub meta: Option<Meta>,
+    /// Under the size and modified orders: its value, and the `lstat` made
+    /// to place it (reused to describe it). Boxed, so a candidate of the
+    /// name order stays small to move around the heap.
+    placed: Option<Box<(Primary, Option<Meta>)>>,
 }
 
 impl Candidate {
+    pub fn primary(&self) -> Primary {
+        self.placed.as_ref().map_or(Primary::None, |p| p.0)
+    }
+
+    pub fn meta(&self) -> Option<Meta> {
+        self.placed.as_ref().and_then(|p| p.1)
+    }
+
     fn beats(&self, key: &[u32], name: &[u8]) -> bool {
         self.cmp_with(key, name) == Ordering::Less
     }
@@ -106,7 +115,7 @@ impl Candidate {
     }
 
     pub fn position(&self) -> SortPosition {
-        SortPosition { group: group_of(self.kind), primary: self.primary, name: self.name.clone() }
+        SortPosition { group: group_of(self.kind), primary: self.primary(), name: self.name.clone() }
     }
 }
 
@@ -399,8 +408,7 @@ fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> R
             bytes_reversed,
             kind: e.kind,
             name: e.name.into(),
-            primary: e.primary,
-            meta: e.meta,
+            placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
         };
         match &mut heap {
             Some(h) => {
