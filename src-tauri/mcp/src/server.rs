@@ -58,9 +58,11 @@ pub const READ_DESCRIPTION: &str = "Read part of a file: at most 32768 bytes per
 Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back). structuredContent holds path, offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.";
 
 /// `sort`: the orders `list_directory` names in its schema.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(inline)]
 pub enum SortOrder {
+    #[default]
     Name,
     Size,
     Modified,
@@ -89,7 +91,7 @@ pub struct ListDirectoryArgs {
     pub cursor: Option<String>,
     /// The order: name (folders first, natural order). size, modified and type are not available in this version.
     #[serde(default)]
-    pub sort: Option<SortOrder>,
+    pub sort: SortOrder,
     /// Reverse the order (not available in this version).
     #[serde(default)]
     pub reverse: bool,
@@ -341,10 +343,10 @@ impl Canopy {
             return Err(CanopyError::invalid(format!("depth must be 1 to {MCP_MAX_DEPTH}, not {}", args.depth)));
         }
         let order = match args.sort {
-            None | Some(SortOrder::Name) => None,
-            Some(SortOrder::Size) => Some("size"),
-            Some(SortOrder::Modified) => Some("modified"),
-            Some(SortOrder::Type) => Some("type"),
+            SortOrder::Name => None,
+            SortOrder::Size => Some("size"),
+            SortOrder::Modified => Some("modified"),
+            SortOrder::Type => Some("type"),
         };
         if let Some(order) = order {
             return Err(CanopyError::invalid(format!(
