@@ -1,7 +1,8 @@
 //! Driving the real `canopy-mcp` binary through rmcp's client over a child
-#![allow(deprecated)] // Roots: the test client offers them as protocol 2025-11-25 does.
 //! process, fixture trees, and reading replies.
 #![allow(dead_code)]
+// Roots: the test client offers them, as protocol 2025-11-25 does.
+#![allow(deprecated)]
 
 use std::ffi::{CString, OsStr};
 use std::fs;
