@@ -232,7 +232,7 @@ pub fn unescape_line(text: &str) -> Result<Vec<u8>, CanopyError> {
     let mut out = Vec::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find('\\') {
-        out.extend_from_slice(rest[..at].as_bytes());
+        out.extend_from_slice(&rest.as_bytes()[..at]);
         let after = &rest[at + 1..];
         let (bytes, used): (Vec<u8>, usize) = match after.as_bytes().first() {
             Some(b'\\') => (vec![b'\\'], 1),
