@@ -241,3 +241,37 @@ async fn a_stale_cursor_continues_after_its_entry() {
     let n: u32 = last.parse().unwrap();
     assert_eq!(names[1], format!("{:05}", n + 1));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deep_bushy_tree_is_filled_breadth_first_within_the_budget() {
+    let t = Tree::in_memory();
+    let root = t.dir("bushy");
+    let long = "x".repeat(40);
+    for a in 0..8 {
+        for b in 0..8 {
+            for c in 0..8 {
+                for d in 0..8 {
+                    t.file(format!("bushy/a{a}_{long}/b{b}_{long}/c{c}_{long}/d{d}_{long}"));
+                }
+            }
+        }
+    }
+    let s = Server::start(&[&t.path()]).await;
+    let r = s.list(json!({ "path": path_arg(&root), "depth": 4 })).await.ok();
+    let lines = r.lines();
+    let dirs: HashSet<&str> = lines.iter().filter_map(|l| l.strip_prefix("[DIR] ")).collect();
+    let budgeted: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("[BUDGET] ")).collect();
+    assert!(!budgeted.is_empty(), "4,680 long lines do not fit one reply");
+    for b in &budgeted {
+        assert!(dirs.contains(b), "[BUDGET] {b} follows that folder's own line");
+    }
+    for a in 0..8 {
+        for b in 0..8 {
+            let p = format!("a{a}_{long}/b{b}_{long}");
+            assert!(dirs.contains(p.as_str()), "level 2 is complete before level 3 begins: {p}");
+        }
+    }
+    let depth3 = dirs.iter().filter(|d| d.matches('/').count() == 2).count();
+    assert!(depth3 > 0, "what room is left goes to the next level");
+    assert!(budgeted.iter().all(|b| b.matches('/').count() >= 1), "no top-level folder is left unexpanded while level 2 fits");
+}
