@@ -18,7 +18,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 
 use crate::error::CanopyError;
+use crate::names::{unescape_line, NamePart};
 use crate::order::Group;
+use crate::wire::{EntryKind, Listing};
 
 const VERSION: u8 = 1;
 /// The only order today: natural name (folders first).
@@ -96,6 +98,41 @@ pub fn decode(text: &str, settings: PageSettings) -> Result<SortPosition, Canopy
     Ok(SortPosition { group, name: name.into() })
 }
 
+/// The cursor that continues a listing's top level after its shown entry
+/// `index` (0-based in the root's `entries`), as if the page had ended there:
+/// a caller that shows only part of a page (`canopy-mcp` cuts pages to its
+/// reply budget) continues from the last entry it showed.
+///
+/// `None` when there is no such entry, or when the root's read was cut short
+/// (its order is partial, and [`crate::list`] issues no cursor either).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` when the entry's name parts do not read back to bytes
+/// (never for a listing Canopy made).
+pub fn after_entry(listing: &Listing, index: usize) -> Result<Option<String>, CanopyError> {
+    let Some(folder) = listing.root.folder.as_deref() else { return Ok(None) };
+    let Some(entry) = folder.entries.get(index) else { return Ok(None) };
+    if folder.partial_order || folder.count_is_lower_bound {
+        return Ok(None);
+    }
+    let name = match &entry.name_parts {
+        None => entry.name.as_bytes().to_vec(),
+        Some(parts) => {
+            let mut raw = Vec::with_capacity(entry.name.len());
+            for part in parts {
+                match part {
+                    NamePart::Text(t) => raw.extend_from_slice(t.as_bytes()),
+                    NamePart::Escape(e) => raw.extend_from_slice(&unescape_line(e)?),
+                }
+            }
+            raw
+        }
+    };
+    let group = if entry.kind == EntryKind::Folder { Group::Folder } else { Group::Other };
+    let settings = PageSettings { show_dotfiles: listing.show_dotfiles };
+    Ok(Some(encode(settings, &SortPosition { group, name: name.into() })))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +160,29 @@ mod tests {
         }
         let reversed = URL_SAFE_NO_PAD.encode([1, 0, 3, 0, 0, 1, b'a']);
         assert!(decode(&reversed, SHOWN).unwrap_err().message.contains("another order"));
+    }
+
+    #[test]
+    fn a_cursor_after_any_shown_entry_continues_right_after_it() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let names: [&[u8]; 8] = [b"b", b"a\\x", b"new\nline", b"caf\xe9", "rtl\u{202e}x".as_bytes(), b"file10", b"file9", b".dot"];
+        for n in names {
+            std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(n)), b"").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("zdir")).unwrap();
+        std::os::unix::fs::symlink("zdir", dir.path().join("alink")).unwrap();
+        let opts = crate::ListOptions { depth: 1, details: false, handles: false, ..crate::ListOptions::default() };
+        let all = crate::list(dir.path(), &opts).unwrap();
+        let names_of = |l: &Listing| l.root.folder.as_ref().unwrap().entries.iter().map(|e| (e.name.clone(), e.name_parts.clone())).collect::<Vec<_>>();
+        let every = names_of(&all);
+        assert_eq!(every.len(), 10);
+        for i in 0..every.len() {
+            let c = after_entry(&all, i).unwrap().expect("a cursor for every shown entry");
+            let rest = crate::list(dir.path(), &crate::ListOptions { after: Some(c), ..opts.clone() }).unwrap();
+            assert_eq!(names_of(&rest), every[i + 1..].to_vec(), "the page after entry {i} starts right after it");
+            assert_eq!(rest.root.folder.as_ref().unwrap().offset, i as u64 + 1, "and knows its position");
+        }
+        assert_eq!(after_entry(&all, every.len()).unwrap(), None, "no cursor after an entry that is not there");
     }
 }

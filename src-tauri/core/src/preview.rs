@@ -184,6 +184,17 @@ pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
     }
     // SAFETY: fresh fd owned here.
     let pathfd = unsafe { OwnedFd::from_raw_fd(raw) };
+    reopen_regular(&pathfd)
+}
+
+/// Reopens an `O_PATH` descriptor for reading, only if it is a regular file:
+/// checked with `fstat`, reopened through `/proc/self/fd/N` (`O_RDONLY |
+/// O_NONBLOCK | O_NOCTTY`) and checked again to be the same regular file.
+///
+/// # Errors
+/// `NOT_A_FILE` for folders and special files (never opened), `IO` without
+/// `/proc`, the OS code otherwise.
+pub fn reopen_regular(pathfd: &OwnedFd) -> Result<(File, libc::stat), CanopyError> {
     let st = fstat(pathfd.as_raw_fd()).map_err(|e| CanopyError::from_io(&e, "cannot examine file"))?;
     if st.st_mode & libc::S_IFMT != libc::S_IFREG {
         return Err(not_a_file(&format!("this is {}", describe_mode(st.st_mode))));
@@ -375,6 +386,27 @@ pub fn read_preview(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
     }
     let path = decode_handle(&req.handle)?;
     let (file, st) = open_regular(&path)?;
+    read_chunk(&file, &st, req.offset, req.length)
+}
+
+/// [`read_preview`] of the file an `O_PATH` descriptor names (a caller that
+/// opened and checked the path itself, e.g. against allowed folders): only
+/// a regular file is reopened for reading (see [`reopen_regular`]).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a zero length or an offset past the end;
+/// `NOT_A_FILE` for folders and special files (never opened); the OS code otherwise.
+pub fn read_preview_at(pathfd: &OwnedFd, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
+    if length == 0 {
+        return Err(CanopyError::invalid("length must be at least 1"));
+    }
+    let (file, st) = reopen_regular(pathfd)?;
+    read_chunk(&file, &st, offset, length)
+}
+
+/// Reads and classifies one chunk of an opened regular file.
+fn read_chunk(file: &File, st: &libc::stat, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
+    let req = PreviewRequest { handle: String::new(), offset, length };
     let size = st.st_size.max(0) as u64;
     let clamped = req.length > MAX_PREVIEW_CHUNK;
     let requested = req.length.min(MAX_PREVIEW_CHUNK);
@@ -382,12 +414,12 @@ pub fn read_preview(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
         return Err(CanopyError::invalid(format!("offset {} is past the end of the file ({size} bytes)", req.offset)));
     }
     // The encoding is a property of the file: sniff its start.
-    let head = read_at(&file, 0, SNIFF_BYTES)?;
+    let head = read_at(file, 0, SNIFF_BYTES)?;
     let encoding = sniff_encoding(&head);
     let image = sniff_image(&head);
     // A binary file is shown as hex, 4 KiB at a time: read no more than that.
     let want = if encoding.is_none() { requested.min(HEX_VIEW_BYTES) } else { requested };
-    let chunk = read_at(&file, req.offset, want as usize)?;
+    let chunk = read_at(file, req.offset, want as usize)?;
     let filled = chunk.len() as u64 == want;
     let at_end = if size > 0 { req.offset + chunk.len() as u64 >= size } else { !filled };
     // A chunk whose own first bytes hold a NUL is binary (UTF-16 excepted).
