@@ -22,8 +22,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 
 use crate::error::CanopyError;
+use crate::names::{unescape_line, NamePart};
 use crate::order::{Group, Order, Primary};
-use crate::wire::SortBy;
+use crate::wire::{EntryKind, Listing, SortBy};
 
 const VERSION: u8 = 1;
 const REVERSE: u8 = 1;
@@ -158,6 +159,54 @@ pub fn decode(text: &str, settings: &PageSettings) -> Result<SortPosition, Canop
     Ok(SortPosition { group, primary, name: name.into() })
 }
 
+/// The cursor that continues a listing's top level after its shown entry
+/// `index` (0-based in the root's `entries`), as if the page had ended there:
+/// a caller that shows only part of a page (`canopy-mcp` cuts pages to its
+/// reply budget) continues from the last entry it showed.
+///
+/// `None` when there is no such entry, or when the root's read was cut short
+/// (its order is partial, and [`crate::list`] issues no cursor either).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` when the entry's name parts do not read back to bytes
+/// (never for a listing Canopy made).
+pub fn after_entry(listing: &Listing, index: usize) -> Result<Option<String>, CanopyError> {
+    let Some(folder) = listing.root.folder.as_deref() else { return Ok(None) };
+    let Some(entry) = folder.entries.get(index) else { return Ok(None) };
+    if folder.partial_order || folder.count_is_lower_bound {
+        return Ok(None);
+    }
+    let name = match &entry.name_parts {
+        None => entry.name.as_bytes().to_vec(),
+        Some(parts) => {
+            let mut raw = Vec::with_capacity(entry.name.len());
+            for part in parts {
+                match part {
+                    NamePart::Text(t) => raw.extend_from_slice(t.as_bytes()),
+                    NamePart::Escape(e) => raw.extend_from_slice(&unescape_line(e)?),
+                }
+            }
+            raw
+        }
+    };
+    let group = if entry.kind == EntryKind::Folder { Group::Folder } else { Group::Other };
+    let order = Order { by: listing.sort, reverse: listing.reverse };
+    // The value the entry was placed by (a listing under these orders always
+    // carries the size and time it read, whatever its details setting).
+    let primary = match order.by {
+        SortBy::Size if group == Group::Other => entry.size.map_or(Primary::Missing, |v| Primary::Value(v.min(i64::MAX as u64) as i64)),
+        SortBy::Modified => entry.modified.map_or(Primary::Missing, Primary::Value),
+        _ => Primary::None,
+    };
+    let settings = PageSettings {
+        show_dotfiles: listing.show_dotfiles,
+        order,
+        filter: listing.filter.clone(),
+        hide_ignored: listing.hide_ignored,
+    };
+    Ok(Some(encode(&settings, &SortPosition { group, primary, name: name.into() })))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -215,5 +264,58 @@ mod tests {
         let by_size = PageSettings { order: Order { by: SortBy::Size, reverse: false }, ..shown() };
         let short_value = URL_SAFE_NO_PAD.encode([1, 1, 2, 0, 0, 1, 2, 1, 2]);
         assert_eq!(decode(&short_value, &by_size).unwrap_err().code, ErrorCode::InvalidArgument);
+    }
+
+    #[test]
+    fn a_cursor_after_any_shown_entry_continues_right_after_it() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let names: [&[u8]; 8] = [b"b", b"a\\x", b"new\nline", b"caf\xe9", "rtl\u{202e}x".as_bytes(), b"file10", b"file9", b".dot"];
+        for n in names {
+            std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(n)), b"").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("zdir")).unwrap();
+        std::os::unix::fs::symlink("zdir", dir.path().join("alink")).unwrap();
+        let opts = crate::ListOptions { depth: 1, details: false, handles: false, ..crate::ListOptions::default() };
+        let all = crate::list(dir.path(), &opts).unwrap();
+        let names_of = |l: &Listing| l.root.folder.as_ref().unwrap().entries.iter().map(|e| (e.name.clone(), e.name_parts.clone())).collect::<Vec<_>>();
+        let every = names_of(&all);
+        assert_eq!(every.len(), 10);
+        for i in 0..every.len() {
+            let c = after_entry(&all, i).unwrap().expect("a cursor for every shown entry");
+            let rest = crate::list(dir.path(), &crate::ListOptions { after: Some(c), ..opts.clone() }).unwrap();
+            assert_eq!(names_of(&rest), every[i + 1..].to_vec(), "the page after entry {i} starts right after it");
+            assert_eq!(rest.root.folder.as_ref().unwrap().offset, i as u64 + 1, "and knows its position");
+        }
+        assert_eq!(after_entry(&all, every.len()).unwrap(), None, "no cursor after an entry that is not there");
+    }
+
+    #[test]
+    fn a_cursor_after_a_shown_entry_keeps_the_order_filter_and_values() {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, n) in ["a.jpg", "b.jpg", "c.png", "d.jpg", "e.jpg", "f.jpg"].iter().enumerate() {
+            std::fs::write(dir.path().join(n), vec![b'x'; (i * 7) % 5]).unwrap();
+        }
+        for by in [SortBy::Size, SortBy::Modified, SortBy::Type, SortBy::Name] {
+            // Text mode's settings: no details, no handles.
+            let opts = crate::ListOptions {
+                depth: 1,
+                details: false,
+                handles: false,
+                sort: by,
+                reverse: true,
+                filter: Some("*.JPG".into()),
+                ..crate::ListOptions::default()
+            };
+            let all = crate::list(dir.path(), &opts).unwrap();
+            let every: Vec<String> = all.root.folder.as_ref().unwrap().entries.iter().map(|e| e.name.clone()).collect();
+            assert_eq!(every.len(), 5);
+            for i in 0..every.len() {
+                let c = after_entry(&all, i).unwrap().expect("a cursor");
+                let rest = crate::list(dir.path(), &crate::ListOptions { after: Some(c), ..opts.clone() }).unwrap();
+                let got: Vec<String> = rest.root.folder.as_ref().unwrap().entries.iter().map(|e| e.name.clone()).collect();
+                assert_eq!(got, every[i + 1..].to_vec(), "{by:?}: the page after entry {i}");
+            }
+        }
     }
 }

@@ -421,6 +421,16 @@ pub fn open_regular_at(at: RawFd, name: &std::ffi::CStr, follow_last: bool) -> R
     }
     // SAFETY: fresh fd owned here.
     let pathfd = unsafe { OwnedFd::from_raw_fd(raw) };
+    reopen_checked(&pathfd)
+}
+
+/// Reopens an `O_PATH` descriptor for reading, only if it is a regular file:
+/// checked with `fstat`, reopened through `/proc/self/fd/N` (`O_RDONLY |
+/// O_NONBLOCK | O_NOCTTY`) and checked again to be the same inode.
+///
+/// # Errors
+/// As [`open_regular_at`].
+pub fn reopen_checked(pathfd: &OwnedFd) -> Result<(std::fs::File, libc::stat), RegularOpen> {
     let st = fstat_fd(pathfd.as_raw_fd()).map_err(RegularOpen::Io)?;
     if st.st_mode & libc::S_IFMT != libc::S_IFREG {
         return Err(RegularOpen::NotRegular(st.st_mode));

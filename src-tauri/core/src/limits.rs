@@ -96,6 +96,24 @@ pub const SAVED_VIEW_MAX_BYTES: u64 = 1024 * 1024;
 /// Most expanded folders remembered across a restart (in tree order).
 pub const SAVED_EXPANDED_MAX: usize = 4096;
 
+/// `canopy-mcp`: the most characters one tool reply's text holds (about
+/// 10,000 tokens), whatever the folder or file.
+pub const MCP_REPLY_CHARS: usize = 40_000;
+/// `canopy-mcp`: the deepest `list_directory` an agent may ask for.
+pub const MCP_MAX_DEPTH: u32 = 10;
+/// The shortest line a listing can print (`[FILE] x` and its line break).
+pub const MCP_MIN_LINE_CHARS: usize = 9;
+/// `canopy-mcp`: entries asked of the engine for one reply (the top level's
+/// page, and the request's entries budget): more could never be printed.
+pub const MCP_PAGE: u32 = (MCP_REPLY_CHARS / MCP_MIN_LINE_CHARS) as u32;
+/// `canopy-mcp`: bytes `read_file` reads at most per call (their text is at
+/// most as many characters, so it fits the reply with its header).
+pub const MCP_READ_CHUNK: u64 = 32 * 1024;
+/// `canopy-mcp`: how often a long tool call reports progress.
+pub const MCP_PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
+/// `canopy-mcp`: longest wait for the client to answer `roots/list`.
+pub const MCP_ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// The limits the UI needs, as one value. Exported through ts-rs: the type to
 /// `ui/src/bindings/Limits.ts` and the values to `ui/src/bindings/limit-values.ts`
 /// (by `export_bindings_limits_values`; not `limits.ts`, which would clash

@@ -510,9 +510,14 @@ fn describe(
     // The clock is read only before a syscall: text mode describes files with none.
     let needs_calls = s.details || cand.kind == EntryKind::Symlink;
     *late = *late || (needs_calls && Instant::now() > deadline);
+    // What the order's own `lstat` read is shown whatever `details` says: the
+    // entry's value is part of its place (a cursor after it is made from it).
+    if let Some(meta) = cand.meta() {
+        entry.size = Some(meta.size);
+        entry.modified = meta.modified_ms;
+    }
     if !*late && needs_calls {
         if s.details {
-            // The order's own `lstat`, when it made one.
             match cand.meta().map_or_else(|| dir.stat_child(&cand.name, false), Ok) {
                 Ok(meta) => {
                     entry.size = Some(meta.size);

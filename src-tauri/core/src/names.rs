@@ -212,6 +212,63 @@ pub fn escape_for_line(raw: &[u8]) -> String {
     out
 }
 
+/// The bytes an escaped line field stands for: the inverse of
+/// [`escape_for_line`], so a name or path copied from `canopy-list`'s text
+/// (or `canopy-mcp`'s) reaches the exact entry it was printed for.
+///
+/// `\\` is a backslash; `\n`, `\t`, `\r` those controls; `\u{HEX}` the
+/// character (one to six hex digits); `\xHH` the byte. Every other
+/// character, `/` included, stands for itself, so a whole escaped path
+/// unescapes at once.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a backslash that does not start one of these
+/// escapes (a backslash itself is written `\\`), a `\u{...}` that is not a
+/// character, or a NUL (no name or path holds one).
+pub fn unescape_line(text: &str) -> Result<Vec<u8>, CanopyError> {
+    let bad = |what: String| {
+        CanopyError::invalid(format!("{what} in {text:?}: escapes are \\\\ \\n \\t \\r \\u{{HEX}} \\xHH (a backslash itself is \\\\)"))
+    };
+    let mut out = Vec::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\\') {
+        out.extend_from_slice(&rest.as_bytes()[..at]);
+        let after = &rest[at + 1..];
+        let (bytes, used): (Vec<u8>, usize) = match after.as_bytes().first() {
+            Some(b'\\') => (vec![b'\\'], 1),
+            Some(b'n') => (vec![b'\n'], 1),
+            Some(b't') => (vec![b'\t'], 1),
+            Some(b'r') => (vec![b'\r'], 1),
+            Some(b'x') => {
+                let hex = after.get(1..3).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                let hex = hex.ok_or_else(|| bad("\\x needs two hex digits".into()))?;
+                (vec![u8::from_str_radix(hex, 16).map_err(|_| bad("bad \\x escape".into()))?], 3)
+            }
+            Some(b'u') => {
+                let body = after.strip_prefix("u{").ok_or_else(|| bad("\\u needs {HEX}".into()))?;
+                let end = body.find('}').ok_or_else(|| bad("\\u{ is not closed".into()))?;
+                let hex = &body[..end];
+                let ok = (1..=6).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit());
+                let c = u32::from_str_radix(hex, 16).ok().filter(|_| ok).and_then(char::from_u32);
+                let c = c.ok_or_else(|| bad(format!("\\u{{{hex}}} is not a character")))?;
+                (c.to_string().into_bytes(), 2 + end + 1)
+            }
+            Some(_) => {
+                let c = after.chars().next().unwrap_or('\\');
+                return Err(bad(format!("unknown escape \\{c}")));
+            }
+            None => return Err(bad("a trailing backslash".into())),
+        };
+        out.extend_from_slice(&bytes);
+        rest = &after[used..];
+    }
+    out.extend_from_slice(rest.as_bytes());
+    if out.contains(&0) {
+        return Err(CanopyError::invalid("a name or path never holds a NUL byte"));
+    }
+    Ok(out)
+}
+
 /// The notes Canopy writes after a link's target in text mode.
 pub const LINK_NOTES: [&str; 3] = [" (dangling)", " (loop)", " (unchecked)"];
 
@@ -300,6 +357,44 @@ mod tests {
         ];
         for (raw, want) in cases {
             assert_eq!(escape_for_line(raw), *want, "escaping {raw:?}");
+        }
+    }
+
+    #[test]
+    fn unescape_reads_every_escape_back() {
+        let cases: &[(&str, &[u8])] = &[
+            ("plain/path.txt", b"plain/path.txt"),
+            ("a\\\\b", b"a\\b"),
+            ("new\\nline\\ttab\\rcr", b"new\nline\ttab\rcr"),
+            ("bad\\xff\\xFE", b"bad\xff\xfe"),
+            ("bidi\\u{202e}x", "bidi\u{202e}x".as_bytes()),
+            ("evil -\\u{3e} x", b"evil -> x"),
+            ("f \\u{28}dangling)", b"f (dangling)"),
+            ("big\\u{10ffff}", "big\u{10ffff}".as_bytes()),
+            ("caf\u{e9}", "caf\u{e9}".as_bytes()),
+        ];
+        for (text, want) in cases {
+            assert_eq!(unescape_line(text).unwrap(), *want, "unescaping {text:?}");
+        }
+    }
+
+    #[test]
+    fn unescape_refuses_what_escaping_never_writes() {
+        for bad in ["a\\", "a\\q", "\\x4", "\\xzz", "\\u202e", "\\u{}", "\\u{110000}", "\\u{d800}", "\\u{1234567}", "\\u{12", "\\x00", "nul\0"] {
+            let err = unescape_line(bad).unwrap_err();
+            assert_eq!(err.code, crate::ErrorCode::InvalidArgument, "{bad:?}");
+        }
+        assert!(unescape_line("a\\q").unwrap_err().message.contains("\\\\"), "the message says how to write a backslash");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn unescape_inverts_escape_for_line(raw in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+                                             text in "\\PC{0,12}[\\\\\u{202e}\u{2028}\n -> ()]{0,6}") {
+            let raw: Vec<u8> = raw.into_iter().filter(|&b| b != 0).collect();
+            proptest::prop_assert_eq!(unescape_line(&escape_for_line(&raw)).unwrap(), raw.clone());
+            let mixed = [text.as_bytes(), &raw].concat();
+            proptest::prop_assert_eq!(unescape_line(&escape_for_line(&mixed)).unwrap(), mixed);
         }
     }
 

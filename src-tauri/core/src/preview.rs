@@ -14,6 +14,7 @@
 //!   next chunk, whose offset is `offset + length`.
 
 use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
@@ -25,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::bounded::{self, Place};
-use crate::dirio::{open_regular_at, RegularOpen};
+use crate::dirio::{open_regular_at, reopen_checked, RegularOpen};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{HEX_VIEW_BYTES, IMAGE_CAP, MAX_PREVIEW_CHUNK, PREVIEW_CHUNK, SNIFF_BYTES, TIME_BUDGET};
 use crate::names::decode_handle;
@@ -172,13 +173,26 @@ pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
     };
     let c = std::ffi::CString::new(resolved.as_os_str().as_bytes())
         .map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
-    match open_regular_at(libc::AT_FDCWD, &c, false) {
+    regular_or_error(open_regular_at(libc::AT_FDCWD, &c, false))
+}
+
+/// Reopens an `O_PATH` descriptor for reading, only if it is a regular file
+/// (see [`crate::dirio::reopen_checked`]: checked with `fstat`, reopened
+/// through `/proc/self/fd/N` and checked again to be the same regular file).
+///
+/// # Errors
+/// `NOT_A_FILE` for folders and special files (never opened), `IO` without
+/// `/proc`, the OS code otherwise.
+pub fn reopen_regular(pathfd: &OwnedFd) -> Result<(File, libc::stat), CanopyError> {
+    regular_or_error(reopen_checked(pathfd))
+}
+
+fn regular_or_error(opened: Result<(File, libc::stat), RegularOpen>) -> Result<(File, libc::stat), CanopyError> {
+    match opened {
         Ok(opened) => Ok(opened),
         Err(RegularOpen::NotRegular(mode)) => Err(not_a_file(&format!("this is {}", describe_mode(mode)))),
         Err(RegularOpen::Changed) => Err(not_a_file("the file changed while it was being opened")),
-        Err(RegularOpen::Io(e)) if e.raw_os_error().is_none() => {
-            Err(CanopyError::new(ErrorCode::Io, format!("cannot open file: {e}")))
-        }
+        Err(RegularOpen::Io(e)) if e.raw_os_error().is_none() => Err(CanopyError::new(ErrorCode::Io, format!("cannot open file: {e}"))),
         Err(RegularOpen::Io(e)) => Err(CanopyError::from_io(&e, "cannot open file")),
     }
 }
@@ -345,6 +359,27 @@ pub fn read_preview(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
     }
     let path = decode_handle(&req.handle)?;
     let (file, st) = open_regular(&path)?;
+    read_chunk(&file, &st, req.offset, req.length)
+}
+
+/// [`read_preview`] of the file an `O_PATH` descriptor names (a caller that
+/// opened and checked the path itself, e.g. against allowed folders): only
+/// a regular file is reopened for reading (see [`reopen_regular`]).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a zero length or an offset past the end;
+/// `NOT_A_FILE` for folders and special files (never opened); the OS code otherwise.
+pub fn read_preview_at(pathfd: &OwnedFd, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
+    if length == 0 {
+        return Err(CanopyError::invalid("length must be at least 1"));
+    }
+    let (file, st) = reopen_regular(pathfd)?;
+    read_chunk(&file, &st, offset, length)
+}
+
+/// Reads and classifies one chunk of an opened regular file.
+fn read_chunk(file: &File, st: &libc::stat, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
+    let req = PreviewRequest { handle: String::new(), offset, length };
     let size = st.st_size.max(0) as u64;
     let clamped = req.length > MAX_PREVIEW_CHUNK;
     let requested = req.length.min(MAX_PREVIEW_CHUNK);
@@ -352,12 +387,12 @@ pub fn read_preview(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
         return Err(CanopyError::invalid(format!("offset {} is past the end of the file ({size} bytes)", req.offset)));
     }
     // The encoding is a property of the file: sniff its start.
-    let head = read_at(&file, 0, SNIFF_BYTES)?;
+    let head = read_at(file, 0, SNIFF_BYTES)?;
     let encoding = sniff_encoding(&head);
     let image = sniff_image(&head);
     // A binary file is shown as hex, 4 KiB at a time: read no more than that.
     let want = if encoding.is_none() { requested.min(HEX_VIEW_BYTES) } else { requested };
-    let chunk = read_at(&file, req.offset, want as usize)?;
+    let chunk = read_at(file, req.offset, want as usize)?;
     let filled = chunk.len() as u64 == want;
     let at_end = if size > 0 { req.offset + chunk.len() as u64 >= size } else { !filled };
     // A chunk whose own first bytes hold a NUL is binary (UTF-16 excepted).

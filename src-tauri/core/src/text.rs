@@ -17,7 +17,7 @@ use std::io::{self, Write};
 
 use crate::names::{escape_for_line, guard_line_field, NamePart, LINK_NOTES};
 use crate::rest::RestGroup;
-use crate::wire::{EntryKind, Folder, LinkTarget, Listing};
+use crate::wire::{Entry, EntryKind, Folder, LinkTarget, Listing};
 
 /// The escaped one-line form of an entry's name, built from its wire parts
 /// (equal to `escape_for_line` of the raw bytes).
@@ -75,7 +75,8 @@ pub fn write_text(listing: &Listing, out: &mut impl Write) -> io::Result<()> {
     Ok(())
 }
 
-fn tag(kind: EntryKind) -> &'static str {
+/// The tag that starts an entry's line, e.g. `[DIR] `.
+pub fn tag(kind: EntryKind) -> &'static str {
     match kind {
         EntryKind::Folder => "[DIR] ",
         EntryKind::File => "[FILE] ",
@@ -88,28 +89,63 @@ fn tag(kind: EntryKind) -> &'static str {
     }
 }
 
+/// Writes one entry's own lines: `[KIND] path` (with ` -> target` and its
+/// note for a link), then `[CODE] path` when the entry carries an error.
+/// `path` is the entry's escaped path relative to the listed folder (see
+/// [`line_name`]); the entry's contents are not written.
+///
+/// # Errors
+/// The writer's error.
+pub fn write_entry(e: &Entry, path: &str, out: &mut impl Write) -> io::Result<()> {
+    out.write_all(tag(e.kind).as_bytes())?;
+    out.write_all(path.as_bytes())?;
+    if let Some(link) = &e.link {
+        let note = match link.points_to {
+            LinkTarget::Dangling => LINK_NOTES[0],
+            LinkTarget::Loop => LINK_NOTES[1],
+            LinkTarget::Unknown => LINK_NOTES[2],
+            LinkTarget::Folder | LinkTarget::File | LinkTarget::Other => "",
+        };
+        let target = line_name(&link.target, link.target_parts.as_deref());
+        write!(out, " -> {target}{note}")?;
+    }
+    out.write_all(b"\n")?;
+    if let Some(err) = &e.error {
+        writeln!(out, "[{}] {path}", err.code)?;
+    }
+    Ok(())
+}
+
+/// The `[WARNING]` line (without its line break) for a folder of `total`
+/// entries of which `shown` were shown from position `offset`; `None` when
+/// nothing is hidden. `lower_bound`: the read stopped early, `total` is at
+/// least that many. `label` is the folder's escaped path (its name for the
+/// listed folder).
+pub fn warning_line(label: &str, offset: u64, shown: u64, total: u64, lower_bound: bool) -> Option<String> {
+    let hidden = total.saturating_sub(shown);
+    let past_end = offset > 0 && offset >= total;
+    if hidden == 0 && !lower_bound && !past_end {
+        return None;
+    }
+    let of = if lower_bound { "of at least" } else { "of" };
+    Some(if shown == 0 && past_end {
+        let least = if lower_bound { "at least " } else { "" };
+        format!("[WARNING] {label}: {hidden} items hidden (offset {offset} is past the end of {least}{total} total)")
+    } else if offset == 0 {
+        format!("[WARNING] {label}: {hidden} items hidden (showing first {shown} {of} {total} total)")
+    } else {
+        let (first, last) = (offset + 1, offset + shown);
+        format!("[WARNING] {label}: {hidden} items hidden (showing {first}-{last} {of} {total} total)")
+    })
+}
+
 /// Writes a folder's lines; `path` holds the folder's relative path plus `/`
 /// (empty for the root) and is restored before returning.
 fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl Write) -> io::Result<()> {
     let base = path.len();
     for e in &folder.entries {
         push_line_name(path, &e.name, e.name_parts.as_deref());
-        out.write_all(tag(e.kind).as_bytes())?;
-        out.write_all(path.as_bytes())?;
-        if let Some(link) = &e.link {
-            let note = match link.points_to {
-                LinkTarget::Dangling => LINK_NOTES[0],
-                LinkTarget::Loop => LINK_NOTES[1],
-                LinkTarget::Unknown => LINK_NOTES[2],
-                LinkTarget::Folder | LinkTarget::File | LinkTarget::Other => "",
-            };
-            let target = line_name(&link.target, link.target_parts.as_deref());
-            write!(out, " -> {target}{note}")?;
-        }
-        out.write_all(b"\n")?;
-        if let Some(err) = &e.error {
-            writeln!(out, "[{}] {path}", err.code)?;
-        }
+        write_entry(e, path, out)?;
         if let Some(sub) = &e.folder {
             if sub.children_loaded {
                 let label = path.clone();
@@ -121,20 +157,8 @@ fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl 
     }
     if let Some(total) = folder.total {
         let shown = folder.entries.len() as u64;
-        let hidden = total.saturating_sub(shown);
-        let past_end = folder.offset > 0 && folder.offset >= total;
-        if hidden > 0 || folder.count_is_lower_bound || past_end {
-            let of = if folder.count_is_lower_bound { "of at least" } else { "of" };
-            if folder.entries.is_empty() && folder.offset > 0 && folder.offset >= total {
-                let (offset, least) = (folder.offset, if folder.count_is_lower_bound { "at least " } else { "" });
-                writeln!(out, "[WARNING] {label}: {hidden} items hidden (offset {offset} is past the end of {least}{total} total)")?;
-            } else if folder.offset == 0 {
-                writeln!(out, "[WARNING] {label}: {hidden} items hidden (showing first {shown} {of} {total} total)")?;
-            } else {
-                let first = folder.offset + 1;
-                let last = folder.offset + shown;
-                writeln!(out, "[WARNING] {label}: {hidden} items hidden (showing {first}-{last} {of} {total} total)")?;
-            }
+        if let Some(line) = warning_line(label, folder.offset, shown, total, folder.count_is_lower_bound) {
+            writeln!(out, "{line}")?;
             if !folder.rest.is_empty() {
                 let groups: Vec<String> = folder.rest.iter().map(RestGroup::label).collect();
                 writeln!(out, "[REST] {label}: {}", groups.join(", "))?;

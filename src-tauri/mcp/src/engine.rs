@@ -1,0 +1,171 @@
+//! Every call `canopy-mcp` makes into Canopy's engine, in one place: opening
+//! a path (to check where it really is), listing an opened folder, reading
+//! a chunk of an opened file, and the cursors of a listing.
+//!
+//! Promises:
+//! - a path is opened once (`O_PATH`, which opens no file contents and runs
+//!   no driver), on a bounded worker: a dead mount costs `TIMEOUT`, never a
+//!   hung server; where it really is comes from that descriptor
+//!   (`/proc/self/fd/N`), not from the text;
+//! - what is listed or read is that same descriptor (the listing opens
+//!   `/proc/self/fd/N`; the preview reopens it only if it is a regular
+//!   file), so a symlink swapped in after the check changes nothing;
+//! - a listing stops when its [`CancelToken`] fires, and reports each folder
+//!   it has read to `on_folder` (for progress).
+
+use std::ffi::{CString, OsString};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use canopy_core::bounded::{self, Place};
+use canopy_core::cancel::CancelToken;
+use canopy_core::dirio::IoHooks;
+use canopy_core::limits::{MCP_PAGE, TIME_BUDGET};
+use canopy_core::listing::RequestBudget;
+use canopy_core::preview::PreviewChunk;
+use canopy_core::wire::{EntryKind, Listing};
+use canopy_core::{CanopyError, ErrorCode, ListOptions};
+
+/// A path opened `O_PATH`, and where it really is.
+#[derive(Debug)]
+pub struct Opened {
+    pub fd: OwnedFd,
+    /// The real path of what was opened (no symlink, no `..`).
+    pub real: PathBuf,
+    pub kind: EntryKind,
+    pub dev: u64,
+    pub ino: u64,
+}
+
+fn kind_of(mode: libc::mode_t) -> EntryKind {
+    canopy_core::dirio::kind_of_mode(mode)
+}
+
+/// Opens `path` (following symlinks, as the kernel resolves it) without
+/// opening its contents, and reads back where it really is.
+///
+/// # Errors
+/// The OS code (`NOT_FOUND`, `DENIED`, `LOOP`, `NAME_TOO_LONG`, ...);
+/// `TIMEOUT` when the path does not answer; `IO` without `/proc`.
+pub fn open(path: &Path) -> Result<Opened, CanopyError> {
+    let owned = path.to_path_buf();
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| open_now(&owned))?
+}
+
+fn open_now(path: &Path) -> Result<Opened, CanopyError> {
+    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
+    // SAFETY: valid C string; O_PATH opens no contents and runs no driver.
+    let raw = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    if raw < 0 {
+        return Err(CanopyError::from_io(&std::io::Error::last_os_error(), "cannot open"));
+    }
+    // SAFETY: a fresh descriptor, owned here.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    // SAFETY: a zeroed stat is a valid out-buffer; fd is open.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } < 0 {
+        return Err(CanopyError::from_io(&std::io::Error::last_os_error(), "cannot examine"));
+    }
+    let link = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    let real = match std::fs::read_link(&link) {
+        Ok(p) => p,
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+            return Err(CanopyError::new(ErrorCode::Io, "cannot tell where the path leads: /proc is not mounted"))
+        }
+        Err(e) => return Err(CanopyError::from_io(&e, "cannot tell where the path leads")),
+    };
+    // A deleted entry reads back as "PATH (deleted)", which is no path.
+    if st.st_nlink == 0 || !real.is_absolute() {
+        return Err(CanopyError::new(ErrorCode::NotFound, "it was deleted while it was being opened"));
+    }
+    Ok(Opened { fd, real, kind: kind_of(st.st_mode), dev: st.st_dev, ino: st.st_ino })
+}
+
+/// The real path of a folder given on the command line or by the client.
+///
+/// # Errors
+/// As [`open`], and `NOT_A_DIRECTORY` for anything but a folder.
+pub fn real_folder(path: &Path) -> Result<PathBuf, CanopyError> {
+    let opened = open(path)?;
+    if opened.kind != EntryKind::Folder {
+        return Err(CanopyError::new(ErrorCode::NotADirectory, "not a folder"));
+    }
+    Ok(opened.real)
+}
+
+/// How to list an opened folder.
+pub struct ListCall {
+    pub depth: u32,
+    /// The engine's cursor: the page continues after the entry it names.
+    pub after: Option<String>,
+    pub show_dotfiles: bool,
+    pub cancel: CancelToken,
+    /// Called after each folder is read (on the engine's workers).
+    pub on_folder: Arc<dyn Fn() + Send + Sync>,
+    /// The engine's test seams (the `e2e` build only; see `main.rs`).
+    pub hooks: IoHooks,
+}
+
+/// Lists the folder `opened` names, through its descriptor: a page of at
+/// most [`MCP_PAGE`] entries of its top level, and below it what the
+/// request's budget of as many entries allows (breadth-first).
+///
+/// # Errors
+/// As [`canopy_core::list`]: `INVALID_ARGUMENT` for a bad depth or a cursor
+/// made under other settings, the folder's code when it cannot be listed,
+/// `CANCELLED` when the token fired.
+pub fn list(opened: &Opened, call: ListCall) -> Result<Listing, CanopyError> {
+    let via = PathBuf::from(format!("/proc/self/fd/{}", opened.fd.as_raw_fd()));
+    let on_folder = call.on_folder.clone();
+    let mut hooks = call.hooks;
+    hooks.after_scan = Some(Arc::new(move |_: &Path| on_folder()));
+    let opts = ListOptions {
+        depth: call.depth,
+        limit: Some(u64::from(MCP_PAGE)),
+        after: call.after,
+        show_dotfiles: call.show_dotfiles,
+        request: RequestBudget { entries: u64::from(MCP_PAGE), ..RequestBudget::STANDARD },
+        cancel: Some(call.cancel),
+        hooks,
+        // The text prints neither size, time nor handles.
+        details: false,
+        handles: false,
+        ..ListOptions::default()
+    };
+    canopy_core::list(&via, &opts)
+}
+
+/// The engine cursor that continues `listing` after its shown top-level
+/// entry `index`.
+///
+/// # Errors
+/// As [`canopy_core::cursor::after_entry`].
+pub fn cursor_after(listing: &Listing, index: usize) -> Result<Option<String>, CanopyError> {
+    canopy_core::cursor::after_entry(listing, index)
+}
+
+/// Reads one chunk of the regular file `opened` names, on a bounded worker.
+///
+/// # Errors
+/// `NOT_A_FILE` for anything but a regular file (never opened for reading),
+/// `INVALID_ARGUMENT` for an offset past the end, `TIMEOUT` when the file
+/// does not answer, the OS code otherwise.
+pub fn read(opened: Opened, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
+    let place = Place::path(&opened.real);
+    bounded::call(place, TIME_BUDGET, move |_| canopy_core::preview::read_preview_at(&opened.fd, offset, length))?
+}
+
+/// The escaped one-line form of a path, as the listing prints names.
+pub fn shown_path(path: &Path) -> String {
+    canopy_core::names::escape_for_line(path.as_os_str().as_bytes())
+}
+
+/// The bytes a path printed by Canopy stands for.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for an escape Canopy never writes.
+pub fn printed_path(text: &str) -> Result<PathBuf, CanopyError> {
+    Ok(PathBuf::from(OsString::from_vec(canopy_core::names::unescape_line(text)?)))
+}

@@ -1,0 +1,12 @@
+//! `canopy-mcp`: Canopy's bounded listing and preview served to AI agents
+//! over the Model Context Protocol (stdio), through the official Rust SDK.
+//!
+//! [`server`] holds the tools, [`page`] and [`read`] render replies within
+//! the reply budget, [`access`] decides which folders may be seen, and
+//! [`engine`] is the one module that calls Canopy's engine.
+
+pub mod access;
+pub mod engine;
+pub mod page;
+pub mod read;
+pub mod server;

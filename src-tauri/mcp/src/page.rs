@@ -1,0 +1,277 @@
+//! One `list_directory` reply: the engine's listing rendered line by line
+//! with Canopy's text writer, cut to the reply budget.
+//!
+//! Promises:
+//! - the text holds at most `budget` characters, whatever the folder;
+//! - a page holds the top-level entries in the folder's order, at least one
+//!   when there is any, each with its own lines; it ends early only when the
+//!   next entry's lines do not fit, and then the last line is
+//!   `[NEXT] call list_directory with cursor "<c>"`;
+//! - nested folders are filled breadth-first, in order, while their lines
+//!   fit: a folder whose lines do not fit is printed `[BUDGET] path`, as is
+//!   one the engine left unread, and is listed by calling `list_directory`
+//!   with its path;
+//! - a cursor names the folder it was issued for: it continues that folder
+//!   and is refused for any other.
+
+use std::collections::{HashSet, VecDeque};
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use canopy_core::text::{line_name, warning_line, write_entry};
+use canopy_core::wire::{Entry, Folder, KindCounts, Listing};
+use canopy_core::{CanopyError, ErrorCode};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// A folder shown in part: its path as printed, and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TruncatedFolder {
+    /// The folder's path as printed, relative to the listed folder.
+    pub path: String,
+    /// Entries in the folder (at least this many when `totalIsLowerBound`).
+    pub total: u64,
+    /// Entries of it shown on this page.
+    pub shown: u64,
+    pub total_is_lower_bound: bool,
+    /// What the entries not shown are, by kind.
+    pub hidden: HiddenKinds,
+}
+
+/// Counts by kind of the entries a folder holds but the page does not show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct HiddenKinds {
+    pub folders: u64,
+    pub files: u64,
+    /// Symlinks, fifos, sockets, devices.
+    pub other: u64,
+}
+
+impl From<KindCounts> for HiddenKinds {
+    fn from(k: KindCounts) -> Self {
+        HiddenKinds { folders: k.folders, files: k.files, other: k.other }
+    }
+}
+
+/// A rendered page, before its `[NEXT]` line.
+#[derive(Debug)]
+pub struct Page {
+    /// The lines, each ending in a line break.
+    pub text: String,
+    /// Top-level entries on the page.
+    pub shown: usize,
+    /// The page ends before the engine's page did.
+    pub cut: bool,
+    /// Nested folders shown in part.
+    pub truncated: Vec<TruncatedFolder>,
+    /// Nested folders printed `[BUDGET] path` (not shown for lack of room).
+    pub unexpanded: Vec<String>,
+}
+
+fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn own_lines(e: &Entry, path: &str) -> String {
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = write_entry(e, path, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn budget_line(path: &str) -> String {
+    format!("[{}] {path}\n", ErrorCode::Budget)
+}
+
+/// A folder that could be filled in (the engine read it).
+fn loaded(e: &Entry) -> Option<&Folder> {
+    e.folder.as_deref().filter(|f| f.children_loaded)
+}
+
+fn key(f: &Folder) -> usize {
+    f as *const Folder as usize
+}
+
+fn child_path(parent: &str, e: &Entry) -> String {
+    let name = line_name(&e.name, e.name_parts.as_deref());
+    if parent.is_empty() {
+        name
+    } else {
+        format!("{parent}/{name}")
+    }
+}
+
+/// The longest `[NEXT]` line a page can end with.
+pub fn next_line_reserve() -> usize {
+    chars(&next_line(&"A".repeat(max_cursor_len())))
+}
+
+/// The last line of a page that ends before its folder does.
+pub fn next_line(cursor: &str) -> String {
+    format!("[NEXT] call list_directory with cursor \"{cursor}\"\n")
+}
+
+/// Renders `listing` (whose listed folder prints as `label`) in at most
+/// `budget` characters, keeping `reserve` of them for the `[NEXT]` line.
+pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> Page {
+    let root = &listing.root;
+    let mut text = String::new();
+    if let Some(err) = &root.error {
+        text.push_str(&format!("[{}] {label}\n", err.code));
+    }
+    let Some(folder) = root.folder.as_deref() else {
+        return Page { text, shown: 0, cut: false, truncated: Vec::new(), unexpanded: Vec::new() };
+    };
+    let total = folder.total.unwrap_or(0);
+    let widest_warning = warning_line(label, u64::MAX / 2, u64::MAX / 4, u64::MAX / 2, true).map_or(0, |l| chars(&l) + 1);
+    let room = budget.saturating_sub(chars(&text) + widest_warning + reserve);
+
+    // The top level, in order, while each entry's lines fit (the first always).
+    let mut used = 0;
+    let mut top: Vec<(&Entry, String, String)> = Vec::new();
+    for e in &folder.entries {
+        let path = child_path("", e);
+        let lines = own_lines(e, &path);
+        let cost = chars(&lines) + loaded(e).map_or(0, |_| chars(&budget_line(&path)));
+        if !top.is_empty() && used + cost > room {
+            break;
+        }
+        used += cost;
+        top.push((e, path, lines));
+    }
+
+    // Nested folders, breadth-first, each in full or not at all.
+    let mut expanded: HashSet<usize> = HashSet::new();
+    let mut queue: VecDeque<(&Folder, String)> =
+        top.iter().filter_map(|(e, path, _)| loaded(e).map(|f| (f, path.clone()))).collect();
+    while let Some((f, path)) = queue.pop_front() {
+        let mut cost = 0;
+        let mut kids = Vec::new();
+        for e in &f.entries {
+            let p = child_path(&path, e);
+            cost += chars(&own_lines(e, &p)) + loaded(e).map_or(0, |_| chars(&budget_line(&p)));
+            if let Some(sub) = loaded(e) {
+                kids.push((sub, p));
+            }
+        }
+        let shown = f.entries.len() as u64;
+        if let Some(w) = warning_line(&path, f.offset, shown, f.total.unwrap_or(0), f.count_is_lower_bound) {
+            cost += chars(&w) + 1;
+        }
+        let refund = chars(&budget_line(&path));
+        if used + cost <= room + refund {
+            used = used + cost - refund;
+            expanded.insert(key(f));
+            queue.extend(kids);
+        }
+    }
+
+    let mut page = Page { text, shown: top.len(), cut: top.len() < folder.entries.len(), truncated: Vec::new(), unexpanded: Vec::new() };
+    for (e, path, lines) in &top {
+        page.text.push_str(lines);
+        write_nested(e, path, &expanded, &mut page);
+    }
+    let shown = top.len() as u64;
+    if let Some(w) = warning_line(label, folder.offset, shown, total, folder.count_is_lower_bound) {
+        page.text.push_str(&w);
+        page.text.push('\n');
+    }
+    page
+}
+
+fn write_nested(e: &Entry, path: &str, expanded: &HashSet<usize>, page: &mut Page) {
+    let Some(f) = loaded(e) else {
+        if e.error.as_ref().is_some_and(|err| err.code == ErrorCode::Budget) {
+            page.unexpanded.push(path.to_string());
+        }
+        return;
+    };
+    if !expanded.contains(&key(f)) {
+        page.text.push_str(&budget_line(path));
+        page.unexpanded.push(path.to_string());
+        return;
+    }
+    for child in &f.entries {
+        let p = child_path(path, child);
+        page.text.push_str(&own_lines(child, &p));
+        write_nested(child, &p, expanded, page);
+    }
+    let (shown, total) = (f.entries.len() as u64, f.total.unwrap_or(0));
+    if let Some(w) = warning_line(path, f.offset, shown, total, f.count_is_lower_bound) {
+        page.text.push_str(&w);
+        page.text.push('\n');
+        page.truncated.push(TruncatedFolder {
+            path: path.to_string(),
+            total,
+            shown,
+            total_is_lower_bound: f.count_is_lower_bound,
+            hidden: f.unlisted.into(),
+        });
+    }
+}
+
+const CURSOR_VERSION: u8 = 1;
+/// The engine's cursor: version, order, flags, filter length (2), group and
+/// a name of at most 255 bytes, in base64url.
+const MAX_ENGINE_CURSOR: usize = (6usize + 255).div_ceil(3) * 4;
+
+fn max_cursor_len() -> usize {
+    (1 + 16 + MAX_ENGINE_CURSOR).div_ceil(3) * 4
+}
+
+/// A cursor for the folder known by `dev` and `ino`, wrapping the engine's.
+pub fn encode_cursor(dev: u64, ino: u64, engine: &str) -> String {
+    let mut bytes = Vec::with_capacity(17 + engine.len());
+    bytes.push(CURSOR_VERSION);
+    bytes.extend_from_slice(&dev.to_le_bytes());
+    bytes.extend_from_slice(&ino.to_le_bytes());
+    bytes.extend_from_slice(engine.as_bytes());
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The engine's cursor inside `text`, if it was issued for this folder.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for text that is not a cursor `canopy-mcp` issued, or
+/// one issued for another folder.
+pub fn decode_cursor(text: &str, dev: u64, ino: u64) -> Result<String, CanopyError> {
+    let foreign = || CanopyError::invalid("the cursor is not one canopy-mcp issued: pass nextCursor exactly as it was returned, or list without a cursor to start over");
+    let bytes = URL_SAFE_NO_PAD.decode(text.trim().as_bytes()).map_err(|_| foreign())?;
+    if bytes.len() < 18 || bytes[0] != CURSOR_VERSION {
+        return Err(foreign());
+    }
+    let d = u64::from_le_bytes(bytes[1..9].try_into().map_err(|_| foreign())?);
+    let i = u64::from_le_bytes(bytes[9..17].try_into().map_err(|_| foreign())?);
+    if (d, i) != (dev, ino) {
+        return Err(CanopyError::invalid(
+            "the cursor was issued for another folder: a cursor continues only the folder whose page returned it",
+        ));
+    }
+    String::from_utf8(bytes[17..].to_vec()).map_err(|_| foreign())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_continues_only_its_folder() {
+        let c = encode_cursor(7, 42, "AQACAAAB");
+        assert_eq!(decode_cursor(&c, 7, 42).unwrap(), "AQACAAAB");
+        let other = decode_cursor(&c, 7, 43).unwrap_err();
+        assert_eq!(other.code, ErrorCode::InvalidArgument);
+        assert!(other.message.contains("another folder"), "{}", other.message);
+        for bad in ["", "!!", "AQ", &URL_SAFE_NO_PAD.encode([2u8; 20])] {
+            assert_eq!(decode_cursor(bad, 7, 42).unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_widest_cursor_fits_the_reserve() {
+        let engine = URL_SAFE_NO_PAD.encode([0xffu8; 6 + 255]);
+        assert!(engine.len() <= MAX_ENGINE_CURSOR);
+        let c = encode_cursor(u64::MAX, u64::MAX, &engine);
+        assert!(chars(&next_line(&c)) <= next_line_reserve());
+    }
+}

@@ -1,0 +1,131 @@
+//! One `read_file` reply: a chunk of a file as text (in its detected
+//! encoding) or as a hex dump, under a header line that always says which
+//! bytes it shows.
+//!
+//! Promises: the text holds at most `MCP_REPLY_CHARS` characters (a chunk
+//! is at most `MCP_READ_CHUNK` bytes, and no encoding decodes a byte to more
+//! than one character; a hex dump shows at most `HEX_VIEW_BYTES`); the
+//! header is the first line, and the content follows a blank line.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use canopy_core::preview::{PreviewChunk, PreviewContent, TextEncoding};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// `read_file`'s structured result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadFileOutput {
+    /// The file's real path, escaped as listings print names.
+    pub path: String,
+    /// First byte shown.
+    pub offset: u64,
+    /// Bytes shown; the next chunk starts at `offset + length`.
+    pub length: u64,
+    /// The file's size, or absent when it reads 0 but has content (as in `/proc`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Pass as `offset` for the next chunk; absent at the end of the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+    /// `text` or `binary` (shown as a hex dump).
+    pub content: String,
+    /// The text's encoding (`utf-8`, `utf-16le`, `utf-16be`, `windows-1252`); absent for binary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+    /// Some bytes could not be decoded and show as U+FFFD.
+    pub lossy: bool,
+    /// The file's first bytes say it is this kind of image.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+}
+
+fn encoding_name(e: TextEncoding) -> &'static str {
+    match e {
+        TextEncoding::Utf8 => "utf-8",
+        TextEncoding::Utf16Le => "utf-16le",
+        TextEncoding::Utf16Be => "utf-16be",
+        TextEncoding::Windows1252 => "windows-1252",
+    }
+}
+
+/// `offset  hh hh ... hh  |ascii|`, 16 bytes a line.
+pub fn hex_dump(offset: u64, bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() / 16 * 80 + 80);
+    for (i, row) in bytes.chunks(16).enumerate() {
+        out.push_str(&format!("{:08x} ", offset + (i as u64) * 16));
+        for j in 0..16 {
+            if j == 8 {
+                out.push(' ');
+            }
+            match row.get(j) {
+                Some(b) => out.push_str(&format!(" {b:02x}")),
+                None => out.push_str("   "),
+            }
+        }
+        out.push_str("  |");
+        out.extend(row.iter().map(|&b| if (0x20..0x7f).contains(&b) { b as char } else { '.' }));
+        out.push_str("|\n");
+    }
+    out
+}
+
+/// The reply's text and structured result for `chunk` of the file printed as `path`.
+pub fn render(path: String, chunk: &PreviewChunk, clamped_to: Option<u64>) -> (String, ReadFileOutput) {
+    let end = chunk.offset + chunk.length;
+    let unknown_size = chunk.size == 0 && (chunk.length > 0 || chunk.more);
+    let of = if unknown_size { "of unknown size".to_string() } else { format!("of {}", chunk.size) };
+    let (kind, body, encoding, lossy) = match &chunk.content {
+        PreviewContent::Text { text, encoding, lossy } => ("text", text.clone(), Some(encoding_name(*encoding)), *lossy),
+        PreviewContent::Binary { base64 } => {
+            let bytes = STANDARD.decode(base64).unwrap_or_default();
+            ("binary", hex_dump(chunk.offset, &bytes), None, false)
+        }
+    };
+    let mut header = match encoding {
+        Some(enc) => format!("[TEXT {enc}] showing bytes {}-{end} {of}", chunk.offset),
+        None => format!("[BINARY] showing bytes {}-{end} {of} as a hex dump", chunk.offset),
+    };
+    if let Some(image) = chunk.image {
+        header.push_str(&format!(" ({})", image.mime()));
+    }
+    if lossy {
+        header.push_str("; bytes that do not decode show as U+FFFD");
+    }
+    if let Some(max) = clamped_to {
+        header.push_str(&format!("; at most {max} bytes are read per call"));
+    }
+    if chunk.more {
+        header.push_str(&format!("; call read_file with offset {end} for more"));
+    } else {
+        header.push_str("; end of file");
+    }
+    let text = format!("{header}\n\n{body}");
+    let out = ReadFileOutput {
+        path,
+        offset: chunk.offset,
+        length: chunk.length,
+        size: (!unknown_size).then_some(chunk.size),
+        next_offset: chunk.more.then_some(end),
+        content: kind.into(),
+        encoding: encoding.map(Into::into),
+        lossy,
+        image: chunk.image.map(|i| i.mime().into()),
+    };
+    (text, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hex_dump_shows_offsets_bytes_and_printable_ascii() {
+        let dump = hex_dump(16, b"\x7fELF\x00\x01abcdefghijklmnop\n");
+        let lines: Vec<&str> = dump.lines().collect();
+        assert_eq!(lines[0], "00000010  7f 45 4c 46 00 01 61 62  63 64 65 66 67 68 69 6a  |.ELF..abcdefghij|");
+        assert!(lines[1].starts_with("00000020  6b 6c 6d 6e 6f 70 0a   ") && lines[1].ends_with("  |klmnop.|"), "{:?}", lines[1]);
+        assert_eq!(lines[1].find('|'), lines[0].find('|'), "a short last row keeps the text column aligned");
+    }
+}

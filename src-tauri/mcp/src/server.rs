@@ -1,0 +1,518 @@
+//! The MCP server: the tools `list_directory` and `read_file` over Canopy's
+//! engine, for AI agents.
+//!
+//! Promises:
+//! - every tool is read-only and closed-world (`readOnlyHint: true`,
+//!   `openWorldHint: false`), has a title, a description written for a model
+//!   (under 2 KB), an input schema and an output schema;
+//! - a tool call that fails answers a result with `isError: true` and the
+//!   text `CODE: message`, never a protocol error: bad arguments are
+//!   `INVALID_ARGUMENT` results too (the model can correct them);
+//! - a path is allowed only when the real path of what was opened lies in an
+//!   allowed root (see [`crate::access`]); otherwise `DENIED`, naming the roots;
+//! - `notifications/cancelled` stops a listing through the engine's cancel
+//!   token; a request that carries a progress token gets a progress
+//!   notification every `MCP_PROGRESS_INTERVAL` while its listing runs.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use canopy_core::cancel::CancelToken;
+use canopy_core::dirio::IoHooks;
+use canopy_core::limits::{MCP_MAX_DEPTH, MCP_PROGRESS_INTERVAL, MCP_READ_CHUNK, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
+use canopy_core::wire::EntryKind;
+use canopy_core::{CanopyError, ErrorCode};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::schema_for_output;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, JsonObject, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::access;
+use crate::engine::{self, ListCall, Opened};
+use crate::page::{self, TruncatedFolder};
+use crate::read::{self, ReadFileOutput};
+
+/// What `list_directory` tells a model. Kept under 2 KB (a test checks).
+pub const LIST_DESCRIPTION: &str = "List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, with paths relative to the listed folder. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10).
+
+Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{202e} (an invisible or direction-changing character) and \\\\ (a backslash). Pass paths back exactly as printed: both tools read the escapes back.
+
+Below the listed folder, each folder shows at most 100 entries. `[WARNING] path: N items hidden (showing first 100 of M total)` follows a folder shown in part, and `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, and the path as printed.
+
+Every reply is at most 40,000 characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor (also structuredContent.nextCursor) for the next page. No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder.
+
+Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total (entries in the folder), offset and shown (this page), nextCursor, and for each folder shown in part its total, shown and hidden counts by kind.";
+
+/// What `read_file` tells a model. Kept under 2 KB (a test checks).
+pub const READ_DESCRIPTION: &str = "Read part of a file: at most 32768 bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-32768 of 100000; call read_file with offset 32768 for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-4096 of 9000 as a hex dump` (a binary file shows at most 4096 bytes per call). A file whose size reads 0 but that has content, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
+
+Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back). structuredContent holds path, offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.";
+
+/// `sort`: the orders `list_directory` names in its schema.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+pub enum SortOrder {
+    #[default]
+    Name,
+    Size,
+    Modified,
+    Type,
+}
+
+fn default_depth() -> u32 {
+    canopy_core::limits::DEFAULT_DEPTH
+}
+fn yes() -> bool {
+    true
+}
+
+/// `list_directory`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListDirectoryArgs {
+    /// The folder: absolute, or relative to the first allowed folder; names as listings print them.
+    pub path: String,
+    /// Levels to list: 1 is the folder's own entries, 2 adds theirs.
+    #[serde(default = "default_depth")]
+    #[schemars(range(min = 1, max = 10))]
+    pub depth: u32,
+    /// The nextCursor of the previous page of this same folder, to get the next page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// The order: name (folders first, natural order). size, modified and type are not available in this version.
+    #[serde(default)]
+    pub sort: SortOrder,
+    /// Reverse the order (not available in this version).
+    #[serde(default)]
+    pub reverse: bool,
+    /// List names starting with a dot.
+    #[serde(default = "yes")]
+    pub show_dotfiles: bool,
+}
+
+/// `list_directory`'s structured result.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListDirectoryOutput {
+    /// The listed folder's real path, escaped as names are printed.
+    pub path: String,
+    /// Entries in the folder (after the dotfile setting); at least this many when `totalIsLowerBound`.
+    pub total: u64,
+    /// Reading the folder was cut short (it did not answer in time).
+    pub total_is_lower_bound: bool,
+    /// Position of this page's first entry in the folder's order.
+    pub offset: u64,
+    /// Top-level entries on this page.
+    pub shown: u64,
+    /// Pass as `cursor`, with the same path and options, for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Folders below the listed one shown in part.
+    pub truncated: Vec<TruncatedFolder>,
+    /// Folders below the listed one printed `[BUDGET] path`: list each by its path to see it.
+    pub unexpanded: Vec<String>,
+}
+
+/// `read_file`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    /// The file: absolute, or relative to the first allowed folder; names as listings print them.
+    pub path: String,
+    /// First byte to read.
+    #[serde(default)]
+    pub offset: u64,
+    /// Bytes to read, at most 32768 (the default).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 32768))]
+    pub length: Option<u64>,
+}
+
+/// `find_in_folder`'s arguments, for when the engine has filters (the
+/// order/filter work); the tool is not served until then.
+#[allow(dead_code)]
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FindInFolderArgs {
+    /// The folder to search, as for list_directory.
+    pub path: String,
+    /// What entry names must match.
+    pub pattern: String,
+    /// The nextCursor of the previous page of this same search.
+    #[serde(default)]
+    pub cursor: Option<String>,
+}
+
+fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    rmcp::handler::server::tool::schema_for_input::<T>().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The client's roots, as far as this session knows them.
+#[derive(Debug, Default)]
+struct ClientRoots {
+    /// Real paths of the client's roots, once listed.
+    known: Option<Vec<PathBuf>>,
+    /// Bumped by `notifications/roots/list_changed`: a listing begun
+    /// before is not kept.
+    generation: u64,
+}
+
+/// The server: allowed roots, and the session's view of the client's.
+#[derive(Clone)]
+pub struct Canopy {
+    roots: Arc<Vec<PathBuf>>,
+    client_roots: Arc<Mutex<ClientRoots>>,
+    hooks: IoHooks,
+    tool_router: ToolRouter<Canopy>,
+}
+
+fn error_result(e: &CanopyError) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!("{}: {}", e.code, e.message))])
+}
+
+fn success<T: Serialize>(text: String, structured: &T) -> CallToolResult {
+    let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+    r.structured_content = serde_json::to_value(structured).ok();
+    r
+}
+
+fn parse<T: serde::de::DeserializeOwned>(tool: &str, args: JsonObject) -> Result<T, CanopyError> {
+    serde_json::from_value(serde_json::Value::Object(args))
+        .map_err(|e| CanopyError::invalid(format!("the arguments do not fit {tool}'s input schema: {e}")))
+}
+
+/// One line on stderr per call: what it came to (never a name).
+fn log(tool: &str, what: &str) {
+    eprintln!("canopy-mcp: {tool}: {what}");
+}
+
+fn finish<T: Serialize>(tool: &str, outcome: Result<(String, T), CanopyError>) -> CallToolResult {
+    match outcome {
+        Ok((text, out)) => {
+            log(tool, "ok");
+            success(text, &out)
+        }
+        Err(e) => {
+            log(tool, e.code.as_str());
+            error_result(&e)
+        }
+    }
+}
+
+fn kind_token(kind: EntryKind) -> &'static str {
+    canopy_core::text::tag(kind).trim_end()
+}
+
+fn roots_text(roots: &[PathBuf]) -> String {
+    if roots.is_empty() {
+        return "none (the client's roots and the server's --root folders do not overlap)".into();
+    }
+    roots.iter().map(|r| engine::shown_path(r)).collect::<Vec<_>>().join(", ")
+}
+
+/// `path` without `.` and with `..` taken lexically (for a path that could not be opened).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+async fn blocking<T: Send + 'static>(job: impl FnOnce() -> Result<T, CanopyError> + Send + 'static) -> Result<T, CanopyError> {
+    tokio::task::spawn_blocking(job)
+        .await
+        .unwrap_or_else(|e| Err(CanopyError::new(ErrorCode::Io, format!("the engine stopped unexpectedly: {e}"))))
+}
+
+impl Canopy {
+    /// A server for the real folders `roots` (at least one).
+    pub fn new(roots: Vec<PathBuf>, hooks: IoHooks) -> Self {
+        Canopy { roots: Arc::new(roots), client_roots: Arc::default(), hooks, tool_router: Self::tool_router() }
+    }
+
+    /// The folders this call may see: `--root`, narrowed by the client's roots when it offers them.
+    // Roots are deprecated from protocol 2026-07-28 on; this server speaks
+    // the revisions before it, where `roots/list` is how a client says them.
+    #[allow(deprecated)]
+    async fn allowed(&self, ctx: &RequestContext<RoleServer>) -> Result<Vec<PathBuf>, CanopyError> {
+        let offers = ctx.peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+        if !offers {
+            return Ok(self.roots.to_vec());
+        }
+        let generation = {
+            let known = self.client_roots.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(client) = &known.known {
+                return Ok(access::intersect(&self.roots, client));
+            }
+            known.generation
+        };
+        let listed = tokio::time::timeout(MCP_ROOTS_TIMEOUT, ctx.peer.list_roots()).await;
+        let listed = match listed {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => return Err(CanopyError::new(ErrorCode::Io, format!("the client offers roots but could not list them: {e}"))),
+            Err(_) => return Err(CanopyError::new(ErrorCode::Timeout, "the client offers roots but did not list them in time")),
+        };
+        let uris: Vec<PathBuf> = listed.roots.iter().filter_map(|r| access::file_uri_path(&r.uri)).collect();
+        let client = blocking(move || Ok(uris.iter().filter_map(|p| engine::real_folder(p).ok()).collect::<Vec<_>>())).await?;
+        let allowed = access::intersect(&self.roots, &client);
+        let mut known = self.client_roots.lock().unwrap_or_else(|e| e.into_inner());
+        if known.generation == generation {
+            known.known = Some(client);
+        }
+        Ok(allowed)
+    }
+
+    /// Opens the path an agent gave, and checks that what was opened lies in `roots`.
+    async fn open_allowed(&self, text: &str, roots: Vec<PathBuf>) -> Result<Opened, CanopyError> {
+        if text.is_empty() {
+            return Err(CanopyError::invalid("the path is empty"));
+        }
+        let given = engine::printed_path(text)?;
+        let outside = move |roots: &[PathBuf]| {
+            CanopyError::new(
+                ErrorCode::Denied,
+                format!("{text} is outside the folders this server may show: {}", roots_text(roots)),
+            )
+        };
+        let Some(first) = roots.first().cloned() else { return Err(outside(&roots)) };
+        let path = if given.is_absolute() { given } else { first.join(given) };
+        let probe = path.clone();
+        match blocking(move || engine::open(&probe)).await {
+            Ok(opened) if roots.iter().any(|r| access::within(&opened.real, r)) => Ok(opened),
+            Ok(_) => Err(outside(&roots)),
+            Err(_) if !roots.iter().any(|r| access::within(&lexical(&path), r)) => Err(outside(&roots)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Runs a listing on a blocking thread, stopping it when the request is
+    /// cancelled and reporting progress while it runs.
+    async fn run_listing(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        cancel: CancelToken,
+        folders: Arc<AtomicU64>,
+        job: impl FnOnce() -> Result<(canopy_core::wire::Listing, Opened), CanopyError> + Send + 'static,
+    ) -> Result<(canopy_core::wire::Listing, Opened), CanopyError> {
+        let mut task = tokio::task::spawn_blocking(job);
+        let token = ctx.meta.get_progress_token();
+        let start = Instant::now();
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + MCP_PROGRESS_INTERVAL, MCP_PROGRESS_INTERVAL);
+        loop {
+            tokio::select! {
+                done = &mut task => {
+                    return done.unwrap_or_else(|e| Err(CanopyError::new(ErrorCode::Io, format!("the engine stopped unexpectedly: {e}"))));
+                }
+                _ = ctx.ct.cancelled(), if !cancel.is_cancelled() => {
+                    // The engine checks its token between batches: the listing stops within one.
+                    cancel.cancel();
+                }
+                _ = tick.tick(), if token.is_some() => {
+                    if let Some(token) = &token {
+                        let secs = start.elapsed().as_secs_f64();
+                        let n = folders.load(Ordering::Relaxed);
+                        let note = ProgressNotificationParam::new(token.clone(), (secs * 10.0).round() / 10.0)
+                            .with_message(format!("listing: {n} folders read in {secs:.1} s"));
+                        let _ = ctx.peer.notify_progress(note).await;
+                    }
+                }
+            }
+        }
+    }
+
+    async fn list_directory_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, ListDirectoryOutput), CanopyError> {
+        let args: ListDirectoryArgs = parse("list_directory", args)?;
+        if !(1..=MCP_MAX_DEPTH).contains(&args.depth) {
+            return Err(CanopyError::invalid(format!("depth must be 1 to {MCP_MAX_DEPTH}, not {}", args.depth)));
+        }
+        let order = match args.sort {
+            SortOrder::Name => None,
+            SortOrder::Size => Some("size"),
+            SortOrder::Modified => Some("modified"),
+            SortOrder::Type => Some("type"),
+        };
+        if let Some(order) = order {
+            return Err(CanopyError::invalid(format!(
+                "sort \"{order}\" is not available in this version: entries come in name order (folders first, natural order); leave sort out or pass \"name\""
+            )));
+        }
+        if args.reverse {
+            return Err(CanopyError::invalid("reverse is not available in this version: entries come in name order (folders first)"));
+        }
+        let roots = self.allowed(&ctx).await?;
+        let opened = self.open_allowed(&args.path, roots).await?;
+        if opened.kind != EntryKind::Folder {
+            let hint = if opened.kind == EntryKind::File { ": call read_file to read it" } else { "" };
+            return Err(CanopyError::new(
+                ErrorCode::NotADirectory,
+                format!("{} is not a folder ({}){hint}", args.path, kind_token(opened.kind)),
+            ));
+        }
+        let (dev, ino) = (opened.dev, opened.ino);
+        let after = args.cursor.as_deref().map(|c| page::decode_cursor(c, dev, ino)).transpose()?;
+        let cancel = CancelToken::default();
+        let folders = Arc::new(AtomicU64::new(0));
+        let counter = folders.clone();
+        let call = ListCall {
+            depth: args.depth,
+            after,
+            show_dotfiles: args.show_dotfiles,
+            cancel: cancel.clone(),
+            on_folder: Arc::new(move || {
+                counter.fetch_add(1, Ordering::Relaxed);
+            }),
+            hooks: self.hooks.clone(),
+        };
+        log("list_directory", "started");
+        let (listing, opened) = self.run_listing(&ctx, cancel, folders, move || engine::list(&opened, call).map(|l| (l, opened))).await?;
+        let label = match opened.real.file_name() {
+            Some(name) => canopy_core::names::escape_for_line(name.as_bytes()),
+            None => engine::shown_path(&opened.real),
+        };
+        let reserve = page::next_line_reserve();
+        let mut page = page::render(&listing, &label, MCP_REPLY_CHARS, reserve);
+        let engine_next = if page.cut { engine::cursor_after(&listing, page.shown - 1)? } else { listing.next_cursor.clone() };
+        let next_cursor = engine_next.map(|c| page::encode_cursor(dev, ino, &c));
+        if let Some(c) = &next_cursor {
+            page.text.push_str(&page::next_line(c));
+        }
+        let folder = listing.root.folder.as_deref();
+        let out = ListDirectoryOutput {
+            path: engine::shown_path(&opened.real),
+            total: folder.and_then(|f| f.total).unwrap_or(0),
+            total_is_lower_bound: folder.is_some_and(|f| f.count_is_lower_bound),
+            offset: folder.map_or(0, |f| f.offset),
+            shown: page.shown as u64,
+            next_cursor,
+            truncated: page.truncated,
+            unexpanded: page.unexpanded,
+        };
+        Ok((page.text, out))
+    }
+
+    async fn read_file_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, ReadFileOutput), CanopyError> {
+        let args: ReadFileArgs = parse("read_file", args)?;
+        let asked = args.length.unwrap_or(MCP_READ_CHUNK);
+        if asked == 0 {
+            return Err(CanopyError::invalid("length must be at least 1"));
+        }
+        let length = asked.min(MCP_READ_CHUNK);
+        let roots = self.allowed(&ctx).await?;
+        let opened = self.open_allowed(&args.path, roots).await?;
+        match opened.kind {
+            EntryKind::File => {}
+            EntryKind::Folder => {
+                return Err(CanopyError::new(
+                    ErrorCode::NotAFile,
+                    format!("{} is a folder ([DIR]): call list_directory to list it", args.path),
+                ))
+            }
+            kind => {
+                return Err(CanopyError::new(
+                    ErrorCode::NotAFile,
+                    format!("{} is {} ({}): only regular files are read, and it was not opened", args.path, kind_name(kind), kind_token(kind)),
+                ))
+            }
+        }
+        let shown = engine::shown_path(&opened.real);
+        let offset = args.offset;
+        let chunk = blocking(move || engine::read(opened, offset, length)).await?;
+        let clamped = (asked > MCP_READ_CHUNK).then_some(MCP_READ_CHUNK);
+        Ok(read::render(shown, &chunk, clamped))
+    }
+}
+
+fn kind_name(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Fifo => "a fifo",
+        EntryKind::Socket => "a socket",
+        EntryKind::CharDevice => "a character device",
+        EntryKind::BlockDevice => "a block device",
+        EntryKind::Symlink => "a symlink",
+        EntryKind::Folder => "a folder",
+        EntryKind::File => "a file",
+        EntryKind::Unknown => "of an unknown kind",
+    }
+}
+
+#[tool_router]
+impl Canopy {
+    #[tool(
+        name = "list_directory",
+        title = "List a folder",
+        description = LIST_DESCRIPTION,
+        input_schema = input_schema::<ListDirectoryArgs>(),
+        output_schema = schema_for_output::<ListDirectoryOutput>(),
+        annotations(title = "List a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
+    )]
+    async fn list_directory(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        let outcome = self.list_directory_call(args, ctx).await;
+        finish("list_directory", outcome)
+    }
+
+    #[tool(
+        name = "read_file",
+        title = "Read part of a file",
+        description = READ_DESCRIPTION,
+        input_schema = input_schema::<ReadFileArgs>(),
+        output_schema = schema_for_output::<ReadFileOutput>(),
+        annotations(title = "Read part of a file", read_only_hint = true, destructive_hint = false, open_world_hint = false)
+    )]
+    async fn read_file(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        let outcome = self.read_file_call(args, ctx).await;
+        finish("read_file", outcome)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Canopy {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("canopy-mcp", env!("CARGO_PKG_VERSION")).with_title("Canopy"))
+            .with_instructions(format!(
+                "Canopy lists folders and reads files, read-only, under: {}. Every reply fits 40,000 characters; follow [NEXT] cursors to page, and list a folder by its path to see what a listing left out.",
+                roots_text(&self.roots)
+            ))
+    }
+
+    /// The revisions with an `initialize` handshake, whose `roots/list`
+    /// this server asks when the client offers roots.
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
+    }
+
+    async fn on_roots_list_changed(&self, _ctx: NotificationContext<RoleServer>) {
+        let mut known = self.client_roots.lock().unwrap_or_else(|e| e.into_inner());
+        known.known = None;
+        known.generation += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_stay_under_two_kilobytes() {
+        for d in [LIST_DESCRIPTION, READ_DESCRIPTION] {
+            assert!(d.len() < 2048, "{} bytes: {d}", d.len());
+        }
+    }
+}

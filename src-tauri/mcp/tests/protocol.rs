@@ -1,0 +1,83 @@
+//! The protocol face of `canopy-mcp`: the tools it lists, how it starts and
+//! refuses to start, and what it links.
+
+mod common;
+
+use std::process::Command;
+
+use common::{binary, Server, Tree};
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn tools_list_matches_its_snapshot() {
+    let t = Tree::new();
+    let s = Server::start(&[&t.path()]).await;
+    let tools = s.client.list_all_tools().await.expect("tools/list answers");
+    let got = serde_json::to_string_pretty(&serde_json::to_value(&tools).unwrap()).unwrap() + "\n";
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/tools_list.json");
+    if std::env::var_os("CANOPY_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&file, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&file).unwrap_or_default();
+    if got != want {
+        std::fs::write(file.with_extension("json.new"), &got).unwrap();
+        panic!("tools/list changed: compare {} with tools_list.json.new (CANOPY_UPDATE_SNAPSHOTS=1 accepts it)", file.display());
+    }
+}
+
+#[tokio::test]
+async fn every_tool_is_read_only_closed_world_titled_and_typed() {
+    let t = Tree::new();
+    let s = Server::start(&[&t.path()]).await;
+    let tools = s.client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["list_directory", "read_file"]);
+    for tool in &tools {
+        let v = serde_json::to_value(tool).unwrap();
+        assert!(v["title"].as_str().is_some_and(|t| !t.is_empty()), "{} has a title", tool.name);
+        assert_eq!(v["annotations"]["readOnlyHint"], json!(true), "{} is read-only", tool.name);
+        assert_eq!(v["annotations"]["openWorldHint"], json!(false), "{} is closed-world", tool.name);
+        assert_eq!(v["inputSchema"]["type"], json!("object"));
+        assert_eq!(v["outputSchema"]["type"], json!("object"), "{} has an output schema", tool.name);
+        let description = v["description"].as_str().unwrap();
+        assert!(description.len() < 2048, "{}'s description is {} bytes", tool.name, description.len());
+        assert_eq!(v["inputSchema"]["required"], json!(["path"]), "only the path is required");
+    }
+}
+
+#[test]
+fn without_a_root_it_exits_2() {
+    let none = Command::new(binary()).output().unwrap();
+    assert_eq!(none.status.code(), Some(2), "no --root");
+    assert!(String::from_utf8_lossy(&none.stderr).contains("--root"), "the message says what is missing");
+    let t = Tree::new();
+    let file = t.file("plain.txt");
+    for bad in [vec!["--root".into()], vec!["--root".into(), t.at("missing").into_os_string()], vec!["--root".into(), file.into_os_string()], vec!["--bogus".into()]] {
+        let out = Command::new(binary()).args(&bad).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
+#[test]
+fn the_binary_links_no_gui_library() {
+    let out = Command::new("ldd").arg(env!("CARGO_BIN_EXE_canopy-mcp")).output().expect("ldd runs");
+    let libs = String::from_utf8_lossy(&out.stdout);
+    assert!(libs.contains("libc.so"), "ldd listed the libraries: {libs}");
+    for gui in ["gtk", "webkit", "gdk", "javascriptcore", "soup"] {
+        assert!(!libs.to_lowercase().contains(gui), "{gui} is linked:\n{libs}");
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_call_is_the_only_protocol_error() {
+    let t = Tree::new();
+    let s = Server::start(&[&t.path()]).await;
+    let unknown = s.client.call_tool(rmcp::model::CallToolRequestParams::new("delete_everything")).await;
+    assert!(unknown.is_err(), "an unknown tool is a protocol error");
+    // Arguments of the wrong type or unknown name are the model's to fix: results.
+    for bad in [json!({}), json!({"path": 5}), json!({"path": "x", "depth": "deep"}), json!({"path": "x", "colour": true})] {
+        let r = common::Reply::of(s.call("list_directory", bad.clone()).await);
+        assert_eq!(r.code(), "INVALID_ARGUMENT", "{bad}: {}", r.text);
+    }
+    let _: Value = json!(null);
+}

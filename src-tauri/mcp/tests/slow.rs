@@ -1,0 +1,66 @@
+//! A listing that takes long (the engine's slow-folder seam, `e2e` build):
+//! `notifications/cancelled` stops it through the engine's cancel token, and
+//! a request with a progress token hears progress while it runs.
+
+mod common;
+
+use common::{path_arg, Reply, Server, Start, Tree};
+use rmcp::model::CallToolRequestParams;
+use serde_json::json;
+
+/// `root/slow/slow/slow`, each folder of 3,000 names read 512 bytes at a
+/// time, 200 ms apart: longer than the request's time budget.
+fn slow_tree() -> Tree {
+    let t = Tree::new();
+    let mut rel = String::from("root");
+    for _ in 0..3 {
+        rel.push_str("/slow");
+        for i in 0..3000 {
+            t.file(format!("{rel}/entry_{i:05}"));
+        }
+    }
+    t
+}
+
+async fn slow_server(t: &Tree) -> Server {
+    Server::start_with(Start {
+        roots: vec![t.path()],
+        env: vec![("CANOPY_TEST_SLOW_FOLDER".into(), "slow".into()), ("CANOPY_TEST_SLOW_DELAY_MS".into(), "200".into())],
+        ..Start::default()
+    })
+    .await
+}
+
+fn list_call(t: &Tree) -> CallToolRequestParams {
+    let args = json!({ "path": path_arg(&t.at("root")), "depth": 4 });
+    CallToolRequestParams::new("list_directory").with_arguments(args.as_object().unwrap().clone())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_a_slow_listing_stops_the_engine() {
+    let t = slow_tree();
+    let mut s = slow_server(&t).await;
+    let peer = s.client.peer().clone();
+    let params = list_call(&t);
+    let call = tokio::spawn(async move { peer.call_tool(params).await });
+    s.wait_for_log("list_directory: started").await;
+    // Dropping the call makes the client send notifications/cancelled.
+    call.abort();
+    let outcome = s.wait_for_log("list_directory: ").await;
+    assert_eq!(outcome, "canopy-mcp: list_directory: CANCELLED", "the listing stopped through the engine's cancel path");
+    // The server goes on serving.
+    let next = Reply::of(s.call("list_directory", json!({ "path": path_arg(&t.path()), "depth": 1 })).await).ok();
+    assert_eq!(next.lines(), ["[DIR] root"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_listing_reports_progress() {
+    let t = slow_tree();
+    let s = slow_server(&t).await;
+    let r = Reply::of(s.client.call_tool(list_call(&t)).await.unwrap()).ok();
+    assert!(r.lines().iter().any(|l| l.starts_with("[TIMEOUT] ")), "the slow folders ran out of time: {}", &r.text[..200.min(r.text.len())]);
+    let progress = s.seen.progress.lock().unwrap().clone();
+    assert!(!progress.is_empty(), "a listing of seconds reports progress");
+    assert!(progress.windows(2).all(|w| w[0].progress < w[1].progress), "progress only grows");
+    assert!(progress.iter().all(|p| p.message.as_deref().is_some_and(|m| m.contains("folders read"))), "{progress:?}");
+}
