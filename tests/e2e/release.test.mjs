@@ -30,6 +30,7 @@ export const HOOKS = [
   "CANOPY_TEST_PICK_FOLDER",
   "CANOPY_TEST_SLOW_FOLDER",
   "CANOPY_TEST_SLOW_DELAY_MS",
+  "CANOPY_TEST_SLOW_STAT_MS",
   "cannot record the action",
   "canopyMeasureOpen",
   "canopySetColourBudget",

@@ -11,40 +11,35 @@
 // - a change of a folder's total between pages reloads its loaded pages and
 //   marks it changed;
 // - merging never touches other folders' expansion, the selection or scroll;
-// - live refresh: the expanded folders are watched; a folder that changed on
-//   disk is re-read by a sub-query of that folder alone (depth 1, the range
-//   that was loaded), with at most one re-read in flight per folder and at
-//   most LIVE_RENDERS_PER_SECOND re-renders a second from changes on disk;
-//   the selection stays on its entry, or moves to its nearest neighbour when
-//   the entry went away;
-// - restore: a remembered view is re-listed like any other (cap, page and
-//   budget; never "Show all"), each remembered folder by its own sub-query, so
-//   a slow one delays nothing else; folders that vanished are dropped.
+// - every request carries the view's order (`sort`, `reverse`) and the
+//   "Hide ignored" toggle, and a folder's own filter when it has one; a
+//   change of order or toggle re-lists the view at the same expansion and
+//   selection; a filter applies to its folder alone, and clearing it brings
+//   the folder back as it was (expansion below kept);
+// - type-ahead asks the engine where a prefix falls (`locate`) under the
+//   same settings (see type-ahead.ts).
+//
+// Live refresh lives in live-refresh.ts, restoring and remembering the view
+// in restore.ts; both work on this controller's tree.
 
 import type { Backend } from "./backend";
 import { BackendError, toBackendError } from "./backend";
 import type { RootSpec } from "./bindings/RootSpec";
 import type { CanopyError } from "./bindings/CanopyError";
-import type { Listing } from "./bindings/Listing";
+import type { ListRequest } from "./bindings/ListRequest";
 import type { SavedView } from "./bindings/SavedView";
 import type { ShellEvent } from "./bindings/ShellEvent";
+import type { SortBy } from "./bindings/SortBy";
 import type { WatchShortfall } from "./bindings/WatchShortfall";
+import { DEFAULT_DEPTH, MAX_UI_DEPTH, NESTED_CAP, PAGE } from "./limits";
+import { LiveRefresh } from "./live-refresh";
+import { openExpanded, ViewMemory, type RestoreHost, type ViewSettings } from "./restore";
 import {
-  DEFAULT_DEPTH,
-  LIVE_CONCURRENCY,
-  LIVE_REFRESH_MAX_ENTRIES,
-  LIVE_RENDERS_PER_SECOND,
-  MAX_UI_DEPTH,
-  NESTED_CAP,
-  PAGE,
-  SAVED_EXPANDED_MAX,
-} from "./limits";
-import {
+  applyFilter,
   attachChildren,
+  clearFilter,
   collapseExcept,
   expandedFolders,
-  loadedRanges,
-  refreshFolder,
   contiguousEnd,
   findFolder,
   findNode,
@@ -69,6 +64,11 @@ export interface ControllerSnapshot {
   readonly canForward: boolean;
   readonly depth: number;
   readonly showDotfiles: boolean;
+  /** The order of every folder. */
+  readonly sort: SortBy;
+  readonly reverse: boolean;
+  /** Entries git ignores are left out. */
+  readonly hideIgnored: boolean;
   /** Set when the tree changed in a way the view should announce. */
   readonly notice: string | null;
   /** Why some open folders do not refresh live (they refresh on focus), if so. */
@@ -98,17 +98,60 @@ export class DirectoryController {
   private notice: string | null = null;
   private depth = DEFAULT_DEPTH;
   private showDotfiles = true;
+  private sort: SortBy = "name";
+  private reverse = false;
+  private hideIgnored = false;
   private nextId = 1;
   /** Open requests in flight, by key ("open" or "<folder handle>@<offset>"). */
   private readonly pending = new Map<string, Pending>();
   /** Bumped when another folder is opened: replies for the old tree are dropped. */
-  private generation = 0;
+  private generationCount = 0;
   private back: RootSpec[] = [];
   private forward: RootSpec[] = [];
   private current: RootSpec | null = null;
   private readonly listeners = new Set<(s: ControllerSnapshot) => void>();
+  private readonly live: LiveRefresh;
+  private readonly memory: ViewMemory;
+  private revealToken = 0;
+  private followScheduled = false;
 
-  constructor(private readonly backend: Backend) {}
+  constructor(private readonly backend: Backend) {
+    this.live = new LiveRefresh({
+      backend,
+      tree: () => this.tree,
+      generation: () => this.generationCount,
+      nextRequestId: () => this.nextId++,
+      listSettings: (h) => this.listSettings(h),
+      reportFolderError: (h, e) => this.reportFolderError(h, e),
+      replaceTree: (next) => {
+        this.tree = next;
+      },
+      emit: () => this.emit(),
+    });
+    this.memory = new ViewMemory(backend);
+  }
+
+  /** Bumped when another folder is opened: replies for the old tree are dropped. */
+  get generation(): number {
+    return this.generationCount;
+  }
+
+  /** The settings the view is listed under. */
+  get settings(): ViewSettings {
+    return { depth: this.depth, showDotfiles: this.showDotfiles, sort: this.sort, reverse: this.reverse, hideIgnored: this.hideIgnored };
+  }
+
+  /** What a request for `folderHandle` carries besides its range: dotfiles, order, its filter, ignored. */
+  listSettings(folderHandle: string): Pick<ListRequest, "showDotfiles" | "sort" | "reverse" | "hideIgnored" | "filter"> {
+    const f = this.tree && findFolder(this.tree, folderHandle);
+    return {
+      showDotfiles: this.showDotfiles,
+      sort: this.sort,
+      reverse: this.reverse,
+      hideIgnored: this.hideIgnored,
+      ...(f?.filter ? { filter: f.filter } : {}),
+    };
+  }
 
   subscribe(fn: (s: ControllerSnapshot) => void): () => void {
     this.listeners.add(fn);
@@ -125,9 +168,12 @@ export class DirectoryController {
       canForward: this.forward.length > 0,
       depth: this.depth,
       showDotfiles: this.showDotfiles,
+      sort: this.sort,
+      reverse: this.reverse,
+      hideIgnored: this.hideIgnored,
       notice: this.notice,
-      liveShortfall: this.liveShortfall,
-      unwatchedCount: this.unwatched.length,
+      liveShortfall: this.live.liveShortfall,
+      unwatchedCount: this.live.unwatched.length,
       revealSelection: this.revealToken,
     };
   }
@@ -172,7 +218,7 @@ export class DirectoryController {
   private begin(key: string): Pending {
     const old = this.pending.get(key);
     if (old) void this.backend.cancelListing(old.requestId).catch(() => undefined);
-    const p = { requestId: this.nextId++, generation: this.generation };
+    const p = { requestId: this.nextId++, generation: this.generationCount };
     this.pending.set(key, p);
     return p;
   }
@@ -181,7 +227,7 @@ export class DirectoryController {
   private finish(key: string, p: Pending): boolean {
     if (this.pending.get(key) !== p) return false;
     this.pending.delete(key);
-    return p.generation === this.generation;
+    return p.generation === this.generationCount;
   }
 
   private cancelAll(): void {
@@ -204,14 +250,16 @@ export class DirectoryController {
         offset: 0,
         limit: PAGE,
         showDotfiles: this.showDotfiles,
+        sort: this.sort,
+        reverse: this.reverse,
+        hideIgnored: this.hideIgnored,
         requestId: p.requestId,
       });
       if (!this.finish(key, p)) return false;
       // Replies still in flight belong to the tree being replaced.
-      this.generation++;
+      this.generationCount++;
       this.cancelAll();
-      this.dirty.clear();
-      this.inView.clear();
+      this.live.reset();
       if ((opts.history ?? "push") === "push" && this.current) {
         this.back.push(this.current);
         this.forward = [];
@@ -279,6 +327,90 @@ export class DirectoryController {
     await this.refresh();
   }
 
+  /**
+   * A column header was chosen: sort every folder by it, or, when it is the
+   * order already, reverse it. The view is listed again at the same
+   * expansion and selection.
+   */
+  async sortBy(by: SortBy): Promise<void> {
+    if (by === this.sort) this.reverse = !this.reverse;
+    else {
+      this.sort = by;
+      this.reverse = false;
+    }
+    await this.relist();
+  }
+
+  /** "Hide ignored": leave out what git would ignore, in every folder. */
+  async setHideIgnored(hide: boolean): Promise<void> {
+    if (hide === this.hideIgnored) return;
+    this.hideIgnored = hide;
+    await this.relist();
+  }
+
+  /**
+   * Lists the open folder again under the current settings, at the same
+   * expansion and selection; folders that were filtered are filtered again.
+   */
+  private async relist(): Promise<void> {
+    const t = this.tree;
+    if (!t || !this.current) {
+      this.emit();
+      return;
+    }
+    const filters = filteredFolders(t);
+    const generation = this.generationCount;
+    const ok = await openExpanded(this.restoreHost(), this.current, expandedFolders(t), t.selected, "none");
+    if (!ok || generation + 1 !== this.generationCount) return;
+    await Promise.all(filters.map(([h, text]) => this.setFilter(h, text)));
+  }
+
+  /**
+   * Filters one folder (the root or any other) by `text`, over all of its
+   * entries; `null` (or empty text) clears the filter and brings the folder
+   * back as it was.
+   */
+  async setFilter(folderHandle: string, text: string | null): Promise<void> {
+    const t = this.tree;
+    const f = t && findFolder(t, folderHandle);
+    if (!t || !f) return;
+    const filter = text === null || text === "" ? null : text;
+    if (filter === f.filter) return;
+    const key = `${folderHandle}@filter`;
+    if (filter === null) {
+      const old = this.pending.get(key);
+      if (old) void this.backend.cancelListing(old.requestId).catch(() => undefined);
+      this.pending.delete(key);
+      this.setTree(clearFilter(t, folderHandle));
+      // What changed while it was filtered shows now.
+      this.live.changed([folderHandle]);
+      return;
+    }
+    const p = this.begin(key);
+    this.setTree(setLoading(t, folderHandle, true));
+    const isRoot = folderHandle === t.root.handle;
+    try {
+      const listing = await this.backend.listDirectory({
+        root: { handle: folderHandle },
+        depth: isRoot ? this.depth : this.subDepth(this.levelOf(folderHandle)),
+        offset: 0,
+        limit: isRoot || f.showAll ? PAGE : NESTED_CAP,
+        ...this.listSettings(folderHandle),
+        filter,
+        requestId: p.requestId,
+      });
+      if (!this.finish(key, p) || !this.tree) return;
+      this.setTree(applyFilter(this.tree, folderHandle, filter, listing));
+    } catch (err) {
+      if (!this.finish(key, p) || !this.tree) return;
+      const e = toBackendError(err);
+      if (e.code === "CANCELLED") return;
+      this.setTree(setLoading(this.tree, folderHandle, false));
+      this.notice = `The filter could not be applied: ${e.code}: ${e.message}`;
+      this.emit();
+    }
+  }
+
   // ---- targeted sub-queries ------------------------------------------------
 
   /** Depth for a sub-query of a folder whose entries are at `level`. */
@@ -311,7 +443,7 @@ export class DirectoryController {
         offset: after ? 0 : offset,
         ...(after ? { after } : {}),
         limit,
-        showDotfiles: this.showDotfiles,
+        ...this.listSettings(folderHandle),
         requestId: p.requestId,
       });
       if (!this.finish(key, p) || !this.tree) return;
@@ -329,7 +461,7 @@ export class DirectoryController {
     }
   }
 
-  private reportFolderError(folderHandle: string, e: BackendError): void {
+  reportFolderError(folderHandle: string, e: BackendError): void {
     if (!this.tree) return;
     if (this.tree.root.handle === folderHandle) {
       this.notice = `${e.code}: ${e.message}`;
@@ -363,9 +495,7 @@ export class DirectoryController {
     const hit = findNode(t, handle);
     if (!hit) return;
     const { node } = hit;
-    const expandable =
-      node.entry.kind === "folder" || (node.entry.kind === "symlink" && node.entry.link?.pointsTo === "folder");
-    if (!expandable) return;
+    if (!node.entry.canExpand) return;
     if (node.folder) {
       this.setTree(setExpanded(t, handle, true));
       return;
@@ -382,7 +512,7 @@ export class DirectoryController {
         depth: this.depth,
         offset: 0,
         limit: NESTED_CAP,
-        showDotfiles: this.showDotfiles,
+        ...this.listSettings(handle),
         requestId: p.requestId,
       });
       if (!this.finish(key, p) || !this.tree) return;
@@ -461,10 +591,11 @@ export class DirectoryController {
     if (this.tree) this.setTree(select(this.tree, handle));
   }
 
-  /** Position of the first entry starting with `prefix` in a folder's order. */
+  /** Position of the first entry starting with `prefix` in a folder's order, under the view's settings. */
   async locate(folderHandle: string, prefix: string): Promise<{ index: number; matched: boolean } | null> {
     try {
-      const r = await this.backend.locate({ folder: folderHandle, prefix, showDotfiles: this.showDotfiles });
+      const { showDotfiles, sort, reverse, hideIgnored, filter } = this.listSettings(folderHandle);
+      const r = await this.backend.locate({ folder: folderHandle, prefix, showDotfiles, sort, reverse, hideIgnored, ...(filter ? { filter } : {}) });
       return { index: r.index, matched: r.matched };
     } catch {
       return null;
@@ -485,23 +616,7 @@ export class DirectoryController {
   }
 
 
-  // ---- live refresh ----------------------------------------------------------
-
-  private liveShortfall: WatchShortfall | null = null;
-  private unwatched: string[] = [];
-  private watchedKey: string | null = null;
-  private watchSeq = 0;
-  private followedRoot: FolderState | null = null;
-  private followedView = "";
-  private followScheduled = false;
-  /** Folders waiting to be re-read, and those being re-read. */
-  private readonly dirty = new Set<string>();
-  private readonly rereading = new Set<string>();
-  private lastLiveRender = -Infinity;
-  private liveRenderTimer: ReturnType<typeof setTimeout> | null = null;
-  /** The rows on show per folder (from the view), so a re-read covers them. */
-  private readonly inView = new Map<string, { from: number; to: number }>();
-  private revealToken = 0;
+    // ---- live refresh and the remembered view ----------------------------------
 
   /** After each change: keep the watches and the remembered view in step with the tree (at most once per turn). */
   private followTree(): void {
@@ -511,53 +626,14 @@ export class DirectoryController {
       this.followScheduled = false;
       const t = this.tree;
       if (!t) return;
-      let expanded: string[] | null = null;
-      if (t.root !== this.followedRoot) {
-        this.followedRoot = t.root;
-        expanded = expandedFolders(t);
-        const folders = [t.root.handle, ...expanded];
-        const key = folders.join("\n");
-        if (key !== this.watchedKey) {
-          this.watchedKey = key;
-          void this.watch(folders);
-        }
-      }
-      const viewKey = `${t.root.handle}\n${this.depth}\n${this.showDotfiles}\n${t.selected ?? ""}`;
-      if (expanded || viewKey !== this.followedView) {
-        this.followedView = viewKey;
-        const view: SavedView = {
-          folder: t.root.handle,
-          depth: this.depth,
-          showDotfiles: this.showDotfiles,
-          expanded: (expanded ?? expandedFolders(t)).slice(0, SAVED_EXPANDED_MAX),
-          selected: t.selected,
-        };
-        void this.backend.rememberView(view).catch(() => undefined);
-      }
+      const expanded = this.live.follow(t);
+      this.memory.follow(t, this.settings, expanded);
     });
-  }
-
-  private async watch(folders: string[]): Promise<void> {
-    const seq = ++this.watchSeq;
-    try {
-      const status = await this.backend.watchFolders(folders);
-      if (seq !== this.watchSeq) return;
-      const before = this.liveShortfall?.kind ?? null;
-      this.liveShortfall = status.shortfall;
-      this.unwatched = status.unwatched;
-      if ((status.shortfall?.kind ?? null) !== before || status.unwatched.length) this.emit();
-    } catch (err) {
-      if (seq !== this.watchSeq) return;
-      const e = toBackendError(err);
-      this.liveShortfall = { kind: "unavailable", message: `${e.code}: ${e.message}` };
-      this.unwatched = folders;
-      this.emit();
-    }
   }
 
   /** What the app pushed: folders that changed, a path from a second instance, a notice. */
   onShellEvent(event: ShellEvent): void {
-    if (event.type === "foldersChanged") this.changed(event.folders);
+    if (event.type === "foldersChanged") this.live.changed(event.folders);
     else if (event.type === "open") void this.open(event.startup.folder, { select: event.startup.select });
     else {
       this.notice = event.message;
@@ -567,154 +643,48 @@ export class DirectoryController {
 
   /** Re-reads these folders (those still in the tree). */
   changed(folders: readonly string[]): void {
-    const t = this.tree;
-    if (!t) return;
-    for (const h of folders) if (findFolder(t, h)) this.dirty.add(h);
-    this.pump();
+    this.live.changed(folders);
   }
 
   /** The window regained focus: re-read the folders that are not watched. */
   refreshUnwatched(): void {
-    this.changed(this.unwatched);
+    this.live.refreshUnwatched();
   }
 
   /** The view reports which positions of a folder are on show. */
   noteInView(folderHandle: string, from: number, to: number): void {
-    this.inView.set(folderHandle, { from, to });
+    this.live.noteInView(folderHandle, from, to);
   }
 
-  private pump(): void {
-    for (const h of this.dirty) {
-      if (this.rereading.size >= LIVE_CONCURRENCY) return;
-      if (this.rereading.has(h)) continue;
-      this.dirty.delete(h);
-      this.rereading.add(h);
-      void this.reread(h).finally(() => {
-        this.rereading.delete(h);
-        this.pump();
-      });
-    }
-  }
-
-  /** The ranges of a folder to re-read: what was loaded, nearest to what is on show first, bounded. */
-  private rereadRanges(f: FolderState): Array<[number, number]> {
-    // Loaded ranges, each grown to a whole step, so entries that arrive at the end show too.
-    const step = f.showAll ? PAGE : NESTED_CAP;
-    const ranges = loadedRanges(f).map(([a, b]): [number, number] => [a, Math.max(step, Math.ceil(b / step) * step)]);
-    if (ranges.length === 0) ranges.push([0, step]);
-    const pages: Array<[number, number]> = [];
-    let covered = 0;
-    for (const [from, to] of ranges) {
-      for (let o = Math.max(from, covered); o < to; o += PAGE) pages.push([o, Math.min(to, o + PAGE)]);
-      covered = Math.max(covered, to);
-    }
-    // A folder that is not "show all" keeps every loaded row: its rows are what the person asked for.
-    if (!f.showAll) return pages;
-    const seen = this.inView.get(f.handle) ?? { from: 0, to: 0 };
-    const distance = ([a, b]: [number, number]) => (b <= seen.from ? seen.from - b : a >= seen.to ? a - seen.to : 0);
-    const kept: Array<[number, number]> = [];
-    let budget = LIVE_REFRESH_MAX_ENTRIES;
-    for (const p of pages.slice().sort((x, y) => distance(x) - distance(y))) {
-      if (budget <= 0) break;
-      kept.push(p);
-      budget -= p[1] - p[0];
-    }
-    return kept.sort((x, y) => x[0] - y[0]);
-  }
-
-  /** Re-reads one folder that changed on disk and merges it in place. */
-  private async reread(handle: string): Promise<void> {
-    const t = this.tree;
-    const f = t && findFolder(t, handle);
-    if (!t || !f) return;
-    const generation = this.generation;
-    const pages: Listing[] = [];
-    try {
-      let total = Infinity;
-      for (const [from, to] of this.rereadRanges(f)) {
-        if (from > 0 && from >= total) break;
-        const listing = await this.backend.listDirectory({
-          root: { handle },
-          depth: 1,
-          offset: from,
-          limit: to - from,
-          showDotfiles: this.showDotfiles,
-          requestId: this.nextId++,
-        });
-        pages.push(listing);
-        total = listing.root.folder?.total ?? 0;
-      }
-    } catch (err) {
-      const e = toBackendError(err);
-      // The folder shrank below a page that was loaded: what was read is still right.
-      if (e.code === "INVALID_ARGUMENT" && pages.length > 0) {
-        // fall through to the merge
-      } else {
-        if (generation === this.generation && e.code !== "CANCELLED") this.reportFolderError(handle, e);
-        return;
-      }
-    }
-    if (generation !== this.generation || !this.tree || pages.length === 0) return;
-    const before = this.tree;
-    let next = refreshFolder(before, handle, pages);
-    next = keepSelection(before, next, handle);
-    this.tree = next;
-    this.liveRender();
-  }
-
-  /** Renders a change from disk now, or at the next allowed moment. */
-  private liveRender(): void {
-    if (this.liveRenderTimer) return;
-    const interval = 1000 / LIVE_RENDERS_PER_SECOND;
-    const wait = this.lastLiveRender + interval - performance.now();
-    const render = () => {
-      this.liveRenderTimer = null;
-      this.lastLiveRender = performance.now();
-      this.emit();
+  private restoreHost(): RestoreHost {
+    return {
+      state: () => this.tree,
+      generation: () => this.generationCount,
+      open: (spec: RootSpec, opts: OpenOptions) => this.open(spec, opts),
+      expand: (h: string) => this.expand(h),
+      keepExpanded: (keep: ReadonlySet<string>, under: string | null = null) => {
+        if (this.tree) this.setTree(collapseExcept(this.tree, keep, under));
+      },
+      revealSelection: () => {
+        this.revealToken++;
+        this.emit();
+      },
     };
-    if (wait <= 0) render();
-    else this.liveRenderTimer = setTimeout(render, wait);
   }
-
-  // ---- restore -----------------------------------------------------------------
 
   /**
-   * Opens a remembered view: its folder at its depth, then each remembered
-   * folder by its own sub-query as soon as its parent is there. Returns
-   * false when the folder itself cannot be opened (the caller opens another).
+   * Opens a remembered view: its folder at its depth and settings, then each
+   * remembered folder by its own sub-query as soon as its parent is there.
+   * Returns false when the folder itself cannot be opened (the caller opens
+   * another).
    */
   async restore(view: SavedView): Promise<boolean> {
     this.depth = Math.min(MAX_UI_DEPTH, Math.max(1, view.depth));
     this.showDotfiles = view.showDotfiles;
-    const ok = await this.open({ handle: view.folder }, { select: view.selected, history: "none" });
-    if (!ok || !this.tree) return false;
-    const keep = new Set(view.expanded);
-    this.setTree(collapseExcept(this.tree, keep));
-    const tried = new Set<string>();
-    const generation = this.generation;
-    const round = async (): Promise<void> => {
-      const t = this.tree;
-      if (!t || generation !== this.generation) return;
-      const ready = view.expanded.filter((h) => {
-        if (tried.has(h)) return false;
-        const hit = findNode(t, h);
-        return hit !== null && !hit.node.expanded;
-      });
-      for (const h of ready) tried.add(h);
-      await Promise.all(
-        ready.map(async (h) => {
-          await this.expand(h);
-          if (this.tree && generation === this.generation) this.setTree(collapseExcept(this.tree, keep, h));
-          await round();
-        }),
-      );
-    };
-    await round();
-    if (generation === this.generation && this.tree?.selected && findNode(this.tree, this.tree.selected)) {
-      this.revealToken++;
-      this.emit();
-    }
-    return true;
+    this.sort = view.sort;
+    this.reverse = view.reverse;
+    this.hideIgnored = view.hideIgnored;
+    return openExpanded(this.restoreHost(), { handle: view.folder }, view.expanded, view.selected, "none");
   }
 
   /** For tests: requests in flight. */
@@ -723,29 +693,15 @@ export class DirectoryController {
   }
 }
 
-/**
- * After `folderHandle` was re-read: when the selection went away with it (the
- * entry, or a folder holding it, was deleted), select its nearest neighbour
- * in that folder, or the folder itself when it is empty now.
- */
-function keepSelection(before: TreeState, after: TreeState, folderHandle: string): TreeState {
-  const sel = before.selected;
-  if (!sel || findNode(after, sel)) return after;
-  // The entry of the re-read folder on the way to the selection.
-  let hit = findNode(before, sel);
-  while (hit && hit.parent.handle !== folderHandle) hit = findNode(before, hit.parent.handle);
-  if (!hit) return after;
-  const folder = findFolder(after, folderHandle);
-  if (!folder || folder.total === 0 || folder.chunks.length === 0) {
-    return select(after, folderHandle === after.root.handle ? null : folderHandle);
-  }
-  const at = (i: number) => {
-    for (const c of folder.chunks) if (i >= c.offset && i < c.offset + c.nodes.length) return c.nodes[i - c.offset]!;
-    return null;
+/** The filtered folders of a tree and their filters, in tree order. */
+function filteredFolders(t: TreeState): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const visit = (f: FolderState) => {
+    if (f.filter) out.push([f.handle, f.filter]);
+    for (const c of f.chunks) for (const n of c.nodes) if (n.folder) visit(n.folder);
   };
-  const i = hit.index;
-  const near = at(i) ?? at(i - 1) ?? folder.chunks[folder.chunks.length - 1]!.nodes.at(-1) ?? null;
-  return select(after, near ? near.entry.handle : null);
+  visit(t.root);
+  return out;
 }
 
 function isLoadedAt(f: FolderState, pos: number): boolean {

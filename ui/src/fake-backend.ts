@@ -1,13 +1,23 @@
 // An in-memory Backend for unit tests: folders as lists of names, listed with
 // the engine's shape (depth, nested cap, root page, unread folders at the
 // last level). Calls can be held and released one by one to test ordering.
+//
+// Orders, filters and ignored entries are imitated just enough to test the
+// controller: the name order is the children's order as given, the size and
+// modified orders sort by `size` / `modified` (ties keep the given order), a
+// filter keeps names holding it (case-insensitive; `*` is any run), and
+// "hide ignored" leaves out nodes marked `ignored`. The rest is grouped by
+// the text after the last dot. None of this is the engine's rule: the
+// engine's own tests cover those.
 
 import type { Backend } from "./backend";
 import { BackendError } from "./backend";
 import type { Entry } from "./bindings/Entry";
 import type { ErrorCode } from "./bindings/ErrorCode";
 import type { Folder } from "./bindings/Folder";
+import type { KindCounts } from "./bindings/KindCounts";
 import type { ListRequest } from "./bindings/ListRequest";
+import type { RestGroup } from "./bindings/RestGroup";
 import type { Listing } from "./bindings/Listing";
 import type { LocateRequest } from "./bindings/LocateRequest";
 import type { Located } from "./bindings/Located";
@@ -23,6 +33,8 @@ export interface FakeNode {
   children?: FakeNode[];
   size?: number;
   modified?: number;
+  /** Git would ignore it ("Hide ignored" leaves it out). */
+  ignored?: boolean;
 }
 
 interface Held {
@@ -56,8 +68,10 @@ export class FakeBackend implements Backend {
     return n;
   }
 
-  private entry(node: FakeNode, path: string, level: number, depth: number): Entry {
+  private entry(node: FakeNode, path: string, level: number, depth: number, req: ListRequest): Entry {
     const e: Entry = { name: node.name, handle: path, kind: node.kind };
+    if (node.kind === "folder") e.canExpand = true;
+    if (node.kind === "file") e.canPreview = true;
     if (node.size !== undefined) e.size = node.size;
     if (node.modified !== undefined) e.modified = node.modified;
     if (node.kind === "folder") {
@@ -69,7 +83,7 @@ export class FakeBackend implements Backend {
         e.error = { code: "BUDGET", message: "not read: fake budget" };
         e.folder = unread();
       } else if (level < depth) {
-        e.folder = this.folder(node, path, level + 1, depth, 0, NESTED_CAP);
+        e.folder = this.folder(node, path, level + 1, depth, 0, NESTED_CAP, { ...req, filter: undefined });
       } else {
         e.folder = unread();
       }
@@ -77,23 +91,69 @@ export class FakeBackend implements Backend {
     return e;
   }
 
-  private folder(node: FakeNode, path: string, level: number, depth: number, offset: number, limit: number): Folder {
-    const kids = node.children ?? [];
+  /** A folder's children as a request sees them: ignored ones left out, filtered, ordered. */
+  arranged(node: FakeNode, req: Pick<ListRequest, "sort" | "reverse" | "filter" | "hideIgnored">): { kids: FakeNode[]; ignored: number; unfiltered: number } {
+    let kids = node.children ?? [];
+    const before = kids.length;
+    if (req.hideIgnored) kids = kids.filter((k) => !k.ignored);
+    const ignored = before - kids.length;
+    const unfiltered = kids.length;
+    if (req.filter) {
+      const parts = req.filter.toLowerCase().split("*");
+      kids = kids.filter((k) => {
+        const n = k.name.toLowerCase();
+        if (parts.length === 1) return n.includes(parts[0]!);
+        let at = 0;
+        for (const p of parts) {
+          const i = n.indexOf(p, at);
+          if (i < 0) return false;
+          at = i + p.length;
+        }
+        return true;
+      });
+    }
+    const value = (k: FakeNode) => (req.sort === "size" ? k.size : req.sort === "modified" ? k.modified : undefined) ?? 0;
+    const rank = (k: FakeNode) => (k.kind === "folder" ? 0 : 1);
+    const sorted = kids.slice().sort((a, b) => rank(a) - rank(b) || (req.sort === "name" ? 0 : value(a) - value(b)));
+    if (req.reverse) {
+      const folders = sorted.filter((k) => k.kind === "folder");
+      const others = sorted.filter((k) => k.kind !== "folder");
+      kids = req.sort === "name" ? [...folders.reverse(), ...others.reverse()] : [...folders, ...others.reverse()];
+    } else kids = sorted;
+    return { kids, ignored, unfiltered };
+  }
+
+  private folder(node: FakeNode, path: string, level: number, depth: number, offset: number, limit: number, req: ListRequest): Folder {
+    const { kids, ignored, unfiltered } = this.arranged(node, req);
     const page = kids.slice(offset, offset + limit);
     const unlisted = { folders: 0, files: 0, other: 0 };
+    const kinds: KindCounts = { folders: 0, files: 0, other: 0 };
+    const groups = new Map<string, number>();
     kids.forEach((k, i) => {
+      const bucket = k.kind === "folder" ? "folders" : k.kind === "file" ? "files" : "other";
+      kinds[bucket]++;
       if (i >= offset && i < offset + limit) return;
-      if (k.kind === "folder") unlisted.folders++;
-      else if (k.kind === "file") unlisted.files++;
-      else unlisted.other++;
+      unlisted[bucket]++;
+      if (i < offset) return;
+      const dot = k.name.lastIndexOf(".");
+      const g = k.kind === "folder" ? "/folders" : dot > 0 ? k.name.slice(dot + 1).toLowerCase() : "/none";
+      groups.set(g, (groups.get(g) ?? 0) + 1);
     });
+    const rest: RestGroup[] = [...groups].map(([g, count]) =>
+      g === "/folders" ? { group: "folders", count } : g === "/none" ? { group: "noExtension", count } : { group: "extension", extension: g, count },
+    );
+    rest.sort((a, b) => b.count - a.count);
     return {
       total: kids.length,
+      ...(req.filter ? { unfilteredTotal: unfiltered } : {}),
       childrenLoaded: true,
       offset,
-      entries: page.map((k) => this.entry(k, `${path}/${k.name}`, level, depth)),
+      entries: page.map((k) => this.entry(k, `${path}/${k.name}`, level, depth, req)),
       unlisted,
+      kinds,
+      ...(rest.length ? { rest } : {}),
       dotfilesHidden: 0,
+      ...(ignored ? { ignoredHidden: ignored } : {}),
       countIsLowerBound: false,
       partialOrder: false,
     };
@@ -115,18 +175,23 @@ export class FakeBackend implements Backend {
     // The fake's cursors are "<path>#<position after the page>"; opaque to the controller.
     const offset = request.after ? Number(request.after.split("#")[1]) : request.offset;
     const end = offset + request.limit;
-    const more = end < (node.children?.length ?? 0);
+    const more = end < this.arranged(node, request).kids.length;
     return {
       requestId: request.requestId,
       path,
       crumbs,
       depth: request.depth,
       showDotfiles: request.showDotfiles,
+      sort: request.sort,
+      reverse: request.reverse,
+      ...(request.filter ? { filter: request.filter } : {}),
+      hideIgnored: request.hideIgnored,
       root: {
         name: node.name,
         handle: path,
         kind: "folder",
-        folder: this.folder(node, path, 1, request.depth, offset, request.limit),
+        canExpand: true,
+        folder: this.folder(node, path, 1, request.depth, offset, request.limit, request),
       },
       ...(more ? { nextCursor: `${path}#${end}` } : {}),
     };
@@ -145,9 +210,12 @@ export class FakeBackend implements Backend {
     this.cancelled.push(requestId);
   }
 
+  readonly locates: LocateRequest[] = [];
+
   async locate(request: LocateRequest): Promise<Located> {
+    this.locates.push(request);
     const node = this.nodeAt(request.folder);
-    const kids = node?.children ?? [];
+    const kids = node ? this.arranged(node, request).kids : [];
     const i = kids.findIndex((k) => k.name.toLowerCase().startsWith(request.prefix.toLowerCase()));
     return { index: Math.max(0, i), matched: i >= 0, total: kids.length };
   }
@@ -203,6 +271,7 @@ function unread(): Folder {
     offset: 0,
     entries: [],
     unlisted: { folders: 0, files: 0, other: 0 },
+    kinds: { folders: 0, files: 0, other: 0 },
     dotfilesHidden: 0,
     countIsLowerBound: false,
     partialOrder: false,

@@ -185,6 +185,9 @@ describe("restore", () => {
       showDotfiles: false,
       expanded: ["/r/big", "/r/big/sub", "/r/gone", "/r/locked"],
       selected: "/r/big/sub/deep",
+      sort: "size",
+      reverse: true,
+      hideIgnored: true,
     });
     expect(ok).toBe(true);
     const s = c.state!;
@@ -194,13 +197,15 @@ describe("restore", () => {
     expect(c.snapshot().showDotfiles).toBe(false);
     expect(c.snapshot().revealSelection).toBe(1);
     expect(fake.calls.every((r) => r.showDotfiles === false)).toBe(true);
+    expect(fake.calls.every((r) => r.sort === "size" && r.reverse && r.hideIgnored)).toBe(true);
+    expect(c.snapshot()).toMatchObject({ sort: "size", reverse: true, hideIgnored: true });
     expect(fake.calls.filter((r) => "handle" in r.root && r.root.handle === "/r/gone")).toEqual([]);
   });
 
   it("re-lists with the cap: a folder over it shows its first page", async () => {
     const fake = new FakeBackend(tree());
     const c = new DirectoryController(fake);
-    await c.restore({ folder: "/r", depth: 1, showDotfiles: true, expanded: ["/r/big"], selected: null });
+    await c.restore({ folder: "/r", depth: 1, showDotfiles: true, expanded: ["/r/big"], selected: null, sort: "name", reverse: false, hideIgnored: false });
     const big = findFolder(c.state!, "/r/big")!;
     expect([big.showAll, loadedCount(big), big.total]).toEqual([false, 100, 252]);
   });
@@ -209,7 +214,7 @@ describe("restore", () => {
     const fake = new FakeBackend(tree());
     const c = new DirectoryController(fake);
     fake.hold = true;
-    const done = c.restore({ folder: "/r", depth: 1, showDotfiles: true, expanded: ["/r/big", "/r/small"], selected: null });
+    const done = c.restore({ folder: "/r", depth: 1, showDotfiles: true, expanded: ["/r/big", "/r/small"], selected: null, sort: "name", reverse: false, hideIgnored: false });
     await settle();
     fake.release(); // the folder itself
     await settle();
@@ -226,7 +231,7 @@ describe("restore", () => {
   it("a folder that cannot be opened any more is reported, not restored", async () => {
     const fake = new FakeBackend(tree());
     const c = new DirectoryController(fake);
-    expect(await c.restore({ folder: "/r/gone", depth: 2, showDotfiles: true, expanded: [], selected: null })).toBe(false);
+    expect(await c.restore({ folder: "/r/gone", depth: 2, showDotfiles: true, expanded: [], selected: null, sort: "name", reverse: false, hideIgnored: false })).toBe(false);
   });
 
   it("remembers the view as it changes", async () => {
@@ -240,6 +245,15 @@ describe("restore", () => {
       showDotfiles: true,
       expanded: ["/r/big", "/r/locked"],
       selected: "/r/readme",
+      sort: "name",
+      reverse: false,
+      hideIgnored: false,
     });
+    await c.sortBy("modified");
+    await settle();
+    expect(fake.remembered.at(-1)).toMatchObject({ sort: "modified", reverse: false, expanded: ["/r/big", "/r/locked"] });
+    await c.setHideIgnored(true);
+    await settle();
+    expect(fake.remembered.at(-1)).toMatchObject({ hideIgnored: true });
   });
 });

@@ -2,9 +2,12 @@
 
 import { tauriBackend } from "./backend";
 import { DirectoryController } from "./directory-controller";
+import type { FolderState } from "./tree-state";
 import { install as installTestHooks } from "./e2e-hooks";
 import { Highlighter, spawnColourWorker } from "./highlight/highlighter";
 import { el } from "./view/dom";
+import { formatCount, plural } from "./view/format";
+import { matchSentence, partialOrderSentence } from "./view/folder-words";
 import { PathBar } from "./view/path-bar";
 import { PreviewPane } from "./view/preview-pane";
 import { Toolbar } from "./view/toolbar";
@@ -33,13 +36,21 @@ controller.subscribe((s) => {
   pathBar.update(s);
   tree.update(s);
   preview.update(s);
-  const f = s.tree?.root;
-  const summary = f && f.total !== null ? `${f.lowerBound ? "at least " : ""}${f.total.toLocaleString("en-US")} entries` : "";
-  status.textContent = s.notice ?? summary;
+  status.textContent = s.notice ?? rootSummary(s.tree?.root ?? null);
   live.hidden = s.liveShortfall === null;
   live.textContent = s.liveShortfall ? liveNotice(s.liveShortfall.kind, s.unwatchedCount) : "";
   live.title = s.liveShortfall?.message ?? "";
 });
+
+/** "1,234 entries · 30 ignored · order is partial: 800 of 1,234 checked", or the filter's matches. */
+function rootSummary(f: FolderState | null): string {
+  if (!f || f.total === null) return "";
+  const parts = [matchSentence(f) ?? `${f.lowerBound ? "at least " : ""}${plural(f.total, "entry", "entries")}`];
+  if (f.ignoredHidden) parts.push(`${formatCount(f.ignoredHidden)} ignored`);
+  const partial = partialOrderSentence(f);
+  if (partial) parts.push(partial);
+  return parts.join(" · ");
+}
 
 function liveNotice(kind: "cap" | "systemLimit" | "unavailable", unwatched: number): string {
   const n = `${unwatched.toLocaleString("en-US")} open ${unwatched === 1 ? "folder" : "folders"}`;

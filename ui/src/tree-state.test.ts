@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Listing } from "./bindings/Listing";
 import type { Entry } from "./bindings/Entry";
-import { flatten, hiddenCount, hiddenKinds, mergePage, setExpanded, treeFromListing, findFolder } from "./tree-state";
+import { applyFilter, clearFilter, flatten, hiddenCount, mergePage, setExpanded, treeFromListing, findFolder } from "./tree-state";
 
 function file(name: string): Entry {
   return { name, handle: `/r/${name}`, kind: "file" };
@@ -14,6 +14,9 @@ function listing(total: number, offset: number, names: string[], extra: Partial<
     crumbs: [{ name: "/", handle: "/" }, { name: "r", handle: "/r" }],
     depth: 2,
     showDotfiles: true,
+    sort: "name",
+    reverse: false,
+    hideIgnored: false,
     root: {
       name: "r",
       handle: "/r",
@@ -24,6 +27,8 @@ function listing(total: number, offset: number, names: string[], extra: Partial<
         offset,
         entries: names.map(file),
         unlisted: { folders: 0, files: total - names.length, other: 0 },
+        kinds: { folders: 0, files: total, other: 0 },
+        rest: total > offset + names.length ? [{ group: "extension", extension: "txt", count: total - offset - names.length }] : [],
         dotfilesHidden: 0,
         countIsLowerBound: false,
         partialOrder: false,
@@ -63,11 +68,26 @@ describe("tree state", () => {
     expect(findFolder(m.state, "/r")!.changed).toBe(true);
   });
 
-  it("hidden counts come from the engine's totals by kind", () => {
+  it("hidden counts and what the rest is made of come from the engine", () => {
     const s = treeFromListing(listing(552, 0, ["a", "b"]));
     const f = findFolder(s, "/r")!;
     expect(hiddenCount(f)).toBe(550);
-    expect(hiddenKinds(f)).toEqual({ folders: 0, files: 550, other: 0 });
+    expect(f.kinds).toEqual({ folders: 0, files: 552, other: 0 });
+    expect(f.rest).toEqual([{ group: "extension", extension: "txt", count: 550 }]);
+    // A page that extends the loaded run brings what follows it; one further on does not.
+    const next = mergePage(s, "/r", listing(552, 2, ["c", "d"])).state;
+    expect(findFolder(next, "/r")!.rest).toEqual([{ group: "extension", extension: "txt", count: 548 }]);
+    const far = mergePage(next, "/r", listing(552, 300, ["x"])).state;
+    expect(findFolder(far, "/r")!.rest).toEqual([{ group: "extension", extension: "txt", count: 548 }]);
+  });
+
+  it("a filtered folder shows its matches and comes back as it was when cleared", () => {
+    const s = treeFromListing(listing(552, 0, ["a", "b"]));
+    const filtered = applyFilter(s, "/r", "b", listing(1, 0, ["b"]));
+    const f = findFolder(filtered, "/r")!;
+    expect([f.filter, f.total, f.chunks[0]!.nodes.map((n) => n.entry.name)]).toEqual(["b", 1, ["b"]]);
+    const back = clearFilter(filtered, "/r");
+    expect(findFolder(back, "/r")).toEqual({ ...findFolder(s, "/r")!, loading: false });
   });
 
   it("collapsing hides a folder's rows without forgetting them", () => {

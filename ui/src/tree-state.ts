@@ -2,13 +2,15 @@
 //
 // A folder's children are kept as loaded chunks (offset + nodes) of its order,
 // so a 200,000-entry root can be paged in any order and a nested folder can
-// grow by "Show next 100" without reloading. The engine decides counts, order
-// and kinds; nothing here re-derives them, it only remembers what arrived.
+// grow by "Show next 100" without reloading. The engine decides counts, order,
+// kinds, what the rest is made of and what can expand; nothing here
+// re-derives them, it only remembers what arrived.
 
 import type { Entry } from "./bindings/Entry";
 import type { Folder } from "./bindings/Folder";
 import type { KindCounts } from "./bindings/KindCounts";
 import type { Listing } from "./bindings/Listing";
+import type { RestGroup } from "./bindings/RestGroup";
 import type { Crumb } from "./bindings/Crumb";
 import type { CanopyError } from "./bindings/CanopyError";
 
@@ -31,9 +33,21 @@ export interface FolderState {
   readonly total: number | null;
   readonly lowerBound: boolean;
   readonly partialOrder: boolean;
-  /** The folder's entries by kind, as the engine counted them (for the badge's tooltip). */
-  readonly kindTotals: KindCounts;
+  /** Under the size or modified order: entries the engine placed by their value (of `total`). */
+  readonly checked: number | null;
+  /** The folder's entries by kind, as the engine counted them. */
+  readonly kinds: KindCounts;
+  /** What the entries after the loaded run are, by group, as the engine counted them. */
+  readonly rest: readonly RestGroup[];
   readonly dotfilesHidden: number;
+  /** Entries the ignore rules hid ("Hide ignored"). */
+  readonly ignoredHidden: number;
+  /** The filter this folder is listed with; `total` is then the match count. */
+  readonly filter: string | null;
+  /** With a filter: the folder's own count. */
+  readonly unfilteredTotal: number | null;
+  /** With a filter: the folder as it was before, restored when the filter is cleared. */
+  readonly beforeFilter: FolderState | null;
   /** Loaded entries, sorted by offset, not overlapping. */
   readonly chunks: readonly Chunk[];
   /** All entries are reachable by scrolling (the root always; a folder after "Show all"). */
@@ -60,36 +74,17 @@ export interface TreeState {
 
 const NO_COUNTS: KindCounts = { folders: 0, files: 0, other: 0 };
 
-/** The engine's kind buckets (see KindCounts::add in the engine). */
-function bucket(kind: Entry["kind"]): keyof KindCounts {
-  return kind === "folder" ? "folders" : kind === "file" ? "files" : "other";
-}
-
-function kindsOf(entries: Iterable<Entry>): KindCounts {
-  const c: KindCounts = { folders: 0, files: 0, other: 0 };
-  for (const e of entries) c[bucket(e.kind)]++;
-  return c;
-}
-
-/** A reply's page plus its unlisted counts: the whole folder by kind. */
-function kindTotalsOf(f: Folder): KindCounts {
-  const shown = kindsOf(f.entries);
+/** What a reply says of its folder's counts, as state. */
+function countsOf(f: Folder) {
   return {
-    folders: f.unlisted.folders + shown.folders,
-    files: f.unlisted.files + shown.files,
-    other: f.unlisted.other + shown.other,
-  };
-}
-
-/** Entries of the folder not loaded, by kind. */
-export function hiddenKinds(f: FolderState): KindCounts {
-  const loaded = kindsOf((function* () {
-    for (const c of f.chunks) for (const n of c.nodes) yield n.entry;
-  })());
-  return {
-    folders: Math.max(0, f.kindTotals.folders - loaded.folders),
-    files: Math.max(0, f.kindTotals.files - loaded.files),
-    other: Math.max(0, f.kindTotals.other - loaded.other),
+    total: f.total,
+    lowerBound: f.countIsLowerBound,
+    partialOrder: f.partialOrder,
+    checked: f.checked ?? null,
+    kinds: f.kinds,
+    dotfilesHidden: f.dotfilesHidden,
+    ignoredHidden: f.ignoredHidden ?? 0,
+    unfilteredTotal: f.unfilteredTotal ?? null,
   };
 }
 
@@ -103,11 +98,10 @@ function stripFolder(e: Entry): Entry {
 export function folderFromWire(handle: string, f: Folder, error: CanopyError | null, showAll: boolean): FolderState {
   return {
     handle,
-    total: f.total,
-    lowerBound: f.countIsLowerBound,
-    partialOrder: f.partialOrder,
-    kindTotals: kindTotalsOf(f),
-    dotfilesHidden: f.dotfilesHidden,
+    ...countsOf(f),
+    rest: f.rest ?? [],
+    filter: null,
+    beforeFilter: null,
     chunks: f.childrenLoaded && f.entries.length > 0 ? [{ offset: f.offset, nodes: f.entries.map(nodeFromWire) }] : [],
     showAll,
     changed: false,
@@ -154,8 +148,14 @@ function emptyFolder(handle: string): FolderState {
     total: null,
     lowerBound: false,
     partialOrder: false,
-    kindTotals: NO_COUNTS,
+    checked: null,
+    kinds: NO_COUNTS,
+    rest: [],
     dotfilesHidden: 0,
+    ignoredHidden: 0,
+    filter: null,
+    unfilteredTotal: null,
+    beforeFilter: null,
     chunks: [],
     showAll: false,
     changed: false,
@@ -358,6 +358,16 @@ function insertChunk(chunks: readonly Chunk[], chunk: Chunk): Chunk[] {
   return out;
 }
 
+/** True when the page `wire` ends the run of loaded entries that starts at 0. */
+function endsLoadedRun(chunks: readonly Chunk[], wire: Folder): boolean {
+  let end = 0;
+  for (const c of chunks) {
+    if (c.offset > end) break;
+    end = Math.max(end, c.offset + c.nodes.length);
+  }
+  return end === wire.offset + wire.entries.length;
+}
+
 function covers(f: Folder, position: number): boolean {
   return position >= f.offset && position <= f.offset + f.entries.length;
 }
@@ -373,8 +383,8 @@ export function mergePage(state: TreeState, folderHandle: string, l: Listing): P
       // What was loaded no longer lines up with the folder: start over from this page.
       return {
         ...f,
-        total: wire.total,
-        kindTotals: kindTotalsOf(wire),
+        ...countsOf(wire),
+        rest: wire.rest ?? [],
         chunks: [{ offset: wire.offset, nodes: wire.entries.map(nodeFromWire) }],
         changed: true,
         loading: false,
@@ -392,14 +402,13 @@ export function mergePage(state: TreeState, folderHandle: string, l: Listing): P
       if (old && fresh.folder) return { ...fresh, expanded: old.expanded };
       return fresh;
     });
+    const chunks = insertChunk(f.chunks, { offset: wire.offset, nodes });
     return {
       ...f,
-      total: wire.total,
-      lowerBound: wire.countIsLowerBound,
-      partialOrder: wire.partialOrder,
-      kindTotals: kindTotalsOf(wire),
-      dotfilesHidden: wire.dotfilesHidden,
-      chunks: insertChunk(f.chunks, { offset: wire.offset, nodes }),
+      ...countsOf(wire),
+      // What follows the loaded run: the reply that ends it says.
+      rest: endsLoadedRun(chunks, wire) ? (wire.rest ?? []) : f.rest,
+      chunks,
       loading: false,
       error: l.root.error ?? f.error,
       // A page ending where the old cursor pointed replaces it (or ends the folder).
@@ -571,13 +580,12 @@ export function refreshFolder(state: TreeState, folderHandle: string, pages: rea
       });
       chunks = insertChunk(chunks, { offset: pf.offset, nodes });
     }
+    let rest = f.rest;
+    for (const page of pages) if (page.root.folder && endsLoadedRun(chunks, page.root.folder)) rest = page.root.folder.rest ?? [];
     return {
       ...f,
-      total: wire.total,
-      lowerBound: wire.countIsLowerBound,
-      partialOrder: wire.partialOrder,
-      kindTotals: kindTotalsOf(wire),
-      dotfilesHidden: wire.dotfilesHidden,
+      ...countsOf(wire),
+      rest,
       chunks,
       changed: false,
       loading: false,
@@ -625,4 +633,35 @@ export function loadedRanges(f: FolderState): Array<[number, number]> {
     else out.push([c.offset, end]);
   }
   return out;
+}
+
+// ---- filters ---------------------------------------------------------------
+
+/**
+ * A folder listed with a filter: its loaded entries become the reply's
+ * matches (entries seen before keep what was read below them and whether
+ * they were open), and the folder as it was is kept to come back to.
+ */
+export function applyFilter(state: TreeState, folderHandle: string, filter: string, l: Listing): TreeState {
+  const wire = l.root.folder;
+  if (!wire) return state;
+  return updateFolder(state, folderHandle, (f) => {
+    const before = f.beforeFilter ?? f;
+    const previous = new Map<string, TreeNode>();
+    for (const c of before.chunks) for (const n of c.nodes) previous.set(n.entry.handle, n);
+    const fresh = folderFromWire(f.handle, wire, l.root.error ?? null, f.showAll);
+    const chunks = fresh.chunks.map((c) => ({
+      offset: c.offset,
+      nodes: c.nodes.map((n) => {
+        const old = previous.get(n.entry.handle);
+        return old ? { ...n, folder: old.folder ?? n.folder, expanded: old.expanded } : n;
+      }),
+    }));
+    return { ...fresh, chunks, filter, beforeFilter: before, cursor: cursorOf(wire, l.nextCursor) };
+  });
+}
+
+/** Clears a folder's filter: the folder comes back as it was, its expansion below kept. */
+export function clearFilter(state: TreeState, folderHandle: string): TreeState {
+  return updateFolder(state, folderHandle, (f) => (f.beforeFilter ? { ...f.beforeFilter, loading: false } : f));
 }

@@ -46,6 +46,43 @@ def ensure_trees():
     open(done, "w").close()
 
 
+def ensure_sized():
+    """flat200k with scattered sizes (a copy, so the older figures keep their tree)."""
+    folder = os.path.join(ROOT, "sized200k")
+    done = os.path.join(ROOT, ".sized-complete")
+    if os.path.exists(done):
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"generating {folder} (once)...", file=sys.stderr)
+    os.makedirs(folder)
+    for i in range(200_000):
+        fd = os.open(os.path.join(folder, f"f{i:07d}.{('jpg', 'png', 'txt', 'json')[i % 4]}"), os.O_CREAT | os.O_WRONLY, 0o644)
+        os.ftruncate(fd, (i * 2_654_435_761) % 100_000)
+        os.close(fd)
+    open(done, "w").close()
+    return folder
+
+
+def ensure_repo():
+    """A repository of 200,000 files, a quarter of them ignored by two rule files."""
+    folder = os.path.join(ROOT, "repo200k")
+    done = os.path.join(ROOT, ".repo-complete")
+    if os.path.exists(done):
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    print(f"generating {folder} (once)...", file=sys.stderr)
+    os.makedirs(os.path.join(folder, ".git", "info"))
+    with open(os.path.join(folder, ".gitignore"), "w") as f:
+        f.write("*.o\n/build/\n# comment\n*.tmp\n")
+    with open(os.path.join(folder, ".git", "info", "exclude"), "w") as f:
+        f.write("secret*\n")
+    for i in range(200_000):
+        ext = ("c", "h", "txt", "o")[i % 4]
+        os.close(os.open(os.path.join(folder, f"f{i:07d}.{ext}"), os.O_CREAT | os.O_WRONLY, 0o644))
+    open(done, "w").close()
+    return folder
+
+
 def wall(cmd):
     t = time.perf_counter()
     subprocess.run(cmd, shell=True, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -99,6 +136,40 @@ def main():
     print(f"\n--json --limit 500 on 200,000 files: {len(out)/1024:.1f} KiB (target < 128 KiB)")
     t = wall(f"{b} {nested} --depth 2 > /dev/null")
     print(f"1,000,000-entry subfolder at depth 2: {t*1000:.0f} ms (one run, warm)")
+    arrange(b, flat, args.runs)
+
+
+def arrange(b, flat, runs):
+    """Order, filter and ignore rules (issue 12), against the same baselines."""
+    sized, repo = ensure_sized(), ensure_repo()
+    print("\n-- order, filter, ignore rules --")
+    compare("filter '123' (substring) over 200,000 names (target <= 1.00 x `ls -f | grep -c 123`)",
+            f"{b} {flat} --depth 1 --filter 123 | wc -l", f"ls -f {flat} | grep -c 123", runs)
+    compare("filter '*9?9*' (glob) over 200,000 names (target <= 1.00 x `ls -f | grep -c '9.9'`)",
+            f"{b} {flat} --depth 1 --filter '*9?9*' | wc -l", f"ls -f {flat} | grep -c '9.9'", runs)
+    compare("size order, largest first, 200,000 files of scattered sizes "
+            "(target <= 1.00 x `find -maxdepth 1 -printf '%s\\n' | wc -l`)",
+            f"{b} {sized} --depth 1 --sort size --reverse | wc -l",
+            f"find {sized} -maxdepth 1 -printf '%s\\n' | wc -l", runs)
+    compare("modified order, newest first, same folder (same baseline: `find -printf '%T@\\n'`)",
+            f"{b} {sized} --depth 1 --sort modified --reverse | wc -l",
+            f"find {sized} -maxdepth 1 -printf '%T@\\n' | wc -l", runs)
+    compare("  (for scale) type order vs the name order, same folder",
+            f"{b} {sized} --depth 1 --sort type | wc -l", f"{b} {sized} --depth 1 | wc -l", runs)
+    compare("--gitignore on a 200,000-file repository (a quarter ignored) vs the plain listing",
+            f"{b} {repo} --depth 1 --gitignore | wc -l", f"{b} {repo} --depth 1 | wc -l", runs)
+    compare("--summary (the rest by group) vs without, 200,000 files",
+            f"{b} {sized} --depth 1 --summary | wc -l", f"{b} {sized} --depth 1 | wc -l", runs)
+    plain = peak_kib([b, sized, "--depth", "1"])
+    print(f"\npeak memory (max RSS), 200,000 files, depth 1; unsorted listing {plain/1024:.2f} MiB (target: within a few MiB)")
+    for label, extra in [("--sort size --reverse", ["--sort", "size", "--reverse"]), ("--sort modified", ["--sort", "modified"]),
+                         ("--sort type", ["--sort", "type"]), ("--filter '*9?9*'", ["--filter", "*9?9*"]),
+                         ("--summary", ["--summary"]), ("deep page --offset 150000 --sort size", ["--offset", "150000", "--sort", "size"])]:
+        peak = peak_kib([b, sized, "--depth", "1", *extra])
+        print(f"  {label:40s} {peak/1024:6.2f} MiB  ({(peak-plain)/1024:+.2f} MiB)")
+    peak = peak_kib([b, repo, "--depth", "1", "--gitignore"])
+    base = peak_kib([b, repo, "--depth", "1"])
+    print(f"  {'--gitignore (repository)':40s} {peak/1024:6.2f} MiB  ({(peak-base)/1024:+.2f} MiB vs its plain listing)")
 
 
 if __name__ == "__main__":

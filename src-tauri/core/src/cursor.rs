@@ -1,16 +1,20 @@
 //! Cursors: where the next page of a folder starts, as an opaque token.
 //!
-//! A cursor names the last entry of a page by its full sort key (its group
-//! and its raw name bytes; under later orders, the primary value too) and
-//! carries the settings its page was made under: the order, the reverse flag,
-//! the filter text, and whether dotfiles and ignored entries were shown. The
-//! next page is the `limit` entries strictly after that key, so a folder that
-//! gains or loses entries between pages neither repeats nor skips one that
-//! was there throughout.
+//! A cursor names the last entry of a page by its full position in the
+//! order (its group, its primary value under the size or modified order, and
+//! its raw name bytes) and carries the settings its page was made under: the
+//! order, the reverse flag, the filter text, and whether dotfiles and ignored
+//! entries were shown. The next page is the `limit` entries strictly after
+//! that position, so a folder that gains or loses entries between pages
+//! neither repeats nor skips one that was there throughout (under the size
+//! or modified order: one whose size or time did not change either).
 //!
-//! Layout, base64url without padding: version byte, order byte, flags byte
-//! (bit 0 reverse, bit 1 dotfiles shown, bit 2 ignored hidden), filter length
-//! (u16 little-endian) and filter bytes, group byte, then the name's bytes.
+//! Layout, base64url without padding: version byte, order byte (0 name,
+//! 1 size, 2 modified, 3 type), flags byte (bit 0 reverse, bit 1 dotfiles
+//! shown, bit 2 ignored hidden), filter length (u16 little-endian) and
+//! filter bytes, group byte, then under the size and modified orders a
+//! primary byte (0 none, 1 missing, 2 a value) and, for a value, 8 bytes
+//! (i64 little-endian), then the name's bytes.
 //! Anything that does not decode, or whose settings differ from the
 //! request's, is `INVALID_ARGUMENT`: a cursor is never reinterpreted.
 
@@ -19,12 +23,10 @@ use base64::Engine as _;
 
 use crate::error::CanopyError;
 use crate::names::{unescape_line, NamePart};
-use crate::order::Group;
-use crate::wire::{EntryKind, Listing};
+use crate::order::{Group, Order, Primary};
+use crate::wire::{EntryKind, Listing, SortBy};
 
 const VERSION: u8 = 1;
-/// The only order today: natural name (folders first).
-const ORDER_NAME: u8 = 0;
 const REVERSE: u8 = 1;
 const DOTFILES_SHOWN: u8 = 2;
 const IGNORED_HIDDEN: u8 = 4;
@@ -33,27 +35,68 @@ const IGNORED_HIDDEN: u8 = 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SortPosition {
     pub group: Group,
+    pub primary: Primary,
     pub name: Box<[u8]>,
 }
 
 /// The settings a page was listed under; a cursor only continues a page made
 /// under the same ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PageSettings {
     pub show_dotfiles: bool,
+    pub order: Order,
+    /// The filter's text, as given.
+    pub filter: Option<String>,
+    pub hide_ignored: bool,
+}
+
+fn order_byte(by: SortBy) -> u8 {
+    match by {
+        SortBy::Name => 0,
+        SortBy::Size => 1,
+        SortBy::Modified => 2,
+        SortBy::Type => 3,
+    }
+}
+
+fn has_primary(by: SortBy) -> bool {
+    matches!(by, SortBy::Size | SortBy::Modified)
 }
 
 /// Encodes the cursor that follows `last` under `settings`.
-pub fn encode(settings: PageSettings, last: &SortPosition) -> String {
-    let mut bytes = Vec::with_capacity(7 + last.name.len());
+pub fn encode(settings: &PageSettings, last: &SortPosition) -> String {
+    let filter = settings.filter.as_deref().unwrap_or("").as_bytes();
+    let mut bytes = Vec::with_capacity(16 + filter.len() + last.name.len());
     bytes.push(VERSION);
-    bytes.push(ORDER_NAME);
-    bytes.push(if settings.show_dotfiles { DOTFILES_SHOWN } else { 0 });
-    bytes.extend_from_slice(&0u16.to_le_bytes()); // no filter
+    bytes.push(order_byte(settings.order.by));
+    let mut flags = 0;
+    if settings.order.reverse {
+        flags |= REVERSE;
+    }
+    if settings.show_dotfiles {
+        flags |= DOTFILES_SHOWN;
+    }
+    if settings.hide_ignored {
+        flags |= IGNORED_HIDDEN;
+    }
+    bytes.push(flags);
+    // A filter is at most MAX_FILTER_BYTES (checked when parsed): it fits.
+    bytes.extend_from_slice(&(filter.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(filter);
     bytes.push(match last.group {
         Group::Folder => 0,
         Group::Other => 1,
     });
+    if has_primary(settings.order.by) {
+        match last.primary {
+            Primary::None => bytes.push(0),
+            Primary::Missing => bytes.push(1),
+            Primary::Value(v) => {
+                bytes.push(2);
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
     bytes.extend_from_slice(&last.name);
     URL_SAFE_NO_PAD.encode(bytes)
 }
@@ -62,22 +105,30 @@ pub fn encode(settings: PageSettings, last: &SortPosition) -> String {
 ///
 /// # Errors
 /// `INVALID_ARGUMENT` when the text is not a cursor Canopy issued, or when it
-/// was made for another order, filter or dotfile setting.
-pub fn decode(text: &str, settings: PageSettings) -> Result<SortPosition, CanopyError> {
+/// was made for another order, filter, dotfile or ignore setting.
+pub fn decode(text: &str, settings: &PageSettings) -> Result<SortPosition, CanopyError> {
     let foreign = || CanopyError::invalid("the cursor is not one Canopy issued; list from an offset instead");
     let bytes = URL_SAFE_NO_PAD.decode(text.as_bytes()).map_err(|_| foreign())?;
     let [version, order, flags, f0, f1, rest @ ..] = bytes.as_slice() else { return Err(foreign()) };
     if *version != VERSION {
         return Err(foreign());
     }
-    let filter_len = u16::from_le_bytes([*f0, *f1]) as usize;
-    if *order != ORDER_NAME || flags & (REVERSE | IGNORED_HIDDEN) != 0 || filter_len != 0 {
-        return Err(CanopyError::invalid("the cursor was made for another order or filter than this request's"));
-    }
-    let shown = flags & DOTFILES_SHOWN != 0;
-    if flags & !(REVERSE | DOTFILES_SHOWN | IGNORED_HIDDEN) != 0 {
+    if flags & !(REVERSE | DOTFILES_SHOWN | IGNORED_HIDDEN) != 0 || *order > 3 {
         return Err(foreign());
     }
+    let filter_len = u16::from_le_bytes([*f0, *f1]) as usize;
+    if rest.len() < filter_len {
+        return Err(foreign());
+    }
+    let (filter, rest) = rest.split_at(filter_len);
+    let want_filter = settings.filter.as_deref().unwrap_or("").as_bytes();
+    if *order != order_byte(settings.order.by) || (flags & REVERSE != 0) != settings.order.reverse || filter != want_filter {
+        return Err(CanopyError::invalid("the cursor was made for another order or filter than this request's"));
+    }
+    if (flags & IGNORED_HIDDEN != 0) != settings.hide_ignored {
+        return Err(CanopyError::invalid("the cursor was made with another ignore setting than this request's"));
+    }
+    let shown = flags & DOTFILES_SHOWN != 0;
     if shown != settings.show_dotfiles {
         return Err(CanopyError::invalid(format!(
             "the cursor was made with dotfiles {}, and this request {} them",
@@ -85,17 +136,27 @@ pub fn decode(text: &str, settings: PageSettings) -> Result<SortPosition, Canopy
             if settings.show_dotfiles { "shows" } else { "hides" }
         )));
     }
-    let [group, name @ ..] = rest else { return Err(foreign()) };
+    let [group, rest @ ..] = rest else { return Err(foreign()) };
     let group = match group {
         0 => Group::Folder,
         1 => Group::Other,
         _ => return Err(foreign()),
     };
+    let (primary, name) = if has_primary(settings.order.by) {
+        match rest {
+            [0, name @ ..] => (Primary::None, name),
+            [1, name @ ..] => (Primary::Missing, name),
+            [2, a, b, c, d, e, f, g, h, name @ ..] => (Primary::Value(i64::from_le_bytes([*a, *b, *c, *d, *e, *f, *g, *h])), name),
+            _ => return Err(foreign()),
+        }
+    } else {
+        (Primary::None, rest)
+    };
     // No real name is empty or holds a NUL or a slash.
     if name.is_empty() || name.iter().any(|&b| b == 0 || b == b'/') {
         return Err(foreign());
     }
-    Ok(SortPosition { group, name: name.into() })
+    Ok(SortPosition { group, primary, name: name.into() })
 }
 
 /// The cursor that continues a listing's top level after its shown entry
@@ -129,8 +190,21 @@ pub fn after_entry(listing: &Listing, index: usize) -> Result<Option<String>, Ca
         }
     };
     let group = if entry.kind == EntryKind::Folder { Group::Folder } else { Group::Other };
-    let settings = PageSettings { show_dotfiles: listing.show_dotfiles };
-    Ok(Some(encode(settings, &SortPosition { group, name: name.into() })))
+    let order = Order { by: listing.sort, reverse: listing.reverse };
+    // The value the entry was placed by (a listing under these orders always
+    // carries the size and time it read, whatever its details setting).
+    let primary = match order.by {
+        SortBy::Size if group == Group::Other => entry.size.map_or(Primary::Missing, |v| Primary::Value(v.min(i64::MAX as u64) as i64)),
+        SortBy::Modified => entry.modified.map_or(Primary::Missing, Primary::Value),
+        _ => Primary::None,
+    };
+    let settings = PageSettings {
+        show_dotfiles: listing.show_dotfiles,
+        order,
+        filter: listing.filter.clone(),
+        hide_ignored: listing.hide_ignored,
+    };
+    Ok(Some(encode(&settings, &SortPosition { group, primary, name: name.into() })))
 }
 
 #[cfg(test)]
@@ -138,28 +212,58 @@ mod tests {
     use super::*;
     use crate::error::ErrorCode;
 
-    const SHOWN: PageSettings = PageSettings { show_dotfiles: true };
+    fn shown() -> PageSettings {
+        PageSettings { show_dotfiles: true, ..PageSettings::default() }
+    }
 
     #[test]
     fn a_cursor_round_trips_its_exact_name_bytes() {
-        let last = SortPosition { group: Group::Folder, name: b"caf\xe9 \n/x"[..5].into() };
-        assert_eq!(decode(&encode(SHOWN, &last), SHOWN).unwrap(), last);
+        let last = SortPosition { group: Group::Folder, primary: Primary::None, name: b"caf\xe9 \n/x"[..5].into() };
+        assert_eq!(decode(&encode(&shown(), &last), &shown()).unwrap(), last);
+    }
+
+    #[test]
+    fn a_cursor_carries_the_order_its_value_and_the_filter() {
+        let by_size = PageSettings {
+            order: Order { by: SortBy::Size, reverse: true },
+            filter: Some("*.jpg".into()),
+            hide_ignored: true,
+            ..shown()
+        };
+        for primary in [Primary::Value(-5), Primary::Value(1 << 40), Primary::Missing] {
+            let last = SortPosition { group: Group::Other, primary, name: b"a.jpg".as_slice().into() };
+            assert_eq!(decode(&encode(&by_size, &last), &by_size).unwrap(), last);
+        }
+        let c = encode(&by_size, &SortPosition { group: Group::Other, primary: Primary::Value(3), name: b"a".as_slice().into() });
+        for other in [
+            PageSettings { order: Order { by: SortBy::Size, reverse: false }, ..by_size.clone() },
+            PageSettings { order: Order { by: SortBy::Modified, reverse: true }, ..by_size.clone() },
+            PageSettings { filter: Some("*.png".into()), ..by_size.clone() },
+            PageSettings { filter: None, ..by_size.clone() },
+            PageSettings { hide_ignored: false, ..by_size.clone() },
+        ] {
+            assert_eq!(decode(&c, &other).unwrap_err().code, ErrorCode::InvalidArgument, "{other:?}");
+        }
     }
 
     #[test]
     fn foreign_and_mismatched_cursors_are_invalid_argument() {
-        let c = encode(SHOWN, &SortPosition { group: Group::Other, name: b"a".as_slice().into() });
-        let hidden = PageSettings { show_dotfiles: false };
-        let err = decode(&c, hidden).unwrap_err();
+        let c = encode(&shown(), &SortPosition { group: Group::Other, primary: Primary::None, name: b"a".as_slice().into() });
+        let hidden = PageSettings::default();
+        let err = decode(&c, &hidden).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArgument);
         assert!(err.message.contains("dotfiles shown"), "{}", err.message);
         for bad in ["", "%%", "AQ", &URL_SAFE_NO_PAD.encode([1, 0, 2, 0, 0, 1]), &URL_SAFE_NO_PAD.encode([1, 0, 2, 0, 0, 9, b'a']),
-            &URL_SAFE_NO_PAD.encode([1, 0, 2, 0, 0, 1, b'a', b'/', b'b']), &URL_SAFE_NO_PAD.encode([2, 0, 2, 0, 0, 1, b'a'])]
+            &URL_SAFE_NO_PAD.encode([1, 0, 2, 0, 0, 1, b'a', b'/', b'b']), &URL_SAFE_NO_PAD.encode([2, 0, 2, 0, 0, 1, b'a']),
+            &URL_SAFE_NO_PAD.encode([1, 0, 2, 9, 0, 1, b'a']), &URL_SAFE_NO_PAD.encode([1, 7, 2, 0, 0, 1, b'a'])]
         {
-            assert_eq!(decode(bad, SHOWN).unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
+            assert_eq!(decode(bad, &shown()).unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
         }
         let reversed = URL_SAFE_NO_PAD.encode([1, 0, 3, 0, 0, 1, b'a']);
-        assert!(decode(&reversed, SHOWN).unwrap_err().message.contains("another order"));
+        assert!(decode(&reversed, &shown()).unwrap_err().message.contains("another order"));
+        let by_size = PageSettings { order: Order { by: SortBy::Size, reverse: false }, ..shown() };
+        let short_value = URL_SAFE_NO_PAD.encode([1, 1, 2, 0, 0, 1, 2, 1, 2]);
+        assert_eq!(decode(&short_value, &by_size).unwrap_err().code, ErrorCode::InvalidArgument);
     }
 
     #[test]
@@ -184,5 +288,34 @@ mod tests {
             assert_eq!(rest.root.folder.as_ref().unwrap().offset, i as u64 + 1, "and knows its position");
         }
         assert_eq!(after_entry(&all, every.len()).unwrap(), None, "no cursor after an entry that is not there");
+    }
+
+    #[test]
+    fn a_cursor_after_a_shown_entry_keeps_the_order_filter_and_values() {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, n) in ["a.jpg", "b.jpg", "c.png", "d.jpg", "e.jpg", "f.jpg"].iter().enumerate() {
+            std::fs::write(dir.path().join(n), vec![b'x'; (i * 7) % 5]).unwrap();
+        }
+        for by in [SortBy::Size, SortBy::Modified, SortBy::Type, SortBy::Name] {
+            // Text mode's settings: no details, no handles.
+            let opts = crate::ListOptions {
+                depth: 1,
+                details: false,
+                handles: false,
+                sort: by,
+                reverse: true,
+                filter: Some("*.JPG".into()),
+                ..crate::ListOptions::default()
+            };
+            let all = crate::list(dir.path(), &opts).unwrap();
+            let every: Vec<String> = all.root.folder.as_ref().unwrap().entries.iter().map(|e| e.name.clone()).collect();
+            assert_eq!(every.len(), 5);
+            for i in 0..every.len() {
+                let c = after_entry(&all, i).unwrap().expect("a cursor");
+                let rest = crate::list(dir.path(), &crate::ListOptions { after: Some(c), ..opts.clone() }).unwrap();
+                let got: Vec<String> = rest.root.folder.as_ref().unwrap().entries.iter().map(|e| e.name.clone()).collect();
+                assert_eq!(got, every[i + 1..].to_vec(), "{by:?}: the page after entry {i}");
+            }
+        }
     }
 }

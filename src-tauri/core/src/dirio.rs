@@ -34,11 +34,14 @@ pub type AfterScan = std::sync::Arc<dyn Fn(&Path) + Send + Sync>;
 /// the time budget and the UI's handling of it can be tested for real.
 /// `after_scan`: lets a test delete or replace entries between the read of a
 /// folder and the look at each entry, deterministically.
+/// `slow_stat`: each `lstat` of an entry of the slow folder takes this long
+/// (a slow network filesystem under a size or modified order).
 #[derive(Clone, Default)]
 pub struct IoHooks {
     pub slow_folder: Option<Vec<u8>>,
     pub slow_delay: Duration,
     pub after_scan: Option<AfterScan>,
+    pub slow_stat: Option<Duration>,
 }
 
 impl std::fmt::Debug for IoHooks {
@@ -47,20 +50,23 @@ impl std::fmt::Debug for IoHooks {
             .field("slow_folder", &self.slow_folder)
             .field("slow_delay", &self.slow_delay)
             .field("after_scan", &self.after_scan.is_some())
+            .field("slow_stat", &self.slow_stat)
             .finish()
     }
 }
 
 impl IoHooks {
-    /// Reads `CANOPY_TEST_SLOW_FOLDER` (a folder name) and
-    /// `CANOPY_TEST_SLOW_DELAY_MS` (default 200) from the environment.
+    /// Reads `CANOPY_TEST_SLOW_FOLDER` (a folder name),
+    /// `CANOPY_TEST_SLOW_DELAY_MS` (default 200) and
+    /// `CANOPY_TEST_SLOW_STAT_MS` (unset: stats are not slowed) from the environment.
     /// Only in the `e2e` build: elsewhere the environment is not read and
     /// the hooks do nothing, so what users run has no such seam.
     #[cfg(feature = "e2e")]
     pub fn from_env() -> Self {
         let slow_folder = std::env::var_os("CANOPY_TEST_SLOW_FOLDER").map(|v| v.as_bytes().to_vec());
         let ms = std::env::var("CANOPY_TEST_SLOW_DELAY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
-        IoHooks { slow_folder, slow_delay: Duration::from_millis(ms), after_scan: None }
+        let stat_ms: Option<u64> = std::env::var("CANOPY_TEST_SLOW_STAT_MS").ok().and_then(|v| v.parse().ok());
+        IoHooks { slow_folder, slow_delay: Duration::from_millis(ms), after_scan: None, slow_stat: stat_ms.map(Duration::from_millis) }
     }
 
     /// The default hooks (nothing slowed): without the `e2e` feature the
@@ -75,6 +81,10 @@ impl IoHooks {
             Some(slow) if slow.as_slice() == name => Some(self.slow_delay),
             _ => None,
         }
+    }
+
+    fn stat_delay_for(&self, name: &[u8]) -> Option<Duration> {
+        self.delay_for(name).and(self.slow_stat)
     }
 }
 
@@ -99,6 +109,8 @@ const DIR_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOE
 pub struct Dir {
     fd: OwnedFd,
     delay: Option<Duration>,
+    /// Test hook: each `stat_child` sleeps this long first.
+    stat_delay: Option<Duration>,
     /// Read before: the next read must rewind first.
     read_before: AtomicBool,
 }
@@ -170,13 +182,14 @@ impl Dir {
     /// opened), `ENOENT`, `EACCES`, `ELOOP`, `ENAMETOOLONG` ...
     pub fn open_path(path: &Path, hooks: &IoHooks) -> io::Result<Dir> {
         let delay = path.file_name().and_then(|n| hooks.delay_for(n.as_bytes()));
+        let stat_delay = path.file_name().and_then(|n| hooks.stat_delay_for(n.as_bytes()));
         let bytes = path.as_os_str().as_bytes();
         if bytes.len() < PATH_MAX {
             let c = cstr(bytes)?;
             // SAFETY: `c` is a valid NUL-terminated string for the call's duration.
             let fd = check(unsafe { libc::open(c.as_ptr(), DIR_FLAGS) })?;
             // SAFETY: `fd` was just returned by open and is owned by nobody else.
-            return Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay, read_before: AtomicBool::new(false) });
+            return Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay, stat_delay, read_before: AtomicBool::new(false) });
         }
         let mut current: Option<Dir> = None;
         for comp in path.components() {
@@ -195,6 +208,7 @@ impl Dir {
         }
         let mut dir = current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
         dir.delay = delay;
+        dir.stat_delay = stat_delay;
         Ok(dir)
     }
 
@@ -203,7 +217,7 @@ impl Dir {
         // SAFETY: valid C string; `at` is a live directory fd or AT_FDCWD.
         let fd = check(unsafe { libc::openat(at, c.as_ptr(), flags) })?;
         // SAFETY: fresh fd, owned here.
-        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, read_before: AtomicBool::new(false) })
+        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, stat_delay: None, read_before: AtomicBool::new(false) })
     }
 
     /// Looks the child folder `name` up without opening it (`O_PATH`,
@@ -229,6 +243,7 @@ impl Dir {
     pub fn open_child(&self, name: &[u8], hooks: &IoHooks) -> io::Result<Dir> {
         let mut dir = Dir::open_at(self.fd.as_raw_fd(), name, DIR_FLAGS | libc::O_NOFOLLOW)?;
         dir.delay = hooks.delay_for(name);
+        dir.stat_delay = hooks.stat_delay_for(name);
         Ok(dir)
     }
 
@@ -246,7 +261,43 @@ impl Dir {
     /// # Errors
     /// The OS error (`ENOENT` when it vanished, `EACCES` when the folder is not searchable).
     pub fn stat_child(&self, name: &[u8], follow: bool) -> io::Result<Meta> {
+        if let Some(delay) = self.stat_delay {
+            std::thread::sleep(delay);
+        }
         self.stat_raw(name, follow).map(|st| Meta::from_stat(&st))
+    }
+
+    /// True when the child `name` exists (an `lstat`; a symlink counts).
+    pub fn has_child(&self, name: &[u8]) -> bool {
+        self.stat_raw(name, false).is_ok()
+    }
+
+    /// Reads the child `name` if it is a regular file of at most `max`
+    /// bytes, through [`open_regular_at`]: never a fifo, a device or a
+    /// symlink (not followed), and never more than `max + 1` bytes read.
+    ///
+    /// # Errors
+    /// The OS error of opening or reading it.
+    pub fn read_small_file(&self, name: &[u8], max: u64) -> io::Result<SmallFile> {
+        let c = cstr(name)?;
+        let (file, st) = match open_regular_at(self.fd.as_raw_fd(), &c, false) {
+            Ok(opened) => opened,
+            Err(RegularOpen::Io(e)) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(SmallFile::Missing),
+            Err(RegularOpen::Io(e)) => return Err(e),
+            Err(RegularOpen::NotRegular(mode)) => return Ok(SmallFile::NotRegular(kind_of_mode(mode))),
+            Err(RegularOpen::Changed) => return Ok(SmallFile::NotRegular(EntryKind::Unknown)),
+        };
+        let size = st.st_size.max(0) as u64;
+        if size > max {
+            return Ok(SmallFile::TooLarge(size));
+        }
+        let mut bytes = Vec::with_capacity(size as usize);
+        // One byte past the cap notices a file that grew since the fstat.
+        io::Read::read_to_end(&mut io::Read::take(&file, max + 1), &mut bytes)?;
+        if bytes.len() as u64 > max {
+            return Ok(SmallFile::TooLarge(bytes.len() as u64));
+        }
+        Ok(SmallFile::Read(bytes))
     }
 
     /// `stat`s the directory itself.
@@ -318,6 +369,92 @@ impl Dir {
         let size = if self.delay.is_some() { 512 } else { BATCH_BYTES };
         Ok(Entries { dir: self, buf: buffer, size, done: false })
     }
+}
+
+/// What [`Dir::read_small_file`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SmallFile {
+    /// No such entry.
+    Missing,
+    Read(Vec<u8>),
+    /// Something other than a regular file (a symlink is not followed): not opened.
+    NotRegular(EntryKind),
+    /// Larger than the cap (the size seen): not read past it.
+    TooLarge(u64),
+}
+
+/// Why [`open_regular_at`] opened nothing.
+#[derive(Debug)]
+pub enum RegularOpen {
+    Io(io::Error),
+    /// Not a regular file (its mode): never opened for reading.
+    NotRegular(libc::mode_t),
+    /// The file changed between the check and the open.
+    Changed,
+}
+
+fn fstat_fd(fd: RawFd) -> io::Result<libc::stat> {
+    // SAFETY: zeroed stat is a valid out-buffer; fd is open.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    check(unsafe { libc::fstat(fd, &mut st) })?;
+    Ok(st)
+}
+
+/// The engine's one way to open a file for reading: `name` relative to
+/// `at` (a folder's descriptor, or `AT_FDCWD` for a path) is opened
+/// `O_PATH | O_NOFOLLOW` (which runs no driver and releases no fifo writer;
+/// with `follow_last`, a final symlink is followed instead), checked with
+/// `fstat`, and only a regular file is reopened for reading through
+/// `/proc/self/fd/N` (`O_RDONLY | O_NONBLOCK | O_NOCTTY`) and checked again
+/// to be the same inode. Without `/proc`, nothing is read (`ENOENT` on the
+/// reopen is reported as `EIO`): the name is never opened twice.
+///
+/// # Errors
+/// [`RegularOpen`]: the OS error, a file that is not regular, or one that
+/// changed while it was being opened.
+pub fn open_regular_at(at: RawFd, name: &std::ffi::CStr, follow_last: bool) -> Result<(std::fs::File, libc::stat), RegularOpen> {
+    let nofollow = if follow_last { 0 } else { libc::O_NOFOLLOW };
+    // SAFETY: valid C string; O_PATH opens no file contents and runs no driver.
+    let raw = unsafe { libc::openat(at, name.as_ptr(), libc::O_PATH | nofollow | libc::O_CLOEXEC) };
+    if raw < 0 {
+        return Err(RegularOpen::Io(io::Error::last_os_error()));
+    }
+    // SAFETY: fresh fd owned here.
+    let pathfd = unsafe { OwnedFd::from_raw_fd(raw) };
+    reopen_checked(&pathfd)
+}
+
+/// Reopens an `O_PATH` descriptor for reading, only if it is a regular file:
+/// checked with `fstat`, reopened through `/proc/self/fd/N` (`O_RDONLY |
+/// O_NONBLOCK | O_NOCTTY`) and checked again to be the same inode.
+///
+/// # Errors
+/// As [`open_regular_at`].
+pub fn reopen_checked(pathfd: &OwnedFd) -> Result<(std::fs::File, libc::stat), RegularOpen> {
+    let st = fstat_fd(pathfd.as_raw_fd()).map_err(RegularOpen::Io)?;
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(RegularOpen::NotRegular(st.st_mode));
+    }
+    let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+    let proc_path = CString::new(format!("/proc/self/fd/{}", pathfd.as_raw_fd())).expect("no NUL");
+    // SAFETY: valid C string. Reopening the magic link reaches the same inode.
+    let fd = unsafe { libc::open(proc_path.as_ptr(), flags) };
+    if fd < 0 {
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::ENOENT) {
+            return Err(RegularOpen::Io(io::Error::other(
+                "/proc is not mounted, and a file is read only through the descriptor that was checked",
+            )));
+        }
+        return Err(RegularOpen::Io(err));
+    }
+    // SAFETY: fresh fd owned here.
+    let file = unsafe { std::fs::File::from_raw_fd(fd) };
+    let st2 = fstat_fd(file.as_raw_fd()).map_err(RegularOpen::Io)?;
+    if st2.st_mode & libc::S_IFMT != libc::S_IFREG || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev {
+        return Err(RegularOpen::Changed);
+    }
+    Ok((file, st2))
 }
 
 /// A child folder found but not opened (an `O_PATH` descriptor).

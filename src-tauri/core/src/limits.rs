@@ -21,6 +21,24 @@ pub const SELECTION_SAMPLE: usize = 4096;
 /// Candidates kept beyond the page while selecting it: a page starting at
 /// most this far in is chosen in one pass; deeper ones narrow first.
 pub const SELECTION_WINDOW: usize = 2048;
+/// Longest filter accepted, in bytes (a name holds at most 255).
+pub const MAX_FILTER_BYTES: usize = 1024;
+/// Under the size or modified order every entry is `lstat`ed; that scan may
+/// use this share (percent) of the time left for a folder, so the rest of the
+/// names can still be counted. An entry not reached sorts last, and the
+/// folder says how many were checked (`partialOrder`, `checked`).
+pub const STAT_TIME_SHARE_PERCENT: u32 = 75;
+/// Extensions told apart when counting what a truncated folder hides by
+/// group; further extensions count as "other".
+pub const REST_EXTENSIONS: usize = 64;
+/// Longest extension told apart (ASCII letters and digits only); longer or
+/// other ones count as "other", so no extension can forge a line.
+pub const REST_EXTENSION_BYTES: usize = 16;
+/// Groups named in what a truncated folder hides; the rest is one "other".
+pub const REST_GROUPS_SHOWN: usize = 5;
+/// Largest ignore file read (`.gitignore`, `.git/info/exclude`, the global
+/// excludes file); a larger one is not used, and its folder says so.
+pub const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
 /// Longest time spent reading one folder before it is returned as `TIMEOUT`.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
 /// Entries in one reply at most: a default depth-2 reply (a page of `PAGE`

@@ -36,6 +36,32 @@
 //! File descriptors: a folder's descriptor is kept only while children of it
 //! wait to be opened (relative to it, with `O_NOFOLLOW`), and the soft limit
 //! on open files is raised to the hard limit once per process.
+//!
+//! **Order, filter, ignore rules** (the request's `sort`, `reverse`,
+//! `filter`, `hideIgnored`; [`ListOptions`] has the same four). The order
+//! ([`crate::order`]) applies to every folder of the reply: the first `cap`
+//! of a nested folder and every page of the root are the first under that
+//! order over the whole folder (a size order shows the largest, not the
+//! largest of those loaded), chosen by the same bounded streaming selection.
+//! The size and modified orders `lstat` every entry during that selection,
+//! on the folder's worker, within `STAT_TIME_SHARE_PERCENT` of its time:
+//! when that share runs out the rest sort last and the folder says how many
+//! were placed (`partialOrder`, `checked` of `total`). The filter
+//! ([`crate::filter`]) applies to the root's entries only (a nested folder's
+//! filter is a request of its own, with that folder as the root): `total`
+//! becomes the match count and `unfilteredTotal` the folder's own count.
+//! Hiding ignored entries ([`crate::ignore_rules`]) applies to every folder,
+//! each of which says how many it hid (`ignoredHidden`); an ignored folder
+//! is neither shown nor read. The cursor carries all four settings.
+//!
+//! **What the rest is made of.** Every folder reports the groups of the
+//! entries after its page (`rest`: folders, then extensions, counted from
+//! the names while they are read, no `stat`; see [`crate::rest`]).
+//! `canopy-list` text mode turns the count off unless asked (`summary`).
+//!
+//! The engine API for other front ends: build a [`ListOptions`] (or parse a
+//! [`ListRequest`] and call [`list_request`]), call [`list`]; for type-ahead,
+//! [`locate`] with the same order, filter and settings.
 
 use std::cmp::Ordering;
 use std::collections::VecDeque;
@@ -49,17 +75,20 @@ use std::time::{Duration, Instant};
 use crate::bounded::{self, Place, Watch};
 use crate::cancel::CancelToken;
 use crate::cursor::{self, PageSettings, SortPosition};
-use crate::dirio::{Dir, Identity, IoHooks, Meta, RawEntry};
+use crate::dirio::{Dir, Identity, IoHooks, Meta};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{
     DEFAULT_DEPTH, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, NESTED_CAP, PAGE, REQUEST_TIME, TIME_BUDGET,
 };
 use crate::names::{decode_handle, encode_handle, DisplayName};
-use crate::order::{compare_entries, starts_with_folded, Group};
-use crate::select::{group_of, kind_of, select, Candidate, Reading, Selection, Stop, Window};
+use crate::filter::NameFilter;
+use crate::ignore_rules::IgnoreRules;
+use crate::limits::STAT_TIME_SHARE_PERCENT;
+use crate::order::{sort_key_for, starts_with_folded, Group, Order, Primary};
+use crate::select::{group_of, pass, select, Candidate, Reading, Selection, Stop, Window};
 use crate::wire::{
     Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, LocateRequest,
-    Located, RootSpec, Startup,
+    Located, RootSpec, SortBy, Startup,
 };
 
 /// What one request may spend in all (see the module docs).
@@ -111,6 +140,17 @@ pub struct ListOptions {
     /// Issue a handle for each entry. Text mode prints none and turns this
     /// off (entries then carry an empty handle); the root's is always issued.
     pub handles: bool,
+    /// The order of every folder listed (folders first under every order).
+    pub sort: SortBy,
+    /// Reverse the order (ties still fall back to the name, ascending).
+    pub reverse: bool,
+    /// Keep only the root's entries whose name matches (see [`crate::filter`]).
+    pub filter: Option<String>,
+    /// Leave out what git would ignore, in every folder (see [`crate::ignore_rules`]).
+    pub hide_ignored: bool,
+    /// Count what each folder's rest is made of (`rest`). Text mode turns
+    /// this off unless `--summary`.
+    pub summary: bool,
 }
 
 impl Default for ListOptions {
@@ -129,6 +169,11 @@ impl Default for ListOptions {
             request_id: 0,
             details: true,
             handles: true,
+            sort: SortBy::Name,
+            reverse: false,
+            filter: None,
+            hide_ignored: false,
+            summary: true,
         }
     }
 }
@@ -165,6 +210,13 @@ struct Settings {
     hooks: IoHooks,
     details: bool,
     handles: bool,
+    order: Order,
+    /// The root's filter.
+    filter: Option<NameFilter>,
+    hide_ignored: bool,
+    summary: bool,
+    /// What the root's cursor carries.
+    page: PageSettings,
 }
 
 impl Settings {
@@ -177,6 +229,13 @@ impl Settings {
         let own = Instant::now() + self.budget;
         self.request_deadline.map_or(own, |r| r.min(own))
     }
+}
+
+/// When a stat scan started now must stop, to leave time for the names
+/// before `deadline` (see `STAT_TIME_SHARE_PERCENT`).
+fn stat_deadline(deadline: Instant) -> Instant {
+    let now = Instant::now();
+    now + deadline.saturating_duration_since(now) * STAT_TIME_SHARE_PERCENT / 100
 }
 
 /// Where a folder's reply goes: entry `entry` of the folder read as `node`.
@@ -194,6 +253,8 @@ struct Pending {
     path: PathBuf,
     level: u32,
     slot: Slot,
+    /// The parent's ignore rules, when ignored entries are hidden.
+    rules: Option<Arc<IgnoreRules>>,
 }
 
 /// A folder that was read, and where it goes.
@@ -224,10 +285,6 @@ struct Walk {
 
 fn lock(walk: &Mutex<Walk>) -> MutexGuard<'_, Walk> {
     walk.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn is_dotfile(name: &[u8]) -> bool {
-    name.first() == Some(&b'.')
 }
 
 fn entry_error(err: &io::Error, doing: &str) -> CanopyError {
@@ -284,6 +341,18 @@ struct FolderRead {
     subfolders: Vec<(usize, Box<[u8]>, PathBuf)>,
     last: Option<SortPosition>,
     names_read: u64,
+    /// This folder's ignore rules, for its subfolders.
+    rules: Option<Arc<IgnoreRules>>,
+}
+
+/// How one folder is read: its page, and the filter and ignore rules that
+/// apply to its entries.
+struct FolderPlan<'a> {
+    window: Window<'a>,
+    filter: Option<&'a NameFilter>,
+    rules: Option<Arc<IgnoreRules>>,
+    /// Why an ignore file of this folder could not be used.
+    rules_problem: Option<CanopyError>,
 }
 
 /// Chooses an open folder's page and describes its shown entries, all by `deadline`.
@@ -293,13 +362,22 @@ fn read_open(
     id: Identity,
     path: &Path,
     level: u32,
-    window: Window<'_>,
+    plan: FolderPlan<'_>,
     deadline: Instant,
     s: &Settings,
     watch: &Watch,
 ) -> Result<FolderRead, Stop> {
-    let rd = Reading { show_dotfiles: s.show_dotfiles, deadline, cancel: s.cancel.as_ref() };
-    let sel: Selection = select(dir, window, &rd)?;
+    let rd = Reading {
+        show_dotfiles: s.show_dotfiles,
+        deadline,
+        stat_deadline: stat_deadline(deadline),
+        cancel: s.cancel.as_ref(),
+        order: s.order,
+        filter: plan.filter,
+        rules: plan.rules.as_deref(),
+        tally: s.summary,
+    };
+    let sel: Selection = select(dir, plan.window, &rd)?;
     let p = &sel.pass;
     let names_read = p.names_read;
     let mut error = None;
@@ -318,6 +396,7 @@ fn read_open(
                 subfolders: Vec::new(),
                 last: None,
                 names_read,
+                rules: None,
             });
         }
         error = Some(CanopyError::from_io(e, "reading the folder failed part way"));
@@ -346,15 +425,20 @@ fn read_open(
     let partial = p.timed_out || p.failed.is_some();
     let folder = Folder {
         total: Some(p.total),
+        unfiltered_total: plan.filter.map(|_| p.unfiltered),
         children_loaded: true,
         offset: sel.offset,
         entries,
         unlisted: p.counts.minus(&shown_counts),
+        kinds: p.counts,
+        rest: if s.summary && !sel.lost_page { sel.rest.groups() } else { Vec::new() },
         dotfiles_hidden: p.dotfiles_hidden,
+        ignored_hidden: p.ignored,
         count_is_lower_bound: partial,
-        partial_order: partial,
+        partial_order: partial || p.order_is_partial(),
+        checked: s.order.needs_stat().then(|| p.total.saturating_sub(p.unchecked)),
     };
-    Ok(FolderRead { folder, error, subfolders, last, names_read })
+    Ok(FolderRead { folder, error: error.or(plan.rules_problem), subfolders, last, names_read, rules: plan.rules })
 }
 
 fn link_info(dir: &Arc<Dir>, id: Identity, name: &[u8], watch: &Watch) -> (Option<LinkInfo>, Option<CanopyError>) {
@@ -391,6 +475,8 @@ fn named_entry(name: &[u8], path: Option<&Path>, kind: EntryKind) -> Entry {
         name_parts: shown.parts,
         handle: path.map(encode_handle).unwrap_or_default(),
         kind,
+        can_expand: kind == EntryKind::Folder,
+        can_preview: kind == EntryKind::File,
         size: None,
         modified: None,
         link: None,
@@ -424,9 +510,15 @@ fn describe(
     // The clock is read only before a syscall: text mode describes files with none.
     let needs_calls = s.details || cand.kind == EntryKind::Symlink;
     *late = *late || (needs_calls && Instant::now() > deadline);
+    // What the order's own `lstat` read is shown whatever `details` says: the
+    // entry's value is part of its place (a cursor after it is made from it).
+    if let Some(meta) = cand.meta() {
+        entry.size = Some(meta.size);
+        entry.modified = meta.modified_ms;
+    }
     if !*late && needs_calls {
         if s.details {
-            match dir.stat_child(&cand.name, false) {
+            match cand.meta().map_or_else(|| dir.stat_child(&cand.name, false), Ok) {
                 Ok(meta) => {
                     entry.size = Some(meta.size);
                     entry.modified = meta.modified_ms;
@@ -436,6 +528,10 @@ fn describe(
         }
         if cand.kind == EntryKind::Symlink && entry.error.as_ref().is_none_or(|e| e.code != ErrorCode::NotFound) {
             let (link, err) = link_info(dir, id, &cand.name, watch);
+            if let Some(l) = &link {
+                entry.can_expand = l.points_to == LinkTarget::Folder;
+                entry.can_preview = l.points_to == LinkTarget::File;
+            }
             entry.link = link.map(Box::new);
             entry.error = entry.error.or(err);
         }
@@ -447,7 +543,7 @@ fn describe(
 
 /// How a folder below the root turned out.
 enum Child {
-    Read(FolderRead, Arc<Dir>, Identity),
+    Read(Box<FolderRead>, Arc<Dir>, Identity),
     /// Not read: it could not be opened, or it is not responding.
     Failed(CanopyError),
 }
@@ -481,9 +577,17 @@ fn read_child(p: &Pending, s: &Settings, watch: &Watch) -> Result<Child, Stop> {
             return Ok(Child::Failed(e));
         }
     };
-    let read = read_open(&dir, id, &p.path, p.level, Window::At { offset: 0, limit: s.cap as u64 }, deadline, s, watch);
+    let (rules, rules_problem) = match &p.rules {
+        Some(parent) => {
+            let (r, problem) = parent.descend(&p.name, &dir, &p.path, &s.hooks);
+            (Some(Arc::new(r)), problem)
+        }
+        None => (None, None),
+    };
+    let plan = FolderPlan { window: Window::At { offset: 0, limit: s.cap as u64 }, filter: None, rules, rules_problem };
+    let read = read_open(&dir, id, &p.path, p.level, plan, deadline, s, watch);
     watch.end();
-    Ok(Child::Read(read?, dir, id))
+    Ok(Child::Read(Box::new(read?), dir, id))
 }
 
 /// Files a read folder into the walk; its subfolders join the queue.
@@ -493,7 +597,8 @@ fn commit(w: &mut Walk, read: FolderRead, slot: Option<Slot>, dir: Arc<Dir>, id:
     w.names_read += read.names_read;
     if !read.subfolders.is_empty() {
         for (entry, name, path) in read.subfolders {
-            w.queue.push_back(Pending { parent: dir.clone(), parent_id: id, name, path, level: level + 1, slot: Slot { node, entry } });
+            let rules = read.rules.clone();
+            w.queue.push_back(Pending { parent: dir.clone(), parent_id: id, name, path, level: level + 1, slot: Slot { node, entry }, rules });
         }
     }
     w.nodes.push(Node { folder: read.folder, error: read.error, slot });
@@ -542,7 +647,14 @@ fn walk_root(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -
     let dir = Arc::new(dir);
     let (id, meta) = dir.identity().map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| fail(u.error()))?;
-    let read = read_open(&dir, id, &s.root, 1, s.window.window(), deadline, s, watch)?;
+    let (rules, rules_problem) = if s.hide_ignored {
+        let (r, problem) = IgnoreRules::for_folder(&s.root, &s.hooks);
+        (Some(Arc::new(r)), problem)
+    } else {
+        (None, None)
+    };
+    let plan = FolderPlan { window: s.window.window(), filter: s.filter.as_ref(), rules, rules_problem };
+    let read = read_open(&dir, id, &s.root, 1, plan, deadline, s, watch)?;
     watch.end();
     if read.folder.total.is_none() {
         // The root could be opened but not read: that fails the call.
@@ -552,7 +664,7 @@ fn walk_root(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -
     let more = f.offset + (f.entries.len() as u64) < f.total.unwrap_or(0);
     let next_cursor = match &read.last {
         Some(last) if more && !matches!(s.window, RootWindow::Everything) && !f.partial_order => {
-            Some(cursor::encode(PageSettings { show_dotfiles: s.show_dotfiles }, last))
+            Some(cursor::encode(&s.page, last))
         }
         _ => None,
     };
@@ -599,7 +711,7 @@ fn walk(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -> Res
         w.current = None;
         match child {
             Child::Failed(e) => w.marks.push((pending.slot, e)),
-            Child::Read(read, dir, id) => commit(&mut w, read, Some(pending.slot), dir, id, pending.level),
+            Child::Read(read, dir, id) => commit(&mut w, *read, Some(pending.slot), dir, id, pending.level),
         }
     }
 }
@@ -625,7 +737,14 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
     if opts.limit == Some(0) {
         return Err(CanopyError::invalid("the page size must be at least 1"));
     }
-    let page_settings = PageSettings { show_dotfiles: opts.show_dotfiles };
+    let filter = opts.filter.as_deref().map(NameFilter::parse).transpose()?;
+    let order = Order { by: opts.sort, reverse: opts.reverse };
+    let page_settings = PageSettings {
+        show_dotfiles: opts.show_dotfiles,
+        order,
+        filter: opts.filter.clone(),
+        hide_ignored: opts.hide_ignored,
+    };
     let window = match (&opts.after, opts.limit) {
         (Some(_), _) if opts.offset != 0 => {
             return Err(CanopyError::invalid("give either a cursor or an offset, not both"));
@@ -633,7 +752,7 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
         (Some(_), None) => {
             return Err(CanopyError::invalid("a cursor continues a page; it cannot be used to list everything"));
         }
-        (Some(text), Some(limit)) => RootWindow::After { key: cursor::decode(text, page_settings)?, limit },
+        (Some(text), Some(limit)) => RootWindow::After { key: cursor::decode(text, &page_settings)?, limit },
         (None, Some(limit)) => RootWindow::At { offset: opts.offset, limit },
         (None, None) if opts.offset == 0 => RootWindow::Everything,
         (None, None) => RootWindow::At { offset: opts.offset, limit: u64::MAX },
@@ -652,6 +771,11 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
         hooks: opts.hooks.clone(),
         details: opts.details,
         handles: opts.handles,
+        order,
+        filter,
+        hide_ignored: opts.hide_ignored,
+        summary: opts.summary,
+        page: page_settings,
     });
     let state = Arc::new(Mutex::new(Walk::default()));
     loop {
@@ -707,6 +831,10 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
         crumbs: crumbs_of(root),
         depth: opts.depth,
         show_dotfiles: opts.show_dotfiles,
+        sort: opts.sort,
+        reverse: opts.reverse,
+        filter: opts.filter.clone(),
+        hide_ignored: opts.hide_ignored,
         root: entry,
         next_cursor,
     })
@@ -794,76 +922,88 @@ pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHoo
         cancel,
         hooks,
         request_id: req.request_id,
+        sort: req.sort,
+        reverse: req.reverse,
+        filter: req.filter.clone(),
+        hide_ignored: req.hide_ignored,
         ..ListOptions::default()
     };
     list(&root, &opts)
 }
 
-/// Finds where a name prefix falls in a folder's order (for type-ahead).
+/// Finds where a name prefix falls in a folder's order (for type-ahead),
+/// under the request's order, filter, dotfile and ignore settings: the
+/// position is the one the entry has in a listing made with them.
 ///
-/// Two passes over the folder, O(1) memory: the first finds the smallest
-/// name starting with the prefix (folders first), the second counts the
-/// entries before it.
+/// Two passes over the folder, O(1) memory: the first finds the first entry
+/// (in the order) whose name starts with the prefix, the second counts the
+/// entries before it. Under the size or modified order each pass `lstat`s
+/// every entry.
 ///
 /// # Errors
-/// `INVALID_ARGUMENT` for a bad handle; the folder's code when it cannot be
-/// read; `TIMEOUT` when a pass exceeds the time budget.
+/// `INVALID_ARGUMENT` for a bad handle or filter; the folder's code when it
+/// cannot be read; `TIMEOUT` when a pass exceeds the time budget.
 pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyError> {
     let path = decode_handle(&req.folder)?;
+    let filter = req.filter.as_deref().map(NameFilter::parse).transpose()?;
     let (req, hooks) = (req.clone(), hooks.clone());
-    bounded::call(Place::path(&path), TIME_BUDGET, move |watch| locate_in(&path, &req, &hooks, watch))?
+    bounded::call(Place::path(&path), TIME_BUDGET, move |watch| locate_in(&path, &req, filter.as_ref(), &hooks, watch))?
 }
 
-fn locate_in(path: &Path, req: &LocateRequest, hooks: &IoHooks, watch: &Watch) -> Result<Located, CanopyError> {
+fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hooks: &IoHooks, watch: &Watch) -> Result<Located, CanopyError> {
     let dir = Dir::open_path(path, hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
     let (id, _) = dir.identity().map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| u.error())?;
+    let rules = req.hide_ignored.then(|| IgnoreRules::for_folder(path, hooks).0);
     let prefix = req.prefix.as_bytes();
-    let keep = |name: &[u8]| req.show_dotfiles || !is_dotfile(name);
+    let order = Order { by: req.sort, reverse: req.reverse };
     let deadline = Instant::now() + TIME_BUDGET;
-
-    let mut best: Option<(Group, Vec<u8>)> = None;
-    let mut total = 0u64;
-    pass(&dir, deadline, |raw, kind| {
-        if !keep(raw.name) {
+    let rd = Reading {
+        show_dotfiles: req.show_dotfiles,
+        deadline,
+        stat_deadline: stat_deadline(deadline),
+        cancel: None,
+        order,
+        filter,
+        rules: rules.as_ref(),
+        tally: false,
+    };
+    let read = |each: &mut dyn FnMut(&crate::select::Seen<'_>)| -> Result<u64, CanopyError> {
+        let p = pass(&dir, &rd, each).map_err(|Stop::Cancelled| CanopyError::cancelled())?;
+        if p.timed_out {
+            return Err(timeout_error(TIME_BUDGET));
+        }
+        if let Some(e) = &p.failed {
+            return Err(CanopyError::from_io(e, "cannot read folder"));
+        }
+        Ok(p.total)
+    };
+    let mut best: Option<(Vec<u32>, Box<[u8]>)> = None;
+    let mut key = Vec::new();
+    let total = read(&mut |e| {
+        if !starts_with_folded(e.name, prefix) {
             return;
         }
-        total += 1;
-        if !starts_with_folded(raw.name, prefix) {
-            return;
-        }
-        let group = group_of(kind);
-        let better = match &best {
-            None => true,
-            Some((g, n)) => compare_entries(group, raw.name, *g, n) == Ordering::Less,
-        };
-        if better {
-            best = Some((group, raw.name.to_vec()));
+        sort_key_for(order, group_of(e.kind), e.primary, e.name, &mut key);
+        if best.as_ref().is_none_or(|(k, n)| order.compare_keyed(&key, e.name, k, n) == Ordering::Less) {
+            best = Some((key.clone(), e.name.into()));
         }
     })?;
     let matched = best.is_some();
-    let (tg, tn) = best.unwrap_or((Group::Other, prefix.to_vec()));
+    let (tk, tn) = best.unwrap_or_else(|| {
+        let primary = if order.needs_stat() { Primary::Missing } else { Primary::None };
+        let mut k = Vec::new();
+        sort_key_for(order, Group::Other, primary, prefix, &mut k);
+        (k, prefix.into())
+    });
     let mut index = 0u64;
-    pass(&dir, deadline, |raw, kind| {
-        if keep(raw.name) && compare_entries(group_of(kind), raw.name, tg, &tn) == Ordering::Less {
+    read(&mut |e| {
+        sort_key_for(order, group_of(e.kind), e.primary, e.name, &mut key);
+        if order.compare_keyed(&key, e.name, &tk, &tn) == Ordering::Less {
             index += 1;
         }
     })?;
     Ok(Located { index, matched, total })
-}
-
-fn pass(dir: &Dir, deadline: Instant, mut each: impl FnMut(&RawEntry<'_>, EntryKind)) -> Result<(), CanopyError> {
-    let mut entries = dir.entries(Vec::new()).map_err(|(e, _)| CanopyError::from_io(&e, "cannot read folder"))?;
-    let mut f = |raw: RawEntry<'_>| {
-        let kind = kind_of(dir, &raw);
-        each(&raw, kind);
-    };
-    while entries.next_batch(&mut f).map_err(|e| CanopyError::from_io(&e, "cannot read folder"))? {
-        if Instant::now() > deadline {
-            return Err(timeout_error(TIME_BUDGET));
-        }
-    }
-    Ok(())
 }
 
 /// What `canopy PATH` opens: a folder opens as itself; anything else opens

@@ -1,13 +1,150 @@
-//! The one order every listing uses, on every OS and every run.
+//! The orders a listing can use, the same on every OS and every run.
 //!
-//! Real folders first, then everything else (symlinks included). Within each
-//! group, names compare in natural order: case-insensitively by Unicode
+//! Real folders first, then everything else (symlinks included), under every
+//! order. The natural name order: names compare case-insensitively by Unicode
 //! lowercase, with runs of ASCII digits compared by numeric value (`file2`
 //! before `file10`); remaining ties are broken by the raw bytes, so the order is
 //! total and no two distinct names compare equal.
+//!
+//! The other orders ([`Order`]) put one primary value first: the size or the
+//! modification time (from an `lstat`), or the extension (what follows the
+//! last dot that is not the name's first character, lowercased). Ties fall
+//! back to the natural name order, ascending even when the order is
+//! reversed, so the result is deterministic. `reverse` flips the primary (and,
+//! under the name order, the name). Entries whose `lstat` failed (or was not
+//! made: see `checked` in the listing) sort after every entry with a value,
+//! in both directions. Folders sort among themselves by name under the size
+//! order (a folder's own size is not its contents') and the type order; under
+//! the modified order they sort by their time like files.
+//!
+//! Every entry gets one sort key ([`sort_key_for`]): a sequence of `u32`
+//! compared as a slice, then the raw name bytes (reversed under a reversed
+//! name order). Everything that compares entries (the heap of candidates,
+//! cursors, the samples of a deep page, `locate`) compares these keys, so
+//! there is one order, not several that should agree.
 
 use std::cmp::Ordering;
 use std::char::ToLowercase;
+
+use crate::wire::SortBy;
+
+/// An order: what comes first, and which way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Order {
+    pub by: SortBy,
+    pub reverse: bool,
+}
+
+impl Order {
+    /// The natural name order, ascending: what every listing used before orders existed.
+    pub const NAME: Order = Order { by: SortBy::Name, reverse: false };
+
+    /// True when every entry needs an `lstat` to be placed.
+    pub fn needs_stat(self) -> bool {
+        matches!(self.by, SortBy::Size | SortBy::Modified)
+    }
+
+    /// True when `group` is placed by its primary value under this order
+    /// (folders are not, under the size and type orders).
+    fn uses_primary(self, group: Group) -> bool {
+        match self.by {
+            SortBy::Name => false,
+            SortBy::Modified => true,
+            SortBy::Size | SortBy::Type => group == Group::Other,
+        }
+    }
+
+    /// Raw-byte tie-breaks run backwards under a reversed name order only.
+    pub fn bytes_reversed(self) -> bool {
+        self.by == SortBy::Name && self.reverse
+    }
+
+    /// Compares two entries whose sort keys are `ka` and `kb`.
+    #[inline]
+    pub fn compare_keyed(self, ka: &[u32], a: &[u8], kb: &[u32], b: &[u8]) -> Ordering {
+        ka.cmp(kb).then_with(|| if self.bytes_reversed() { b.cmp(a) } else { a.cmp(b) })
+    }
+}
+
+/// The value an entry is placed by under the size or modified order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Primary {
+    /// The order has no primary value (name, type), or it does not apply
+    /// (a folder under the size order).
+    None,
+    /// The `lstat` failed or was not made: sorts after every value.
+    Missing,
+    /// A size in bytes, or a modification time in ms since the epoch.
+    Value(i64),
+}
+
+/// The extension of a name: what follows its last dot, unless that dot is
+/// the name's first character; `None` when there is none (or it is empty).
+pub fn extension(name: &[u8]) -> Option<&[u8]> {
+    let dot = name.iter().rposition(|&b| b == b'.')?;
+    (dot > 0 && dot + 1 < name.len()).then(|| &name[dot + 1..])
+}
+
+/// Above every unit a key holds (code points and stand-ins stay below
+/// 0x11_0100): ends a reversed run, so a prefix sorts after what it begins.
+const KEY_TOP: u32 = u32::MAX;
+
+fn push_units(name: &[u8], reverse: bool, out: &mut Vec<u32>) {
+    let start = out.len();
+    for unit in Units::new(name) {
+        match unit {
+            Unit::Code(c) => out.push(c),
+            Unit::Num(digits) => {
+                out.push('0' as u32);
+                out.push(digits.len() as u32);
+                out.extend(digits.iter().map(|&d| d as u32));
+            }
+        }
+    }
+    if reverse {
+        for w in &mut out[start..] {
+            *w = KEY_TOP - 1 - *w;
+        }
+        out.push(KEY_TOP);
+    }
+}
+
+/// Writes the sort key of an entry under `order` into `out` (see the module
+/// docs): comparing two keys as slices, then the raw names (see
+/// [`Order::compare_keyed`]), gives the order.
+///
+/// Layout: the group; then, when the order places this group by a value,
+/// `0` and the value (two words, flipped when reversed) or `1` for a missing
+/// value, or the extension's units and a terminator; then the name's units.
+pub fn sort_key_for(order: Order, group: Group, primary: Primary, name: &[u8], out: &mut Vec<u32>) {
+    out.clear();
+    out.push(group as u32);
+    if order.uses_primary(group) {
+        match order.by {
+            SortBy::Type => match extension(name) {
+                // The terminator sorts a shorter extension first ("" < "c" < "cc").
+                Some(ext) => {
+                    out.push(1);
+                    push_units(ext, order.reverse, out);
+                    out.push(0);
+                }
+                None => out.push(if order.reverse { 2 } else { 0 }),
+            },
+            _ => match primary {
+                Primary::Value(v) => {
+                    // Signed to unsigned, order kept; flipped when reversed.
+                    let mut u = (v as u64) ^ (1 << 63);
+                    if order.reverse {
+                        u = !u;
+                    }
+                    out.extend([0, (u >> 32) as u32, u as u32]);
+                }
+                Primary::Missing | Primary::None => out.push(1),
+            },
+        }
+    }
+    push_units(name, order.reverse && order.by == SortBy::Name, out);
+}
 
 /// The group an entry sorts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -242,18 +379,15 @@ impl<'a> Iterator for Units<'a> {
 /// orders numbers by value. Keys cost one pass over the name; comparing them
 /// is a slice comparison, so a folder sorts without re-decoding names.
 pub fn sort_key(group: Group, name: &[u8], out: &mut Vec<u32>) {
+    sort_key_for(Order::NAME, group, Primary::None, name, out);
+}
+
+/// Writes the lowercased code points of `name` into `out` (bytes that are
+/// not UTF-8 as stand-ins above Unicode): the case folding of the natural
+/// order, digits kept as themselves, for prefixes and filters.
+pub fn fold_into(name: &[u8], out: &mut Vec<u32>) {
     out.clear();
-    out.push(group as u32);
-    for unit in Units::new(name) {
-        match unit {
-            Unit::Code(c) => out.push(c),
-            Unit::Num(digits) => {
-                out.push('0' as u32);
-                out.push(digits.len() as u32);
-                out.extend(digits.iter().map(|&d| d as u32));
-            }
-        }
-    }
+    out.extend(Folded::new(name));
 }
 
 /// Lowercased code points of a name, digits kept as themselves (for prefixes).
@@ -351,6 +485,110 @@ mod tests {
                 let by_key = key(a).cmp(&key(b)).then_with(|| a.cmp(b));
                 assert_eq!(by_key, compare_names(a, b), "{a:?} vs {b:?}");
             }
+        }
+    }
+
+    /// The orders as the issue states them, written directly.
+    fn reference(order: Order, a: &(Group, Primary, Vec<u8>), b: &(Group, Primary, Vec<u8>)) -> Ordering {
+        let flip = |o: Ordering| if order.reverse { o.reverse() } else { o };
+        fn units(x: &[u8]) -> Vec<Unit<'_>> {
+            Units::new(x).collect()
+        }
+        a.0.cmp(&b.0)
+            .then_with(|| {
+                if !order.uses_primary(a.0) {
+                    return Ordering::Equal;
+                }
+                match order.by {
+                    SortBy::Type => match (extension(&a.2), extension(&b.2)) {
+                        (None, None) => Ordering::Equal,
+                        (None, Some(_)) => flip(Ordering::Less),
+                        (Some(_), None) => flip(Ordering::Greater),
+                        (Some(x), Some(y)) => flip(units(x).cmp(&units(y))),
+                    },
+                    _ => match (a.1, b.1) {
+                        (Primary::Value(x), Primary::Value(y)) => flip(x.cmp(&y)),
+                        (Primary::Value(_), _) => Ordering::Less,
+                        (_, Primary::Value(_)) => Ordering::Greater,
+                        _ => Ordering::Equal,
+                    },
+                }
+            })
+            .then_with(|| {
+                let by_name = compare_names(&a.2, &b.2);
+                if order.by == SortBy::Name { flip(by_name) } else { by_name }
+            })
+    }
+
+    fn key_of(order: Order, e: &(Group, Primary, Vec<u8>)) -> Vec<u32> {
+        let mut k = Vec::new();
+        sort_key_for(order, e.0, e.1, &e.2, &mut k);
+        k
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn sort_keys_give_every_order_as_specified(
+            entries in proptest::collection::vec(
+                (proptest::bool::ANY, 0u8..4, "[aAb1.]{0,4}(\\.[jJpP1]{0,2})?"),
+                2..12,
+            ),
+        ) {
+            let entries: Vec<(Group, Primary, Vec<u8>)> = entries
+                .into_iter()
+                .filter(|(_, _, n)| !n.is_empty())
+                .map(|(f, p, n)| {
+                    let g = if f { Group::Folder } else { Group::Other };
+                    let p = match p { 0 => Primary::Missing, v => Primary::Value(i64::from(v) - 2) };
+                    (g, p, n.into_bytes())
+                })
+                .collect();
+            for by in [SortBy::Name, SortBy::Size, SortBy::Modified, SortBy::Type] {
+                for reverse in [false, true] {
+                    let order = Order { by, reverse };
+                    for a in &entries {
+                        for b in &entries {
+                            let by_key = order.compare_keyed(&key_of(order, a), &a.2, &key_of(order, b), &b.2);
+                            let mut want = reference(order, a, b);
+                            if want == Ordering::Equal && a.2 != b.2 {
+                                want = if order.bytes_reversed() { b.2.cmp(&a.2) } else { a.2.cmp(&b.2) };
+                            }
+                            if a.2 == b.2 && a.0 == b.0 && want == Ordering::Equal {
+                                continue;
+                            }
+                            proptest::prop_assert_eq!(by_key, want, "{:?} {:?} vs {:?}", order, a, b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extensions_follow_the_last_dot_that_is_not_the_first_character() {
+        assert_eq!(extension(b"a.tar.GZ"), Some(&b"GZ"[..]));
+        assert_eq!(extension(b".bashrc"), None);
+        assert_eq!(extension(b"Makefile"), None);
+        assert_eq!(extension(b"x."), None);
+        assert_eq!(extension(b"..x"), Some(&b"x"[..]));
+    }
+
+    #[test]
+    fn missing_values_sort_last_in_both_directions_and_ties_stay_by_name() {
+        for reverse in [false, true] {
+            let order = Order { by: SortBy::Size, reverse };
+            let mut v = [
+                (Group::Other, Primary::Missing, b"a".to_vec()),
+                (Group::Other, Primary::Value(5), b"b".to_vec()),
+                (Group::Other, Primary::Value(5), b"a2".to_vec()),
+                (Group::Other, Primary::Value(9), b"c".to_vec()),
+                (Group::Folder, Primary::None, b"z".to_vec()),
+                (Group::Folder, Primary::None, b"y".to_vec()),
+            ];
+            v.sort_by(|a, b| order.compare_keyed(&key_of(order, a), &a.2, &key_of(order, b), &b.2));
+            let names: Vec<&[u8]> = v.iter().map(|e| &e.2[..]).collect();
+            let want: [&[u8]; 6] = if reverse { [b"y", b"z", b"c", b"a2", b"b", b"a"] } else { [b"y", b"z", b"a2", b"b", b"c", b"a"] };
+            assert_eq!(names, want, "reverse {reverse}");
         }
     }
 

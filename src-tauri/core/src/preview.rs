@@ -14,8 +14,8 @@
 //!   next chunk, whose offset is `offset + length`.
 
 use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::bounded::{self, Place};
+use crate::dirio::{open_regular_at, reopen_checked, RegularOpen};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{HEX_VIEW_BYTES, IMAGE_CAP, MAX_PREVIEW_CHUNK, PREVIEW_CHUNK, SNIFF_BYTES, TIME_BUDGET};
 use crate::names::decode_handle;
@@ -133,6 +134,10 @@ pub struct PreviewChunk {
     pub more: bool,
     /// The file's magic bytes say it is an image the UI can show.
     pub image: Option<ImageFormat>,
+    /// That image's MIME type (`image/png`...), for the UI's image element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub image_mime: Option<String>,
     pub content: PreviewContent,
 }
 
@@ -152,15 +157,6 @@ fn describe_mode(mode: libc::mode_t) -> &'static str {
     }
 }
 
-fn fstat(fd: i32) -> io::Result<libc::stat> {
-    // SAFETY: zeroed stat is a valid out-buffer; fd is open.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(fd, &mut st) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(st)
-}
-
 /// Opens `path` for reading only if it is a regular file (see the module docs).
 ///
 /// # Errors
@@ -177,51 +173,28 @@ pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
     };
     let c = std::ffi::CString::new(resolved.as_os_str().as_bytes())
         .map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
-    // SAFETY: valid C string; O_PATH opens no file contents and runs no driver.
-    let raw = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
-    if raw < 0 {
-        return Err(CanopyError::from_io(&io::Error::last_os_error(), "cannot open file"));
-    }
-    // SAFETY: fresh fd owned here.
-    let pathfd = unsafe { OwnedFd::from_raw_fd(raw) };
-    reopen_regular(&pathfd)
+    regular_or_error(open_regular_at(libc::AT_FDCWD, &c, false))
 }
 
-/// Reopens an `O_PATH` descriptor for reading, only if it is a regular file:
-/// checked with `fstat`, reopened through `/proc/self/fd/N` (`O_RDONLY |
-/// O_NONBLOCK | O_NOCTTY`) and checked again to be the same regular file.
+/// Reopens an `O_PATH` descriptor for reading, only if it is a regular file
+/// (see [`crate::dirio::reopen_checked`]: checked with `fstat`, reopened
+/// through `/proc/self/fd/N` and checked again to be the same regular file).
 ///
 /// # Errors
 /// `NOT_A_FILE` for folders and special files (never opened), `IO` without
 /// `/proc`, the OS code otherwise.
 pub fn reopen_regular(pathfd: &OwnedFd) -> Result<(File, libc::stat), CanopyError> {
-    let st = fstat(pathfd.as_raw_fd()).map_err(|e| CanopyError::from_io(&e, "cannot examine file"))?;
-    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
-        return Err(not_a_file(&format!("this is {}", describe_mode(st.st_mode))));
+    regular_or_error(reopen_checked(pathfd))
+}
+
+fn regular_or_error(opened: Result<(File, libc::stat), RegularOpen>) -> Result<(File, libc::stat), CanopyError> {
+    match opened {
+        Ok(opened) => Ok(opened),
+        Err(RegularOpen::NotRegular(mode)) => Err(not_a_file(&format!("this is {}", describe_mode(mode)))),
+        Err(RegularOpen::Changed) => Err(not_a_file("the file changed while it was being opened")),
+        Err(RegularOpen::Io(e)) if e.raw_os_error().is_none() => Err(CanopyError::new(ErrorCode::Io, format!("cannot open file: {e}"))),
+        Err(RegularOpen::Io(e)) => Err(CanopyError::from_io(&e, "cannot open file")),
     }
-    let flags = libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
-    let proc_path = std::ffi::CString::new(format!("/proc/self/fd/{}", pathfd.as_raw_fd())).expect("no NUL");
-    // SAFETY: valid C string. Reopening the magic link reaches the same inode.
-    let fd = unsafe { libc::open(proc_path.as_ptr(), flags) };
-    if fd < 0 {
-        let err = io::Error::last_os_error();
-        if err.raw_os_error() == Some(libc::ENOENT) {
-            // No /proc. Opening the path again would open whatever is there
-            // now, which could be a fifo swapped in since the check: refuse.
-            return Err(CanopyError::new(
-                ErrorCode::Io,
-                "cannot open file: /proc is not mounted, and a file is read only through the descriptor that was checked",
-            ));
-        }
-        return Err(CanopyError::from_io(&err, "cannot open file"));
-    }
-    // SAFETY: fresh fd owned here.
-    let file = unsafe { File::from_raw_fd(fd) };
-    let st2 = fstat(file.as_raw_fd()).map_err(|e| CanopyError::from_io(&e, "cannot examine file"))?;
-    if st2.st_mode & libc::S_IFMT != libc::S_IFREG || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev {
-        return Err(not_a_file("the file changed while it was being opened"));
-    }
-    Ok((file, st2))
 }
 
 /// Reads up to `len` bytes at `offset`, retrying short reads until EOF.
@@ -455,7 +428,8 @@ fn read_chunk(file: &File, st: &libc::stat, offset: u64, length: u64) -> Result<
     };
     let end = req.offset + length as u64;
     let more = if size > 0 { end < size } else { filled || (length as u64) < chunk.len() as u64 };
-    Ok(PreviewChunk { offset: req.offset, length: length as u64, requested, clamped, size, more, image, content })
+    let image_mime = image.map(|f| f.mime().to_string());
+    Ok(PreviewChunk { offset: req.offset, length: length as u64, requested, clamped, size, more, image, image_mime, content })
 }
 
 /// Reads a whole image (up to `IMAGE_CAP`) and its format.

@@ -48,6 +48,15 @@ pub struct SavedView {
     pub expanded: Vec<String>,
     /// Handle of the selected entry.
     pub selected: Option<String>,
+    /// The order chosen by a column header (absent in files from before it
+    /// existed: the name order).
+    #[serde(default)]
+    pub sort: crate::wire::SortBy,
+    #[serde(default)]
+    pub reverse: bool,
+    /// The "Hide ignored" toggle.
+    #[serde(default)]
+    pub hide_ignored: bool,
 }
 
 /// Where the window was, in physical pixels.
@@ -191,7 +200,19 @@ mod tests {
             show_dotfiles: false,
             expanded: vec![encode_handle(&folder.join("a")), encode_handle(&folder.join("a/b"))],
             selected: Some(encode_handle(&folder.join("a/b/c.txt"))),
+            sort: crate::wire::SortBy::Size,
+            reverse: true,
+            hide_ignored: true,
         }
+    }
+
+    #[test]
+    fn a_file_from_before_orders_existed_reads_as_the_name_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        std::fs::write(&path, br#"{"version":1,"view":{"folder":"L3Q","depth":2,"showDotfiles":true,"expanded":[],"selected":null}}"#).unwrap();
+        let view = load(&path).remembered.view.expect("the old view still reads");
+        assert_eq!((view.sort, view.reverse, view.hide_ignored), (crate::wire::SortBy::Name, false, false));
     }
 
     #[test]

@@ -30,8 +30,22 @@
 //!   folder, but passes 1 and 2 build no sort keys, so a deep page costs
 //!   about two to three times the first page. The offset reported is always
 //!   the true position of the first entry returned, counted in the last pass.
-//!   Under a sort by size or modified time (later), each pass would `stat`
-//!   every entry again: a deep page then costs three rounds of `stat`.
+//!   Under the size or modified order every pass `lstat`s every entry again:
+//!   a deep page then costs three rounds of `lstat` (a cursor, one).
+//!
+//! Every pass applies, in this order: the dotfile setting (`dotfilesHidden`),
+//! the ignore rules (`ignoredHidden`), then the name filter (the entries
+//! left are the folder's `total`; the count before the filter is
+//! `unfilteredTotal`). Under the size or modified order it then `lstat`s each
+//! entry (folders too under the modified order), within
+//! `STAT_TIME_SHARE_PERCENT` of the time left: an entry not reached sorts
+//! last and the pass says how many were placed (`checked`), while the names
+//! are still counted to the end. And it tallies every entry's group (see
+//! [`crate::rest`]) for what a truncated folder hides.
+//!
+//! Entries compare by their sort keys ([`crate::order::sort_key_for`]); a
+//! pass builds each entry's key once, in a reused buffer, and allocates only
+//! for an entry that enters the candidates.
 //!
 //! Folders change while they are read. Every pass counts what it sees; the
 //! last pass decides the offset. A pass cut by the time budget makes a deep
@@ -45,10 +59,13 @@ use std::time::Instant;
 
 use crate::cancel::CancelToken;
 use crate::cursor::SortPosition;
-use crate::dirio::{Dir, RawEntry};
+use crate::dirio::{Dir, Meta, RawEntry};
+use crate::filter::{FilterScratch, NameFilter};
+use crate::ignore_rules::IgnoreRules;
 use crate::limits::{SELECTION_SAMPLE, SELECTION_WINDOW};
-use crate::order::{compare_entries, sort_key, Group};
-use crate::wire::{EntryKind, KindCounts};
+use crate::order::{sort_key_for, Group, Order, Primary};
+use crate::rest::{slot_of, Slot, Tally};
+use crate::wire::{EntryKind, KindCounts, SortBy};
 
 /// Why a read stopped as a whole.
 #[derive(Debug)]
@@ -64,28 +81,47 @@ pub(crate) fn group_of(kind: EntryKind) -> Group {
     }
 }
 
-/// A name that made the cut so far, with its sort key (see
-/// [`crate::order::sort_key`]): candidates compare as slices.
+/// A name that made the cut so far, with its sort key under the reading's
+/// order: candidates compare as slices, then by name bytes.
 #[derive(Debug)]
 pub(crate) struct Candidate {
     key: Box<[u32]>,
+    /// Raw-byte ties run backwards (a reversed name order).
+    bytes_reversed: bool,
     pub kind: EntryKind,
     pub name: Box<[u8]>,
+    /// Under the size and modified orders: its value, and the `lstat` made
+    /// to place it (reused to describe it). Boxed, so a candidate of the
+    /// name order stays small to move around the heap.
+    placed: Option<Box<(Primary, Option<Meta>)>>,
 }
 
 impl Candidate {
+    pub fn primary(&self) -> Primary {
+        self.placed.as_ref().map_or(Primary::None, |p| p.0)
+    }
+
+    pub fn meta(&self) -> Option<Meta> {
+        self.placed.as_ref().and_then(|p| p.1)
+    }
+
     fn beats(&self, key: &[u32], name: &[u8]) -> bool {
-        (&*self.key, &*self.name) < (key, name)
+        self.cmp_with(key, name) == Ordering::Less
+    }
+
+    fn cmp_with(&self, key: &[u32], name: &[u8]) -> Ordering {
+        let by_bytes = if self.bytes_reversed { name.cmp(&self.name) } else { self.name.as_ref().cmp(name) };
+        (*self.key).cmp(key).then(by_bytes)
     }
 
     pub fn position(&self) -> SortPosition {
-        SortPosition { group: group_of(self.kind), name: self.name.clone() }
+        SortPosition { group: group_of(self.kind), primary: self.primary(), name: self.name.clone() }
     }
 }
 
 impl Ord for Candidate {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.key.cmp(&other.key).then_with(|| self.name.cmp(&other.name))
+        self.cmp_with(&other.key, &other.name)
     }
 }
 impl PartialOrd for Candidate {
@@ -100,30 +136,84 @@ impl PartialEq for Candidate {
 }
 impl Eq for Candidate {}
 
-/// How a folder is read: which names count, until when, and who can stop it.
+/// A position in the order with its key built (bounds, samples).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Keyed {
+    key: Box<[u32]>,
+    pub pos: SortPosition,
+}
+
+impl Keyed {
+    pub fn new(order: Order, pos: SortPosition) -> Keyed {
+        let mut key = Vec::new();
+        sort_key_for(order, pos.group, pos.primary, &pos.name, &mut key);
+        Keyed { key: key.into(), pos }
+    }
+
+    /// How the entry (`key`, `name`) compares to this position.
+    #[inline]
+    pub fn compare(&self, order: Order, key: &[u32], name: &[u8]) -> Ordering {
+        order.compare_keyed(key, name, &self.key, &self.pos.name)
+    }
+}
+
+/// How a folder is read: which names count, in which order, until when,
+/// and who can stop it.
 pub(crate) struct Reading<'a> {
     pub show_dotfiles: bool,
     pub deadline: Instant,
+    /// Under an order that needs an `lstat` of every entry: none after this.
+    pub stat_deadline: Instant,
     pub cancel: Option<&'a CancelToken>,
+    pub order: Order,
+    /// Applies to this folder (a request's filter applies to its root only).
+    pub filter: Option<&'a NameFilter>,
+    /// The ignore rules of this folder, when ignored entries are hidden.
+    pub rules: Option<&'a IgnoreRules>,
+    /// Tally the entries' groups (what a truncated folder hides).
+    pub tally: bool,
+}
+
+/// One entry as a pass hands it on.
+pub(crate) struct Seen<'n> {
+    pub name: &'n [u8],
+    pub kind: EntryKind,
+    pub primary: Primary,
+    pub meta: Option<Meta>,
+    /// Its group in the pass's tally (canonical: see [`Tally::canonical`]).
+    pub slot: Slot,
 }
 
 /// What one pass over a folder saw.
 #[derive(Debug, Default)]
 pub(crate) struct Pass {
-    /// Entries after the dotfile filter.
+    /// Entries after the dotfile setting, the ignore rules and the filter.
     pub total: u64,
+    /// Entries after the dotfile setting and the ignore rules (before the filter).
+    pub unfiltered: u64,
     pub counts: KindCounts,
     pub dotfiles_hidden: u64,
+    /// Entries the ignore rules hid (among those the dotfile setting kept).
+    pub ignored: u64,
     /// Every name the kernel returned (dotfiles included): the request's names budget.
     pub names_read: u64,
+    /// Entries of `total` the stat scan did not reach (they sort last).
+    pub unchecked: u64,
     pub timed_out: bool,
     /// A read error after the folder was opened.
     pub failed: Option<io::Error>,
+    /// The groups of the `total` entries.
+    pub tally: Tally,
 }
 
 impl Pass {
     fn cut_short(&self) -> bool {
         self.timed_out || self.failed.is_some()
+    }
+
+    /// The order of what was read is only partly known: the read or the stat scan was cut.
+    pub fn order_is_partial(&self) -> bool {
+        self.cut_short() || self.unchecked > 0
     }
 }
 
@@ -144,9 +234,12 @@ pub(crate) fn kind_of(dir: &Dir, raw: &RawEntry<'_>) -> EntryKind {
     }
 }
 
+/// How many `lstat`s run between two looks at the clock.
+const STATS_PER_CLOCK: u64 = 16;
+
 /// Reads `dir` once from its start, calling `each` with every entry that
-/// passes the dotfile filter.
-fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&[u8], EntryKind)) -> Result<Pass, Stop> {
+/// passes the dotfile setting, the ignore rules and the filter.
+pub(crate) fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&Seen<'_>)) -> Result<Pass, Stop> {
     let mut p = Pass::default();
     let buffer = BUFFER.take();
     let mut entries = match dir.entries(buffer) {
@@ -158,7 +251,15 @@ fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&[u8], EntryKind)) -> 
         }
     };
     let show_dotfiles = rd.show_dotfiles;
-    let (mut total, mut counts, mut hidden, mut names) = (0u64, KindCounts::default(), 0u64, 0u64);
+    let order = rd.order;
+    let needs_stat = order.needs_stat();
+    let (mut names, mut hidden, mut ignored, mut unfiltered, mut total, mut stats) = (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut unchecked = 0u64;
+    let mut counts = KindCounts::default();
+    let mut tally = Tally::default();
+    let mut stats_cut = false;
+    let mut scratch = FilterScratch::default();
+    let mut path_scratch = Vec::new();
     let mut on_raw = |raw: RawEntry<'_>| {
         names += 1;
         if !show_dotfiles && is_dotfile(raw.name) {
@@ -166,9 +267,48 @@ fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&[u8], EntryKind)) -> 
             return;
         }
         let kind = kind_of(dir, &raw);
+        if let Some(rules) = rd.rules {
+            if rules.is_ignored(raw.name, kind == EntryKind::Folder, &mut path_scratch) {
+                ignored += 1;
+                return;
+            }
+        }
+        unfiltered += 1;
+        if let Some(f) = rd.filter {
+            if !f.matches(raw.name, &mut scratch) {
+                return;
+            }
+        }
         total += 1;
         counts.add(kind);
-        each(raw.name, kind);
+        let (mut primary, mut meta) = (Primary::None, None);
+        if needs_stat && (order.by == SortBy::Modified || kind != EntryKind::Folder) {
+            if !stats_cut && stats % STATS_PER_CLOCK == 0 && Instant::now() > rd.stat_deadline {
+                stats_cut = true;
+            }
+            if stats_cut {
+                unchecked += 1;
+                primary = Primary::Missing;
+            } else {
+                stats += 1;
+                match dir.stat_child(raw.name, false) {
+                    Ok(m) => {
+                        let v = if order.by == SortBy::Size { Some(m.size.min(i64::MAX as u64) as i64) } else { m.modified_ms };
+                        primary = v.map_or(Primary::Missing, Primary::Value);
+                        meta = Some(m);
+                    }
+                    Err(_) => primary = Primary::Missing,
+                }
+            }
+        }
+        let slot = if rd.tally {
+            let s = slot_of(raw.name, kind);
+            tally.add(s);
+            tally.canonical(s)
+        } else {
+            Slot::Other
+        };
+        each(&Seen { name: raw.name, kind, primary, meta, slot });
     };
     let stopped = loop {
         if rd.cancel.is_some_and(|c| c.is_cancelled()) {
@@ -191,34 +331,36 @@ fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&[u8], EntryKind)) -> 
     if let Some(stop) = stopped {
         return Err(stop);
     }
-    (p.total, p.counts, p.dotfiles_hidden, p.names_read) = (total, counts, hidden, names);
+    (p.total, p.unfiltered, p.counts, p.dotfiles_hidden, p.ignored, p.names_read) = (total, unfiltered, counts, hidden, ignored, names);
+    p.unchecked = unchecked;
+    p.tally = tally;
     Ok(p)
-}
-
-fn compare_to(group: Group, name: &[u8], pos: &SortPosition) -> Ordering {
-    compare_entries(group, name, pos.group, &pos.name)
 }
 
 /// Which part of the order a pass keeps: from `lo` (inclusive or not) to
 /// `hi` (exclusive). Entries before `lo` are counted as `below`.
 #[derive(Default)]
 struct Bounds<'a> {
-    lo: Option<(&'a SortPosition, bool)>,
-    hi: Option<&'a SortPosition>,
+    lo: Option<(&'a Keyed, bool)>,
+    hi: Option<&'a Keyed>,
 }
 
 impl Bounds<'_> {
+    fn is_set(&self) -> bool {
+        self.lo.is_some() || self.hi.is_some()
+    }
+
     /// `Less` below the range, `Equal` inside, `Greater` above.
-    fn place(&self, group: Group, name: &[u8]) -> Ordering {
+    fn place(&self, order: Order, key: &[u32], name: &[u8]) -> Ordering {
         if let Some((lo, inclusive)) = self.lo {
-            match compare_to(group, name, lo) {
+            match lo.compare(order, key, name) {
                 Ordering::Less => return Ordering::Less,
                 Ordering::Equal if !inclusive => return Ordering::Less,
                 _ => {}
             }
         }
         match self.hi {
-            Some(hi) if compare_to(group, name, hi) != Ordering::Less => Ordering::Greater,
+            Some(hi) if hi.compare(order, key, name) != Ordering::Less => Ordering::Greater,
             _ => Ordering::Equal,
         }
     }
@@ -229,6 +371,8 @@ struct Kept {
     pass: Pass,
     best: Vec<Candidate>,
     below: u64,
+    /// The groups of the entries below the bounds.
+    below_tally: Tally,
 }
 
 /// Entries go into a plain vector until there are more than `keep`; only then
@@ -238,14 +382,18 @@ fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> R
     let mut small: Vec<Candidate> = Vec::new();
     let mut heap: Option<BinaryHeap<Candidate>> = None;
     let mut below = 0u64;
+    let mut below_tally = Tally::default();
     let mut key = Vec::new();
-    let bounded = bounds.lo.is_some() || bounds.hi.is_some();
-    let p = pass(dir, rd, &mut |name, kind| {
-        let group = group_of(kind);
-        if bounded {
-            match bounds.place(group, name) {
+    let order = rd.order;
+    let bytes_reversed = order.bytes_reversed();
+    let p = pass(dir, rd, &mut |e| {
+        let group = group_of(e.kind);
+        sort_key_for(order, group, e.primary, e.name, &mut key);
+        if bounds.is_set() {
+            match bounds.place(order, &key, e.name) {
                 Ordering::Less => {
                     below += 1;
+                    below_tally.add(e.slot);
                     return;
                 }
                 Ordering::Greater => return,
@@ -255,18 +403,24 @@ fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> R
         if keep == 0 {
             return;
         }
-        sort_key(group, name, &mut key);
+        let make = || Candidate {
+            key: key.as_slice().into(),
+            bytes_reversed,
+            kind: e.kind,
+            name: e.name.into(),
+            placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
+        };
         match &mut heap {
             Some(h) => {
                 if let Some(mut worst) = h.peek_mut() {
                     // Allocate only for a name that beats the current worst.
-                    if !worst.beats(&key, name) {
-                        *worst = Candidate { key: key.as_slice().into(), kind, name: name.into() };
+                    if !worst.beats(&key, e.name) {
+                        *worst = make();
                     }
                 }
             }
             None => {
-                small.push(Candidate { key: key.as_slice().into(), kind, name: name.into() });
+                small.push(make());
                 if small.len() > keep {
                     let mut h = BinaryHeap::from(std::mem::take(&mut small));
                     h.pop();
@@ -277,7 +431,7 @@ fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> R
     })?;
     let mut best = heap.map(BinaryHeap::into_vec).unwrap_or(small);
     best.sort_unstable();
-    Ok(Kept { pass: p, best, below })
+    Ok(Kept { pass: p, best, below, below_tally })
 }
 
 /// splitmix64: a small, good-enough generator for sampling.
@@ -318,46 +472,52 @@ struct Tuning {
 
 const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: 4 };
 
-/// Pass 1: counts and a uniform sample of the names within `bounds`, sorted.
-fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<'_>) -> Result<(Pass, Vec<SortPosition>, u64, u64), Stop> {
-    let mut reservoir: Vec<SortPosition> = Vec::new();
+/// Pass 1: counts and a uniform sample of the positions within `bounds`, sorted.
+fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<'_>) -> Result<(Pass, Vec<Keyed>, u64, u64), Stop> {
+    let mut reservoir: Vec<Keyed> = Vec::new();
     let (mut below, mut inside) = (0u64, 0u64);
-    let p = pass(dir, rd, &mut |name, kind| {
-        let group = group_of(kind);
-        match bounds.place(group, name) {
+    let order = rd.order;
+    let mut key = Vec::new();
+    let p = pass(dir, rd, &mut |e| {
+        let group = group_of(e.kind);
+        sort_key_for(order, group, e.primary, e.name, &mut key);
+        match bounds.place(order, &key, e.name) {
             Ordering::Less => below += 1,
             Ordering::Greater => {}
             Ordering::Equal => {
+                let keyed = || Keyed { key: key.as_slice().into(), pos: SortPosition { group, primary: e.primary, name: e.name.into() } };
                 if (inside as usize) < k {
-                    reservoir.push(SortPosition { group, name: name.into() });
+                    reservoir.push(keyed());
                 } else {
                     let j = rng.below(inside + 1) as usize;
                     if j < k {
-                        reservoir[j] = SortPosition { group, name: name.into() };
+                        reservoir[j] = keyed();
                     }
                 }
                 inside += 1;
             }
         }
     })?;
-    reservoir.sort_unstable_by(|a, b| compare_entries(a.group, &a.name, b.group, &b.name));
+    reservoir.sort_unstable_by(|a, b| order.compare_keyed(&a.key, &a.pos.name, &b.key, &b.pos.name));
     // A name read twice (the folder changed during the pass) would make an empty bucket.
-    reservoir.dedup();
+    reservoir.dedup_by(|a, b| a.pos.name == b.pos.name && a.key == b.key);
     Ok((p, reservoir, below, inside))
 }
 
 /// Pass 2: how many entries within `bounds` fall in each bucket
 /// `[samples[i-1], samples[i])`, and how many lie below the bounds.
-fn bucket_counts(dir: &Dir, samples: &[SortPosition], bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<(Pass, Vec<u64>, u64), Stop> {
+fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<(Pass, Vec<u64>, u64), Stop> {
     let mut counts = vec![0u64; samples.len() + 1];
     let mut below = 0u64;
-    let p = pass(dir, rd, &mut |name, kind| {
-        let group = group_of(kind);
-        match bounds.place(group, name) {
+    let order = rd.order;
+    let mut key = Vec::new();
+    let p = pass(dir, rd, &mut |e| {
+        sort_key_for(order, group_of(e.kind), e.primary, e.name, &mut key);
+        match bounds.place(order, &key, e.name) {
             Ordering::Less => below += 1,
             Ordering::Greater => {}
             Ordering::Equal => {
-                let i = samples.partition_point(|s| compare_to(group, name, s) != Ordering::Less);
+                let i = samples.partition_point(|s| s.compare(order, &key, e.name) != Ordering::Less);
                 counts[i] += 1;
             }
         }
@@ -370,7 +530,7 @@ fn bucket_counts(dir: &Dir, samples: &[SortPosition], bounds: &Bounds<'_>, rd: &
 pub(crate) enum Window<'a> {
     /// `limit` entries from position `offset`.
     At { offset: u64, limit: u64 },
-    /// `limit` entries strictly after a cursor's key.
+    /// `limit` entries strictly after a cursor's position.
     After { key: &'a SortPosition, limit: u64 },
     /// The whole folder (holds every name).
     Everything,
@@ -383,6 +543,8 @@ pub(crate) struct Selection {
     pub offset: u64,
     /// From the pass that counted the whole folder.
     pub pass: Pass,
+    /// The groups of the entries after the page.
+    pub rest: Tally,
     /// A later pass of a deep selection was cut short: the page is empty
     /// rather than a page other than the one asked for.
     pub lost_page: bool,
@@ -395,52 +557,71 @@ fn clamp(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
+/// The groups of the entries after the page: all of them, less those below
+/// the bounds, less `before_end` (the kept entries up to the page's end).
+fn rest_after(pass: &Pass, below: &Tally, before_end: &[Candidate]) -> Tally {
+    let mut rest = pass.tally.minus(below);
+    for c in before_end {
+        rest.remove(slot_of(&c.name, c.kind));
+    }
+    rest
+}
+
 /// Chooses the page `window` of `dir` (see the module docs).
 pub(crate) fn select(dir: &Dir, window: Window<'_>, rd: &Reading<'_>) -> Result<Selection, Stop> {
     match window {
         Window::Everything => {
             let k = keep_best(dir, usize::MAX, &Bounds::default(), rd)?;
-            Ok(Selection { held: k.best.len(), page: k.best, offset: 0, pass: k.pass, lost_page: false })
+            Ok(Selection { held: k.best.len(), page: k.best, offset: 0, pass: k.pass, rest: Tally::default(), lost_page: false })
         }
         Window::After { key, limit } => {
-            let k = keep_best(dir, clamp(limit), &Bounds { lo: Some((key, false)), hi: None }, rd)?;
-            Ok(Selection { held: k.best.len(), page: k.best, offset: k.below, pass: k.pass, lost_page: false })
+            let lo = Keyed::new(rd.order, key.clone());
+            let k = keep_best(dir, clamp(limit), &Bounds { lo: Some((&lo, false)), hi: None }, rd)?;
+            let rest = rest_after(&k.pass, &k.below_tally, &k.best);
+            Ok(Selection { held: k.best.len(), page: k.best, offset: k.below, pass: k.pass, rest, lost_page: false })
         }
         Window::At { offset, limit } if offset <= TUNING.window as u64 => {
             let mut k = keep_best(dir, clamp(offset.saturating_add(limit)), &Bounds::default(), rd)?;
             let held = k.best.len();
+            let rest = rest_after(&k.pass, &k.below_tally, &k.best);
             let from = clamp(offset).min(k.best.len());
             k.best.drain(..from);
-            Ok(Selection { page: k.best, offset, pass: k.pass, lost_page: false, held })
+            Ok(Selection { page: k.best, offset, pass: k.pass, rest, lost_page: false, held })
         }
         Window::At { offset, limit } => narrow(dir, offset, limit, TUNING, rd),
     }
 }
 
-/// The multi-pass selection of a deep page (see the module docs).
+/// The multi-pass selection of a deep page (see the module docs). A pass
+/// whose stat scan was cut cannot place the page: it is lost like a pass
+/// cut by time.
 fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) -> Result<Selection, Stop> {
     let mut rng = Rng::seeded();
     let mut held = 0;
     // The range holding entry `offset`, and a key known to lie past the page.
-    let mut lo: Option<SortPosition> = None;
-    let mut page_end: Option<SortPosition> = None;
-    let mut range_end: Option<SortPosition> = None;
+    let mut lo: Option<Keyed> = None;
+    let mut page_end: Option<Keyed> = None;
+    let mut range_end: Option<Keyed> = None;
     let mut whole: Option<Pass> = None;
     let mut rounds = 0;
+    let cut = |p: &Pass| p.cut_short() || p.unchecked > 0;
     let lost = |whole: Option<Pass>, p: Pass, held| {
         let mut pass = whole.unwrap_or(p);
         pass.timed_out = true;
-        Ok(Selection { page: Vec::new(), offset, pass, lost_page: true, held })
+        Ok(Selection { page: Vec::new(), offset, pass, rest: Tally::default(), lost_page: true, held })
     };
     // Passes over the whole folder until the range is small enough to keep.
     let (first, rank) = loop {
         let bounds = Bounds { lo: lo.as_ref().map(|p| (p, true)), hi: range_end.as_ref() };
         let (p, samples, below, inside) = sample(dir, tuning.sample, &bounds, &mut rng, rd)?;
         held = held.max(samples.len());
-        if p.cut_short() {
+        if cut(&p) {
             if whole.is_none() {
                 // The first pass counted what it could: report that, with no page.
-                return Ok(Selection { page: Vec::new(), offset, pass: p, lost_page: true, held });
+                let timed_out = p.timed_out || p.unchecked > 0;
+                let mut pass = p;
+                pass.timed_out = timed_out;
+                return Ok(Selection { page: Vec::new(), offset, pass, rest: Tally::default(), lost_page: true, held });
             }
             return lost(whole, p, held);
         }
@@ -448,7 +629,7 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
         if first_pass {
             if offset >= p.total {
                 // Past the end: an empty page with the true total.
-                return Ok(Selection { page: Vec::new(), offset, pass: p, lost_page: false, held });
+                return Ok(Selection { page: Vec::new(), offset, pass: p, rest: Tally::default(), lost_page: false, held });
             }
             whole = Some(p);
         }
@@ -457,7 +638,7 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
             break (lo, rank);
         }
         let (p2, counts, below2) = bucket_counts(dir, &samples, &bounds, rd)?;
-        if p2.cut_short() {
+        if cut(&p2) {
             return lost(whole, p2, held);
         }
         // Bucket i is [samples[i-1], samples[i]); find the one holding `offset`.
@@ -488,14 +669,16 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
     let bounds = Bounds { lo: first.as_ref().map(|p| (p, true)), hi: page_end.as_ref() };
     let mut k = keep_best(dir, clamp(rank.saturating_add(limit)), &bounds, rd)?;
     held = held.max(k.best.len());
-    if k.pass.cut_short() {
+    if cut(&k.pass) {
         return lost(whole, k.pass, held);
     }
     // The last pass decides the true position (the folder may have changed).
     let rank = clamp(offset.saturating_sub(k.below)).min(k.best.len());
+    let end = (rank + clamp(limit)).min(k.best.len());
+    let rest = rest_after(&k.pass, &k.below_tally, &k.best[..end]);
+    k.best.truncate(end);
     k.best.drain(..rank);
-    k.best.truncate(clamp(limit));
-    Ok(Selection { page: k.best, offset: k.below + rank as u64, pass: k.pass, lost_page: false, held })
+    Ok(Selection { page: k.best, offset: k.below + rank as u64, pass: k.pass, rest, lost_page: false, held })
 }
 
 #[cfg(test)]
@@ -515,7 +698,8 @@ mod tests {
     }
 
     fn reading() -> Reading<'static> {
-        Reading { show_dotfiles: true, deadline: Instant::now() + Duration::from_secs(60), cancel: None }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        Reading { show_dotfiles: true, deadline, stat_deadline: deadline, cancel: None, order: Order::NAME, filter: None, rules: None, tally: true }
     }
 
     fn page_names(s: &Selection) -> Vec<Vec<u8>> {
@@ -556,7 +740,7 @@ mod tests {
     fn a_cut_short_deep_selection_returns_no_page_rather_than_a_wrong_one() {
         let (t, _) = folder_of(3_000);
         let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
-        let expired = Reading { show_dotfiles: true, deadline: Instant::now(), cancel: None };
+        let expired = Reading { deadline: Instant::now(), ..reading() };
         let s = select(&dir, Window::At { offset: 2_500, limit: 10 }, &expired).unwrap();
         assert!(s.lost_page && s.pass.timed_out);
         assert!(s.page.is_empty());

@@ -6,10 +6,17 @@
 //! [`crate::names::guard_line_field`]) so ` -> ` and the link notes only come
 //! from Canopy: each line parses back to exactly one entry. The grammar is in
 //! the README; the tags and the `[WARNING]` wording are a contract with scripts.
+//!
+//! Besides entries: a filtered listing starts with `[MATCH]`; after a
+//! folder's last descendant come its `[WARNING]`, then `[REST]` (what the
+//! hidden entries are, when counted) and `[IGNORED]` (entries the ignore
+//! rules hid); the root's come last. Without a filter, a count of the rest
+//! or hidden ignored entries, none of these three is printed.
 
 use std::io::{self, Write};
 
-use crate::names::{guard_line_field, NamePart, LINK_NOTES};
+use crate::names::{escape_for_line, guard_line_field, NamePart, LINK_NOTES};
+use crate::rest::RestGroup;
 use crate::wire::{Entry, EntryKind, Folder, LinkTarget, Listing};
 
 /// The escaped one-line form of an entry's name, built from its wire parts
@@ -52,6 +59,13 @@ fn push_line_name(out: &mut String, name: &str, parts: Option<&[NamePart]>) {
 pub fn write_text(listing: &Listing, out: &mut impl Write) -> io::Result<()> {
     let root = &listing.root;
     let label = line_name(&root.name, root.name_parts.as_deref());
+    if let (Some(filter), Some(folder)) = (&listing.filter, &root.folder) {
+        let (matched, of) = (folder.total.unwrap_or(0), folder.unfiltered_total.unwrap_or(0));
+        let least = if folder.count_is_lower_bound { "at least " } else { "" };
+        // No raw quote in the pattern: the line reads back from its end.
+        let pattern = escape_for_line(filter.as_bytes()).replace('"', "\\u{22}");
+        writeln!(out, "[MATCH] {label}: {least}{matched} of {least}{of} entries match \"{pattern}\"")?;
+    }
     if let Some(err) = &root.error {
         writeln!(out, "[{}] {label}", err.code)?;
     }
@@ -145,7 +159,14 @@ fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl 
         let shown = folder.entries.len() as u64;
         if let Some(line) = warning_line(label, folder.offset, shown, total, folder.count_is_lower_bound) {
             writeln!(out, "{line}")?;
+            if !folder.rest.is_empty() {
+                let groups: Vec<String> = folder.rest.iter().map(RestGroup::label).collect();
+                writeln!(out, "[REST] {label}: {}", groups.join(", "))?;
+            }
         }
+    }
+    if folder.ignored_hidden > 0 {
+        writeln!(out, "[IGNORED] {label}: {} items hidden by ignore rules", folder.ignored_hidden)?;
     }
     Ok(())
 }

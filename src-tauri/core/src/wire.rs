@@ -9,6 +9,15 @@ use ts_rs::TS;
 
 use crate::error::CanopyError;
 use crate::names::NamePart;
+use crate::rest::RestGroup;
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 /// What an entry is, from the directory entry's own type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, TS)]
@@ -32,6 +41,23 @@ impl EntryKind {
     pub fn is_special(self) -> bool {
         matches!(self, EntryKind::Fifo | EntryKind::Socket | EntryKind::CharDevice | EntryKind::BlockDevice | EntryKind::Unknown)
     }
+}
+
+/// What a listing is ordered by (see [`crate::order`]). Folders come first
+/// under every order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum SortBy {
+    /// Natural name order (case-insensitive, numbers by value).
+    #[default]
+    Name,
+    /// Size from `lstat` (a folder's own size is not its contents': folders sort by name).
+    Size,
+    /// Modification time from `lstat`.
+    Modified,
+    /// Extension (after the last dot that is not the first character, lowercased), then name.
+    Type,
 }
 
 /// What a symlink points to, found by following it once (never descending).
@@ -100,12 +126,21 @@ impl KindCounts {
 /// Invariant, for a folder that was read in full:
 /// `entries.len() + unlisted.sum() == total`. When a time budget cut the read
 /// short, `countIsLowerBound` is set and `total` counts what was read.
+/// `total` counts what the listing keeps: after the dotfile setting, the
+/// ignore rules (`ignoredHidden` left out) and, for a filtered folder, the
+/// filter (the count before it is `unfilteredTotal`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct Folder {
-    /// Entries in the folder (after the dotfile filter); `null` when not read.
+    /// Entries in the folder (after the dotfile setting, the ignore rules and
+    /// the filter: the match count); `null` when not read.
     pub total: Option<u64>,
+    /// For a filtered folder: its entries before the filter (after the
+    /// dotfile setting and the ignore rules). `total` of them match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub unfiltered_total: Option<u64>,
     /// False for a folder at the depth limit, or one that could not be read.
     pub children_loaded: bool,
     /// Position of `entries[0]` in the folder's order.
@@ -113,12 +148,31 @@ pub struct Folder {
     pub entries: Vec<Entry>,
     /// Entries not in `entries`, by kind (those before `offset` included).
     pub unlisted: KindCounts,
+    /// All `total` entries by kind (`entries` and `unlisted` together).
+    pub kinds: KindCounts,
+    /// What the entries after `entries` are, by group: the `REST_GROUPS_SHOWN`
+    /// largest (folders; others by extension), then one `other` for the
+    /// rest. Empty when nothing follows the page.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<RestGroup>>", optional)]
+    pub rest: Vec<RestGroup>,
     /// Dotfiles left out because the request asked to hide them.
     pub dotfiles_hidden: u64,
+    /// Entries left out because the request hid what git ignores.
+    #[serde(skip_serializing_if = "is_zero")]
+    #[ts(as = "Option<u64>", optional)]
+    pub ignored_hidden: u64,
     /// `total` is at least this many: the read stopped early.
     pub count_is_lower_bound: bool,
-    /// The entries are the best of those read, not the first of the whole folder.
+    /// The entries are the best of those read, not the first of the whole
+    /// folder: the read was cut short, or (with `checked` below `total`) the
+    /// size or time of only some entries could be read in time.
     pub partial_order: bool,
+    /// Under the size or modified order: how many of `total` entries were
+    /// placed by their value (the rest sort last, unread).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub checked: Option<u64>,
 }
 
 impl Folder {
@@ -126,13 +180,18 @@ impl Folder {
     pub fn unread() -> Self {
         Folder {
             total: None,
+            unfiltered_total: None,
             children_loaded: false,
             offset: 0,
             entries: Vec::new(),
             unlisted: KindCounts::default(),
+            kinds: KindCounts::default(),
+            rest: Vec::new(),
             dotfiles_hidden: 0,
+            ignored_hidden: 0,
             count_is_lower_bound: false,
             partial_order: false,
+            checked: None,
         }
     }
 }
@@ -155,6 +214,14 @@ pub struct Entry {
     /// Opaque; decodes to the exact path bytes. Pass it back to list or preview.
     pub handle: String,
     pub kind: EntryKind,
+    /// It can be expanded: a folder, or a symlink to one.
+    #[serde(skip_serializing_if = "is_false")]
+    #[ts(as = "Option<bool>", optional)]
+    pub can_expand: bool,
+    /// It can be previewed: a regular file, or a symlink to one.
+    #[serde(skip_serializing_if = "is_false")]
+    #[ts(as = "Option<bool>", optional)]
+    pub can_preview: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub size: Option<u64>,
@@ -203,6 +270,15 @@ pub struct Listing {
     pub crumbs: Vec<Crumb>,
     pub depth: u32,
     pub show_dotfiles: bool,
+    /// The order every folder of the reply is in.
+    pub sort: SortBy,
+    pub reverse: bool,
+    /// The filter applied to the root's entries, as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub filter: Option<String>,
+    /// Entries git ignores were left out (counted in `ignoredHidden`).
+    pub hide_ignored: bool,
     /// The listed folder; its `folder` holds the requested page.
     pub root: Entry,
     /// Pass back as `after` for the page that follows this one. Absent on the
@@ -250,6 +326,19 @@ pub struct ListRequest {
     pub limit: u32,
     #[serde(default = "default_true")]
     pub show_dotfiles: bool,
+    /// The order of every folder listed (folders first under every order).
+    #[serde(default)]
+    pub sort: SortBy,
+    /// Reverse the order (ties still fall back to the name, ascending).
+    #[serde(default)]
+    pub reverse: bool,
+    /// Keep only the root's entries whose name matches (see [`crate::filter`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub filter: Option<String>,
+    /// Leave out what git would ignore (see [`crate::ignore_rules`]).
+    #[serde(default)]
+    pub hide_ignored: bool,
     #[serde(default)]
     pub request_id: u64,
 }
@@ -262,7 +351,8 @@ pub struct CancelRequest {
     pub request_id: u64,
 }
 
-/// `locate`'s request: find a name prefix in a folder's order.
+/// `locate`'s request: find a name prefix in a folder's order, under the
+/// same settings as the listing it is shown in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[ts(export)]
@@ -271,6 +361,15 @@ pub struct LocateRequest {
     pub prefix: String,
     #[serde(default = "default_true")]
     pub show_dotfiles: bool,
+    #[serde(default)]
+    pub sort: SortBy,
+    #[serde(default)]
+    pub reverse: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub filter: Option<String>,
+    #[serde(default)]
+    pub hide_ignored: bool,
 }
 
 /// `locate`'s answer.
@@ -279,8 +378,9 @@ pub struct LocateRequest {
 #[ts(export)]
 pub struct Located {
     /// Position in the folder's order of the first entry whose name starts
-    /// with the prefix; when none does, where the prefix would sort among the
-    /// non-folders.
+    /// with the prefix; when none does, where a non-folder of that name
+    /// would sort (under the size and modified orders: among those without
+    /// a value, at the end).
     pub index: u64,
     /// True when the entry at `index` starts with the prefix.
     pub matched: bool,

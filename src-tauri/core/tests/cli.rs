@@ -7,8 +7,17 @@ use std::process::{Command, Output};
 
 use common::*;
 
+/// `canopy-list ARGS...` as an unprivileged user, with no global git
+/// excludes file (the machine's own must not change what a test sees).
 fn run(args: &[&std::ffi::OsStr]) -> Output {
-    unprivileged(&cli()).args(args).output().expect("canopy-list runs")
+    unprivileged(&cli()).args(args).env("XDG_CONFIG_HOME", "/nonexistent-canopy-test-config").output().expect("canopy-list runs")
+}
+
+/// `canopy-list DIR ARGS...` as an unprivileged user.
+fn run_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    let mut all = vec![dir.as_os_str()];
+    all.extend(args.iter().map(std::ffi::OsStr::new));
+    run(&all)
 }
 
 fn stdout(o: &Output) -> String {
@@ -163,6 +172,11 @@ fn bad_arguments_exit_2() {
         vec!["/tmp", "--after", "not-a-cursor"],
         vec!["/tmp", "--bogus"],
         vec!["/tmp", "/var"],
+        vec!["/tmp", "--sort", "colour"],
+        vec!["/tmp", "--sort"],
+        vec!["/tmp", "--filter"],
+        vec!["/tmp", "--filter", ""],
+        vec!["/tmp", "--filter", "a/b"],
     ] {
         let o = Command::new(cli()).args(&args).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -337,4 +351,82 @@ fn a_bushy_walk_holds_descriptors_only_for_folders_whose_children_wait() {
     let out = stdout(&o);
     assert_eq!(out.lines().filter(|l| l.starts_with("[DIR] ")).count(), 1_110, "every folder listed");
     assert!(!out.lines().any(|l| l.starts_with('[') && !l.starts_with("[DIR] ")), "no error line:\n{out}");
+}
+
+#[test]
+fn every_line_kind_in_its_place_match_first_and_each_folders_own_after_its_last_descendant() {
+    let t = Tree::new();
+    t.dir("top/.git");
+    t.write("top/.gitignore", b"*.log\nskip/\n");
+    for i in 0..5 {
+        t.file(format!("top/photos/img_{i}.jpg"));
+        t.file(format!("top/photos/trace{i}.log"));
+    }
+    t.file("top/photos/meta.json");
+    t.file("top/photos/inner/deep.jpg");
+    t.file("top/photos/inner/deep.log");
+    t.file("top/pics.txt");
+    t.file("top/root.log");
+    t.file("top/skip/x");
+    let o = run_in(&t.at("top"), &["--cap", "2", "--limit", "2", "--depth", "3", "--filter", "p", "--gitignore", "--summary"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    let want = "\
+[MATCH] top: 2 of 4 entries match \"p\"
+[DIR] photos
+[DIR] photos/inner
+[FILE] photos/inner/deep.jpg
+[IGNORED] photos/inner: 1 items hidden by ignore rules
+[FILE] photos/img_0.jpg
+[WARNING] photos: 5 items hidden (showing first 2 of 7 total)
+[REST] photos: 4 .jpg, 1 .json
+[IGNORED] photos: 5 items hidden by ignore rules
+[FILE] pics.txt
+[IGNORED] top: 2 items hidden by ignore rules
+";
+    assert_eq!(stdout(&o), want, "byte for byte");
+}
+
+#[test]
+fn a_crafted_extension_cannot_forge_a_line_in_the_rest() {
+    let t = Tree::new();
+    t.file("top/a");
+    t.file("top/b.jpg\n[FILE] evil");
+    t.file("top/c.x]\u{202e}");
+    t.file("top/d.averyveryverylongextension");
+    let o = run_in(&t.at("top"), &["--limit", "1", "--summary"]);
+    assert_eq!(
+        stdout(&o),
+        "[FILE] a\n[WARNING] top: 3 items hidden (showing first 1 of 4 total)\n[REST] top: 3 other\n",
+        "every crafted extension counts as other"
+    );
+}
+
+#[test]
+fn sort_and_filter_flags_choose_the_first_over_the_whole_folder() {
+    let t = Tree::new();
+    for (name, size) in [("small.txt", 1), ("big.bin", 900), ("mid.txt", 50), ("huge.iso", 5000)] {
+        t.write(format!("top/{name}"), &vec![b'x'; size]);
+    }
+    let out = stdout(&run_in(&t.at("top"), &["--sort", "size", "--reverse", "--limit", "2"]));
+    assert_eq!(out, "[FILE] huge.iso\n[FILE] big.bin\n[WARNING] top: 2 items hidden (showing first 2 of 4 total)\n");
+    let out = stdout(&run_in(&t.at("top"), &["--filter", "*.TXT", "--sort", "type"]));
+    assert_eq!(out, "[MATCH] top: 2 of 4 entries match \"*.TXT\"\n[FILE] mid.txt\n[FILE] small.txt\n");
+    // The pattern is escaped like a name.
+    let out = stdout(&run_in(&t.at("top"), &["--filter", "a\nb"]));
+    assert_eq!(out, "[MATCH] top: 0 of 4 entries match \"a\\nb\"\n");
+}
+
+#[test]
+fn the_global_excludes_file_is_read_from_xdg_config_home() {
+    let t = Tree::new();
+    t.dir("repo/.git");
+    t.file("repo/keep.txt");
+    t.file("repo/mine.swp");
+    t.write("config/git/ignore", b"*.swp\n");
+    let o = unprivileged(&cli())
+        .args([t.at("repo").as_os_str(), "--gitignore".as_ref()])
+        .env("XDG_CONFIG_HOME", t.at("config"))
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&o), "[DIR] .git\n[FILE] keep.txt\n[IGNORED] repo: 1 items hidden by ignore rules\n");
 }

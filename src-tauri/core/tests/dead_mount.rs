@@ -18,7 +18,7 @@ use canopy_core::names::encode_handle;
 use canopy_core::default_app::Desktop;
 use canopy_core::openable::check_openable_bounded;
 use canopy_core::preview::{read_image_bounded, read_preview_bounded, FileRequest, PreviewRequest};
-use canopy_core::wire::{LocateRequest, RootSpec};
+use canopy_core::wire::{LocateRequest, RootSpec, SortBy};
 use canopy_core::{list, locate, resolve_root, startup_from_arg, ErrorCode, ListOptions};
 use common::*;
 use deadfs::DeadMount;
@@ -114,11 +114,11 @@ fn a_lookup_that_never_answers_marks_its_device_and_the_siblings_fail_at_once() 
     let sub = folder(child(folder(child(root, "local")), "sub"));
     assert_eq!(sub.total, Some(1), "the folder on another device is read in full");
     let mnt = folder(child(root, "mnt"));
-    assert_eq!(names(mnt), ["cold", "dead", "live", "frozen.txt"], "the mount's own root answers");
+    assert_eq!(names(mnt), ["cold", "dead", "live", "rules", "frozen.txt"], "the mount's own root answers");
     let cold = error_of(mnt, "cold");
     assert_eq!(cold.code, ErrorCode::Timeout);
     assert!(cold.message.contains("not responding"), "{}", cold.message);
-    for sibling in ["dead", "live"] {
+    for sibling in ["dead", "live", "rules"] {
         let e = error_of(mnt, sibling);
         assert_eq!(e.code, ErrorCode::Timeout, "{sibling}: the device has a stuck call: calls on it fail at once");
         assert!(e.message.contains("earlier call"), "{sibling}: {}", e.message);
@@ -203,7 +203,7 @@ fn resolving_locating_and_starting_up_through_a_dead_path_are_bounded() {
         RootSpec::Handle(encode_handle(&s.at("mnt/cold/file.txt"))),
         "a path that does not answer is opened as a folder, whose listing then says TIMEOUT"
     );
-    let req = LocateRequest { folder: encode_handle(&s.at("mnt/dead")), prefix: "a".into(), show_dotfiles: true };
+    let req = LocateRequest { folder: encode_handle(&s.at("mnt/dead")), prefix: "a".into(), show_dotfiles: true, sort: SortBy::Name, reverse: false, filter: None, hide_ignored: false };
     assert_eq!(locate(&req, &Default::default()).unwrap_err().code, ErrorCode::Timeout);
     assert!(Pool::global().stuck_threads() <= MAX_STUCK_THREADS);
 }
@@ -248,4 +248,21 @@ fn the_dead_mount_fixture_really_hangs_a_plain_reader() {
     assert!(Path::new(&s.at("mnt/live/a.txt")).exists());
     drop(s);
     assert!(rx.recv_timeout(Duration::from_secs(30)).is_ok(), "aborting the connection frees the reader");
+}
+
+#[test]
+fn an_ignore_file_whose_open_never_answers_costs_its_folder_a_timeout_not_a_hang() {
+    let s = Scene::new(false);
+    // The repository is the temp tree; the dead mount lies inside it.
+    s.t.dir(".git");
+    // Without hiding ignored entries nothing opens it: the folder lists.
+    let plain = list(&s.at("mnt/rules"), &ListOptions { details: false, ..quick(1) }).unwrap();
+    assert_eq!(names(folder(&plain.root)), [".gitignore", "c.txt"]);
+    assert_eq!(s.held().opens.load(Ordering::SeqCst), 0);
+    let o = ListOptions { hide_ignored: true, details: false, ..quick(1) };
+    let err = list(&s.at("mnt/rules"), &o).expect_err("the folder's rules cannot be read");
+    assert_eq!(err.code, ErrorCode::Timeout);
+    assert!(err.message.contains("not responding"), "{}", err.message);
+    assert_eq!(s.held().opens.load(Ordering::SeqCst), 1, "its .gitignore's open is still unanswered, on a thread left behind");
+    assert_eq!(Pool::global().stuck_threads(), 1);
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::IoHooks;
-use canopy_core::wire::{EntryKind, LinkTarget, ListRequest, LocateRequest, RootSpec};
+use canopy_core::wire::{EntryKind, LinkTarget, ListRequest, LocateRequest, RootSpec, SortBy};
 use canopy_core::names::NamePart;
 use canopy_core::{list, list_request, locate, names::encode_handle, ErrorCode, ListOptions};
 use common::*;
@@ -438,6 +438,10 @@ fn non_utf8_names_are_flagged_and_round_trip_through_their_handle() {
         after: None,
         limit: 500,
         show_dotfiles: true,
+        sort: SortBy::Name,
+        reverse: false,
+        filter: None,
+        hide_ignored: false,
         request_id: 1,
     };
     let again = list_request(&req, None, IoHooks::default()).unwrap();
@@ -516,7 +520,7 @@ fn a_folder_slower_than_the_budget_returns_what_was_read_as_timeout() {
     let t = Tree::new();
     t.files("slow", "s", 300);
     t.files("fast", "f", 3);
-    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), after_scan: None };
+    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), after_scan: None, slow_stat: None };
     let l = list(t.path(), &ListOptions { hooks, budget: Duration::from_millis(100), ..ListOptions::default() }).unwrap();
     let root = folder(&l.root);
     let slow = child(root, "slow");
@@ -532,7 +536,7 @@ fn a_folder_slower_than_the_budget_returns_what_was_read_as_timeout() {
 fn the_root_itself_can_time_out() {
     let t = Tree::new();
     t.files("slow", "s", 300);
-    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), after_scan: None };
+    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), after_scan: None, slow_stat: None };
     let l = list(&t.at("slow"), &ListOptions { hooks, budget: Duration::from_millis(100), ..ListOptions::default() }).unwrap();
     assert_eq!(l.root.error.as_ref().unwrap().code, ErrorCode::Timeout);
     assert!(folder(&l.root).count_is_lower_bound);
@@ -559,6 +563,10 @@ fn request_arguments_are_validated() {
         after: None,
         limit: 500,
         show_dotfiles: true,
+        sort: SortBy::Name,
+        reverse: false,
+        filter: None,
+        hide_ignored: false,
         request_id: 0,
     };
     let code = |r: ListRequest| list_request(&r, None, IoHooks::default()).unwrap_err().code;
@@ -645,6 +653,10 @@ fn locate_finds_a_prefix_in_the_folders_order() {
         folder: encode_handle(t.path()),
         prefix: prefix.into(),
         show_dotfiles: true,
+        sort: SortBy::Name,
+        reverse: false,
+        filter: None,
+        hide_ignored: false,
     };
     let hooks = IoHooks::default();
     // Order: beta-dir, apple, Banana, cherry, file2, file10

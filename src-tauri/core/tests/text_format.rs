@@ -10,6 +10,7 @@ use std::path::Path;
 
 use canopy_core::names::decode_handle;
 use canopy_core::text::write_text;
+use canopy_core::rest::RestGroup;
 use canopy_core::wire::{EntryKind, Folder, LinkTarget, Listing};
 use canopy_core::{list, ListOptions};
 use common::Tree;
@@ -21,6 +22,9 @@ enum Line {
     Entry { kind: String, path: Vec<u8>, link: Option<(Vec<u8>, &'static str)> },
     Error { code: String, path: Vec<u8> },
     Warning { label: Vec<u8>, hidden: u64, first: u64, last: u64, at_least: bool, total: u64 },
+    Match { label: Vec<u8>, matched: u64, of: u64, pattern: Vec<u8> },
+    Rest { label: Vec<u8>, groups: Vec<String> },
+    Ignored { label: Vec<u8>, hidden: u64 },
 }
 
 const KINDS: &[&str] = &["DIR", "FILE", "LINK", "FIFO", "SOCKET", "CHAR_DEVICE", "BLOCK_DEVICE", "UNKNOWN"];
@@ -79,11 +83,46 @@ fn parse_warning(rest: &str) -> Line {
     Line::Warning { label: unescape(label), hidden: hidden.parse().unwrap(), first, last, at_least, total: total.parse().unwrap() }
 }
 
+/// `[MATCH] LABEL: M of N entries match "PATTERN"`: the pattern holds no
+/// raw `"`, so the last ` entries match "` is the real one.
+fn parse_match(rest: &str) -> Line {
+    let body = rest.strip_suffix('"').expect("a match line ends with a quote");
+    let (body, pattern) = body.rsplit_once(" entries match \"").unwrap();
+    assert!(!pattern.contains('"'), "no raw quote in the pattern: {rest}");
+    let (body, of) = body.rsplit_once(" of ").unwrap();
+    let (label, matched) = body.rsplit_once(": ").unwrap();
+    Line::Match { label: unescape(label), matched: matched.parse().unwrap(), of: of.parse().unwrap(), pattern: unescape(pattern) }
+}
+
 fn parse(line: &str) -> Line {
     let (tag, rest) = line.strip_prefix('[').and_then(|l| l.split_once("] ")).expect("[TAG] first");
     let arrows = rest.matches(" -> ").count();
     if tag == "WARNING" {
         return parse_warning(rest);
+    }
+    if tag == "MATCH" {
+        return parse_match(rest);
+    }
+    if tag == "REST" {
+        // The groups never hold ": ", so the last one ends the label.
+        let (label, groups) = rest.rsplit_once(": ").unwrap();
+        let groups: Vec<String> = groups.split(", ").map(String::from).collect();
+        for g in &groups {
+            let (n, what) = g.split_once(' ').unwrap();
+            assert!(n.parse::<u64>().is_ok(), "{g}");
+            let ext = what.strip_prefix('.').unwrap_or("");
+            assert!(
+                ["folders", "without extension", "other"].contains(&what)
+                    || (!ext.is_empty() && ext.len() <= 16 && ext.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
+                "a group: {g}"
+            );
+        }
+        return Line::Rest { label: unescape(label), groups };
+    }
+    if tag == "IGNORED" {
+        let body = rest.strip_suffix(" items hidden by ignore rules").unwrap();
+        let (label, n) = body.rsplit_once(": ").unwrap();
+        return Line::Ignored { label: unescape(label), hidden: n.parse().unwrap() };
     }
     if !KINDS.contains(&tag) {
         assert!(tag.chars().all(|c| c.is_ascii_uppercase() || c == '_'), "an error code: {tag}");
@@ -144,13 +183,19 @@ fn expected(folder: &Folder, root: &Path, label: Vec<u8>, out: &mut Vec<Line>) {
     let shown = folder.entries.len() as u64;
     if total > shown || folder.count_is_lower_bound {
         out.push(Line::Warning {
-            label,
+            label: label.clone(),
             hidden: total - shown,
             first: folder.offset + 1,
             last: folder.offset + shown,
             at_least: folder.count_is_lower_bound,
             total,
         });
+        if !folder.rest.is_empty() {
+            out.push(Line::Rest { label: label.clone(), groups: folder.rest.iter().map(RestGroup::label).collect() });
+        }
+    }
+    if folder.ignored_hidden > 0 {
+        out.push(Line::Ignored { label, hidden: folder.ignored_hidden });
     }
 }
 
@@ -233,11 +278,23 @@ proptest! {
         entries in proptest::collection::vec((name(), node()), 0..10),
         cap in 1u32..5,
         limit in 1u64..12,
+        filter in proptest::option::of(proptest::sample::select(vec!["a", "*a*", "\"", "\\\" entries match \"", ": 1 of 2", "\n", "?*"])),
+        hide_ignored in proptest::bool::ANY,
     ) {
         let t = Tree::new();
         let root = t.dir("root \u{2028} -> x (loop)");
         build(&root, &entries);
-        let opts = ListOptions { depth: 2, cap, limit: Some(limit), ..ListOptions::default() };
+        // A repository ignoring names that start with Z, and anything in a folder named "a".
+        std::fs::create_dir(root.join(".git")).unwrap();
+        std::fs::write(root.join(".gitignore"), b"Z*\na/\n").unwrap();
+        let opts = ListOptions {
+            depth: 2,
+            cap,
+            limit: Some(limit),
+            filter: filter.map(String::from),
+            hide_ignored,
+            ..ListOptions::default()
+        };
         let listing: Listing = list(&root, &opts).unwrap();
         let mut text = Vec::new();
         write_text(&listing, &mut text).unwrap();
@@ -246,6 +303,10 @@ proptest! {
         let got: Vec<Line> = text.lines().map(parse).collect();
         let mut want = Vec::new();
         let label = root.file_name().unwrap().as_bytes().to_vec();
+        if let Some(f) = filter {
+            let top = listing.root.folder.as_ref().unwrap();
+            want.push(Line::Match { label: label.clone(), matched: top.total.unwrap(), of: top.unfiltered_total.unwrap(), pattern: f.as_bytes().to_vec() });
+        }
         expected(listing.root.folder.as_ref().unwrap(), &root, label, &mut want);
         prop_assert_eq!(got, want);
     }

@@ -21,7 +21,15 @@ nameParts?: Array<NamePart>,
 /**
  * Opaque; decodes to the exact path bytes. Pass it back to list or preview.
  */
-handle: string, kind: EntryKind, size?: number, 
+handle: string, kind: EntryKind, 
+/**
+ * It can be expanded: a folder, or a symlink to one.
+ */
+canExpand?: boolean, 
+/**
+ * It can be previewed: a regular file, or a symlink to one.
+ */
+canPreview?: boolean, size?: number, 
 /**
  * Modification time, milliseconds since the Unix epoch; absent when not
  * read, or when it lies beyond what a date can hold (`MAX_TIME_MS`).

@@ -6,8 +6,9 @@
 export type Located = { 
 /**
  * Position in the folder's order of the first entry whose name starts
- * with the prefix; when none does, where the prefix would sort among the
- * non-folders.
+ * with the prefix; when none does, where a non-folder of that name
+ * would sort (under the size and modified orders: among those without
+ * a value, at the end).
  */
 index: number, 
 /**

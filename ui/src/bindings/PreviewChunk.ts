@@ -29,4 +29,8 @@ more: boolean,
 /**
  * The file's magic bytes say it is an image the UI can show.
  */
-image: ImageFormat | null, content: PreviewContent, };
+image: ImageFormat | null, 
+/**
+ * That image's MIME type (`image/png`...), for the UI's image element.
+ */
+imageMime?: string, content: PreviewContent, };

@@ -1,4 +1,4 @@
-// Back, Forward, Up, Open folder…, depth (1–5), dotfiles, Refresh.
+// Back, Forward, Up, Open folder…, depth (1–5), dotfiles, Hide ignored, Refresh.
 
 import type { Backend } from "../backend";
 import { toBackendError } from "../backend";
@@ -14,6 +14,7 @@ export class Toolbar {
   private readonly up: HTMLButtonElement;
   private readonly depth: HTMLSelectElement;
   private readonly dotfiles: HTMLInputElement;
+  private readonly hideIgnored: HTMLInputElement;
   private readonly progress: HTMLElement;
 
   constructor(
@@ -28,6 +29,7 @@ export class Toolbar {
     this.depth = el("select", { "aria-label": "Depth", title: "Levels listed at once" });
     for (let d = 1; d <= MAX_UI_DEPTH; d++) this.depth.append(el("option", { value: String(d) }, String(d)));
     this.dotfiles = el("input", { type: "checkbox" });
+    this.hideIgnored = el("input", { type: "checkbox", "data-action": "hide-ignored" });
     this.progress = el("span", { class: "spinner", role: "progressbar", "aria-label": "Opening folder", hidden: "" });
 
     this.back.addEventListener("click", () => void controller.goBack());
@@ -37,6 +39,7 @@ export class Toolbar {
     openFolder.addEventListener("click", () => void this.pickFolder());
     this.depth.addEventListener("change", () => void controller.setDepth(Number(this.depth.value)));
     this.dotfiles.addEventListener("change", () => void controller.setShowDotfiles(this.dotfiles.checked));
+    this.hideIgnored.addEventListener("change", () => void controller.setHideIgnored(this.hideIgnored.checked));
 
     this.element = el(
       "div",
@@ -48,6 +51,7 @@ export class Toolbar {
       openFolder,
       el("label", { class: "field" }, "Depth ", this.depth),
       el("label", { class: "field" }, this.dotfiles, " Dotfiles"),
+      el("label", { class: "field", title: "Leave out what git would ignore (.gitignore, .git/info/exclude, ~/.config/git/ignore)" }, this.hideIgnored, " Hide ignored"),
       this.progress,
     );
   }
@@ -69,6 +73,7 @@ export class Toolbar {
     this.up.disabled = !s.tree || s.tree.crumbs.length < 2;
     this.depth.value = String(s.depth);
     this.dotfiles.checked = s.showDotfiles;
+    this.hideIgnored.checked = s.hideIgnored;
     this.progress.hidden = !s.opening;
   }
 }

@@ -1,10 +1,13 @@
-// The tree pane: a virtualized, flattened list of visible rows.
+// The tree pane: a virtualized, flattened list of visible rows, under the
+// column headers and the filter field.
 //
 // At most a screenful plus overscan of `treeitem` rows exist in the DOM,
 // kept in on-screen order; the scrollbar covers every row of the flat view,
 // including entries not loaded yet (placeholders), which are fetched as they
-// scroll into view. Selection follows the keyboard cursor. Names reach the DOM
-// as text only.
+// scroll into view. Selection follows the keyboard cursor. Rows are built by
+// tree-row.ts, keys read by tree-keys.ts, the menu is context-menu.ts and
+// type-ahead is the controller's (type-ahead.ts). Names reach the DOM as
+// text only.
 
 import {
   Virtualizer,
@@ -13,28 +16,17 @@ import {
   observeElementRect,
 } from "@tanstack/virtual-core";
 import type { DirectoryController, ControllerSnapshot } from "../directory-controller";
-import { sentenceFor } from "../errors";
-import { NESTED_CAP } from "../limits";
-import {
-  flatten,
-  hiddenCount,
-  hiddenKinds,
-  isComplete,
-  loadedCount,
-  type FlatView,
-  type FolderState,
-  type Row,
-  type TreeNode,
-  type TreeState,
-} from "../tree-state";
-import { button, el } from "./dom";
-import { formatCount, formatSize, formatTime, plural } from "./format";
-import { icon } from "./icons";
-import { plainName, renderName } from "./name";
+import { TypeAhead } from "../type-ahead";
+import { flatten, isComplete, type FlatView, type FolderState, type Row, type TreeNode, type TreeState } from "../tree-state";
+import { ColumnHeaders } from "./column-headers";
+import { ContextMenu, type MenuItem } from "./context-menu";
+import { el } from "./dom";
+import { FilterBar } from "./filter-bar";
+import { onTreeKey, type TreeKeyTarget } from "./tree-keys";
+import { renderRow, rowId, rowKey } from "./tree-row";
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
-const TYPEAHEAD_RESET_MS = 800;
 
 interface Painted {
   el: HTMLElement;
@@ -43,19 +35,6 @@ interface Painted {
   folder: FolderState | null;
   selected: boolean;
   loading: boolean;
-}
-
-function rowKey(r: Row): string {
-  return r.kind === "entry" ? `e:${r.node.entry.handle}` : `p:${r.parent.handle}:${r.posinset}`;
-}
-
-function rowId(r: Row): string {
-  // Handles are base64url: safe in an id.
-  return r.kind === "entry" ? `row-${r.node.entry.handle}` : `ph-${r.parent.handle}-${r.posinset}`;
-}
-
-function isExpandable(n: TreeNode): boolean {
-  return n.entry.kind === "folder" || (n.entry.kind === "symlink" && n.entry.link?.pointsTo === "folder");
 }
 
 export class TreeView {
@@ -68,14 +47,18 @@ export class TreeView {
   private state: TreeState | null = null;
   private cursor = 0;
   private painted = new Map<string, Painted>();
-  private typeahead = "";
-  private typeaheadTimer: ReturnType<typeof setTimeout> | undefined;
   private pendingSelect: number | null = null;
   private revealed = 0;
   private lastRootHandle: string | null = null;
-  private menu: HTMLElement | null = null;
+  private readonly menu = new ContextMenu("Entry actions");
+  private readonly headers: ColumnHeaders;
+  private readonly filterBar: FilterBar;
+  private readonly typeAhead: TypeAhead;
 
   constructor(private readonly controller: DirectoryController) {
+    this.typeAhead = new TypeAhead(controller);
+    this.headers = new ColumnHeaders(controller);
+    this.filterBar = new FilterBar(controller, () => this.focus());
     this.tree = el("div", {
       role: "tree",
       "aria-label": "Folder contents",
@@ -84,18 +67,7 @@ export class TreeView {
     });
     this.spacer = el("div", { class: "tree-spacer" }, this.tree);
     this.scroller = el("div", { class: "tree-scroller" }, this.spacer);
-    this.element = el(
-      "div",
-      { class: "tree-pane" },
-      el(
-        "div",
-        { class: "tree-header", "aria-hidden": "true" },
-        el("span", { class: "col-name" }, "Name"),
-        el("span", { class: "col-size" }, "Size"),
-        el("span", { class: "col-time" }, "Modified"),
-      ),
-      this.scroller,
-    );
+    this.element = el("div", { class: "tree-pane" }, this.headers.element, this.filterBar.element, this.scroller);
     this.virtualizer = new Virtualizer<HTMLElement, HTMLElement>({
       count: 0,
       getScrollElement: () => this.scroller,
@@ -108,13 +80,12 @@ export class TreeView {
       onChange: () => this.paint(),
     });
     this.virtualizer._didMount();
-    this.tree.addEventListener("keydown", (e) => this.onKey(e));
+    this.tree.addEventListener("keydown", (e) => {
+      if (onTreeKey(e, this.keyTarget())) e.preventDefault();
+    });
     this.tree.addEventListener("click", (e) => this.onClick(e));
     this.tree.addEventListener("dblclick", (e) => this.onDoubleClick(e));
     this.tree.addEventListener("contextmenu", (e) => this.onContextMenu(e));
-    document.addEventListener("click", (e) => {
-      if (this.menu && !this.menu.contains(e.target as Node)) this.closeMenu();
-    });
   }
 
   focus(): void {
@@ -122,6 +93,8 @@ export class TreeView {
   }
 
   update(s: ControllerSnapshot): void {
+    this.headers.update(s);
+    this.filterBar.update(s);
     const prevState = this.state;
     this.state = s.tree;
     if (!s.tree) {
@@ -228,7 +201,7 @@ export class TreeView {
       const loading = node ? this.controller.loadingNodes.has(node.entry.handle) || (folder?.loading ?? false) : true;
       let p = this.painted.get(key);
       if (!p || p.row.level !== row.level || p.node !== node || p.folder !== folder || p.selected !== selected || p.loading !== loading || p.row.posinset !== row.posinset || p.row.setsize !== row.setsize) {
-        p = { el: this.renderRow(row, selected, loading), row, node, folder, selected, loading };
+        p = { el: renderRow(row, selected, loading), row, node, folder, selected, loading };
       }
       p.el.style.transform = `translateY(${item.start}px)`;
       p.el.classList.toggle("active", item.index === this.cursor);
@@ -271,120 +244,6 @@ export class TreeView {
     }
   }
 
-  private renderRow(row: Row, selected: boolean, loading: boolean): HTMLElement {
-    const item = el("div", {
-      role: "treeitem",
-      id: rowId(row),
-      class: "row",
-      "aria-level": String(row.level),
-      "aria-setsize": String(row.setsize),
-      "aria-posinset": String(row.posinset),
-      "aria-selected": selected ? "true" : "false",
-    });
-    item.style.setProperty("--level", String(row.level));
-    if (row.kind === "placeholder") {
-      item.classList.add("placeholder");
-      item.append(el("span", { class: "indent" }), el("span", { class: "name muted" }, "Loading…"));
-      return item;
-    }
-    const { node } = row;
-    const e = node.entry;
-    item.dataset.handle = e.handle;
-    item.dataset.kind = e.kind;
-    const expandable = isExpandable(node);
-    if (expandable) item.setAttribute("aria-expanded", node.expanded ? "true" : "false");
-
-    const twisty = el("span", { class: "twisty", "aria-hidden": "true" });
-    if (expandable) twisty.append(icon("chevron"));
-    const kindIcon = this.kindIcon(node);
-    // Badges and actions sit after the name and give way first when space is short.
-    const extras = el("span", { class: "row-extras" });
-    const main = el("span", { class: "cell-name" }, el("span", { class: "indent" }), twisty, kindIcon, renderName(e.name, e.nameParts), extras);
-
-    if (e.link) {
-      const target = el("span", { class: "link-target" });
-      target.append(" → ", renderName(e.link.target, e.link.targetParts, "target"));
-      if (e.link.pointsTo === "dangling" || e.link.pointsTo === "loop") {
-        target.append(el("span", { class: `badge badge-${e.link.pointsTo}` }, e.link.pointsTo));
-      }
-      extras.append(target);
-      item.title = `link to ${plainName(e.link.target, e.link.targetParts)} (${e.link.pointsTo})`;
-    }
-    if (e.error) {
-      const b = el("span", { class: "badge badge-error", "data-code": e.error.code }, e.error.code);
-      b.title = `${sentenceFor(e.error.code)} (${e.error.message})`;
-      extras.append(b);
-      // Left unread by the request's budget: the same action as a cut folder,
-      // a sub-query for this folder alone.
-      if (e.error.code === "BUDGET" && !node.folder) {
-        extras.append(button("Read this folder", { class: "row-action", "data-action": "read-folder", tabindex: "-1" }));
-      }
-    }
-    const folder = node.folder;
-    if (folder?.error && folder.error.code !== e.error?.code) {
-      const b = el("span", { class: "badge badge-error", "data-code": folder.error.code }, folder.error.code);
-      b.title = `${sentenceFor(folder.error.code)} (${folder.error.message})`;
-      extras.append(b);
-    }
-    if (folder?.changed) extras.append(el("span", { class: "badge badge-changed", title: "this folder changed while it was read; reloaded" }, "changed"));
-    if (loading) extras.append(el("span", { class: "spinner", role: "progressbar", "aria-label": "Loading" }));
-    if (folder) this.appendTruncation(extras, folder);
-    if (e.kind === "folder" || e.link?.pointsTo === "folder") {
-      const openRoot = button("Open as root", { class: "row-action icon-only", "data-action": "open-root", tabindex: selected ? "0" : "-1" }, icon("root"));
-      extras.append(openRoot);
-    }
-
-    let sizeText = "";
-    if (folder && folder.total !== null) sizeText = `${folder.lowerBound ? "at least " : ""}${plural(folder.total, "item", "items")}`;
-    else if (e.kind === "file" && e.size !== undefined) sizeText = formatSize(e.size);
-    const size = el("span", { class: "cell-size" }, sizeText);
-    const time = el("span", { class: "cell-time" }, e.modified !== undefined ? formatTime(e.modified) : "");
-    item.append(main, size, time);
-    return item;
-  }
-
-  private kindIcon(node: TreeNode): HTMLElement {
-    const e = node.entry;
-    switch (e.kind) {
-      case "folder":
-        return icon("folder", "folder");
-      case "file":
-        return icon("file", "file");
-      case "symlink":
-        return icon("symlink", `symlink to ${e.link?.pointsTo ?? "unknown"}`);
-      default:
-        return icon("special", `special file (${e.kind})`);
-    }
-  }
-
-  /** The inline badge and the "Show next" / "Show all" buttons of a cut folder. */
-  private appendTruncation(main: HTMLElement, folder: FolderState): void {
-    const hidden = hiddenCount(folder);
-    if (folder.showAll || (hidden === 0 && !folder.lowerBound) || isComplete(folder)) return;
-    const shown = loadedCount(folder);
-    const total = folder.total ?? 0;
-    const kinds = hiddenKinds(folder);
-    const parts: string[] = [];
-    if (kinds.folders) parts.push(plural(kinds.folders, "folder", "folders"));
-    if (kinds.files) parts.push(plural(kinds.files, "file", "files"));
-    if (kinds.other) parts.push(plural(kinds.other, "other entry", "other entries"));
-    const of = folder.lowerBound ? "at least " : "";
-    const badge = el("span", { class: "badge badge-more", "data-hidden": String(hidden) }, `${folder.lowerBound ? "at least " : ""}${formatCount(hidden)} more`);
-    badge.title = `showing ${formatCount(shown)} of ${of}${formatCount(total)}: ${parts.join(" and ") || "entries"} not shown`;
-    main.append(badge);
-    const next = Math.min(NESTED_CAP, hidden);
-    const tab = "-1";
-    main.append(
-      button(hidden <= NESTED_CAP ? `Show the remaining ${formatCount(hidden)}` : `Show next ${NESTED_CAP}`, {
-        class: "row-action",
-        "data-action": "show-next",
-        "data-count": String(next),
-        tabindex: tab,
-      }),
-      button("Show all", { class: "row-action", "data-action": "show-all", tabindex: tab }),
-    );
-  }
-
   // ---- interaction --------------------------------------------------------
 
   private rowOf(target: EventTarget | null): { el: HTMLElement; row: Row; index: number } | null {
@@ -409,6 +268,11 @@ export class TreeView {
       void this.controller.showNext(folderHandle);
     } else if (action === "show-all") {
       void this.controller.showAll(folderHandle);
+    } else if (action === "filter") {
+      this.filterBar.open(folderHandle);
+      return;
+    } else if (action === "clear-filter") {
+      void this.controller.setFilter(folderHandle, null);
     } else if (action === "read-folder") {
       void this.controller.expand(handle);
     } else if (action === "open-root") {
@@ -425,7 +289,7 @@ export class TreeView {
   private onDoubleClick(e: MouseEvent): void {
     const hit = this.rowOf(e.target);
     if (!hit || hit.row.kind !== "entry" || (e.target as Element).closest?.("[data-action]")) return;
-    if (isExpandable(hit.row.node)) void this.controller.toggle(hit.row.node.entry.handle);
+    if (hit.row.node.entry.canExpand) void this.controller.toggle(hit.row.node.entry.handle);
   }
 
   private onContextMenu(e: MouseEvent): void {
@@ -437,19 +301,12 @@ export class TreeView {
     this.openMenu(hit.row.node, e.clientX, e.clientY);
   }
 
+  /** The menu of an entry's row: expand, open as root, show more, filter. */
   private openMenu(node: TreeNode, x: number, y: number): void {
-    this.closeMenu();
-    const items: HTMLElement[] = [];
-    const add = (label: string, run: () => void) => {
-      const b = button(label, { role: "menuitem", class: "menu-item" });
-      b.addEventListener("click", () => {
-        this.closeMenu();
-        run();
-      });
-      items.push(b);
-    };
+    const items: MenuItem[] = [];
+    const add = (label: string, run: () => void) => items.push({ label, run });
     const handle = node.entry.handle;
-    if (isExpandable(node)) {
+    if (node.entry.canExpand) {
       add(node.expanded ? "Collapse" : "Expand", () => void this.controller.toggle(handle));
       add("Open as root", () => void this.controller.openAsRoot(handle));
       const f = node.folder;
@@ -457,30 +314,54 @@ export class TreeView {
         add("Show next 100", () => void this.controller.showNext(f.handle));
         add("Show all", () => void this.controller.showAll(f.handle));
       }
+      if (f) add(f.filter ? "Change filter…" : "Filter…", () => this.filterBar.open(f.handle));
+      if (f?.filter) add("Clear filter", () => void this.controller.setFilter(f.handle, null));
     }
-    if (items.length === 0) return;
-    const menu = el("div", { role: "menu", class: "context-menu", "aria-label": "Entry actions" }, ...items);
-    menu.style.left = `${x}px`;
-    menu.style.top = `${y}px`;
-    menu.addEventListener("keydown", (e) => {
-      const list = items;
-      const i = list.indexOf(document.activeElement as HTMLElement);
-      if (e.key === "Escape") {
-        this.closeMenu();
-        this.tree.focus();
-      } else if (e.key === "ArrowDown") list[(i + 1) % list.length]?.focus();
-      else if (e.key === "ArrowUp") list[(i - 1 + list.length) % list.length]?.focus();
-      else return;
-      e.preventDefault();
-    });
-    document.body.append(menu);
-    this.menu = menu;
-    items[0]?.focus();
+    this.menu.open(items, x, y, () => this.tree.focus());
   }
 
-  private closeMenu(): void {
-    this.menu?.remove();
-    this.menu = null;
+  /** The folder `/` filters: the focused row's, if it is a read folder; else the folder it is in. */
+  private filterTarget(row: Row | null): string | null {
+    if (!this.state) return null;
+    if (row?.kind === "entry" && row.node.folder) return row.node.folder.handle;
+    return row ? row.parent.handle : this.state.root.handle;
+  }
+
+  private keyTarget(): TreeKeyTarget {
+    return {
+      cursor: this.cursor,
+      row: (i) => this.flat?.at(i) ?? null,
+      rowCount: () => this.flat?.length ?? 0,
+      pageRows: () => this.visibleRows(),
+      moveTo: (i) => this.moveTo(i),
+      parentRowIndex: (r) => this.parentRowIndex(r),
+      expand: (h) => void this.controller.expand(h),
+      collapse: (h) => this.controller.collapse(h),
+      toggle: (h) => void this.controller.toggle(h),
+      select: (h) => this.controller.select(h),
+      openMenu: (row) => {
+        const r = document.getElementById(rowId(row))?.getBoundingClientRect();
+        if (row.kind === "entry") this.openMenu(row.node, r ? r.left + 40 : 40, r ? r.bottom : 40);
+      },
+      openFilter: (row) => {
+        const target = this.filterTarget(row);
+        if (target) this.filterBar.open(target);
+      },
+      typeAhead: (ch) => this.typeAheadKey(ch),
+    };
+  }
+
+  /** A letter typed: the controller finds the entry; the cursor goes there once its row is loaded. */
+  private typeAheadKey(ch: string): void {
+    const flat = this.flat;
+    const state = this.state;
+    if (!flat || !state) return;
+    const parent = flat.at(this.cursor)?.parent ?? state.root;
+    void this.typeAhead.key(ch, parent.handle).then((hit) => {
+      if (!hit || !this.flat) return;
+      const index = this.flat.indexOfPosition(hit.folder, hit.index);
+      if (index >= 0) this.moveTo(index);
+    });
   }
 
   private moveTo(index: number): void {
@@ -507,102 +388,5 @@ export class TreeView {
   private parentRowIndex(row: Row): number {
     if (!this.flat || !this.state || row.parent.handle === this.state.root.handle) return -1;
     return this.flat.indexOf(row.parent.handle);
-  }
-
-  private onKey(e: KeyboardEvent): void {
-    const flat = this.flat;
-    if (!flat || e.altKey || e.ctrlKey || e.metaKey) return;
-    const row = flat.at(this.cursor);
-    let handled = true;
-    switch (e.key) {
-      case "ArrowDown":
-        this.moveTo(this.cursor + 1);
-        break;
-      case "ArrowUp":
-        this.moveTo(this.cursor - 1);
-        break;
-      case "PageDown":
-        this.moveTo(this.cursor + this.visibleRows());
-        break;
-      case "PageUp":
-        this.moveTo(this.cursor - this.visibleRows());
-        break;
-      case "Home":
-        this.moveTo(0);
-        break;
-      case "End":
-        this.moveTo(flat.length - 1);
-        break;
-      case "ArrowRight":
-        if (row?.kind === "entry" && isExpandable(row.node)) {
-          if (!row.node.expanded) void this.controller.expand(row.node.entry.handle);
-          else this.moveTo(this.cursor + 1);
-        }
-        break;
-      case "ArrowLeft":
-        if (row?.kind === "entry" && row.node.expanded) this.controller.collapse(row.node.entry.handle);
-        else if (row) {
-          const p = this.parentRowIndex(row);
-          if (p >= 0) this.moveTo(p);
-        }
-        break;
-      case "Enter":
-        if (row?.kind === "entry") {
-          if (isExpandable(row.node)) void this.controller.toggle(row.node.entry.handle);
-          else this.controller.select(row.node.entry.handle);
-        }
-        break;
-      case "ContextMenu":
-        if (row?.kind === "entry") {
-          const r = document.getElementById(rowId(row))?.getBoundingClientRect();
-          this.openMenu(row.node, r ? r.left + 40 : 40, r ? r.bottom : 40);
-        }
-        break;
-      default:
-        handled = e.key.length === 1 && e.key !== " " ? (this.typeAhead(e.key), true) : false;
-    }
-    if (handled) e.preventDefault();
-  }
-
-  /** Typing a name jumps to it: loaded rows of a complete folder directly, `locate` otherwise. */
-  private typeAhead(ch: string): void {
-    clearTimeout(this.typeaheadTimer);
-    this.typeahead += ch;
-    this.typeaheadTimer = setTimeout(() => (this.typeahead = ""), TYPEAHEAD_RESET_MS);
-    const flat = this.flat;
-    const state = this.state;
-    if (!flat || !state) return;
-    const parent = flat.at(this.cursor)?.parent ?? state.root;
-    const prefix = this.typeahead.toLocaleLowerCase();
-    if (isComplete(parent)) {
-      for (let i = 0; i < flat.length; i++) {
-        const r = flat.at(i);
-        if (r?.kind === "entry" && r.parent === parent && r.node.entry.name.toLocaleLowerCase().startsWith(prefix)) {
-          this.moveTo(i);
-          return;
-        }
-      }
-      return;
-    }
-    const wanted = this.typeahead;
-    void this.controller.locate(parent.handle, wanted).then(async (hit) => {
-      if (!hit || wanted !== this.typeahead) return;
-      this.pendingPosition = { folder: parent.handle, index: hit.index };
-      if (!parent.showAll && parent.handle !== state.root.handle) await this.controller.showAll(parent.handle);
-      await this.controller.ensureLoaded(parent.handle, hit.index, hit.index + 1);
-      this.resolvePendingPosition();
-    });
-  }
-
-  private pendingPosition: { folder: string; index: number } | null = null;
-
-  private resolvePendingPosition(): void {
-    const pp = this.pendingPosition;
-    if (!pp || !this.flat) return;
-    const index = this.flat.indexOfPosition(pp.folder, pp.index);
-    if (index >= 0) {
-      this.pendingPosition = null;
-      this.moveTo(index);
-    }
   }
 }

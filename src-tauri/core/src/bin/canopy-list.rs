@@ -20,12 +20,12 @@ use std::process::ExitCode;
 use canopy_core::dirio::IoHooks;
 use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE};
 use canopy_core::text::write_text;
-use canopy_core::wire::RootSpec;
+use canopy_core::wire::{RootSpec, SortBy};
 use canopy_core::listing::RequestBudget;
 use canopy_core::{list, resolve_root, ErrorCode, ListOptions};
 
-const USAGE: &str =
-    "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] [--no-dotfiles] [--json]";
+const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] \
+[--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--no-dotfiles] [--json]";
 
 struct Args {
     path: OsString,
@@ -43,6 +43,13 @@ fn help() -> String {
          the previous page's --json). --all prints the whole top level instead of a page: it holds\n\
          every name of the top level in memory and is not bounded by the request budget.\n\
          --no-dotfiles leaves out names starting with '.'; --json prints the listing as JSON.\n\n\
+         --sort name|size|modified|type orders every folder (folders first; default name, natural\n\
+         order), --reverse reverses it (ties stay by name, ascending); the first --cap of a folder\n\
+         are the first in that order over the whole folder. --filter PATTERN keeps the top level's\n\
+         entries whose name holds PATTERN (case-insensitive), or matches it whole when it holds\n\
+         *, ? or [...], and prints [MATCH] first. --gitignore leaves out what git would ignore and\n\
+         prints [IGNORED] for each folder that hid some. --summary prints [REST] after each\n\
+         [WARNING]: what the hidden entries are, by group.\n\n\
          Exit status: 0 listed, 1 the folder cannot be listed, 2 bad arguments.\n"
     )
 }
@@ -61,6 +68,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     let mut path = None;
     let mut opts = ListOptions { hooks: IoHooks::from_env(), ..ListOptions::default() };
     let mut json = false;
+    let mut summary = false;
     let mut only_paths = false;
     let (mut limit, mut all) = (None, false);
     while let Some(arg) = argv.next() {
@@ -77,6 +85,23 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
             }
             Some("--all") if !only_paths => all = true,
             Some("--no-dotfiles") if !only_paths => opts.show_dotfiles = false,
+            Some("--sort") if !only_paths => {
+                opts.sort = match argv.next().as_deref().and_then(|v| v.to_str()) {
+                    Some("name") => SortBy::Name,
+                    Some("size") => SortBy::Size,
+                    Some("modified") => SortBy::Modified,
+                    Some("type") => SortBy::Type,
+                    Some(other) => return Err(format!("--sort: '{other}' is not name, size, modified or type")),
+                    None => return Err("--sort needs name, size, modified or type".into()),
+                }
+            }
+            Some("--reverse") if !only_paths => opts.reverse = true,
+            Some("--filter") if !only_paths => {
+                let value = argv.next().ok_or("--filter needs a pattern")?;
+                opts.filter = Some(value.into_string().map_err(|_| "--filter: the pattern is not UTF-8".to_string())?);
+            }
+            Some("--gitignore") if !only_paths => opts.hide_ignored = true,
+            Some("--summary") if !only_paths => summary = true,
             Some("--json") if !only_paths => json = true,
             Some(flag) if flag.starts_with('-') && flag.len() > 1 && !only_paths => {
                 return Err(format!("unknown option {flag}"))
@@ -103,6 +128,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     // Text mode prints neither size, time nor handles, so it makes none.
     opts.details = json;
     opts.handles = json;
+    opts.summary = json || summary;
     Ok(Some(Args { path, opts, json }))
 }
 

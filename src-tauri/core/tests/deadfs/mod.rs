@@ -8,6 +8,7 @@
 //! <mount>/dead/        opens, but its readdir is never answered
 //! <mount>/frozen.txt   its open is never answered
 //! <mount>/live/        a.txt, b.txt: answers at once
+//! <mount>/rules/       .gitignore (its open is never answered), c.txt
 //! ```
 //!
 //! [`DeadMount::dead_root`] mounts one whose own root never answers readdir:
@@ -39,6 +40,9 @@ const LIVE: u64 = 4;
 const FROZEN: u64 = 5;
 const A: u64 = 6;
 const B: u64 = 7;
+const RULES: u64 = 8;
+const FROZEN_RULES: u64 = 9;
+const C: u64 = 10;
 const CONTENT: &[u8] = b"hello\n";
 
 /// How many requests of each kind are held unanswered.
@@ -61,7 +65,7 @@ struct DeadFs {
 
 fn attr(ino: u64) -> FileAttr {
     let (kind, perm, size) = match ino {
-        ROOT | DEAD | COLD | LIVE => (FileType::Directory, 0o755, 0),
+        ROOT | DEAD | COLD | LIVE | RULES => (FileType::Directory, 0o755, 0),
         _ => (FileType::RegularFile, 0o644, CONTENT.len() as u64),
     };
     FileAttr {
@@ -90,8 +94,10 @@ fn children(ino: u64) -> &'static [(u64, FileType, &'static str)] {
             (DEAD, FileType::Directory, "dead"),
             (FROZEN, FileType::RegularFile, "frozen.txt"),
             (LIVE, FileType::Directory, "live"),
+            (RULES, FileType::Directory, "rules"),
         ],
         LIVE => &[(A, FileType::RegularFile, "a.txt"), (B, FileType::RegularFile, "b.txt")],
+        RULES => &[(FROZEN_RULES, FileType::RegularFile, ".gitignore"), (C, FileType::RegularFile, "c.txt")],
         _ => &[],
     }
 }
@@ -116,7 +122,7 @@ impl Filesystem for DeadFs {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
-        if ino.0 == FROZEN {
+        if ino.0 == FROZEN || ino.0 == FROZEN_RULES {
             self.held.opens.fetch_add(1, Ordering::SeqCst);
             self.opens.lock().unwrap().push(reply);
         } else {

@@ -1,0 +1,390 @@
+//! Name filters: which entries of a folder a filtered listing keeps.
+//!
+//! A filter is a plain string that matches anywhere in the name, unless it
+//! holds `*`, `?` or a `[...]` class: then it is a glob that must match the
+//! whole name (`*` any run of characters, `?` one character, `[abc]`,
+//! `[a-z]`, `[!a-z]` or `[^a-z]` one of / none of a set; a `[` without a
+//! closing `]` is a plain character; there is no escape character, since a
+//! name never holds `/` and may hold `\`). Both fold case as the natural
+//! order does ([`crate::order::fold_into`]): a name and a pattern are
+//! compared as their lowercased code points.
+//!
+//! Cost, promised: a substring is found with Knuth-Morris-Pratt, linear in
+//! the name. A glob is matched without backtracking into earlier stars: the
+//! pattern is split at its stars into fixed-width segments, the first must
+//! match at the start, the last at the end, and each one between is taken at
+//! its leftmost place after the one before (which leaves the most room for
+//! the rest, so a match is never missed). A name of `n` characters costs at
+//! most `n` tries per segment, each of at most the segment's width: no
+//! pattern (`*a*a*a*a*a*b` over a long run of `a`) is exponential, and the
+//! usual ones are linear.
+
+use crate::error::CanopyError;
+use crate::limits::MAX_FILTER_BYTES;
+use crate::order::fold_into;
+
+/// One position of a glob segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Atom {
+    /// One (folded) code point.
+    Char(u32),
+    /// `?`: any one.
+    Any,
+    /// `[...]`: inclusive ranges (a single character is a range of one).
+    Class { negated: bool, ranges: Vec<(u32, u32)> },
+}
+
+impl Atom {
+    #[inline]
+    fn matches(&self, c: u32) -> bool {
+        match self {
+            Atom::Char(x) => *x == c,
+            Atom::Any => true,
+            Atom::Class { negated, ranges } => ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi) != *negated,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Matcher {
+    Substring { needle: Vec<u32>, failure: Vec<usize> },
+    /// Segments between stars; `starred` false: the pattern has no star and
+    /// the single segment must be the whole name.
+    Glob { segments: Vec<Vec<Atom>>, starred: bool },
+}
+
+/// A parsed filter (see the module docs).
+#[derive(Debug, Clone)]
+pub struct NameFilter {
+    text: String,
+    matcher: Matcher,
+}
+
+/// Reusable buffers for [`NameFilter::matches`], so matching allocates nothing.
+#[derive(Debug, Default)]
+pub struct FilterScratch {
+    folded: Vec<u32>,
+    /// Atom comparisons made (for the cost tests).
+    pub steps: u64,
+}
+
+impl NameFilter {
+    /// Parses a filter.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for an empty filter (leave it out to list
+    /// everything), one longer than `MAX_FILTER_BYTES`, or one holding NUL or
+    /// `/` (no name holds them).
+    pub fn parse(text: &str) -> Result<NameFilter, CanopyError> {
+        if text.is_empty() {
+            return Err(CanopyError::invalid("the filter is empty; leave it out to list every entry"));
+        }
+        if text.len() > MAX_FILTER_BYTES {
+            return Err(CanopyError::invalid(format!(
+                "the filter is {} bytes long; at most {MAX_FILTER_BYTES} are accepted",
+                text.len()
+            )));
+        }
+        if text.contains('\0') || text.contains('/') {
+            return Err(CanopyError::invalid("a filter cannot hold NUL or '/': no name does"));
+        }
+        let mut folded = Vec::new();
+        fold_into(text.as_bytes(), &mut folded);
+        let is_glob = folded.iter().enumerate().any(|(i, &c)| {
+            c == '*' as u32 || c == '?' as u32 || (c == '[' as u32 && class_end(&folded, i).is_some())
+        });
+        let matcher = if is_glob { parse_glob(&folded) } else { substring(folded) };
+        Ok(NameFilter { text: text.to_string(), matcher })
+    }
+
+    /// The filter as given.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// True for a glob (whole-name), false for a substring.
+    pub fn is_glob(&self) -> bool {
+        matches!(self.matcher, Matcher::Glob { .. })
+    }
+
+    /// True when `name` passes the filter.
+    pub fn matches(&self, name: &[u8], scratch: &mut FilterScratch) -> bool {
+        fold_into(name, &mut scratch.folded);
+        let hay = std::mem::take(&mut scratch.folded);
+        let hit = match &self.matcher {
+            Matcher::Substring { needle, failure } => kmp_find(&hay, needle, failure, &mut scratch.steps),
+            Matcher::Glob { segments, starred } => glob_match(&hay, segments, *starred, &mut scratch.steps),
+        };
+        scratch.folded = hay;
+        hit
+    }
+}
+
+/// Where the class starting at `open` (a `[`) ends: the index of its `]`.
+/// A `]` right after `[` or `[!`/`[^` belongs to the class.
+fn class_end(p: &[u32], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    if matches!(p.get(i), Some(&c) if c == '!' as u32 || c == '^' as u32) {
+        i += 1;
+    }
+    if p.get(i) == Some(&(']' as u32)) {
+        i += 1;
+    }
+    while i < p.len() {
+        if p[i] == ']' as u32 {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+fn parse_glob(p: &[u32]) -> Matcher {
+    let mut segments = vec![Vec::new()];
+    let mut starred = false;
+    let mut i = 0;
+    while i < p.len() {
+        let c = p[i];
+        if c == '*' as u32 {
+            starred = true;
+            // Consecutive stars are one.
+            if !segments.last().is_some_and(Vec::is_empty) || segments.len() == 1 {
+                segments.push(Vec::new());
+            }
+            i += 1;
+            continue;
+        }
+        let atom = if c == '?' as u32 {
+            i += 1;
+            Atom::Any
+        } else if c == '[' as u32 {
+            match class_end(p, i) {
+                Some(end) => {
+                    let mut j = i + 1;
+                    let negated = p[j] == '!' as u32 || p[j] == '^' as u32;
+                    if negated {
+                        j += 1;
+                    }
+                    let mut ranges = Vec::new();
+                    while j < end {
+                        let lo = p[j];
+                        if j + 2 < end && p[j + 1] == '-' as u32 {
+                            ranges.push((lo, p[j + 2]));
+                            j += 3;
+                        } else {
+                            ranges.push((lo, lo));
+                            j += 1;
+                        }
+                    }
+                    i = end + 1;
+                    Atom::Class { negated, ranges }
+                }
+                None => {
+                    i += 1;
+                    Atom::Char(c)
+                }
+            }
+        } else {
+            i += 1;
+            Atom::Char(c)
+        };
+        segments.last_mut().expect("at least one segment").push(atom);
+    }
+    // A leading star leaves an empty first segment; a trailing one an empty last.
+    if starred && segments.len() == 1 {
+        segments.push(Vec::new());
+    }
+    Matcher::Glob { segments, starred }
+}
+
+fn substring(needle: Vec<u32>) -> Matcher {
+    // KMP failure function: failure[i] is the length of the longest proper
+    // prefix of needle[..=i] that is also its suffix.
+    let mut failure = vec![0usize; needle.len()];
+    let mut k = 0;
+    for i in 1..needle.len() {
+        while k > 0 && needle[i] != needle[k] {
+            k = failure[k - 1];
+        }
+        if needle[i] == needle[k] {
+            k += 1;
+        }
+        failure[i] = k;
+    }
+    Matcher::Substring { needle, failure }
+}
+
+fn kmp_find(hay: &[u32], needle: &[u32], failure: &[usize], steps: &mut u64) -> bool {
+    if needle.is_empty() {
+        return true;
+    }
+    let mut k = 0;
+    for &c in hay {
+        while k > 0 && c != needle[k] {
+            *steps += 1;
+            k = failure[k - 1];
+        }
+        *steps += 1;
+        if c == needle[k] {
+            k += 1;
+            if k == needle.len() {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// True when `seg` matches `hay` at `at` exactly.
+#[inline]
+fn segment_at(hay: &[u32], at: usize, seg: &[Atom], steps: &mut u64) -> bool {
+    for (k, atom) in seg.iter().enumerate() {
+        *steps += 1;
+        if !atom.matches(hay[at + k]) {
+            return false;
+        }
+    }
+    true
+}
+
+fn glob_match(hay: &[u32], segments: &[Vec<Atom>], starred: bool, steps: &mut u64) -> bool {
+    let n = hay.len();
+    if !starred {
+        let seg = &segments[0];
+        return seg.len() == n && segment_at(hay, 0, seg, steps);
+    }
+    let (first, rest) = segments.split_first().expect("a starred glob has two segments or more");
+    let (last, middle) = rest.split_last().expect("a starred glob has two segments or more");
+    if first.len() + last.len() > n || !segment_at(hay, 0, first, steps) {
+        return false;
+    }
+    let tail = n - last.len();
+    if !segment_at(hay, tail, last, steps) {
+        return false;
+    }
+    // Each middle segment at its leftmost place, between the first and the last.
+    let mut pos = first.len();
+    for seg in middle {
+        let mut found = false;
+        while pos + seg.len() <= tail {
+            if segment_at(hay, pos, seg, steps) {
+                found = true;
+                break;
+            }
+            pos += 1;
+        }
+        if !found {
+            return false;
+        }
+        pos += seg.len();
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hit(pattern: &str, name: &str) -> bool {
+        NameFilter::parse(pattern).unwrap().matches(name.as_bytes(), &mut FilterScratch::default())
+    }
+
+    #[test]
+    fn a_plain_string_matches_anywhere_ignoring_case() {
+        assert!(hit("port", "Report.PDF"));
+        assert!(hit("REPORT", "q3-report.pdf"));
+        assert!(hit("é", "CAFÉ"), "case folds beyond ASCII");
+        assert!(!hit("reports", "report"));
+        assert!(!NameFilter::parse("report").unwrap().is_glob());
+    }
+
+    #[test]
+    fn stars_questions_and_classes_make_a_whole_name_glob() {
+        assert!(hit("*.jpg", "IMG_001.JPG"));
+        assert!(!hit("*.jpg", "IMG_001.JPG.bak"), "a glob matches the whole name");
+        assert!(hit("img_??1.*", "img_001.png"));
+        assert!(hit("[a-c]*", "Banana"));
+        assert!(!hit("[!a-c]*", "banana"));
+        assert!(hit("[^a-c]*", "zebra"));
+        assert!(hit("*", ""), "a star alone matches anything");
+        assert!(hit("a*b*c", "aXXbYYc") && !hit("a*b*c", "aXXcYYb"));
+        assert!(hit("[]x]", "]"), "a ] first in a class belongs to it");
+        assert!(hit("a[b", "xa[bx"), "an unclosed [ is a plain character: a substring");
+        assert!(!NameFilter::parse("a[b").unwrap().is_glob());
+    }
+
+    #[test]
+    fn bad_filters_are_invalid_argument() {
+        for bad in ["", "a/b", "a\0b"] {
+            assert_eq!(NameFilter::parse(bad).unwrap_err().code, crate::ErrorCode::InvalidArgument, "{bad:?}");
+        }
+        let long = "x".repeat(MAX_FILTER_BYTES + 1);
+        assert!(NameFilter::parse(&long).unwrap_err().message.contains("at most"));
+    }
+
+    #[test]
+    fn a_pathological_glob_costs_a_few_steps_per_character_not_exponential() {
+        let name = "a".repeat(250);
+        let f = NameFilter::parse("*a*a*a*a*a*b").unwrap();
+        let mut scratch = FilterScratch::default();
+        assert!(!f.matches(name.as_bytes(), &mut scratch));
+        // A backtracking matcher tries C(250, 5) ~ 8e9 splits here.
+        assert!(scratch.steps <= 2 * (250 + 12), "{} steps for 250 characters", scratch.steps);
+        // The worst case for the segment search: a long segment that almost matches everywhere.
+        let f = NameFilter::parse("*aaaaaaaaab*").unwrap();
+        let mut scratch = FilterScratch::default();
+        assert!(!f.matches(name.as_bytes(), &mut scratch));
+        assert!(scratch.steps <= 250 * 10, "{} steps: at most the segment's width per character", scratch.steps);
+        // A substring is linear too.
+        let f = NameFilter::parse(&format!("{}b", "a".repeat(100))).unwrap();
+        let mut scratch = FilterScratch::default();
+        assert!(!f.matches(name.as_bytes(), &mut scratch));
+        assert!(scratch.steps <= 2 * 250, "{} steps for 250 characters", scratch.steps);
+    }
+
+    /// The obvious backtracking matcher, as the reference.
+    fn reference(p: &[Atom2], s: &[u32]) -> bool {
+        match p.split_first() {
+            None => s.is_empty(),
+            Some((Atom2::Star, rest)) => (0..=s.len()).any(|i| reference(rest, &s[i..])),
+            Some((Atom2::One(a), rest)) => !s.is_empty() && a.matches(s[0]) && reference(rest, &s[1..]),
+        }
+    }
+
+    #[derive(Debug, Clone)]
+    enum Atom2 {
+        Star,
+        One(Atom),
+    }
+
+    fn to_reference(m: &Matcher) -> Vec<Atom2> {
+        let Matcher::Glob { segments, starred } = m else { panic!("a glob") };
+        let mut out = Vec::new();
+        for (i, seg) in segments.iter().enumerate() {
+            if i > 0 && *starred {
+                out.push(Atom2::Star);
+            }
+            out.extend(seg.iter().cloned().map(Atom2::One));
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn the_segment_matcher_agrees_with_backtracking(
+            pattern in "[ab*?]{0,8}(\\[ab\\])?[ab*]{0,3}",
+            name in "[abAB]{0,12}",
+        ) {
+            prop_assume!(!pattern.is_empty());
+            let f = NameFilter::parse(&pattern).unwrap();
+            let mut folded = Vec::new();
+            fold_into(name.as_bytes(), &mut folded);
+            let want = match &f.matcher {
+                Matcher::Glob { .. } => reference(&to_reference(&f.matcher), &folded),
+                Matcher::Substring { .. } => name.to_lowercase().contains(&pattern.to_lowercase()),
+            };
+            prop_assert_eq!(f.matches(name.as_bytes(), &mut FilterScratch::default()), want, "{} on {}", pattern, name);
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! Ignore rules: what git would ignore, for "Hide ignored" and
+//! `canopy-list --gitignore`.
+//!
+//! The rules are git's, matched by ripgrep's `ignore` crate
+//! (`ignore::gitignore`); only reading the files is Canopy's own. The crate
+//! would open them with a plain `File::open` (a fifo named `.gitignore`
+//! blocks, a link to `/dev/zero` reads for ever), so each file is read
+//! through the engine's regular-file open ([`crate::dirio::open_regular_at`]):
+//! never a fifo, a device or a symlink (git does not follow a symlinked
+//! `.gitignore` either), at most `MAX_IGNORE_FILE_BYTES`, on the bounded-I/O
+//! worker of the folder being read, so a dead mount cannot hang it. A file
+//! that cannot be used is not silently skipped: its folder carries an error
+//! saying why (`NOT_A_FILE`, `TOO_LARGE`, `DENIED`, ...), and the rules of the
+//! other files still apply.
+//!
+//! Which files, from highest precedence to lowest, as git reads them:
+//! - the `.gitignore` of the folder, then of each folder above it up to the
+//!   repository's root (the nearest folder holding `.git`, a folder or a
+//!   file); a deeper file's rule, or its `!negation`, wins over a shallower one;
+//! - `.git/info/exclude` (when `.git` is a folder; a worktree's `.git` file is
+//!   not followed);
+//! - the global excludes file at git's default place,
+//!   `$XDG_CONFIG_HOME/git/ignore`, else `~/.config/git/ignore`. A
+//!   `core.excludesFile` set in a git config file is not read (that would mean
+//!   running git, or parsing its config): this is the one difference.
+//!
+//! Outside a repository nothing is ignored, as with git. A folder holding
+//! `.git` below the listed one starts its own repository's rules. A folder
+//! inside an ignored folder (the listed folder itself may be one, e.g. a
+//! build output folder) has every entry ignored, as git does not look inside
+//! an ignored folder. Lines that are not UTF-8 or not valid patterns are
+//! skipped, as git skips what it cannot use.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::dirio::{Dir, IoHooks, SmallFile};
+use crate::error::{CanopyError, ErrorCode};
+use crate::limits::MAX_IGNORE_FILE_BYTES;
+use crate::wire::EntryKind;
+
+/// The rules of one ignore file, for the folder it applies from.
+struct Layer {
+    matcher: Gitignore,
+}
+
+/// The rules that apply to one folder's entries.
+#[derive(Clone, Default)]
+pub struct IgnoreRules {
+    /// False outside a repository: nothing is ignored.
+    active: bool,
+    /// The folder lies inside an ignored folder: every entry is ignored.
+    all: bool,
+    /// Layers with the path from each layer's folder to this folder, deepest
+    /// first (the folder's own `.gitignore`, then its parents'), then
+    /// `.git/info/exclude` and the global file.
+    layers: Vec<(Arc<Layer>, PathBuf)>,
+}
+
+impl std::fmt::Debug for IgnoreRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IgnoreRules").field("active", &self.active).field("all", &self.all).field("layers", &self.layers.len()).finish()
+    }
+}
+
+/// Why an ignore file was not used, for its folder's entry.
+fn unusable(what: &str, found: &SmallFile) -> Option<CanopyError> {
+    match found {
+        SmallFile::Missing | SmallFile::Read(_) => None,
+        SmallFile::NotRegular(kind) => Some(CanopyError::new(
+            ErrorCode::NotAFile,
+            format!("{what} is {}: it is never opened, and its rules are not used", kind_words(*kind)),
+        )),
+        SmallFile::TooLarge(size) => Some(CanopyError::new(
+            ErrorCode::TooLarge,
+            format!("{what} is {size} bytes; ignore files over {MAX_IGNORE_FILE_BYTES} bytes are not used"),
+        )),
+    }
+}
+
+fn kind_words(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Folder => "a folder",
+        EntryKind::Symlink => "a symlink (git does not follow one either)",
+        EntryKind::Fifo => "a fifo",
+        EntryKind::Socket => "a socket",
+        EntryKind::CharDevice => "a character device",
+        EntryKind::BlockDevice => "a block device",
+        EntryKind::File | EntryKind::Unknown => "not a regular file (it changed while it was opened)",
+    }
+}
+
+/// Builds the rules of one file's text (lines split on `\n`, a trailing `\r` dropped).
+fn layer_of(folder: &Path, text: &[u8]) -> Option<Arc<Layer>> {
+    let mut builder = GitignoreBuilder::new(folder);
+    let mut any = false;
+    for line in text.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Ok(line) = std::str::from_utf8(line) else { continue };
+        if builder.add_line(None, line).is_ok() {
+            any = true;
+        }
+    }
+    let matcher = builder.build().ok().filter(|_| any)?;
+    (!matcher.is_empty()).then(|| Arc::new(Layer { matcher }))
+}
+
+/// Reads `name` in `dir` as an ignore file: its rules, or why not.
+fn read_layer(dir: &Dir, folder: &Path, name: &[u8], what: &str) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+    match dir.read_small_file(name, MAX_IGNORE_FILE_BYTES) {
+        Ok(SmallFile::Read(text)) => (layer_of(folder, &text), None),
+        Ok(other) => (None, unusable(what, &other)),
+        Err(e) => (None, Some(CanopyError::from_io(&e, &format!("cannot read {what}")))),
+    }
+}
+
+/// Reads `dir_path/name` (the folder opened by path) as an ignore file.
+fn read_layer_at(dir_path: &Path, name: &[u8], what: &str, hooks: &IoHooks) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+    match Dir::open_path(dir_path, hooks) {
+        Ok(dir) => read_layer(&dir, dir_path, name, what),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => (None, None),
+        Err(e) => (None, Some(CanopyError::from_io(&e, &format!("cannot read {what}")))),
+    }
+}
+
+/// Git's default global excludes folder: `$XDG_CONFIG_HOME/git`, else
+/// `~/.config/git` (a relative `XDG_CONFIG_HOME` is ignored, as git does).
+fn global_folder() -> Option<PathBuf> {
+    let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
+    let base = xdg.or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("git"))
+}
+
+/// The rules of a repository whose root is `repo`: `.git/info/exclude` and the
+/// global file, lowest precedence last.
+fn repository_layers(repo: &Path, hooks: &IoHooks, problems: &mut Vec<CanopyError>) -> Vec<(Arc<Layer>, PathBuf)> {
+    let mut out = Vec::new();
+    let info = repo.join(".git").join("info");
+    let (exclude, err) = read_layer_at(&info, b"exclude", ".git/info/exclude", hooks);
+    problems.extend(err);
+    if let Some(l) = exclude {
+        out.push((l, PathBuf::new()));
+    }
+    if let Some(global) = global_folder() {
+        let what = format!("the global excludes file {}", global.join("ignore").display());
+        let (l, err) = read_layer_at(&global, b"ignore", &what, hooks);
+        problems.extend(err);
+        if let Some(l) = l {
+            out.push((l, PathBuf::new()));
+        }
+    }
+    out
+}
+
+impl IgnoreRules {
+    /// Rules that ignore nothing.
+    pub fn none() -> IgnoreRules {
+        IgnoreRules::default()
+    }
+
+    /// The rules for the entries of the folder at `path` (absolute), read
+    /// from the repository's root down (see the module docs), and what could
+    /// not be used. Runs on the caller's thread: call it on a bounded worker.
+    pub fn for_folder(path: &Path, hooks: &IoHooks) -> (IgnoreRules, Option<CanopyError>) {
+        let Some(repo) = path.ancestors().find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok()) else {
+            return (IgnoreRules::none(), None);
+        };
+        let mut problems = Vec::new();
+        let base = repository_layers(repo, hooks, &mut problems);
+        let mut rules = IgnoreRules { active: true, all: false, layers: base };
+        let below: Vec<&OsStr> = path.strip_prefix(repo).map(|p| p.iter().collect()).unwrap_or_default();
+        let mut here = repo.to_path_buf();
+        let (layer, err) = read_layer_at(&here, b".gitignore", "the .gitignore", hooks);
+        problems.extend(err);
+        rules.push_own(layer);
+        for name in below {
+            if rules.is_ignored(name.as_bytes(), true, &mut Vec::new()) {
+                rules.all = true;
+                break;
+            }
+            rules.enter(name.as_bytes());
+            here.push(name);
+            let (layer, err) = read_layer_at(&here, b".gitignore", &format!("the .gitignore in {}", here.display()), hooks);
+            problems.extend(err);
+            rules.push_own(layer);
+        }
+        (rules, problems.into_iter().next())
+    }
+
+    /// The rules for the entries of `child` (named `name`, opened as
+    /// `dir`), an entry of the folder these rules are for, with why its own
+    /// `.gitignore` could not be used.
+    pub fn descend(&self, name: &[u8], dir: &Dir, path: &Path, hooks: &IoHooks) -> (IgnoreRules, Option<CanopyError>) {
+        let mut problems = Vec::new();
+        let mut rules = if dir.has_child(b".git") {
+            // A repository of its own: its rules alone.
+            let base = repository_layers(path, hooks, &mut problems);
+            IgnoreRules { active: true, all: false, layers: base }
+        } else if self.active {
+            let mut r = self.clone();
+            r.enter(name);
+            r
+        } else {
+            return (IgnoreRules::none(), None);
+        };
+        let (layer, err) = read_layer(dir, path, b".gitignore", "the .gitignore in this folder");
+        problems.extend(err);
+        rules.push_own(layer);
+        (rules, problems.into_iter().next())
+    }
+
+    /// The layers now apply one folder further down, into `name`.
+    fn enter(&mut self, name: &[u8]) {
+        for (_, rel) in &mut self.layers {
+            rel.push(OsStr::from_bytes(name));
+        }
+    }
+
+    /// A `.gitignore` of the folder itself: the deepest layer, first.
+    fn push_own(&mut self, layer: Option<Arc<Layer>>) {
+        if let Some(l) = layer {
+            self.layers.insert(0, (l, PathBuf::new()));
+        }
+    }
+
+    /// True when nothing can be ignored here (no repository).
+    pub fn is_inactive(&self) -> bool {
+        !self.active
+    }
+
+    /// True when git would ignore the entry `name` of this folder (`is_dir`:
+    /// a real folder; a symlink is matched as a file, as git does).
+    /// `scratch` is reused between calls.
+    pub fn is_ignored(&self, name: &[u8], is_dir: bool, scratch: &mut Vec<u8>) -> bool {
+        if !self.active {
+            return false;
+        }
+        if self.all {
+            return true;
+        }
+        for (layer, rel) in &self.layers {
+            scratch.clear();
+            let rel = rel.as_os_str().as_bytes();
+            if !rel.is_empty() {
+                scratch.extend_from_slice(rel);
+                scratch.push(b'/');
+            }
+            scratch.extend_from_slice(name);
+            let m = layer.matcher.matched(Path::new(OsStr::from_bytes(scratch)), is_dir);
+            if m.is_ignore() {
+                return true;
+            }
+            if m.is_whitelist() {
+                return false;
+            }
+        }
+        false
+    }
+}

@@ -1,0 +1,106 @@
+// The remembered view: what the window reports to remember, and opening a
+// view again (at start, or after the order or the ignore toggle changed).
+//
+// Promises: a remembered view is re-listed like any other (cap, page and
+// budget; never "Show all"), each remembered folder by its own sub-query as
+// soon as its parent is there, so a slow one delays nothing else; folders
+// that vanished are dropped. The remembered view holds the folder, depth,
+// dotfile toggle, order, ignore toggle, expanded folders and selection.
+
+import type { Backend } from "./backend";
+import type { SavedView } from "./bindings/SavedView";
+import type { SortBy } from "./bindings/SortBy";
+import type { RootSpec } from "./bindings/RootSpec";
+import { SAVED_EXPANDED_MAX } from "./limits";
+import { expandedFolders, findNode, type TreeState } from "./tree-state";
+
+/** The settings a view is listed under. */
+export interface ViewSettings {
+  depth: number;
+  showDotfiles: boolean;
+  sort: SortBy;
+  reverse: boolean;
+  hideIgnored: boolean;
+}
+
+/** What restoring needs of the controller. */
+export interface RestoreHost {
+  state(): TreeState | null;
+  generation(): number;
+  open(spec: RootSpec, opts: { select?: string | null; history?: "push" | "none" }): Promise<boolean>;
+  expand(handle: string): Promise<void>;
+  /** Collapses every expanded folder (under `under`, or anywhere) not in `keep`. */
+  keepExpanded(keep: ReadonlySet<string>, under?: string | null): void;
+  /** Asks the view to scroll the selection into view. */
+  revealSelection(): void;
+}
+
+/**
+ * Opens `folder` and expands `expanded` again, each by its own sub-query as
+ * soon as its parent is there. Returns false when the folder itself cannot
+ * be opened (the caller decides what to open instead).
+ */
+export async function openExpanded(
+  host: RestoreHost,
+  folder: RootSpec,
+  expanded: readonly string[],
+  selected: string | null,
+  history: "push" | "none",
+): Promise<boolean> {
+  const ok = await host.open(folder, { select: selected, history });
+  if (!ok || !host.state()) return false;
+  const keep = new Set(expanded);
+  host.keepExpanded(keep);
+  const tried = new Set<string>();
+  const generation = host.generation();
+  const round = async (): Promise<void> => {
+    const t = host.state();
+    if (!t || generation !== host.generation()) return;
+    const ready = expanded.filter((h) => {
+      if (tried.has(h)) return false;
+      const hit = findNode(t, h);
+      return hit !== null && !hit.node.expanded;
+    });
+    for (const h of ready) tried.add(h);
+    await Promise.all(
+      ready.map(async (h) => {
+        await host.expand(h);
+        if (host.state() && generation === host.generation()) host.keepExpanded(keep, h);
+        await round();
+      }),
+    );
+  };
+  await round();
+  if (generation === host.generation() && host.state()?.selected && findNode(host.state()!, host.state()!.selected!)) host.revealSelection();
+  return true;
+}
+
+/** The view to remember for `tree` under `settings`. */
+export function viewOf(tree: TreeState, settings: ViewSettings, expanded: readonly string[]): SavedView {
+  return {
+    folder: tree.root.handle,
+    depth: settings.depth,
+    showDotfiles: settings.showDotfiles,
+    sort: settings.sort,
+    reverse: settings.reverse,
+    hideIgnored: settings.hideIgnored,
+    expanded: expanded.slice(0, SAVED_EXPANDED_MAX),
+    selected: tree.selected,
+  };
+}
+
+/** Reports the view to remember whenever it changes (at most once per change). */
+export class ViewMemory {
+  private followed = "";
+
+  constructor(private readonly backend: Backend) {}
+
+  /** `expanded`: the tree's expanded folders when already computed, else null. */
+  follow(tree: TreeState, settings: ViewSettings, expanded: string[] | null): void {
+    const key = `${tree.root.handle}\n${JSON.stringify(settings)}\n${tree.selected ?? ""}`;
+    if (!expanded && key === this.followed) return;
+    this.followed = key;
+    const view = viewOf(tree, settings, expanded ?? expandedFolders(tree));
+    void this.backend.rememberView(view).catch(() => undefined);
+  }
+}
