@@ -19,7 +19,10 @@ let root;
 before(() => {
   root = tempTree();
   fs.mkdirSync(path.join(root, "storm"));
-  files(path.join(root, "calm"), "k", 40);
+  // Few enough entries that the row of "storm" (after calm's rows) is on
+  // screen: the view renders only the rows near the screen, and the probe
+  // reads that row. (With 40, it was never rendered and the test timed out.)
+  files(path.join(root, "calm"), "k", 20);
   for (let i = 0; i < 30; i++) file(path.join(root, `note${String(i).padStart(2, "0")}.txt`), "");
 });
 
@@ -116,6 +119,7 @@ test(`a storm of ${STORM.toLocaleString("en-US")} creations keeps the window res
   let memNormal;
   try {
     await s.clickCss('[role="treeitem"][aria-level="1"] .name');
+    await s.waitFor(() => Array.from(document.querySelectorAll('[role="treeitem"]')).some((r) => r.querySelector(".name")?.textContent === "storm"), { what: "the storm folder's row rendered (the view renders only rows near the screen)" });
     // Baseline: the same probe for 3 s with nothing changing on disk.
     await startProbe(s);
     await new Promise((r) => setTimeout(r, 3000));

@@ -120,7 +120,10 @@ async function storm(s, seed, n) {
       // Mostly no pause at all: requests overlap and replies race.
       if (rand() < 0.15) await frame();
     }
-    // The storm ends on a selection, so the preview always has one to show.
+    // The storm ends on a selection, so the preview always has one to show:
+    // of a row on screen, after a frame (a scroll just made has not repainted
+    // yet, and a row it moved away is still in the DOM until then).
+    await frame();
     const names = Array.from(document.querySelectorAll('[role="treeitem"][data-handle] .name'));
     names[Math.floor(rand() * names.length)]?.dispatchEvent(new MouseEvent("click", { bubbles: true }));
     tally["final select"] = 1;
