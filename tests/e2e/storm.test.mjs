@@ -21,7 +21,7 @@ const ACTIONS = Number(process.env.CANOPY_STORM_ACTIONS ?? 1000);
  * and out of the document until a full collection, so some growth is
  * expected; a leak of what the storm touched grows without bound and trips it.
  */
-const MEMORY_BOUND_MIB = 320;
+const MEMORY_BOUND_MIB = 160;
 /** Storms run in a row in the same window. */
 const STORMS = Number(process.env.CANOPY_STORMS ?? 3);
 /** Allowed growth from after the second storm to after the third. */

@@ -13,18 +13,20 @@ export function renderName(name: string, parts: readonly NamePart[] | undefined,
     bdi.textContent = name;
     return bdi;
   }
-  for (const part of parts) {
-    if ("text" in part) {
-      bdi.append(document.createTextNode(part.text));
-    } else {
-      const mark = document.createElement("span");
-      mark.className = "escape";
-      mark.textContent = part.escape;
-      mark.title = "a character that is not shown as itself";
-      bdi.append(mark);
-    }
-  }
+  bdi.append(...nameParts(parts));
   return bdi;
+}
+
+/** A marked name's nodes: its text, and a visible marker for each escaped character. */
+export function nameParts(parts: readonly NamePart[]): Node[] {
+  return parts.map((part) => {
+    if ("text" in part) return document.createTextNode(part.text);
+    const mark = document.createElement("span");
+    mark.className = "escape";
+    mark.textContent = part.escape;
+    mark.title = "a character that is not shown as itself";
+    return mark;
+  });
 }
 
 /** The name as plain text with escape markers inline (for titles and type-ahead). */

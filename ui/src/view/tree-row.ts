@@ -10,7 +10,8 @@ import { hiddenCount, isComplete, loadedCount, type FolderState, type Row, type 
 import { button, el } from "./dom";
 import { formatCount, formatSize, formatTime, plural } from "./format";
 import { icon } from "./icons";
-import { plainName, renderName } from "./name";
+import type { NamePart } from "../bindings/NamePart";
+import { nameParts, plainName, renderName } from "./name";
 import { partialOrderSentence, restSentence } from "./folder-words";
 
 export function rowKey(r: Row): string {
@@ -20,20 +21,6 @@ export function rowKey(r: Row): string {
 export function rowId(r: Row): string {
   // Handles are base64url: safe in an id.
   return r.kind === "entry" ? `row-${r.node.entry.handle}` : `ph-${r.parent.handle}-${r.posinset}`;
-}
-
-function kindIcon(node: TreeNode): HTMLElement {
-  const e = node.entry;
-  switch (e.kind) {
-    case "folder":
-      return icon("folder", "folder");
-    case "file":
-      return icon("file", "file");
-    case "symlink":
-      return icon("symlink", `symlink to ${e.link?.pointsTo ?? "unknown"}`);
-    default:
-      return icon("special", `special file (${e.kind})`);
-  }
 }
 
 function errorBadge(code: string, message: string, sentence: string): HTMLElement {
@@ -83,36 +70,193 @@ function appendListingBadges(extras: HTMLElement, folder: FolderState): void {
   if (partial) extras.append(el("span", { class: "badge badge-partial", title: "the size or time of the rest could not be read in time; they sort last" }, partial));
 }
 
-/** Builds the element of one row. */
-export function renderRow(row: Row, selected: boolean, loading: boolean): HTMLElement {
-  const item = el("div", {
-    role: "treeitem",
-    id: rowId(row),
-    class: "row",
-    "aria-level": String(row.level),
-    "aria-setsize": String(row.setsize),
-    "aria-posinset": String(row.posinset),
-    "aria-selected": selected ? "true" : "false",
-  });
-  item.style.setProperty("--level", String(row.level));
-  if (row.kind === "placeholder") {
-    item.classList.add("placeholder");
-    item.append(el("span", { class: "indent" }), el("span", { class: "name muted" }, "Loading…"));
-    return item;
+/** Indentation per level of the tree. */
+const INDENT_PX = 18;
+
+/** What a slot last showed: it is rebuilt only where one of these changed. */
+interface Shown {
+  key: string;
+  row: Row;
+  node: TreeNode | null;
+  folder: FolderState | null;
+  selected: boolean;
+  loading: boolean;
+}
+
+/**
+ * One row element of the tree, reused for whatever row scrolls into its
+ * place. WebKitGTK keeps memory for every element that enters and leaves a
+ * document (about 2 KiB each, measured), so a virtualized list that built a
+ * row per paint grew under scrolling: a slot is built once and updated in
+ * place (attributes, text node data, icon class); only the badges of a row
+ * whose folder changed are built anew.
+ */
+export class RowSlot {
+  readonly el: HTMLElement;
+  private readonly indent = el("span", { class: "indent" });
+  private readonly chevron = icon("chevron");
+  private readonly twisty = el("span", { class: "twisty", "aria-hidden": "true" }, this.chevron);
+  private readonly kindIcon = icon("file", "file");
+  private readonly name = document.createElement("bdi");
+  private readonly extras = el("span", { class: "row-extras" });
+  private readonly size = el("span", { class: "cell-size" }, "");
+  private readonly time = el("span", { class: "cell-time" }, "");
+  private shown: Shown | null = null;
+
+  constructor() {
+    this.el = el(
+      "div",
+      { role: "treeitem", class: "row" },
+      el("span", { class: "cell-name" }, this.indent, this.twisty, this.kindIcon, this.name, this.extras),
+      this.size,
+      this.time,
+    );
   }
-  const { node } = row;
+
+  /** The row this slot shows (null when parked). */
+  get row(): Row | null {
+    return this.shown?.row ?? null;
+  }
+
+  /** Shows `row`; does nothing when it already shows it in the same state. */
+  show(row: Row, selected: boolean, loading: boolean): void {
+    const key = rowKey(row);
+    const node = row.kind === "entry" ? row.node : null;
+    const folder = node?.folder ?? null;
+    const was = this.shown;
+    if (
+      was &&
+      was.key === key &&
+      was.node === node &&
+      was.folder === folder &&
+      was.selected === selected &&
+      was.loading === loading &&
+      was.row.level === row.level &&
+      was.row.posinset === row.posinset &&
+      was.row.setsize === row.setsize
+    ) {
+      was.row = row;
+      return;
+    }
+    this.shown = { key, row, node, folder, selected, loading };
+    const item = this.el;
+    item.hidden = false;
+    item.setAttribute("role", "treeitem");
+    item.id = rowId(row);
+    item.setAttribute("aria-level", String(row.level));
+    item.setAttribute("aria-setsize", String(row.setsize));
+    item.setAttribute("aria-posinset", String(row.posinset));
+    item.setAttribute("aria-selected", selected ? "true" : "false");
+    // Indentation as a plain width: WebKitGTK keeps memory for every inline
+    // custom property set (a `--level` per row grew the web process by
+    // about 0.5 MiB per expand or collapse, measured).
+    const indent = `${(row.level - 1) * INDENT_PX}px`;
+    if (this.indent.style.width !== indent) this.indent.style.width = indent;
+    if (!node) {
+      this.showPlaceholder();
+      return;
+    }
+    const e = node.entry;
+    item.classList.remove("placeholder");
+    item.dataset.handle = e.handle;
+    item.dataset.kind = e.kind;
+    const expandable = e.canExpand === true;
+    if (expandable) item.setAttribute("aria-expanded", node.expanded ? "true" : "false");
+    else item.removeAttribute("aria-expanded");
+    this.twisty.hidden = false;
+    this.chevron.hidden = !expandable;
+    this.kindIcon.hidden = false;
+    setKindIcon(this.kindIcon, node);
+    this.name.className = "name";
+    fillName(this.name, e.name, e.nameParts);
+    if (e.link) item.title = `link to ${plainName(e.link.target, e.link.targetParts)} (${e.link.pointsTo})`;
+    else item.removeAttribute("title");
+    // Badges and actions depend on the entry, its folder, the selection and
+    // loading: rebuilt only when one of them changed.
+    if (!was || was.node !== node || was.folder !== folder || was.selected !== selected || was.loading !== loading) {
+      const parts = extrasOf(node, selected, loading);
+      if (parts.length > 0 || this.extras.firstChild) this.extras.replaceChildren(...parts);
+    }
+    let sizeText = "";
+    if (folder && folder.total !== null) sizeText = `${folder.lowerBound ? "at least " : ""}${plural(folder.total, "item", "items")}`;
+    else if (e.kind === "file" && e.size !== undefined) sizeText = formatSize(e.size);
+    setText(this.size, sizeText);
+    setText(this.time, e.modified !== undefined ? formatTime(e.modified) : "");
+  }
+
+  /**
+   * Takes the slot out of the tree's rows without taking it out of the
+   * document: hidden, no role, no id, no name.
+   */
+  park(): void {
+    if (!this.shown && this.el.hidden) return;
+    this.shown = null;
+    const item = this.el;
+    item.hidden = true;
+    for (const a of ["role", "id", "aria-level", "aria-setsize", "aria-posinset", "aria-selected", "aria-expanded", "title", "data-handle", "data-kind"]) item.removeAttribute(a);
+    setText(this.name, "");
+    if (this.extras.firstChild) this.extras.replaceChildren();
+    setText(this.size, "");
+    setText(this.time, "");
+  }
+
+  private showPlaceholder(): void {
+    const item = this.el;
+    item.classList.add("placeholder");
+    for (const a of ["aria-expanded", "title", "data-handle", "data-kind"]) item.removeAttribute(a);
+    this.twisty.hidden = true;
+    this.kindIcon.hidden = true;
+    this.name.className = "name muted";
+    setText(this.name, "Loading…");
+    if (this.extras.firstChild) this.extras.replaceChildren();
+    setText(this.size, "");
+    setText(this.time, "");
+  }
+}
+
+/** Sets an element's text through its one text node (no node made when it has one). */
+function setText(target: HTMLElement, text: string): void {
+  const first = target.firstChild;
+  if (first && first === target.lastChild && first.nodeType === Node.TEXT_NODE) {
+    const t = first as Text;
+    if (t.data !== text) t.data = text;
+  } else {
+    target.replaceChildren(document.createTextNode(text));
+  }
+}
+
+/** A name in place: plain names through the one text node, marked ones rebuilt. */
+function fillName(bdi: HTMLElement, name: string, parts: readonly NamePart[] | undefined): void {
+  if (!parts) setText(bdi, name);
+  else bdi.replaceChildren(...nameParts(parts));
+}
+
+function setKindIcon(target: HTMLElement, node: TreeNode): void {
   const e = node.entry;
-  item.dataset.handle = e.handle;
-  item.dataset.kind = e.kind;
-  const expandable = e.canExpand === true;
-  if (expandable) item.setAttribute("aria-expanded", node.expanded ? "true" : "false");
+  let name: string;
+  let label: string;
+  switch (e.kind) {
+    case "folder":
+      [name, label] = ["folder", "folder"];
+      break;
+    case "file":
+      [name, label] = ["file", "file"];
+      break;
+    case "symlink":
+      [name, label] = ["symlink", `symlink to ${e.link?.pointsTo ?? "unknown"}`];
+      break;
+    default:
+      [name, label] = ["special", `special file (${e.kind})`];
+  }
+  const cls = `icon icon-${name}`;
+  if (target.className !== cls) target.className = cls;
+  if (target.getAttribute("aria-label") !== label) target.setAttribute("aria-label", label);
+}
 
-  const twisty = el("span", { class: "twisty", "aria-hidden": "true" });
-  if (expandable) twisty.append(icon("chevron"));
-  // Badges and actions sit after the name and give way first when space is short.
-  const extras = el("span", { class: "row-extras" });
-  const main = el("span", { class: "cell-name" }, el("span", { class: "indent" }), twisty, kindIcon(node), renderName(e.name, e.nameParts), extras);
-
+/** The badges and row actions after an entry's name. */
+function extrasOf(node: TreeNode, selected: boolean, loading: boolean): HTMLElement[] {
+  const e = node.entry;
+  const extras = el("span");
   if (e.link) {
     const target = el("span", { class: "link-target" });
     target.append(" → ", renderName(e.link.target, e.link.targetParts, "target"));
@@ -120,7 +264,6 @@ export function renderRow(row: Row, selected: boolean, loading: boolean): HTMLEl
       target.append(el("span", { class: `badge badge-${e.link.pointsTo}` }, e.link.pointsTo));
     }
     extras.append(target);
-    item.title = `link to ${plainName(e.link.target, e.link.targetParts)} (${e.link.pointsTo})`;
   }
   if (e.error) {
     extras.append(errorBadge(e.error.code, e.error.message, sentenceFor(e.error.code)));
@@ -138,15 +281,8 @@ export function renderRow(row: Row, selected: boolean, loading: boolean): HTMLEl
     appendListingBadges(extras, folder);
     appendTruncation(extras, folder);
   }
-  if (expandable) {
+  if (e.canExpand === true) {
     extras.append(button("Open as root", { class: "row-action icon-only", "data-action": "open-root", tabindex: selected ? "0" : "-1" }, icon("root")));
   }
-
-  let sizeText = "";
-  if (folder && folder.total !== null) sizeText = `${folder.lowerBound ? "at least " : ""}${plural(folder.total, "item", "items")}`;
-  else if (e.kind === "file" && e.size !== undefined) sizeText = formatSize(e.size);
-  const size = el("span", { class: "cell-size" }, sizeText);
-  const time = el("span", { class: "cell-time" }, e.modified !== undefined ? formatTime(e.modified) : "");
-  item.append(main, size, time);
-  return item;
+  return Array.from(extras.children) as HTMLElement[];
 }

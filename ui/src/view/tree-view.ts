@@ -23,19 +23,10 @@ import { ContextMenu, type MenuItem } from "./context-menu";
 import { el } from "./dom";
 import { FilterBar } from "./filter-bar";
 import { onTreeKey, type TreeKeyTarget } from "./tree-keys";
-import { renderRow, rowId, rowKey } from "./tree-row";
+import { RowSlot, rowId } from "./tree-row";
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
-
-interface Painted {
-  el: HTMLElement;
-  row: Row;
-  node: TreeNode | null;
-  folder: FolderState | null;
-  selected: boolean;
-  loading: boolean;
-}
 
 export class TreeView {
   readonly element: HTMLElement;
@@ -46,7 +37,9 @@ export class TreeView {
   private flat: FlatView | null = null;
   private state: TreeState | null = null;
   private cursor = 0;
-  private painted = new Map<string, Painted>();
+  /** Row elements, reused: the first `shownSlots` show the rows in view, in order; the rest are parked. */
+  private readonly slots: RowSlot[] = [];
+  private shownSlots = 0;
   private pendingSelect: number | null = null;
   private revealed = 0;
   private lastRootHandle: string | null = null;
@@ -182,31 +175,25 @@ export class TreeView {
     const state = this.state;
     this.spacer.style.height = `${this.virtualizer.getTotalSize()}px`;
     if (!flat || !state) {
-      this.tree.replaceChildren();
-      this.painted.clear();
+      this.placeRows(0);
       return;
     }
     const items = this.virtualizer.getVirtualItems();
-    const next = new Map<string, Painted>();
-    const order: HTMLElement[] = [];
     const gaps = new Map<FolderState, { from: number; to: number }>();
     const shown = new Map<string, { from: number; to: number }>();
+    let n = 0;
     for (const item of items) {
       const row = flat.at(item.index);
       if (!row) continue;
-      const key = rowKey(row);
       const selected = row.kind === "entry" && state.selected === row.node.entry.handle;
       const node = row.kind === "entry" ? row.node : null;
       const folder = node?.folder ?? null;
       const loading = node ? this.controller.loadingNodes.has(node.entry.handle) || (folder?.loading ?? false) : true;
-      let p = this.painted.get(key);
-      if (!p || p.row.level !== row.level || p.node !== node || p.folder !== folder || p.selected !== selected || p.loading !== loading || p.row.posinset !== row.posinset || p.row.setsize !== row.setsize) {
-        p = { el: renderRow(row, selected, loading), row, node, folder, selected, loading };
-      }
-      p.el.style.transform = `translateY(${item.start}px)`;
-      p.el.classList.toggle("active", item.index === this.cursor);
-      next.set(key, p);
-      order.push(p.el);
+      const slot = this.slotAt(n++);
+      slot.show(row, selected, loading);
+      const transform = `translateY(${item.start}px)`;
+      if (slot.el.style.transform !== transform) slot.el.style.transform = transform;
+      slot.el.classList.toggle("active", item.index === this.cursor);
       const seen = shown.get(row.parent.handle);
       if (seen) seen.to = Math.max(seen.to, row.posinset);
       else shown.set(row.parent.handle, { from: row.posinset - 1, to: row.posinset });
@@ -217,8 +204,7 @@ export class TreeView {
         gaps.set(row.parent, g);
       }
     }
-    this.painted = next;
-    this.placeInOrder(order);
+    this.placeRows(n);
     const active = flat.at(this.cursor);
     if (active) this.tree.setAttribute("aria-activedescendant", rowId(active));
     else this.tree.removeAttribute("aria-activedescendant");
@@ -227,21 +213,24 @@ export class TreeView {
   }
 
   /**
-   * Puts the row elements in on-screen order with the fewest DOM changes:
-   * rows that stayed are neither removed nor re-inserted (WebKitGTK keeps
-   * memory for every element that goes in and out of a document).
+   * The slot for the `i`th row in view. Slots stay in the document in
+   * on-screen order; a new one is made only when more rows are in view than
+   * ever before (a screenful plus overscan).
    */
-  private placeInOrder(order: HTMLElement[]): void {
-    const wanted = new Set(order);
-    for (const child of Array.from(this.tree.children)) if (!wanted.has(child as HTMLElement)) child.remove();
-    let next = this.tree.firstElementChild;
-    for (const el of order) {
-      if (el === next) {
-        next = next.nextElementSibling;
-        continue;
-      }
-      this.tree.insertBefore(el, next);
+  private slotAt(i: number): RowSlot {
+    let slot = this.slots[i];
+    if (!slot) {
+      slot = new RowSlot();
+      this.slots.push(slot);
+      this.tree.append(slot.el);
     }
+    return slot;
+  }
+
+  /** Parks the slots past the first `n` (hidden, still in the document). */
+  private placeRows(n: number): void {
+    for (let i = n; i < this.shownSlots; i++) this.slots[i]?.park();
+    this.shownSlots = n;
   }
 
   // ---- interaction --------------------------------------------------------
@@ -249,13 +238,10 @@ export class TreeView {
   private rowOf(target: EventTarget | null): { el: HTMLElement; row: Row; index: number } | null {
     const rowEl = (target as Element | null)?.closest?.(".row") as HTMLElement | null;
     if (!rowEl || !this.flat) return null;
-    for (const [, p] of this.painted) {
-      if (p.el === rowEl) {
-        const index = p.row.kind === "entry" ? this.flat.indexOf(p.row.node.entry.handle) : -1;
-        return { el: rowEl, row: p.row, index };
-      }
-    }
-    return null;
+    const row = this.slots.find((slot) => slot.el === rowEl)?.row;
+    if (!row) return null;
+    const index = row.kind === "entry" ? this.flat.indexOf(row.node.entry.handle) : -1;
+    return { el: rowEl, row, index };
   }
 
   private onClick(e: MouseEvent): void {
