@@ -127,11 +127,14 @@ fn kind_words(kind: EntryKind) -> &'static str {
 }
 
 /// Builds the rules of one file's text (lines split on `\n`, a trailing `\r`
-/// dropped), within the listing's rule budget: a file whose rules do not
-/// fit, or do not compile, is not used, and the error says why.
+/// dropped, a leading byte order mark skipped), within the listing's rule
+/// budget: a file whose rules do not fit, or do not compile, is not used,
+/// and the error says why.
 fn layer_of(folder: &Path, text: &[u8], what: &str, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
     let mut builder = GitignoreBuilder::new(folder);
     let (mut rules, mut bytes) = (0usize, 0usize);
+    // A byte order mark (a Windows editor's) is not part of the first rule: git skips it too.
+    let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
     for line in text.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let Ok(line) = std::str::from_utf8(line) else { continue };

@@ -476,6 +476,18 @@ fn info_exclude_reached_through_a_symlink_is_used_as_git_does() {
 }
 
 #[test]
+fn a_byte_order_mark_before_the_first_rule_is_skipped_as_git_does() {
+    let t = Tree::new();
+    t.dir("repo/.git");
+    t.write("repo/.gitignore", b"\xef\xbb\xbf*.log\n*.tmp\n");
+    for f in ["a.log", "b.tmp", "c.txt"] {
+        t.file(format!("repo/{f}"));
+    }
+    let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
+    assert_eq!(names(folder(&l.root)), [".git", ".gitignore", "c.txt"], "the first rule, *.log, applies");
+}
+
+#[test]
 fn a_fifo_named_git_does_not_make_a_repository() {
     let t = Tree::new();
     t.dir("repo/.git");
