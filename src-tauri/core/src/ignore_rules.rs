@@ -27,14 +27,16 @@
 //! - the global excludes file at git's default place,
 //!   `$XDG_CONFIG_HOME/git/ignore`, else `~/.config/git/ignore`. A
 //!   `core.excludesFile` set in a git config file is not read (that would mean
-//!   running git, or parsing its config): this is the one difference.
+//!   running git, or parsing its config): a difference.
 //!
 //! Outside a repository nothing is ignored, as with git. A folder holding
 //! `.git` below the listed one starts its own repository's rules. A folder
 //! inside an ignored folder (the listed folder itself may be one, e.g. a
 //! build output folder) has every entry ignored, as git does not look inside
-//! an ignored folder. Lines that are not UTF-8 or not valid patterns are
-//! skipped, as git skips what it cannot use.
+//! an ignored folder. Lines that are not valid patterns are skipped, as git
+//! skips them. Lines that are not UTF-8 are skipped too (the matcher takes
+//! text): git would match them byte for byte, a second difference. Names
+//! that are not UTF-8 are matched byte for byte, as git does.
 
 use std::ffi::OsStr;
 use std::os::unix::fs::MetadataExt;
