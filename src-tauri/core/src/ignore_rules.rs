@@ -133,21 +133,16 @@ fn kind_words(kind: EntryKind) -> &'static str {
 /// budget: a file whose rules do not fit, or do not compile, is not used,
 /// and the error says why.
 fn layer_of(folder: &Path, text: &[u8], what: &str, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
-    let mut builder = GitignoreBuilder::new(folder);
-    let (mut rules, mut bytes) = (0usize, 0usize);
     // A byte order mark (a Windows editor's) is not part of the first rule: git skips it too.
     let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
-    for line in text.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let Ok(line) = std::str::from_utf8(line) else { continue };
-        if line.starts_with('#') || line.trim_end_matches(' ').is_empty() {
-            continue;
-        }
-        if builder.add_line(None, line).is_ok() {
-            rules += 1;
-            bytes += line.len();
-        }
-    }
+    let rule_lines = || {
+        text.split(|&b| b == b'\n').filter_map(|line| {
+            let line = std::str::from_utf8(line.strip_suffix(b"\r").unwrap_or(line)).ok()?;
+            (!line.starts_with('#') && !line.trim_end_matches(' ').is_empty()).then_some(line)
+        })
+    };
+    // Counted before anything is parsed, so a file over the budget costs one scan.
+    let (rules, bytes) = rule_lines().fold((0usize, 0usize), |(n, b), line| (n + 1, b + line.len()));
     if rules == 0 {
         return (None, None);
     }
@@ -157,6 +152,11 @@ fn layer_of(folder: &Path, text: &[u8], what: &str, budget: &RuleBudget) -> (Opt
              one listing compiles at most {MAX_IGNORE_RULES} rules of {MAX_IGNORE_RULE_BYTES} bytes in all, so its rules are not used"
         );
         return (None, Some(CanopyError::new(ErrorCode::TooLarge, message)));
+    }
+    let mut builder = GitignoreBuilder::new(folder);
+    for line in rule_lines() {
+        // A line that is not a valid pattern is skipped, as git skips it.
+        let _ = builder.add_line(None, line);
     }
     match builder.build() {
         Ok(matcher) if matcher.is_empty() => (None, None),
