@@ -114,6 +114,35 @@ describe("filter", () => {
     expect(findFolder(state(), "/r/big")!.total).toBe(252);
   });
 
+  it("typing back to the filter already shown drops the newer filter still on its way", async () => {
+    const { c, fake, state } = await opened();
+    await c.setFilter("/r/big", "F02");
+    fake.hold = true;
+    fake.honorCancel = false; // the superseded call still answers, with a full reply
+    const typed = c.setFilter("/r/big", "F021");
+    await settle();
+    const back = c.setFilter("/r/big", "F02");
+    await settle();
+    fake.release();
+    await Promise.all([typed, back]);
+    const f = findFolder(state(), "/r/big")!;
+    expect([f.filter, f.total, f.loading]).toEqual(["F02", 52, false]);
+    expect(childNames(c, "/r/big")).toHaveLength(52);
+  });
+
+  it("clearing a filter before its first answer leaves the folder unfiltered", async () => {
+    const { c, fake, state } = await opened();
+    fake.hold = true;
+    fake.honorCancel = false;
+    const typed = c.setFilter("/r/big", "F02");
+    await settle();
+    const cleared = c.setFilter("/r/big", null);
+    fake.release();
+    await Promise.all([typed, cleared]);
+    const f = findFolder(state(), "/r/big")!;
+    expect([f.filter, f.total, f.loading]).toEqual([null, 252, false]);
+  });
+
   it("the root can be filtered too", async () => {
     const { c, fake, state } = await opened();
     await c.setFilter("/r", "read");

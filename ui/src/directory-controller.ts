@@ -223,6 +223,15 @@ export class DirectoryController {
     return p;
   }
 
+  /** Cancels and forgets the request pending for `key`; true when there was one. */
+  private drop(key: string): boolean {
+    const old = this.pending.get(key);
+    if (!old) return false;
+    void this.backend.cancelListing(old.requestId).catch(() => undefined);
+    this.pending.delete(key);
+    return true;
+  }
+
   /** True when `p` is still the newest request for `key` in the current tree. */
   private finish(key: string, p: Pending): boolean {
     if (this.pending.get(key) !== p) return false;
@@ -375,12 +384,14 @@ export class DirectoryController {
     const f = t && findFolder(t, folderHandle);
     if (!t || !f) return;
     const filter = text === null || text === "" ? null : text;
-    if (filter === f.filter) return;
     const key = `${folderHandle}@filter`;
+    if (filter === f.filter) {
+      // Typed back to what the folder shows: a newer filter still on its way must not land.
+      if (this.drop(key)) this.setTree(setLoading(t, folderHandle, false));
+      return;
+    }
     if (filter === null) {
-      const old = this.pending.get(key);
-      if (old) void this.backend.cancelListing(old.requestId).catch(() => undefined);
-      this.pending.delete(key);
+      this.drop(key);
       this.setTree(clearFilter(t, folderHandle));
       // What changed while it was filtered shows now.
       this.live.changed([folderHandle]);

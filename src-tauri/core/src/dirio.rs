@@ -273,14 +273,15 @@ impl Dir {
     }
 
     /// Reads the child `name` if it is a regular file of at most `max`
-    /// bytes, through [`open_regular_at`]: never a fifo, a device or a
-    /// symlink (not followed), and never more than `max + 1` bytes read.
+    /// bytes, through [`open_regular_at`]: never a fifo or a device, a
+    /// symlink only when `follow` (and then only to a regular file), and
+    /// never more than `max + 1` bytes read.
     ///
     /// # Errors
     /// The OS error of opening or reading it.
-    pub fn read_small_file(&self, name: &[u8], max: u64) -> io::Result<SmallFile> {
+    pub fn read_small_file(&self, name: &[u8], max: u64, follow: bool) -> io::Result<SmallFile> {
         let c = cstr(name)?;
-        let (file, st) = match open_regular_at(self.fd.as_raw_fd(), &c, false) {
+        let (file, st) = match open_regular_at(self.fd.as_raw_fd(), &c, follow) {
             Ok(opened) => opened,
             Err(RegularOpen::Io(e)) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(SmallFile::Missing),
             Err(RegularOpen::Io(e)) => return Err(e),

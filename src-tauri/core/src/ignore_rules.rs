@@ -6,41 +6,50 @@
 //! would open them with a plain `File::open` (a fifo named `.gitignore`
 //! blocks, a link to `/dev/zero` reads for ever), so each file is read
 //! through the engine's regular-file open ([`crate::dirio::open_regular_at`]):
-//! never a fifo, a device or a symlink (git does not follow a symlinked
-//! `.gitignore` either), at most `MAX_IGNORE_FILE_BYTES`, on the bounded-I/O
+//! never a fifo or a device, never a symlinked `.gitignore` (git does not
+//! follow one either; it does follow a symlinked `.git/info/exclude` or
+//! global file, and so does Canopy, to a regular file only), at most
+//! `MAX_IGNORE_FILE_BYTES`, on the bounded-I/O
 //! worker of the folder being read, so a dead mount cannot hang it. A file
 //! that cannot be used is not silently skipped: its folder carries an error
 //! saying why (`NOT_A_FILE`, `TOO_LARGE`, `DENIED`, ...), and the rules of the
-//! other files still apply.
+//! other files still apply. Compiled rules cost memory until the listing
+//! ends, so one listing compiles at most `MAX_IGNORE_RULES` rules of
+//! `MAX_IGNORE_RULE_BYTES` in all; a file whose rules would pass that (or
+//! do not compile) is not used, and its folder says so (`TOO_LARGE`).
 //!
 //! Which files, from highest precedence to lowest, as git reads them:
 //! - the `.gitignore` of the folder, then of each folder above it up to the
-//!   repository's root (the nearest folder holding `.git`, a folder or a
-//!   file); a deeper file's rule, or its `!negation`, wins over a shallower one;
+//!   repository's root (the nearest folder holding `.git`, a folder, a file
+//!   or a link; not a fifo, a socket or a device); a deeper file's rule, or its `!negation`, wins over a shallower one;
 //! - `.git/info/exclude` (when `.git` is a folder; a worktree's `.git` file is
 //!   not followed);
 //! - the global excludes file at git's default place,
 //!   `$XDG_CONFIG_HOME/git/ignore`, else `~/.config/git/ignore`. A
 //!   `core.excludesFile` set in a git config file is not read (that would mean
-//!   running git, or parsing its config): this is the one difference.
+//!   running git, or parsing its config): a difference.
 //!
 //! Outside a repository nothing is ignored, as with git. A folder holding
 //! `.git` below the listed one starts its own repository's rules. A folder
 //! inside an ignored folder (the listed folder itself may be one, e.g. a
 //! build output folder) has every entry ignored, as git does not look inside
-//! an ignored folder. Lines that are not UTF-8 or not valid patterns are
-//! skipped, as git skips what it cannot use.
+//! an ignored folder. Lines that are not valid patterns are skipped, as git
+//! skips them. Lines that are not UTF-8 are skipped too (the matcher takes
+//! text): git would match them byte for byte, a second difference. Names
+//! that are not UTF-8 are matched byte for byte, as git does.
 
 use std::ffi::OsStr;
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use crate::dirio::{Dir, IoHooks, SmallFile};
+use crate::dirio::{kind_of_mode, Dir, IoHooks, SmallFile};
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::MAX_IGNORE_FILE_BYTES;
+use crate::limits::{MAX_IGNORE_FILE_BYTES, MAX_IGNORE_RULES, MAX_IGNORE_RULE_BYTES};
 use crate::wire::EntryKind;
 
 /// The rules of one ignore file, for the folder it applies from.
@@ -48,9 +57,34 @@ struct Layer {
     matcher: Gitignore,
 }
 
+/// The rules one listing has compiled so far, shared by the rules of every
+/// folder it reads: a compiled rule costs memory (kilobytes for a glob)
+/// until the listing ends, so their number and text are bounded per listing.
+#[derive(Debug, Default)]
+struct RuleBudget {
+    rules: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
+impl RuleBudget {
+    /// Takes `rules` rules of `bytes` bytes, or says what was already taken.
+    fn take(&self, rules: usize, bytes: usize) -> Result<(), (usize, usize)> {
+        let had_rules = self.rules.fetch_add(rules, Ordering::Relaxed);
+        let had_bytes = self.bytes.fetch_add(bytes, Ordering::Relaxed);
+        if had_rules + rules > MAX_IGNORE_RULES || had_bytes + bytes > MAX_IGNORE_RULE_BYTES {
+            self.rules.fetch_sub(rules, Ordering::Relaxed);
+            self.bytes.fetch_sub(bytes, Ordering::Relaxed);
+            return Err((had_rules, had_bytes));
+        }
+        Ok(())
+    }
+}
+
 /// The rules that apply to one folder's entries.
 #[derive(Clone, Default)]
 pub struct IgnoreRules {
+    /// Shared by every folder's rules of one listing.
+    budget: Arc<RuleBudget>,
     /// False outside a repository: nothing is ignored.
     active: bool,
     /// The folder lies inside an ignored folder: every entry is ignored.
@@ -94,37 +128,69 @@ fn kind_words(kind: EntryKind) -> &'static str {
     }
 }
 
-/// Builds the rules of one file's text (lines split on `\n`, a trailing `\r` dropped).
-fn layer_of(folder: &Path, text: &[u8]) -> Option<Arc<Layer>> {
-    let mut builder = GitignoreBuilder::new(folder);
-    let mut any = false;
-    for line in text.split(|&b| b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let Ok(line) = std::str::from_utf8(line) else { continue };
-        if builder.add_line(None, line).is_ok() {
-            any = true;
-        }
+/// Builds the rules of one file's text (lines split on `\n`, a trailing `\r`
+/// dropped, a leading byte order mark skipped), within the listing's rule
+/// budget: a file whose rules do not fit, or do not compile, is not used,
+/// and the error says why.
+fn layer_of(folder: &Path, text: &[u8], what: &str, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+    // A byte order mark (a Windows editor's) is not part of the first rule: git skips it too.
+    let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
+    let rule_lines = || {
+        text.split(|&b| b == b'\n').filter_map(|line| {
+            let line = std::str::from_utf8(line.strip_suffix(b"\r").unwrap_or(line)).ok()?;
+            (!line.starts_with('#') && !line.trim_end_matches(' ').is_empty()).then_some(line)
+        })
+    };
+    // Counted before anything is parsed, so a file over the budget costs one scan.
+    let (rules, bytes) = rule_lines().fold((0usize, 0usize), |(n, b), line| (n + 1, b + line.len()));
+    if rules == 0 {
+        return (None, None);
     }
-    let matcher = builder.build().ok().filter(|_| any)?;
-    (!matcher.is_empty()).then(|| Arc::new(Layer { matcher }))
+    if let Err((had_rules, had_bytes)) = budget.take(rules, bytes) {
+        let message = format!(
+            "{what} holds {rules} rules ({bytes} bytes) and this listing has already read {had_rules} ({had_bytes} bytes); \
+             one listing compiles at most {MAX_IGNORE_RULES} rules of {MAX_IGNORE_RULE_BYTES} bytes in all, so its rules are not used"
+        );
+        return (None, Some(CanopyError::new(ErrorCode::TooLarge, message)));
+    }
+    let mut builder = GitignoreBuilder::new(folder);
+    for line in rule_lines() {
+        // A line that is not a valid pattern is skipped, as git skips it.
+        let _ = builder.add_line(None, line);
+    }
+    match builder.build() {
+        Ok(matcher) if matcher.is_empty() => (None, None),
+        Ok(matcher) => (Some(Arc::new(Layer { matcher })), None),
+        Err(e) => (None, Some(CanopyError::new(ErrorCode::TooLarge, format!("the rules of {what} could not be compiled ({e}): they are not used")))),
+    }
 }
 
-/// Reads `name` in `dir` as an ignore file: its rules, or why not.
-fn read_layer(dir: &Dir, folder: &Path, name: &[u8], what: &str) -> (Option<Arc<Layer>>, Option<CanopyError>) {
-    match dir.read_small_file(name, MAX_IGNORE_FILE_BYTES) {
-        Ok(SmallFile::Read(text)) => (layer_of(folder, &text), None),
+/// Reads `name` in `dir` as an ignore file: its rules, or why not. `follow`:
+/// a final symlink is followed (git follows one for `.git/info/exclude` and
+/// the global file, never for a `.gitignore`); what it reaches must still be
+/// a regular file.
+fn read_layer(dir: &Dir, folder: &Path, name: &[u8], what: &str, follow: bool, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+    match dir.read_small_file(name, MAX_IGNORE_FILE_BYTES, follow) {
+        Ok(SmallFile::Read(text)) => layer_of(folder, &text, what, budget),
         Ok(other) => (None, unusable(what, &other)),
         Err(e) => (None, Some(CanopyError::from_io(&e, &format!("cannot read {what}")))),
     }
 }
 
 /// Reads `dir_path/name` (the folder opened by path) as an ignore file.
-fn read_layer_at(dir_path: &Path, name: &[u8], what: &str, hooks: &IoHooks) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+fn read_layer_at(dir_path: &Path, name: &[u8], what: &str, follow: bool, hooks: &IoHooks, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
     match Dir::open_path(dir_path, hooks) {
-        Ok(dir) => read_layer(&dir, dir_path, name, what),
+        Ok(dir) => read_layer(&dir, dir_path, name, what, follow, budget),
         Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => (None, None),
         Err(e) => (None, Some(CanopyError::from_io(&e, &format!("cannot read {what}")))),
     }
+}
+
+/// True when an entry named `.git` of this kind can make its folder a
+/// repository's root: a folder, a file (a worktree's `gitdir:` file) or a
+/// link to one; git does not take a fifo, a socket or a device for one.
+fn could_be_git(kind: EntryKind) -> bool {
+    matches!(kind, EntryKind::Folder | EntryKind::File | EntryKind::Symlink)
 }
 
 /// Git's default global excludes folder: `$XDG_CONFIG_HOME/git`, else
@@ -137,17 +203,17 @@ fn global_folder() -> Option<PathBuf> {
 
 /// The rules of a repository whose root is `repo`: `.git/info/exclude` and the
 /// global file, lowest precedence last.
-fn repository_layers(repo: &Path, hooks: &IoHooks, problems: &mut Vec<CanopyError>) -> Vec<(Arc<Layer>, PathBuf)> {
+fn repository_layers(repo: &Path, hooks: &IoHooks, budget: &RuleBudget, problems: &mut Vec<CanopyError>) -> Vec<(Arc<Layer>, PathBuf)> {
     let mut out = Vec::new();
     let info = repo.join(".git").join("info");
-    let (exclude, err) = read_layer_at(&info, b"exclude", ".git/info/exclude", hooks);
+    let (exclude, err) = read_layer_at(&info, b"exclude", ".git/info/exclude", true, hooks, budget);
     problems.extend(err);
     if let Some(l) = exclude {
         out.push((l, PathBuf::new()));
     }
     if let Some(global) = global_folder() {
         let what = format!("the global excludes file {}", global.join("ignore").display());
-        let (l, err) = read_layer_at(&global, b"ignore", &what, hooks);
+        let (l, err) = read_layer_at(&global, b"ignore", &what, true, hooks, budget);
         problems.extend(err);
         if let Some(l) = l {
             out.push((l, PathBuf::new()));
@@ -166,15 +232,17 @@ impl IgnoreRules {
     /// from the repository's root down (see the module docs), and what could
     /// not be used. Runs on the caller's thread: call it on a bounded worker.
     pub fn for_folder(path: &Path, hooks: &IoHooks) -> (IgnoreRules, Option<CanopyError>) {
-        let Some(repo) = path.ancestors().find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok()) else {
+        let holds_git = |a: &Path| std::fs::symlink_metadata(a.join(".git")).is_ok_and(|m| could_be_git(kind_of_mode(m.mode())));
+        let Some(repo) = path.ancestors().find(|a| holds_git(a)) else {
             return (IgnoreRules::none(), None);
         };
         let mut problems = Vec::new();
-        let base = repository_layers(repo, hooks, &mut problems);
-        let mut rules = IgnoreRules { active: true, all: false, layers: base };
+        let budget = Arc::new(RuleBudget::default());
+        let base = repository_layers(repo, hooks, &budget, &mut problems);
+        let mut rules = IgnoreRules { budget, active: true, all: false, layers: base };
         let below: Vec<&OsStr> = path.strip_prefix(repo).map(|p| p.iter().collect()).unwrap_or_default();
         let mut here = repo.to_path_buf();
-        let (layer, err) = read_layer_at(&here, b".gitignore", "the .gitignore", hooks);
+        let (layer, err) = read_layer_at(&here, b".gitignore", "the .gitignore", false, hooks, &rules.budget);
         problems.extend(err);
         rules.push_own(layer);
         for name in below {
@@ -184,7 +252,7 @@ impl IgnoreRules {
             }
             rules.enter(name.as_bytes());
             here.push(name);
-            let (layer, err) = read_layer_at(&here, b".gitignore", &format!("the .gitignore in {}", here.display()), hooks);
+            let (layer, err) = read_layer_at(&here, b".gitignore", &format!("the .gitignore in {}", here.display()), false, hooks, &rules.budget);
             problems.extend(err);
             rules.push_own(layer);
         }
@@ -196,18 +264,19 @@ impl IgnoreRules {
     /// `.gitignore` could not be used.
     pub fn descend(&self, name: &[u8], dir: &Dir, path: &Path, hooks: &IoHooks) -> (IgnoreRules, Option<CanopyError>) {
         let mut problems = Vec::new();
-        let mut rules = if dir.has_child(b".git") {
+        let holds_git = dir.stat_child(b".git", false).is_ok_and(|m| could_be_git(m.kind));
+        let mut rules = if holds_git {
             // A repository of its own: its rules alone.
-            let base = repository_layers(path, hooks, &mut problems);
-            IgnoreRules { active: true, all: false, layers: base }
+            let base = repository_layers(path, hooks, &self.budget, &mut problems);
+            IgnoreRules { budget: self.budget.clone(), active: true, all: false, layers: base }
         } else if self.active {
             let mut r = self.clone();
             r.enter(name);
             r
         } else {
-            return (IgnoreRules::none(), None);
+            return (IgnoreRules { budget: self.budget.clone(), ..IgnoreRules::none() }, None);
         };
-        let (layer, err) = read_layer(dir, path, b".gitignore", "the .gitignore in this folder");
+        let (layer, err) = read_layer(dir, path, b".gitignore", "the .gitignore in this folder", false, &rules.budget);
         problems.extend(err);
         rules.push_own(layer);
         (rules, problems.into_iter().next())

@@ -39,6 +39,14 @@ pub const REST_GROUPS_SHOWN: usize = 5;
 /// Largest ignore file read (`.gitignore`, `.git/info/exclude`, the global
 /// excludes file); a larger one is not used, and its folder says so.
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
+/// Ignore rules one listing compiles at most, over all its ignore files, and
+/// their text in bytes: a compiled rule is kept until the listing ends and a
+/// glob costs kilobytes, so a hostile folder (a `.gitignore` of 90,000 globs
+/// took 500 MB) cannot exhaust memory. A file whose rules would pass either
+/// is not used, and its folder says so (`TOO_LARGE`).
+pub const MAX_IGNORE_RULES: usize = 5_000;
+/// The text of those rules, in bytes (see `MAX_IGNORE_RULES`).
+pub const MAX_IGNORE_RULE_BYTES: usize = 128 * 1024;
 /// Longest time spent reading one folder before it is returned as `TIMEOUT`.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
 /// Entries in one reply at most: a default depth-2 reply (a page of `PAGE`

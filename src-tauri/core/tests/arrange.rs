@@ -409,6 +409,102 @@ fn an_ignore_file_over_the_cap_is_not_used_and_says_too_large() {
     assert!(names(folder(sub)).contains(&"a.txt"), "its rules are not used");
 }
 
+/// `n` distinct ignore rules that match nothing the tests create, then `*.txt`.
+fn many_rules(n: usize) -> Vec<u8> {
+    let mut text = Vec::new();
+    for i in 0..n - 1 {
+        text.extend_from_slice(format!("*x{i}y*z\n").as_bytes());
+    }
+    text.extend_from_slice(b"*.txt\n");
+    text
+}
+
+#[test]
+fn an_ignore_file_with_more_rules_than_a_listing_compiles_says_too_large_never_silently() {
+    // 60,000 globs fit in 1 MiB; compiled they took 500 MB, or failed to
+    // compile and were dropped without a word (a.txt shown, no error).
+    let t = Tree::new();
+    t.dir("repo/.git");
+    t.write("repo/sub/.gitignore", &many_rules(60_000));
+    t.file("repo/sub/a.txt");
+    t.write("repo/fits/.gitignore", &many_rules(100));
+    t.file("repo/fits/b.txt");
+    let l = hidden_by_rules(opts(2, 100), &t.at("repo"));
+    let sub = child(folder(&l.root), "sub");
+    let err = sub.error.as_ref().expect("the folder says its rules were not used");
+    assert_eq!(err.code, ErrorCode::TooLarge, "{}", err.message);
+    assert!(names(folder(sub)).contains(&"a.txt"), "its rules are not used, so nothing is hidden by them");
+    let fits = child(folder(&l.root), "fits");
+    assert!(fits.error.is_none() && !names(folder(fits)).contains(&"b.txt"), "a file within the budget still applies");
+}
+
+#[test]
+fn the_rule_budget_is_shared_by_every_folder_of_a_listing() {
+    let t = Tree::new();
+    t.dir("repo/.git");
+    let most = canopy_core::limits::MAX_IGNORE_RULES * 3 / 5;
+    for name in ["a", "b"] {
+        t.write(format!("repo/{name}/.gitignore"), &many_rules(most));
+        t.file(format!("repo/{name}/x.txt"));
+    }
+    let l = hidden_by_rules(opts(2, 100), &t.at("repo"));
+    let (a, b) = (child(folder(&l.root), "a"), child(folder(&l.root), "b"));
+    assert!(a.error.is_none() && !names(folder(a)).contains(&"x.txt"), "the first file read is used");
+    assert_eq!(b.error.as_ref().map(|e| e.code), Some(ErrorCode::TooLarge), "the second would pass the listing's budget");
+    assert!(names(folder(b)).contains(&"x.txt"));
+}
+
+#[test]
+fn info_exclude_reached_through_a_symlink_is_used_as_git_does() {
+    // Git follows a symlinked .git/info/exclude (and global file); only a
+    // .gitignore in the worktree is never followed. A link to a device is
+    // still never opened.
+    let t = Tree::new();
+    t.dir("repo/.git/info");
+    t.write("rules/exclude", b"*.log\n");
+    t.symlink("../../../rules/exclude", "repo/.git/info/exclude");
+    t.file("repo/a.log");
+    t.file("repo/b.txt");
+    let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
+    let root = folder(&l.root);
+    assert!(l.root.error.is_none(), "{:?}", l.root.error);
+    assert_eq!((names(root), root.ignored_hidden), (vec![".git", "b.txt"], 1));
+    fs::remove_file(t.at("repo/.git/info/exclude")).unwrap();
+    t.symlink("/dev/zero", "repo/.git/info/exclude");
+    let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
+    assert_eq!(l.root.error.as_ref().map(|e| e.code), Some(ErrorCode::NotAFile));
+}
+
+#[test]
+fn a_byte_order_mark_before_the_first_rule_is_skipped_as_git_does() {
+    let t = Tree::new();
+    t.dir("repo/.git");
+    t.write("repo/.gitignore", b"\xef\xbb\xbf*.log\n*.tmp\n");
+    for f in ["a.log", "b.tmp", "c.txt"] {
+        t.file(format!("repo/{f}"));
+    }
+    let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
+    assert_eq!(names(folder(&l.root)), [".git", ".gitignore", "c.txt"], "the first rule, *.log, applies");
+}
+
+#[test]
+fn a_fifo_named_git_does_not_make_a_repository() {
+    let t = Tree::new();
+    t.dir("repo/.git");
+    t.write("repo/.gitignore", b"*.o\n");
+    t.file("repo/sub/x.o");
+    t.fifo("repo/sub/.git");
+    t.file("repo/sub/y.c");
+    t.write("loose/.gitignore", b"*.o\n");
+    t.fifo("loose/.git");
+    t.file("loose/a.o");
+    let l = hidden_by_rules(opts(2, 100), &t.at("repo"));
+    let sub = folder(child(folder(&l.root), "sub"));
+    assert_eq!(names(sub), [".git", "y.c"], "the repository's *.o still reaches into sub");
+    let l = hidden_by_rules(opts(1, 100), &t.at("loose"));
+    assert!(names(folder(&l.root)).contains(&"a.o"), "no repository: nothing is ignored");
+}
+
 #[test]
 fn ignored_entries_change_the_cursor_and_locate_alike() {
     let t = Tree::new();

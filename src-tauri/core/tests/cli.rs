@@ -430,3 +430,40 @@ fn the_global_excludes_file_is_read_from_xdg_config_home() {
         .unwrap();
     assert_eq!(stdout(&o), "[DIR] .git\n[FILE] keep.txt\n[IGNORED] repo: 1 items hidden by ignore rules\n");
 }
+
+#[test]
+fn under_a_size_order_entries_whose_lstat_fails_are_listed_by_name_each_saying_why() {
+    // A folder that can be read but not searched: its names come back, and
+    // every lstat of an entry fails (EACCES), as for an entry removed
+    // between the read and the stat. Beside them, a folder whose files can
+    // be stat'ed.
+    let t = Tree::new();
+    for (name, size) in [("small", 1usize), ("big", 300), ("mid", 20)] {
+        t.write(format!("ok/{name}"), &vec![b'x'; size]);
+        t.write(format!("ro/{name}"), &vec![b'x'; size]);
+    }
+    t.chmod("ro", 0o444);
+    let order = |dir: &str, reverse: bool| -> Vec<(String, Option<String>)> {
+        let mut args = vec!["--json", "--sort", "size"];
+        if reverse {
+            args.push("--reverse");
+        }
+        let l: serde_json::Value = serde_json::from_slice(&run_in(&t.at(dir), &args).stdout).unwrap();
+        let f = &l["root"]["folder"];
+        assert_eq!(f["partialOrder"], false, "a failed stat is not a cut scan");
+        f["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["name"].as_str().unwrap().to_string(), e["error"]["code"].as_str().map(String::from)))
+            .collect()
+    };
+    let named = |v: &[&str]| v.iter().map(|n| (n.to_string(), None)).collect::<Vec<_>>();
+    assert_eq!(order("ok", false), named(&["small", "mid", "big"]));
+    assert_eq!(order("ok", true), named(&["big", "mid", "small"]));
+    for reverse in [false, true] {
+        let got = order("ro", reverse);
+        let denied = |v: &[&str]| v.iter().map(|n| (n.to_string(), Some("DENIED".to_string()))).collect::<Vec<_>>();
+        assert_eq!(got, denied(&["big", "mid", "small"]), "no size: by name, ascending, each saying why (reverse {reverse})");
+    }
+}
