@@ -129,6 +129,8 @@ pub fn list(opened: &Opened, call: ListCall) -> Result<Listing, CanopyError> {
     let via = PathBuf::from(format!("/proc/self/fd/{}", opened.fd.as_raw_fd()));
     let on_folder = call.on_folder.clone();
     let mut hooks = call.hooks;
+    #[cfg(feature = "e2e")]
+    slow_root_seam(opened, &mut hooks);
     hooks.after_scan = Some(Arc::new(move |_: &Path| on_folder()));
     let opts = ListOptions {
         depth: call.depth,
@@ -159,6 +161,17 @@ pub fn list(opened: &Opened, call: ListCall) -> Result<Listing, CanopyError> {
 /// `MAX_FILTER_BYTES`, holding NUL or `/`).
 pub fn check_pattern(pattern: &str) -> Result<bool, CanopyError> {
     Ok(NameFilter::parse(pattern)?.is_glob())
+}
+
+/// The engine's slow-folder seam names a folder by its name; the listed
+/// folder is opened as `/proc/self/fd/N`, so when its real name is the slow
+/// one, the seam is pointed at `N` (the `e2e` build only).
+#[cfg(feature = "e2e")]
+fn slow_root_seam(opened: &Opened, hooks: &mut IoHooks) {
+    let real_name = opened.real.file_name().map(|n| n.as_bytes());
+    if hooks.slow_folder.is_some() && hooks.slow_folder.as_deref() == real_name {
+        hooks.slow_folder = Some(opened.fd.as_raw_fd().to_string().into_bytes());
+    }
 }
 
 /// The engine cursor that continues `listing` after its shown top-level
