@@ -652,7 +652,7 @@ impl ServerHandler for Canopy {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("canopy-mcp", env!("CARGO_PKG_VERSION")).with_title("Canopy"))
             .with_instructions(format!(
-                "Canopy lists folders and reads files, read-only, under: {}. Every reply fits 40,000 characters; follow [NEXT] cursors to page, and list a folder by its path to see what a listing left out.",
+                "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}. Every reply fits 40,000 characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
                 roots_text(&self.roots)
             ))
     }
