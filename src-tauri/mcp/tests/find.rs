@@ -114,6 +114,19 @@ async fn a_glob_matches_whole_names_with_exact_counts() {
     assert_eq!(classes.lines()[0], "[MATCH] shots: 1 of 9011 entries match \"[!pn]*\"", "only the dotfile starts with neither p nor n");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn the_longest_pattern_still_pages_within_the_budget() {
+    let t = Tree::in_memory();
+    let dir = photos(&t);
+    let s = Server::start(&[&t.path()]).await;
+    // 1,024 stars: the longest pattern, matching every name; each cursor carries it.
+    let stars = "*".repeat(1024);
+    let line = format!("[MATCH] shots: 9011 of 9011 entries match \"{stars}\"");
+    let (seen, pages) = all_matches(&s, json!({ "path": path_arg(&dir), "pattern": stars, "sort": "modified" }), &line).await;
+    assert!(pages > 1);
+    assert_eq!(seen.iter().collect::<HashSet<_>>().len(), 9011, "every entry once, each page within {BUDGET} characters");
+}
+
 #[tokio::test]
 async fn matches_come_in_the_order_asked() {
     let t = Tree::new();
