@@ -23,9 +23,9 @@ use std::collections::{HashSet, VecDeque};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
+use canopy_core::limits::MAX_FILTER_BYTES;
 use canopy_core::rest::RestGroup;
 use canopy_core::text::{line_name, match_line, partial_order_line, warning_line, write_entry};
-use canopy_core::limits::MAX_FILTER_BYTES;
 use canopy_core::wire::{Entry, Folder, KindCounts, Listing};
 use canopy_core::{CanopyError, ErrorCode};
 use schemars::JsonSchema;
