@@ -12,6 +12,8 @@
 //! hidden entries are, when counted) and `[IGNORED]` (entries the ignore
 //! rules hid); the root's come last. Without a filter, a count of the rest
 //! or hidden ignored entries, none of these three is printed.
+//! [`partial_order_line`] is for front ends that say a folder's order is
+//! partial (`canopy-mcp`); `canopy-list` does not print it.
 
 use std::io::{self, Write};
 
@@ -59,12 +61,8 @@ fn push_line_name(out: &mut String, name: &str, parts: Option<&[NamePart]>) {
 pub fn write_text(listing: &Listing, out: &mut impl Write) -> io::Result<()> {
     let root = &listing.root;
     let label = line_name(&root.name, root.name_parts.as_deref());
-    if let (Some(filter), Some(folder)) = (&listing.filter, &root.folder) {
-        let (matched, of) = (folder.total.unwrap_or(0), folder.unfiltered_total.unwrap_or(0));
-        let least = if folder.count_is_lower_bound { "at least " } else { "" };
-        // No raw quote in the pattern: the line reads back from its end.
-        let pattern = escape_for_line(filter.as_bytes()).replace('"', "\\u{22}");
-        writeln!(out, "[MATCH] {label}: {least}{matched} of {least}{of} entries match \"{pattern}\"")?;
+    if let Some(line) = match_line(listing, &label) {
+        writeln!(out, "{line}")?;
     }
     if let Some(err) = &root.error {
         writeln!(out, "[{}] {label}", err.code)?;
@@ -73,6 +71,35 @@ pub fn write_text(listing: &Listing, out: &mut impl Write) -> io::Result<()> {
         write_folder(folder, &mut String::new(), &label, out)?;
     }
     Ok(())
+}
+
+/// The `[MATCH]` line (without its line break) of a filtered listing whose
+/// root prints as `label`: `[MATCH] LABEL: M of N entries match "PATTERN"`,
+/// the pattern escaped like names and holding no raw quote (the line reads
+/// back from its end); `None` without a filter.
+pub fn match_line(listing: &Listing, label: &str) -> Option<String> {
+    let (filter, folder) = (listing.filter.as_deref()?, listing.root.folder.as_deref()?);
+    let (matched, of) = (folder.total.unwrap_or(0), folder.unfiltered_total.unwrap_or(0));
+    let least = if folder.count_is_lower_bound { "at least " } else { "" };
+    let pattern = escape_for_line(filter.as_bytes()).replace('"', "\\u{22}");
+    Some(format!("[MATCH] {label}: {least}{matched} of {least}{of} entries match \"{pattern}\""))
+}
+
+/// The `[PARTIAL_ORDER]` line (without its line break) of a folder whose
+/// entries are the best of those placed, not of the whole folder:
+/// `[PARTIAL_ORDER] LABEL: order is partial: C of T checked` under the size
+/// and modified orders (the other entries sort after them, unread), or
+/// `... order is partial: not every entry was read in time`; `None` when the
+/// order is whole.
+pub fn partial_order_line(label: &str, folder: &Folder) -> Option<String> {
+    if !folder.partial_order {
+        return None;
+    }
+    let total = folder.total.unwrap_or(0);
+    Some(match folder.checked {
+        Some(checked) => format!("[PARTIAL_ORDER] {label}: order is partial: {checked} of {total} checked"),
+        None => format!("[PARTIAL_ORDER] {label}: order is partial: not every entry was read in time"),
+    })
 }
 
 /// The tag that starts an entry's line, e.g. `[DIR] `.

@@ -1,7 +1,9 @@
 //! `list_directory` on a 200,000-entry folder, against `canopy-list` on the
-//! same folder in the same run, and (when `CANOPY_BENCH_SEED` names the
-//! seed's server command, e.g. `node .../desktop-commander/dist/index.js`)
-//! the seed format's `list_directory` on the same folders.
+//! same folder in the same run; `find_in_folder` against `ls -f | grep -c`
+//! and a size order against `find -printf` on that folder; and (when
+//! `CANOPY_BENCH_SEED` names the seed's server command, e.g.
+//! `node .../desktop-commander/dist/index.js`) the seed format's
+//! `list_directory` on the same folders.
 //!
 //! `cargo build --release -p canopy-core && cargo bench -p canopy-mcp`
 //! (canopy-list is taken from beside canopy-mcp). Prints a table; asserts
@@ -137,6 +139,63 @@ async fn main() {
     println!("canopy-mcp on the parent (depth 2): {} characters, last line {:?}", nested.chars().count(), nested.lines().last());
     let (order, _, _) = call(&client, "list_directory", json!({ "path": numbered_s, "depth": 1 })).await;
     println!("canopy-mcp order of item1..item1000 and Zebra, first 12: {:?}\n", &entry_names(&order)[..12]);
+
+    // find_in_folder against `ls -f | grep -c` (a name scan and a count),
+    // and a size order against `find -printf '%s'` (a stat scan), runs
+    // alternating so both see the same machine.
+    for (pattern, grep) in [("77", "77"), ("*7?.TXT", "7.\\.txt$")] {
+        let shell = format!("ls -f {big_s} | grep -ic '{grep}'");
+        let (mut ours, mut theirs, mut matched, mut counted) = (Vec::new(), Vec::new(), Value::Null, String::new());
+        for _ in 0..RUNS {
+            let (_, structured, took) = call(&client, "find_in_folder", json!({ "path": big_s, "pattern": pattern })).await;
+            matched = structured["matched"].clone();
+            ours.push(took);
+            let start = Instant::now();
+            let out = Command::new("sh").arg("-c").arg(&shell).output().expect("sh runs");
+            theirs.push(start.elapsed());
+            counted = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        }
+        let (ours, theirs) = (median(ours), median(theirs));
+        println!(
+            "find_in_folder {pattern:?} first page: {} (median of {RUNS}), {matched} matches; `{shell}`: {} ({counted} lines); ratio {:.2}x",
+            ms(ours),
+            ms(theirs),
+            ours.as_secs_f64() / theirs.as_secs_f64()
+        );
+        assert_eq!(matched.to_string(), counted, "the same count as grep");
+        let start = Instant::now();
+        let (mut pages, mut seen, mut cursor) = (0usize, 0usize, None::<String>);
+        loop {
+            let mut args = json!({ "path": big_s, "pattern": pattern });
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let (text, structured, _) = call(&client, "find_in_folder", args).await;
+            pages += 1;
+            seen += entry_names(&text).len();
+            match structured.get("nextCursor").and_then(Value::as_str) {
+                Some(c) => cursor = Some(c.to_string()),
+                None => break,
+            }
+        }
+        println!("find_in_folder {pattern:?} all pages: {} for {pages} pages, {seen} matches", ms(start.elapsed()));
+    }
+    let shell = format!("find {big_s} -maxdepth 1 -printf '%s\\n' | wc -l");
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        let (_, _, took) = call(&client, "list_directory", json!({ "path": big_s, "depth": 1, "sort": "size", "reverse": true })).await;
+        ours.push(took);
+        let start = Instant::now();
+        Command::new("sh").arg("-c").arg(&shell).output().expect("sh runs");
+        theirs.push(start.elapsed());
+    }
+    let (ours, theirs) = (median(ours), median(theirs));
+    println!(
+        "list_directory sort size, reverse, first page: {} (median of {RUNS}); `{shell}`: {}; ratio {:.2}x\n",
+        ms(ours),
+        ms(theirs),
+        ours.as_secs_f64() / theirs.as_secs_f64()
+    );
     client.cancel().await.ok();
 
     // The seed's format, when its server is at hand.

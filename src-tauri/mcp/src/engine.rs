@@ -1,6 +1,7 @@
 //! Every call `canopy-mcp` makes into Canopy's engine, in one place: opening
-//! a path (to check where it really is), listing an opened folder, reading
-//! a chunk of an opened file, and the cursors of a listing.
+//! a path (to check where it really is), listing an opened folder (in an
+//! order, filtered or not), reading a chunk of an opened file, and the
+//! cursors of a listing.
 //!
 //! Promises:
 //! - a path is opened once (`O_PATH`, which opens no file contents and runs
@@ -22,10 +23,11 @@ use std::sync::Arc;
 use canopy_core::bounded::{self, Place};
 use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::IoHooks;
+use canopy_core::filter::NameFilter;
 use canopy_core::limits::{MCP_PAGE, TIME_BUDGET};
 use canopy_core::listing::RequestBudget;
 use canopy_core::preview::PreviewChunk;
-use canopy_core::wire::{EntryKind, Listing};
+use canopy_core::wire::{EntryKind, Listing, SortBy};
 use canopy_core::{CanopyError, ErrorCode, ListOptions};
 
 /// A path opened `O_PATH`, and where it really is.
@@ -101,6 +103,11 @@ pub struct ListCall {
     /// The engine's cursor: the page continues after the entry it names.
     pub after: Option<String>,
     pub show_dotfiles: bool,
+    /// The order of every folder listed (folders first under every order).
+    pub sort: SortBy,
+    pub reverse: bool,
+    /// Keep only the listed folder's entries whose name matches (see [`check_pattern`]).
+    pub filter: Option<String>,
     pub cancel: CancelToken,
     /// Called after each folder is read (on the engine's workers).
     pub on_folder: Arc<dyn Fn() + Send + Sync>,
@@ -109,23 +116,32 @@ pub struct ListCall {
 }
 
 /// Lists the folder `opened` names, through its descriptor: a page of at
-/// most [`MCP_PAGE`] entries of its top level, and below it what the
-/// request's budget of as many entries allows (breadth-first).
+/// most [`MCP_PAGE`] entries of its top level (those matching the filter,
+/// if any), and below it what the request's budget of as many entries
+/// allows (breadth-first), every folder in the call's order and with what
+/// its hidden rest is made of.
 ///
 /// # Errors
-/// As [`canopy_core::list`]: `INVALID_ARGUMENT` for a bad depth or a cursor
-/// made under other settings, the folder's code when it cannot be listed,
-/// `CANCELLED` when the token fired.
+/// As [`canopy_core::list`]: `INVALID_ARGUMENT` for a bad depth or filter,
+/// or a cursor made under another order, filter or dotfile setting; the
+/// folder's code when it cannot be listed; `CANCELLED` when the token fired.
 pub fn list(opened: &Opened, call: ListCall) -> Result<Listing, CanopyError> {
     let via = PathBuf::from(format!("/proc/self/fd/{}", opened.fd.as_raw_fd()));
     let on_folder = call.on_folder.clone();
     let mut hooks = call.hooks;
+    #[cfg(feature = "e2e")]
+    slow_root_seam(opened, &mut hooks);
     hooks.after_scan = Some(Arc::new(move |_: &Path| on_folder()));
     let opts = ListOptions {
         depth: call.depth,
         limit: Some(u64::from(MCP_PAGE)),
         after: call.after,
         show_dotfiles: call.show_dotfiles,
+        sort: call.sort,
+        reverse: call.reverse,
+        filter: call.filter,
+        // What a truncated folder's hidden rest is made of (counted from names, no stat).
+        summary: true,
         request: RequestBudget { entries: u64::from(MCP_PAGE), ..RequestBudget::STANDARD },
         cancel: Some(call.cancel),
         hooks,
@@ -135,6 +151,27 @@ pub fn list(opened: &Opened, call: ListCall) -> Result<Listing, CanopyError> {
         ..ListOptions::default()
     };
     canopy_core::list(&via, &opts)
+}
+
+/// How a `find_in_folder` pattern is read: `true` for a whole-name glob
+/// (it holds `*`, `?` or a closed `[...]`), `false` for a substring.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a pattern the engine refuses (empty, longer than
+/// `MAX_FILTER_BYTES`, holding NUL or `/`).
+pub fn check_pattern(pattern: &str) -> Result<bool, CanopyError> {
+    Ok(NameFilter::parse(pattern)?.is_glob())
+}
+
+/// The engine's slow-folder seam names a folder by its name; the listed
+/// folder is opened as `/proc/self/fd/N`, so when its real name is the slow
+/// one, the seam is pointed at `N` (the `e2e` build only).
+#[cfg(feature = "e2e")]
+fn slow_root_seam(opened: &Opened, hooks: &mut IoHooks) {
+    let real_name = opened.real.file_name().map(|n| n.as_bytes());
+    if hooks.slow_folder.is_some() && hooks.slow_folder.as_deref() == real_name {
+        hooks.slow_folder = Some(opened.fd.as_raw_fd().to_string().into_bytes());
+    }
 }
 
 /// The engine cursor that continues `listing` after its shown top-level

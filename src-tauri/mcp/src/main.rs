@@ -18,7 +18,8 @@ fn help() -> String {
     format!(
         "{USAGE}\n\n\
          Serves Canopy's bounded folder listing and file preview to AI agents over MCP (stdio).\n\
-         Tools: list_directory (paged, every reply within 40,000 characters) and read_file.\n\
+         Tools: list_directory (paged, sorted; every reply within 40,000 characters),\n\
+         find_in_folder (names matching a pattern, over the whole folder) and read_file.\n\
          Only folders inside a --root (real paths: symlinks and .. are resolved) are shown;\n\
          when the client offers roots, only folders inside both.\n"
     )

@@ -11,14 +11,21 @@
 //!   fit: a folder whose lines do not fit is printed `[BUDGET] path`, as is
 //!   one the engine left unread, and is listed by calling `list_directory`
 //!   with its path;
+//! - a filtered listing (`find_in_folder`) starts with its `[MATCH]` line;
+//! - a folder whose order is partial (the size or time of only some entries
+//!   could be read in time) says so: `[PARTIAL_ORDER] path: ...` after its
+//!   `[WARNING]`;
 //! - a cursor names the folder it was issued for: it continues that folder
-//!   and is refused for any other.
+//!   and is refused for any other (the engine's cursor inside it refuses
+//!   another order, filter or dotfile setting).
 
 use std::collections::{HashSet, VecDeque};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use canopy_core::text::{line_name, warning_line, write_entry};
+use canopy_core::limits::MAX_FILTER_BYTES;
+use canopy_core::rest::RestGroup;
+use canopy_core::text::{line_name, match_line, partial_order_line, warning_line, write_entry};
 use canopy_core::wire::{Entry, Folder, KindCounts, Listing};
 use canopy_core::{CanopyError, ErrorCode};
 use schemars::JsonSchema;
@@ -37,6 +44,51 @@ pub struct TruncatedFolder {
     pub total_is_lower_bound: bool,
     /// What the entries not shown are, by kind.
     pub hidden: HiddenKinds,
+    /// What the entries not shown are, by group: folders, then the commonest
+    /// extensions, then one `other` for the rest (largest first).
+    pub rest: Vec<RestShare>,
+    /// Under the size or modified order, when not every entry's size or time
+    /// could be read in time: how many were (the shown ones are the first of
+    /// those; the rest sort after them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order_checked: Option<u64>,
+}
+
+/// What one group of a folder's hidden entries is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+#[schemars(inline)]
+pub enum RestKind {
+    /// Folders.
+    Folders,
+    /// Entries that are not folders, with the extension `extension`.
+    Extension,
+    /// Entries that are not folders, without an extension.
+    NoExtension,
+    /// Everything the other groups do not name.
+    Other,
+}
+
+/// One group of a folder's hidden entries, as the engine counts them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct RestShare {
+    pub group: RestKind,
+    /// The extension (lowercase letters and digits), for `extension` groups.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extension: Option<String>,
+    pub count: u64,
+}
+
+impl From<&RestGroup> for RestShare {
+    fn from(g: &RestGroup) -> Self {
+        let (group, extension) = match g {
+            RestGroup::Folders { .. } => (RestKind::Folders, None),
+            RestGroup::Extension { extension, .. } => (RestKind::Extension, Some(extension.clone())),
+            RestGroup::NoExtension { .. } => (RestKind::NoExtension, None),
+            RestGroup::Other { .. } => (RestKind::Other, None),
+        };
+        RestShare { group, extension, count: g.count() }
+    }
 }
 
 /// Counts by kind of the entries a folder holds but the page does not show.
@@ -102,14 +154,20 @@ fn child_path(parent: &str, e: &Entry) -> String {
     }
 }
 
-/// The longest `[NEXT]` line a page can end with.
-pub fn next_line_reserve() -> usize {
-    chars(&next_line(&"A".repeat(max_cursor_len())))
+/// The longest `[NEXT]` line a page of `tool` can end with, for a listing
+/// whose filter is `filter_bytes` long.
+pub fn next_line_reserve(tool: &str, filter_bytes: usize) -> usize {
+    chars(&next_line(tool, &"A".repeat(max_cursor_len(filter_bytes))))
 }
 
-/// The last line of a page that ends before its folder does.
-pub fn next_line(cursor: &str) -> String {
-    format!("[NEXT] call list_directory with cursor \"{cursor}\"\n")
+/// The last line of a page of `tool` that ends before its folder does.
+pub fn next_line(tool: &str, cursor: &str) -> String {
+    format!("[NEXT] call {tool} with cursor \"{cursor}\"\n")
+}
+
+/// The `[PARTIAL_ORDER]` line of `f` with its line break, or nothing.
+fn partial_lines(path: &str, f: &Folder) -> String {
+    partial_order_line(path, f).map_or_else(String::new, |l| l + "\n")
 }
 
 /// Renders `listing` (whose listed folder prints as `label`) in at most
@@ -117,6 +175,10 @@ pub fn next_line(cursor: &str) -> String {
 pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> Page {
     let root = &listing.root;
     let mut text = String::new();
+    if let Some(line) = match_line(listing, label) {
+        text.push_str(&line);
+        text.push('\n');
+    }
     if let Some(err) = &root.error {
         text.push_str(&format!("[{}] {label}\n", err.code));
     }
@@ -125,7 +187,8 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
     };
     let total = folder.total.unwrap_or(0);
     let widest_warning = warning_line(label, u64::MAX / 2, u64::MAX / 4, u64::MAX / 2, true).map_or(0, |l| chars(&l) + 1);
-    let room = budget.saturating_sub(chars(&text) + widest_warning + reserve);
+    let root_partial = partial_lines(label, folder);
+    let room = budget.saturating_sub(chars(&text) + widest_warning + chars(&root_partial) + reserve);
 
     // The top level, in order, while each entry's lines fit (the first always).
     let mut used = 0;
@@ -159,6 +222,7 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
         if let Some(w) = warning_line(&path, f.offset, shown, f.total.unwrap_or(0), f.count_is_lower_bound) {
             cost += chars(&w) + 1;
         }
+        cost += chars(&partial_lines(&path, f));
         let refund = chars(&budget_line(&path));
         if used + cost <= room + refund {
             used = used + cost - refund;
@@ -177,6 +241,7 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
         page.text.push_str(&w);
         page.text.push('\n');
     }
+    page.text.push_str(&root_partial);
     page
 }
 
@@ -207,17 +272,24 @@ fn write_nested(e: &Entry, path: &str, expanded: &HashSet<usize>, page: &mut Pag
             shown,
             total_is_lower_bound: f.count_is_lower_bound,
             hidden: f.unlisted.into(),
+            rest: f.rest.iter().map(RestShare::from).collect(),
+            order_checked: f.checked.filter(|_| f.partial_order),
         });
     }
+    page.text.push_str(&partial_lines(path, f));
 }
 
 const CURSOR_VERSION: u8 = 1;
-/// The engine's cursor: version, order, flags, filter length (2), group and
-/// a name of at most 255 bytes, in base64url.
-const MAX_ENGINE_CURSOR: usize = (6usize + 255).div_ceil(3) * 4;
 
-fn max_cursor_len() -> usize {
-    (1 + 16 + MAX_ENGINE_CURSOR).div_ceil(3) * 4
+/// The longest engine cursor for a filter of `filter_bytes`: version, order,
+/// flags, filter length (2), the filter, group, primary (1 + 8) and a name
+/// of at most 255 bytes, in base64url.
+fn max_engine_cursor(filter_bytes: usize) -> usize {
+    (3 + 2 + filter_bytes.min(MAX_FILTER_BYTES) + 1 + 9 + 255).div_ceil(3) * 4
+}
+
+fn max_cursor_len(filter_bytes: usize) -> usize {
+    (1 + 16 + max_engine_cursor(filter_bytes)).div_ceil(3) * 4
 }
 
 /// A cursor for the folder known by `dev` and `ino`, wrapping the engine's.
@@ -269,9 +341,23 @@ mod tests {
 
     #[test]
     fn the_widest_cursor_fits_the_reserve() {
-        let engine = URL_SAFE_NO_PAD.encode([0xffu8; 6 + 255]);
-        assert!(engine.len() <= MAX_ENGINE_CURSOR);
-        let c = encode_cursor(u64::MAX, u64::MAX, &engine);
-        assert!(chars(&next_line(&c)) <= next_line_reserve());
+        use canopy_core::cursor::{encode, PageSettings, SortPosition};
+        use canopy_core::order::{Group, Order, Primary};
+        use canopy_core::wire::SortBy;
+        for filter_bytes in [0, 1, 7, MAX_FILTER_BYTES] {
+            let settings = PageSettings {
+                show_dotfiles: true,
+                order: Order { by: SortBy::Modified, reverse: true },
+                filter: (filter_bytes > 0).then(|| "\u{ff}".repeat(filter_bytes / 2) + &"x".repeat(filter_bytes % 2)),
+                hide_ignored: true,
+            };
+            let last = SortPosition { group: Group::Other, primary: Primary::Value(i64::MIN), name: vec![0xffu8; 255].into() };
+            let engine = encode(&settings, &last);
+            assert!(engine.len() <= max_engine_cursor(filter_bytes), "{filter_bytes}: {} > {}", engine.len(), max_engine_cursor(filter_bytes));
+            let c = encode_cursor(u64::MAX, u64::MAX, &engine);
+            for tool in ["list_directory", "find_in_folder"] {
+                assert!(chars(&next_line(tool, &c)) <= next_line_reserve(tool, filter_bytes));
+            }
+        }
     }
 }

@@ -1,5 +1,5 @@
-//! The MCP server: the tools `list_directory` and `read_file` over Canopy's
-//! engine, for AI agents.
+//! The MCP server: the tools `list_directory`, `find_in_folder` and
+//! `read_file` over Canopy's engine, for AI agents.
 //!
 //! Promises:
 //! - every tool is read-only and closed-world (`readOnlyHint: true`,
@@ -23,7 +23,7 @@ use std::time::Instant;
 use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::IoHooks;
 use canopy_core::limits::{MCP_MAX_DEPTH, MCP_PROGRESS_INTERVAL, MCP_READ_CHUNK, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
-use canopy_core::wire::EntryKind;
+use canopy_core::wire::{EntryKind, SortBy};
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::schema_for_output;
@@ -42,22 +42,31 @@ use crate::page::{self, TruncatedFolder};
 use crate::read::{self, ReadFileOutput};
 
 /// What `list_directory` tells a model. Kept under 2 KB (a test checks).
-pub const LIST_DESCRIPTION: &str = "List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, with paths relative to the listed folder. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10).
+pub const LIST_DESCRIPTION: &str = "List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10), or by `sort`: size (smallest first), modified (oldest first) or type (extension); `reverse` gives largest or newest first. The order covers the whole folder, not only what is shown.
 
-Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{202e} (an invisible or direction-changing character) and \\\\ (a backslash). Pass paths back exactly as printed: both tools read the escapes back.
+Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{202e} (an invisible or bidi character), \\\\ (a backslash). Pass paths back exactly as printed: the tools read the escapes back.
 
-Below the listed folder, each folder shows at most 100 entries. `[WARNING] path: N items hidden (showing first 100 of M total)` follows a folder shown in part, and `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, and the path as printed.
+Below the listed folder, each folder shows at most 100 entries. `[WARNING] path: N items hidden (showing first 100 of M total)` follows a folder shown in part; `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
 
-Every reply is at most 40,000 characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor (also structuredContent.nextCursor) for the next page. No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder.
+Every reply is at most 40,000 characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor (also structuredContent.nextCursor). No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
 
-Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total (entries in the folder), offset and shown (this page), nextCursor, and for each folder shown in part its total, shown and hidden counts by kind.";
+Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total, offset and shown (this page), nextCursor, order, and per folder shown in part its total, shown and what its hidden rest is (by kind; by group: folders, extensions).";
+
+/// What `find_in_folder` tells a model. Kept under 2 KB (a test checks).
+pub const FIND_DESCRIPTION: &str = "Find the entries of one folder whose names match a pattern, over the whole folder however big (its own entries, not its subfolders'). A plain pattern matches anywhere in the name (`report` finds `Q3_Report.pdf`); one with `*`, `?` or `[...]` is a glob over the whole name (`*.jpg`, `IMG_??.png`, `[ab]*`). Case is ignored; a `[` without a closing `]` is a plain character.
+
+The first line counts the matches: `[MATCH] folder: M of N entries match \"PATTERN\"` (the pattern escaped like names). Then one line per match as list_directory prints entries (`[DIR] name`, `[FILE] name`, ...), folders first, in natural name order or by `sort` (size, modified, type; `reverse` for largest or newest first). Names are escaped as in list_directory; pass them back as printed.
+
+Every reply is at most 40,000 characters. When more match than fit, `[WARNING]` says how many are hidden and the reply ends with `[NEXT] call find_in_folder with cursor \"<c>\"`: call again with the same path, pattern and options and that cursor (also structuredContent.nextCursor). No [NEXT] line: every match was shown. To look inside a matching folder, call list_directory with its path (the searched folder's path, a slash, the name as printed).
+
+A pattern that is empty, holds `/` or is longer than 1024 bytes is INVALID_ARGUMENT. structuredContent holds path, pattern, matching (substring or glob), matched M, total N, offset, shown, nextCursor and order.";
 
 /// What `read_file` tells a model. Kept under 2 KB (a test checks).
 pub const READ_DESCRIPTION: &str = "Read part of a file: at most 32768 bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-32768 of 100000; call read_file with offset 32768 for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-4096 of 9000 as a hex dump` (a binary file shows at most 4096 bytes per call). A file whose size reads 0 but that has content, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
 
 Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back). structuredContent holds path, offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.";
 
-/// `sort`: the orders `list_directory` names in its schema.
+/// The orders a listing can be in (folders first under each).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
@@ -67,6 +76,17 @@ pub enum SortOrder {
     Size,
     Modified,
     Type,
+}
+
+impl From<SortOrder> for SortBy {
+    fn from(o: SortOrder) -> SortBy {
+        match o {
+            SortOrder::Name => SortBy::Name,
+            SortOrder::Size => SortBy::Size,
+            SortOrder::Modified => SortBy::Modified,
+            SortOrder::Type => SortBy::Type,
+        }
+    }
 }
 
 fn default_depth() -> u32 {
@@ -89,10 +109,10 @@ pub struct ListDirectoryArgs {
     /// The nextCursor of the previous page of this same folder, to get the next page.
     #[serde(default)]
     pub cursor: Option<String>,
-    /// The order: name (folders first, natural order). size, modified and type are not available in this version.
+    /// The order of every folder listed, folders first: name (natural: file2 before file10), size (smallest first), modified (oldest first) or type (by extension, then name).
     #[serde(default)]
     pub sort: SortOrder,
-    /// Reverse the order (not available in this version).
+    /// Reverse the order (size: largest first; modified: newest first). Ties stay in name order.
     #[serde(default)]
     pub reverse: bool,
     /// List names starting with a dot.
@@ -117,6 +137,12 @@ pub struct ListDirectoryOutput {
     /// Pass as `cursor`, with the same path and options, for the next page; absent on the last page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// The order every folder is listed in.
+    pub sort: SortOrder,
+    /// The order is reversed.
+    pub reverse: bool,
+    /// Whether the listed folder's order is whole.
+    pub order: OrderState,
     /// Folders below the listed one shown in part.
     pub truncated: Vec<TruncatedFolder>,
     /// Folders below the listed one printed `[BUDGET] path`: list each by its path to see it.
@@ -138,19 +164,105 @@ pub struct ReadFileArgs {
     pub length: Option<u64>,
 }
 
-/// `find_in_folder`'s arguments, for when the engine has filters (the
-/// order/filter work); the tool is not served until then.
-#[allow(dead_code)]
+/// `find_in_folder`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FindInFolderArgs {
     /// The folder to search, as for list_directory.
     pub path: String,
-    /// What entry names must match.
+    /// What entry names must match: text found anywhere in the name, or a glob over the whole name when it holds *, ? or [...]. Case is ignored.
     pub pattern: String,
-    /// The nextCursor of the previous page of this same search.
+    /// The nextCursor of the previous page of this same search (same path, pattern and options).
     #[serde(default)]
     pub cursor: Option<String>,
+    /// The order of the matches, folders first: name, size, modified or type.
+    #[serde(default)]
+    pub sort: SortOrder,
+    /// Reverse the order (size: largest first; modified: newest first).
+    #[serde(default)]
+    pub reverse: bool,
+    /// Search names starting with a dot too.
+    #[serde(default = "yes")]
+    pub show_dotfiles: bool,
+}
+
+/// How `find_in_folder` read its pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+pub enum PatternKind {
+    /// Found anywhere in the name.
+    Substring,
+    /// Matched against the whole name.
+    Glob,
+}
+
+/// Whether a folder's order is whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderState {
+    /// The shown entries are the first of those that could be placed, not of the whole folder: under size or modified, the size or time of only `checked` entries could be read in time (the rest sort after them, and this order cannot be paged further: use sort name), or the folder was not read in full.
+    pub partial: bool,
+    /// Under size or modified: entries whose size or time was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked: Option<u64>,
+}
+
+impl OrderState {
+    fn of(folder: Option<&canopy_core::wire::Folder>) -> OrderState {
+        OrderState { partial: folder.is_some_and(|f| f.partial_order), checked: folder.and_then(|f| f.checked) }
+    }
+}
+
+/// `find_in_folder`'s structured result.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FindInFolderOutput {
+    /// The searched folder's real path, escaped as names are printed.
+    pub path: String,
+    /// The pattern, as given.
+    pub pattern: String,
+    /// How the pattern was read.
+    pub matching: PatternKind,
+    /// Entries whose name matches.
+    pub matched: u64,
+    /// Entries in the folder (after the dotfile setting).
+    pub total: u64,
+    /// Reading the folder was cut short: at least `matched` of at least `total`.
+    pub counts_are_lower_bounds: bool,
+    /// Position of this page's first match among the matches.
+    pub offset: u64,
+    /// Matches on this page.
+    pub shown: u64,
+    /// Pass as `cursor`, with the same path, pattern and options, for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// The order of the matches.
+    pub sort: SortOrder,
+    /// The order is reversed.
+    pub reverse: bool,
+    /// Whether the matches' order is whole.
+    pub order: OrderState,
+}
+
+/// What a listing call asks, whichever tool makes it.
+struct Wanted {
+    path: String,
+    depth: u32,
+    cursor: Option<String>,
+    sort: SortOrder,
+    reverse: bool,
+    show_dotfiles: bool,
+    filter: Option<String>,
+}
+
+/// A listing and its rendered page.
+struct Listed {
+    listing: canopy_core::wire::Listing,
+    page: page::Page,
+    /// The listed folder's real path, escaped.
+    path: String,
+    next_cursor: Option<String>,
 }
 
 fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
@@ -337,72 +449,112 @@ impl Canopy {
         }
     }
 
-    async fn list_directory_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, ListDirectoryOutput), CanopyError> {
-        let args: ListDirectoryArgs = parse("list_directory", args)?;
-        if !(1..=MCP_MAX_DEPTH).contains(&args.depth) {
-            return Err(CanopyError::invalid(format!("depth must be 1 to {MCP_MAX_DEPTH}, not {}", args.depth)));
+    /// Lists a folder for `tool`: checks the arguments and the roots, runs
+    /// the engine (cancellable, with progress) and renders the page.
+    async fn listing_call(&self, tool: &'static str, want: Wanted, ctx: &RequestContext<RoleServer>) -> Result<Listed, CanopyError> {
+        if !(1..=MCP_MAX_DEPTH).contains(&want.depth) {
+            return Err(CanopyError::invalid(format!("depth must be 1 to {MCP_MAX_DEPTH}, not {}", want.depth)));
         }
-        let order = match args.sort {
-            SortOrder::Name => None,
-            SortOrder::Size => Some("size"),
-            SortOrder::Modified => Some("modified"),
-            SortOrder::Type => Some("type"),
-        };
-        if let Some(order) = order {
-            return Err(CanopyError::invalid(format!(
-                "sort \"{order}\" is not available in this version: entries come in name order (folders first, natural order); leave sort out or pass \"name\""
-            )));
-        }
-        if args.reverse {
-            return Err(CanopyError::invalid("reverse is not available in this version: entries come in name order (folders first)"));
-        }
-        let roots = self.allowed(&ctx).await?;
-        let opened = self.open_allowed(&args.path, roots).await?;
+        let roots = self.allowed(ctx).await?;
+        let opened = self.open_allowed(&want.path, roots).await?;
         if opened.kind != EntryKind::Folder {
             let hint = if opened.kind == EntryKind::File { ": call read_file to read it" } else { "" };
             return Err(CanopyError::new(
                 ErrorCode::NotADirectory,
-                format!("{} is not a folder ({}){hint}", args.path, kind_token(opened.kind)),
+                format!("{} is not a folder ({}){hint}", want.path, kind_token(opened.kind)),
             ));
         }
         let (dev, ino) = (opened.dev, opened.ino);
-        let after = args.cursor.as_deref().map(|c| page::decode_cursor(c, dev, ino)).transpose()?;
+        let after = want.cursor.as_deref().map(|c| page::decode_cursor(c, dev, ino)).transpose()?;
+        let filter_bytes = want.filter.as_ref().map_or(0, String::len);
         let cancel = CancelToken::default();
         let folders = Arc::new(AtomicU64::new(0));
         let counter = folders.clone();
         let call = ListCall {
-            depth: args.depth,
+            depth: want.depth,
             after,
-            show_dotfiles: args.show_dotfiles,
+            show_dotfiles: want.show_dotfiles,
+            sort: want.sort.into(),
+            reverse: want.reverse,
+            filter: want.filter,
             cancel: cancel.clone(),
             on_folder: Arc::new(move || {
                 counter.fetch_add(1, Ordering::Relaxed);
             }),
             hooks: self.hooks.clone(),
         };
-        log("list_directory", "started");
-        let (listing, opened) = self.run_listing(&ctx, cancel, folders, move || engine::list(&opened, call).map(|l| (l, opened))).await?;
+        log(tool, "started");
+        let (listing, opened) = self.run_listing(ctx, cancel, folders, move || engine::list(&opened, call).map(|l| (l, opened))).await?;
         let label = match opened.real.file_name() {
             Some(name) => canopy_core::names::escape_for_line(name.as_bytes()),
             None => engine::shown_path(&opened.real),
         };
-        let reserve = page::next_line_reserve();
+        let reserve = page::next_line_reserve(tool, filter_bytes);
         let mut page = page::render(&listing, &label, MCP_REPLY_CHARS, reserve);
         let engine_next = if page.cut { engine::cursor_after(&listing, page.shown - 1)? } else { listing.next_cursor.clone() };
         let next_cursor = engine_next.map(|c| page::encode_cursor(dev, ino, &c));
         if let Some(c) = &next_cursor {
-            page.text.push_str(&page::next_line(c));
+            page.text.push_str(&page::next_line(tool, c));
         }
+        Ok(Listed { listing, page, path: engine::shown_path(&opened.real), next_cursor })
+    }
+
+    async fn list_directory_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, ListDirectoryOutput), CanopyError> {
+        let args: ListDirectoryArgs = parse("list_directory", args)?;
+        let want = Wanted {
+            path: args.path,
+            depth: args.depth,
+            cursor: args.cursor,
+            sort: args.sort,
+            reverse: args.reverse,
+            show_dotfiles: args.show_dotfiles,
+            filter: None,
+        };
+        let Listed { listing, page, path, next_cursor } = self.listing_call("list_directory", want, &ctx).await?;
         let folder = listing.root.folder.as_deref();
         let out = ListDirectoryOutput {
-            path: engine::shown_path(&opened.real),
+            path,
             total: folder.and_then(|f| f.total).unwrap_or(0),
             total_is_lower_bound: folder.is_some_and(|f| f.count_is_lower_bound),
             offset: folder.map_or(0, |f| f.offset),
             shown: page.shown as u64,
             next_cursor,
+            sort: args.sort,
+            reverse: args.reverse,
+            order: OrderState::of(folder),
             truncated: page.truncated,
             unexpanded: page.unexpanded,
+        };
+        Ok((page.text, out))
+    }
+
+    async fn find_in_folder_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, FindInFolderOutput), CanopyError> {
+        let args: FindInFolderArgs = parse("find_in_folder", args)?;
+        let glob = engine::check_pattern(&args.pattern)?;
+        let want = Wanted {
+            path: args.path,
+            depth: 1,
+            cursor: args.cursor,
+            sort: args.sort,
+            reverse: args.reverse,
+            show_dotfiles: args.show_dotfiles,
+            filter: Some(args.pattern.clone()),
+        };
+        let Listed { listing, page, path, next_cursor } = self.listing_call("find_in_folder", want, &ctx).await?;
+        let folder = listing.root.folder.as_deref();
+        let out = FindInFolderOutput {
+            path,
+            pattern: args.pattern,
+            matching: if glob { PatternKind::Glob } else { PatternKind::Substring },
+            matched: folder.and_then(|f| f.total).unwrap_or(0),
+            total: folder.and_then(|f| f.unfiltered_total).unwrap_or(0),
+            counts_are_lower_bounds: folder.is_some_and(|f| f.count_is_lower_bound),
+            offset: folder.map_or(0, |f| f.offset),
+            shown: page.shown as u64,
+            next_cursor,
+            sort: args.sort,
+            reverse: args.reverse,
+            order: OrderState::of(folder),
         };
         Ok((page.text, out))
     }
@@ -468,6 +620,19 @@ impl Canopy {
     }
 
     #[tool(
+        name = "find_in_folder",
+        title = "Find entries in a folder by name",
+        description = FIND_DESCRIPTION,
+        input_schema = input_schema::<FindInFolderArgs>(),
+        output_schema = schema_for_output::<FindInFolderOutput>(),
+        annotations(title = "Find entries in a folder by name", read_only_hint = true, destructive_hint = false, open_world_hint = false)
+    )]
+    async fn find_in_folder(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        let outcome = self.find_in_folder_call(args, ctx).await;
+        finish("find_in_folder", outcome)
+    }
+
+    #[tool(
         name = "read_file",
         title = "Read part of a file",
         description = READ_DESCRIPTION,
@@ -487,7 +652,7 @@ impl ServerHandler for Canopy {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("canopy-mcp", env!("CARGO_PKG_VERSION")).with_title("Canopy"))
             .with_instructions(format!(
-                "Canopy lists folders and reads files, read-only, under: {}. Every reply fits 40,000 characters; follow [NEXT] cursors to page, and list a folder by its path to see what a listing left out.",
+                "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}. Every reply fits 40,000 characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
                 roots_text(&self.roots)
             ))
     }
@@ -511,7 +676,7 @@ mod tests {
 
     #[test]
     fn descriptions_stay_under_two_kilobytes() {
-        for d in [LIST_DESCRIPTION, READ_DESCRIPTION] {
+        for d in [LIST_DESCRIPTION, FIND_DESCRIPTION, READ_DESCRIPTION] {
             assert!(d.len() < 2048, "{} bytes: {d}", d.len());
         }
     }

@@ -98,15 +98,20 @@ async fn a_truncated_folder_says_what_it_hides_and_is_drilled_into_by_its_path()
     for i in 0..5 {
         t.dir(format!("top/many/d{i}"));
     }
+    for i in 0..40 {
+        t.file(format!("top/many/z{i:02}.LOG"));
+    }
     let s = Server::start(&[&t.path()]).await;
     let r = s.list(list_args(&root)).await.ok();
-    assert!(r.lines().contains(&"[WARNING] many: 55 items hidden (showing first 100 of 155 total)"), "{}", r.text);
+    assert!(r.lines().contains(&"[WARNING] many: 95 items hidden (showing first 100 of 195 total)"), "{}", r.text);
+    let rest = json!([{ "group": "noExtension", "count": 55 }, { "group": "extension", "extension": "log", "count": 40 }]);
     assert_eq!(
         r.structured["truncated"],
-        json!([{ "path": "many", "total": 155, "shown": 100, "totalIsLowerBound": false, "hidden": { "folders": 0, "files": 55, "other": 0 } }])
+        json!([{ "path": "many", "total": 195, "shown": 100, "totalIsLowerBound": false, "hidden": { "folders": 0, "files": 95, "other": 0 }, "rest": rest }]),
+        "the hidden 95 are the last 55 names without extension and the 40 .log files, by the engine's groups"
     );
     let all = s.list(json!({ "path": format!("{}/many", path_arg(&root)), "depth": 1 })).await.ok();
-    assert_eq!(entry_paths(&all.text).len(), 155, "the folder alone shows every entry");
+    assert_eq!(entry_paths(&all.text).len(), 195, "the folder alone shows every entry");
     assert!(!all.text.contains("[WARNING]"));
 }
 

@@ -31,7 +31,7 @@ async fn every_tool_is_read_only_closed_world_titled_and_typed() {
     let s = Server::start(&[&t.path()]).await;
     let tools = s.client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["list_directory", "read_file"]);
+    assert_eq!(names, ["find_in_folder", "list_directory", "read_file"]);
     for tool in &tools {
         let v = serde_json::to_value(tool).unwrap();
         assert!(v["title"].as_str().is_some_and(|t| !t.is_empty()), "{} has a title", tool.name);
@@ -41,7 +41,8 @@ async fn every_tool_is_read_only_closed_world_titled_and_typed() {
         assert_eq!(v["outputSchema"]["type"], json!("object"), "{} has an output schema", tool.name);
         let description = v["description"].as_str().unwrap();
         assert!(description.len() < 2048, "{}'s description is {} bytes", tool.name, description.len());
-        assert_eq!(v["inputSchema"]["required"], json!(["path"]), "only the path is required");
+        let required = if tool.name == "find_in_folder" { json!(["path", "pattern"]) } else { json!(["path"]) };
+        assert_eq!(v["inputSchema"]["required"], required, "only the path (and find_in_folder's pattern) is required");
     }
 }
 

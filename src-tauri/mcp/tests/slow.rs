@@ -64,3 +64,46 @@ async fn a_long_listing_reports_progress() {
     assert!(progress.windows(2).all(|w| w[0].progress < w[1].progress), "progress only grows");
     assert!(progress.iter().all(|p| p.message.as_deref().is_some_and(|m| m.contains("folders read"))), "{progress:?}");
 }
+
+/// `root/slow` of 300 files whose every `lstat` takes 20 ms (the engine's
+/// slow-stat seam): reading all sizes takes 6 s, past the folder's budget.
+async fn slow_stat_server() -> (Tree, Server) {
+    let t = Tree::new();
+    for i in 0..300 {
+        t.write(format!("root/slow/f{i:03}"), &vec![b'x'; i]);
+    }
+    let s = Server::start_with(Start {
+        roots: vec![t.path()],
+        env: vec![
+            ("CANOPY_TEST_SLOW_FOLDER".into(), "slow".into()),
+            ("CANOPY_TEST_SLOW_DELAY_MS".into(), "0".into()),
+            ("CANOPY_TEST_SLOW_STAT_MS".into(), "20".into()),
+        ],
+        ..Start::default()
+    })
+    .await;
+    (t, s)
+}
+
+fn checked_of(line: &str, label: &str) -> u64 {
+    let rest = line.strip_prefix(&format!("[PARTIAL_ORDER] {label}: order is partial: ")).unwrap_or_else(|| panic!("{line}"));
+    let (n, of) = rest.split_once(" of ").unwrap();
+    assert_eq!(of, "300 checked");
+    n.parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_size_order_cut_by_the_time_budget_says_it_is_partial() {
+    let (t, s) = slow_stat_server().await;
+    let r = Reply::of(s.call("list_directory", json!({ "path": path_arg(&t.at("root/slow")), "depth": 1, "sort": "size", "reverse": true })).await).ok();
+    let line = r.lines().into_iter().find(|l| l.starts_with("[PARTIAL_ORDER] ")).unwrap_or_else(|| panic!("no [PARTIAL_ORDER] line: {}", r.text));
+    let checked = checked_of(line, "slow");
+    assert!(checked < 300, "the budget cut the stat scan: {checked}");
+    assert_eq!(r.structured["order"], json!({ "partial": true, "checked": checked }), "structuredContent says it too");
+
+    let nested = Reply::of(s.call("list_directory", json!({ "path": path_arg(&t.at("root")), "sort": "size" })).await).ok();
+    let line = nested.lines().into_iter().find(|l| l.starts_with("[PARTIAL_ORDER] ")).unwrap_or_else(|| panic!("no [PARTIAL_ORDER] line: {}", nested.text));
+    let checked = checked_of(line, "slow");
+    assert_eq!(nested.structured["truncated"][0]["orderChecked"], json!(checked), "the truncated folder says how many were placed");
+    assert_eq!(nested.structured["order"], json!({ "partial": false, "checked": 1 }), "the listed folder itself is whole");
+}
