@@ -1,5 +1,5 @@
 // A context menu: `role="menu"` of `menuitem` buttons at a point, moved
-// through with the arrow keys, closed by Escape, a choice, or a click
+// through with the arrow keys, closed by Escape, a choice, or a press
 // elsewhere. It knows nothing of what its items do.
 
 import { button, el } from "./dom";
@@ -13,9 +13,16 @@ export class ContextMenu {
   private menu: HTMLElement | null = null;
 
   constructor(private readonly label: string) {
-    document.addEventListener("click", (e) => {
-      if (this.menu && !this.menu.contains(e.target as Node)) this.close();
-    });
+    // A press elsewhere closes it, as a desktop menu does. Not a click: the
+    // click that may end the very gesture that opened the menu (WebKit's
+    // WebDriver sends one after a right button's release) must not close it.
+    document.addEventListener(
+      "pointerdown",
+      (e) => {
+        if (this.menu && !this.menu.contains(e.target as Node)) this.close();
+      },
+      true,
+    );
   }
 
   /** Opens the menu at (x, y); `onEscape` runs when Escape closes it (give focus back). */
