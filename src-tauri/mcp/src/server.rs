@@ -42,13 +42,13 @@ use crate::page::{self, TruncatedFolder};
 use crate::read::{self, ReadFileOutput};
 
 /// What `list_directory` tells a model. Kept under 2 KB (a test checks).
-pub const LIST_DESCRIPTION: &str = "List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10), or by `sort`: size (smallest first), modified (oldest first) or type (extension); `reverse` gives largest or newest first. The order covers the whole folder, not only what is shown.
+pub const LIST_DESCRIPTION: &str = "List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target ending in (outside the roots) is outside the allowed folders, not followed. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10), or by `sort`: size (smallest first), modified (oldest first) or type (extension); `reverse` gives largest or newest first. The order covers the whole folder, not only what is shown.
 
 Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{202e} (an invisible or bidi character), \\\\ (a backslash). Pass paths back exactly as printed: the tools read the escapes back.
 
 Below the listed folder, each folder shows at most 100 entries. `[WARNING] path: N items hidden (showing first 100 of M total)` follows a folder shown in part; `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
 
-Every reply is at most 40,000 characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor (also structuredContent.nextCursor). No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
+Every reply is at most 40,000 characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor. No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
 
 Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total, offset and shown (this page), nextCursor, order, and per folder shown in part its total, shown and what its hidden rest is (by kind; by group: folders, extensions).";
 
@@ -405,12 +405,24 @@ impl Canopy {
         };
         let Some(first) = roots.first().cloned() else { return Err(outside(&roots)) };
         let path = if given.is_absolute() { given } else { first.join(given) };
-        let probe = path.clone();
-        match blocking(move || engine::open(&probe)).await {
-            Ok(opened) if roots.iter().any(|r| access::within(&opened.real, r)) => Ok(opened),
-            Ok(_) => Err(outside(&roots)),
-            Err(_) if !roots.iter().any(|r| access::within(&lexical(&path), r)) => Err(outside(&roots)),
-            Err(e) => Err(e),
+        // Where it leads is found looking only inside the roots, so whether
+        // a path outside them exists (or answers) is never told, and never
+        // looked at; then what is opened is checked again, for a link
+        // swapped in meanwhile.
+        let shared = Arc::new(roots.clone());
+        let asked = lexical(&path);
+        let real = match blocking(move || engine::leads(&path, shared)).await? {
+            access::Leads::Inside(real, _) => real,
+            access::Leads::Outside => return Err(outside(&roots)),
+            // A path that names a place outside, failing inside on its way.
+            access::Leads::Fails(_) if !roots.iter().any(|r| access::within(&asked, r)) => return Err(outside(&roots)),
+            access::Leads::Fails(e) => return Err(e),
+        };
+        let opened = blocking(move || engine::open(&real)).await?;
+        if roots.iter().any(|r| access::within(&opened.real, r)) {
+            Ok(opened)
+        } else {
+            Err(outside(&roots))
         }
     }
 
@@ -456,7 +468,7 @@ impl Canopy {
             return Err(CanopyError::invalid(format!("depth must be 1 to {MCP_MAX_DEPTH}, not {}", want.depth)));
         }
         let roots = self.allowed(ctx).await?;
-        let opened = self.open_allowed(&want.path, roots).await?;
+        let opened = self.open_allowed(&want.path, roots.clone()).await?;
         if opened.kind != EntryKind::Folder {
             let hint = if opened.kind == EntryKind::File { ": call read_file to read it" } else { "" };
             return Err(CanopyError::new(
@@ -484,7 +496,12 @@ impl Canopy {
             hooks: self.hooks.clone(),
         };
         log(tool, "started");
-        let (listing, opened) = self.run_listing(ctx, cancel, folders, move || engine::list(&opened, call).map(|l| (l, opened))).await?;
+        let job = move || {
+            let mut listing = engine::list(&opened, call)?;
+            engine::confine_links(&mut listing, &opened.real, &roots);
+            Ok((listing, opened))
+        };
+        let (listing, opened) = self.run_listing(ctx, cancel, folders, job).await?;
         let label = match opened.real.file_name() {
             Some(name) => canopy_core::names::escape_for_line(name.as_bytes()),
             None => engine::shown_path(&opened.real),
