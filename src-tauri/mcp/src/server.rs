@@ -6,8 +6,9 @@
 //!   `openWorldHint: false`), has a title, a description written for a model
 //!   (under 2 KB), an input schema and an output schema;
 //! - a tool call that fails answers a result with `isError: true` and the
-//!   text `CODE: message`, never a protocol error: bad arguments are
-//!   `INVALID_ARGUMENT` results too (the model can correct them);
+//!   text `CODE: message` (at most `MCP_ERROR_CHARS` characters, however
+//!   much of the arguments it quotes), never a protocol error: bad arguments
+//!   are `INVALID_ARGUMENT` results too (the model can correct them);
 //! - a path is allowed only when the real path of what was opened lies in an
 //!   allowed root (see [`crate::access`]); otherwise `DENIED`, naming the roots;
 //! - `notifications/cancelled` stops a listing through the engine's cancel
@@ -22,7 +23,7 @@ use std::time::Instant;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::IoHooks;
-use canopy_core::limits::{MCP_MAX_DEPTH, MCP_PROGRESS_INTERVAL, MCP_READ_CHUNK, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
+use canopy_core::limits::{MCP_ERROR_CHARS, MCP_MAX_DEPTH, MCP_MAX_OFFSET, MCP_PROGRESS_INTERVAL, MCP_READ_CHUNK, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
 use canopy_core::wire::{EntryKind, SortBy};
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -288,8 +289,21 @@ pub struct Canopy {
     tool_router: ToolRouter<Canopy>,
 }
 
+/// `CODE: message`, cut to `MCP_ERROR_CHARS`: a message may quote what the
+/// agent sent (a path of a megabyte, a value), and a reply keeps its budget.
+fn error_text(e: &CanopyError) -> String {
+    let text = format!("{}: {}", e.code, e.message);
+    let total = text.chars().count();
+    if total <= MCP_ERROR_CHARS {
+        return text;
+    }
+    let tail = format!("... (cut: {total} characters in all)");
+    let keep = MCP_ERROR_CHARS - tail.chars().count();
+    text.chars().take(keep).chain(tail.chars()).collect()
+}
+
 fn error_result(e: &CanopyError) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!("{}: {}", e.code, e.message))])
+    CallToolResult::error(vec![ContentBlock::text(error_text(e))])
 }
 
 fn success<T: Serialize>(text: String, structured: &T) -> CallToolResult {
@@ -581,6 +595,9 @@ impl Canopy {
         let asked = args.length.unwrap_or(MCP_READ_CHUNK);
         if asked == 0 {
             return Err(CanopyError::invalid("length must be at least 1"));
+        }
+        if args.offset > MCP_MAX_OFFSET {
+            return Err(CanopyError::invalid(format!("offset must be at most {MCP_MAX_OFFSET}, not {}", args.offset)));
         }
         let length = asked.min(MCP_READ_CHUNK);
         let roots = self.allowed(&ctx).await?;
