@@ -13,7 +13,10 @@
 //!   allowed root (see [`crate::access`]); otherwise `DENIED`, naming the roots;
 //! - `notifications/cancelled` stops a listing through the engine's cancel
 //!   token; a request that carries a progress token gets a progress
-//!   notification every `MCP_PROGRESS_INTERVAL` while its listing runs.
+//!   notification every `MCP_PROGRESS_INTERVAL` while its listing runs;
+//! - at most `MCP_CONCURRENT_CALLS` tool calls touch the filesystem at once;
+//!   the others wait their turn (logging `waiting`), and a cancelled one
+//!   stops waiting.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
@@ -23,7 +26,7 @@ use std::time::Instant;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::IoHooks;
-use canopy_core::limits::{MCP_ERROR_CHARS, MCP_MAX_DEPTH, MCP_MAX_OFFSET, MCP_PROGRESS_INTERVAL, MCP_READ_CHUNK, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
+use canopy_core::limits::{MCP_CONCURRENT_CALLS, MCP_ERROR_CHARS, MCP_MAX_DEPTH, MCP_MAX_OFFSET, MCP_PROGRESS_INTERVAL, MCP_READ_CHUNK, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
 use canopy_core::wire::{EntryKind, SortBy};
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -36,6 +39,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::access;
 use crate::engine::{self, ListCall, Opened};
@@ -285,6 +289,8 @@ struct ClientRoots {
 pub struct Canopy {
     roots: Arc<Vec<PathBuf>>,
     client_roots: Arc<Mutex<ClientRoots>>,
+    /// Turns of the filesystem: a call holds one while it runs.
+    turns: Arc<Semaphore>,
     hooks: IoHooks,
     tool_router: ToolRouter<Canopy>,
 }
@@ -370,7 +376,24 @@ async fn blocking<T: Send + 'static>(job: impl FnOnce() -> Result<T, CanopyError
 impl Canopy {
     /// A server for the real folders `roots` (at least one).
     pub fn new(roots: Vec<PathBuf>, hooks: IoHooks) -> Self {
-        Canopy { roots: Arc::new(roots), client_roots: Arc::default(), hooks, tool_router: Self::tool_router() }
+        Canopy {
+            roots: Arc::new(roots),
+            client_roots: Arc::default(),
+            turns: Arc::new(Semaphore::new(MCP_CONCURRENT_CALLS)),
+            hooks, tool_router: Self::tool_router() }
+    }
+
+    /// Waits for a turn of the filesystem (see `MCP_CONCURRENT_CALLS`), or
+    /// for the request to be cancelled.
+    async fn turn(&self, tool: &str, ctx: &RequestContext<RoleServer>) -> Result<OwnedSemaphorePermit, CanopyError> {
+        if let Ok(p) = self.turns.clone().try_acquire_owned() {
+            return Ok(p);
+        }
+        log(tool, "waiting");
+        tokio::select! {
+            p = self.turns.clone().acquire_owned() => p.map_err(|_| CanopyError::new(ErrorCode::Io, "the server is stopping")),
+            _ = ctx.ct.cancelled() => Err(CanopyError::cancelled()),
+        }
     }
 
     /// The folders this call may see: `--root`, narrowed by the client's roots when it offers them.
@@ -481,6 +504,7 @@ impl Canopy {
         if !(1..=MCP_MAX_DEPTH).contains(&want.depth) {
             return Err(CanopyError::invalid(format!("depth must be 1 to {MCP_MAX_DEPTH}, not {}", want.depth)));
         }
+        let _turn = self.turn(tool, ctx).await?;
         let roots = self.allowed(ctx).await?;
         let opened = self.open_allowed(&want.path, roots.clone()).await?;
         if opened.kind != EntryKind::Folder {
@@ -600,6 +624,7 @@ impl Canopy {
             return Err(CanopyError::invalid(format!("offset must be at most {MCP_MAX_OFFSET}, not {}", args.offset)));
         }
         let length = asked.min(MCP_READ_CHUNK);
+        let _turn = self.turn("read_file", &ctx).await?;
         let roots = self.allowed(&ctx).await?;
         let opened = self.open_allowed(&args.path, roots).await?;
         match opened.kind {
