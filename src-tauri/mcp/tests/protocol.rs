@@ -103,3 +103,13 @@ async fn an_error_quoting_a_huge_argument_stays_within_the_budget() {
         assert!(r.text.ends_with(" characters in all)"), "the cut says so: ...{}", &r.text[r.text.len() - 60..]);
     }
 }
+
+#[test]
+fn the_schema_check_catches_what_breaks_a_schema() {
+    let defs = json!({ "K": { "type": "object", "properties": { "n": { "type": "integer", "minimum": 0 } }, "required": ["n"] } });
+    let schema = json!({ "type": "object", "properties": { "k": { "$ref": "#/$defs/K" }, "e": { "oneOf": [{ "const": "a" }, { "const": "b" }] }, "s": { "type": ["string", "null"] } }, "required": ["k"] });
+    assert_eq!(common::schema_breaks(&json!({ "k": { "n": 1 }, "e": "a", "s": null }), &schema, &defs, "v"), None);
+    for bad in [json!({}), json!({ "k": { "n": -1 } }), json!({ "k": { "n": 1 }, "e": "c" }), json!({ "k": { "n": 1 }, "x": 1 }), json!({ "k": { "n": 1 }, "s": 2 })] {
+        assert!(common::schema_breaks(&bad, &schema, &defs, "v").is_some(), "{bad}");
+    }
+}
