@@ -119,6 +119,15 @@ pub const MCP_PAGE: u32 = (MCP_REPLY_CHARS / MCP_MIN_LINE_CHARS) as u32;
 pub const MCP_READ_CHUNK: u64 = 32 * 1024;
 /// `canopy-mcp`: how often a long tool call reports progress.
 pub const MCP_PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
+/// `canopy-mcp`: the most characters an error result's text holds. Its
+/// message may quote what the agent sent (a path, a value); a longer one is cut.
+pub const MCP_ERROR_CHARS: usize = 2_000;
+/// `canopy-mcp`: the largest `read_file` offset (a file offset is a signed 64-bit number).
+pub const MCP_MAX_OFFSET: u64 = i64::MAX as u64;
+/// `canopy-mcp`: tool calls that touch the filesystem at once; the rest wait
+/// their turn (cancellable), so a client that sends thousands of calls
+/// without reading the replies costs a few threads, not thousands.
+pub const MCP_CONCURRENT_CALLS: usize = 4;
 /// `canopy-mcp`: longest wait for the client to answer `roots/list`.
 pub const MCP_ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
 

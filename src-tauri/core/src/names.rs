@@ -270,13 +270,14 @@ pub fn unescape_line(text: &str) -> Result<Vec<u8>, CanopyError> {
 }
 
 /// The notes Canopy writes after a link's target in text mode.
-pub const LINK_NOTES: [&str; 3] = [" (dangling)", " (loop)", " (unchecked)"];
+pub const LINK_NOTES: [&str; 4] = [" (dangling)", " (loop)", " (unchecked)", " (outside the roots)"];
 
 /// Applies text mode's two guards to the escaped field (a name, or a link's
 /// target) that `out` holds from `start` on:
 /// - a `>` that follows ` -`, or follows a `-` that starts the field, is
 ///   written `\u{3e}`, so ` -> ` only ever separates a link from its target;
-/// - the `(` of a trailing ` (dangling)`, ` (loop)` or ` (unchecked)` is
+/// - the `(` of a trailing ` (dangling)`, ` (loop)`, ` (unchecked)` or
+///   ` (outside the roots)` is
 ///   written `\u{28}`, so those notes only ever come from Canopy.
 ///
 /// `-`, `>`, `(` and space are never escaped otherwise, so the escaped field
@@ -346,6 +347,7 @@ mod tests {
             (b"file (dangling)", "file \\u{28}dangling)"),
             (b"x (loop)", "x \\u{28}loop)"),
             (b"y (unchecked)", "y \\u{28}unchecked)"),
+            (b"w (outside the roots)", "w \\u{28}outside the roots)"),
             (b"(dangling) z", "(dangling) z"),
             (b"z(loop)", "z(loop)"),
             ("line\u{2028}para\u{2029}".as_bytes(), "line\\u{2028}para\\u{2029}"),

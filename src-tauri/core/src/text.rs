@@ -131,6 +131,7 @@ pub fn write_entry(e: &Entry, path: &str, out: &mut impl Write) -> io::Result<()
             LinkTarget::Dangling => LINK_NOTES[0],
             LinkTarget::Loop => LINK_NOTES[1],
             LinkTarget::Unknown => LINK_NOTES[2],
+            LinkTarget::Outside => LINK_NOTES[3],
             LinkTarget::Folder | LinkTarget::File | LinkTarget::Other => "",
         };
         let target = line_name(&link.target, link.target_parts.as_deref());

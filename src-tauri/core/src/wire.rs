@@ -72,6 +72,9 @@ pub enum LinkTarget {
     Loop,
     /// The target could not be examined (e.g. permission denied on the way).
     Unknown,
+    /// The target lies outside the folders a front end may show (`canopy-mcp`'s
+    /// roots): it is not followed there, so nothing is said about it.
+    Outside,
 }
 
 /// A shown symlink's target text and what it resolves to.

@@ -28,7 +28,7 @@ enum Line {
 }
 
 const KINDS: &[&str] = &["DIR", "FILE", "LINK", "FIFO", "SOCKET", "CHAR_DEVICE", "BLOCK_DEVICE", "UNKNOWN"];
-const NOTES: &[&str] = &[" (dangling)", " (loop)", " (unchecked)"];
+const NOTES: &[&str] = &[" (dangling)", " (loop)", " (unchecked)", " (outside the roots)"];
 
 /// `ESCAPED` back to bytes: `\\`, `\n`, `\t`, `\r`, `\u{HEX}`, `\xHH`; any
 /// other character stands for itself.
@@ -167,6 +167,7 @@ fn expected(folder: &Folder, root: &Path, label: Vec<u8>, out: &mut Vec<Line>) {
                 LinkTarget::Dangling => NOTES[0],
                 LinkTarget::Loop => NOTES[1],
                 LinkTarget::Unknown => NOTES[2],
+                LinkTarget::Outside => NOTES[3],
                 _ => "",
             };
             (target, note)

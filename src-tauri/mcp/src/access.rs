@@ -8,11 +8,24 @@
 //! - when the client offers roots, the allowed set is their intersection
 //!   with `--root`: a client root inside a `--root` folder, or a `--root`
 //!   folder inside a client root. A client can narrow what the server shows,
-//!   never widen it.
+//!   never widen it;
+//! - [`resolve_within`] finds where a path leads without ever looking
+//!   outside the roots: the moment its resolution leaves them (through `..`,
+//!   an absolute symlink or a relative one), the answer is [`Leads::Outside`],
+//!   whether or not anything is there. So no reply says whether a path
+//!   outside the roots exists, what it is, or that it cannot be reached.
 
 use std::ffi::OsString;
+use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Component, Path, PathBuf};
+
+use canopy_core::wire::EntryKind;
+use canopy_core::CanopyError;
+
+/// Links followed in one resolution before it is a loop (the kernel's `MAXSYMLINKS`).
+const MAX_LINK_HOPS: u32 = 40;
 
 /// True when `path` is `root` or lies below it. Both are real paths.
 pub fn within(path: &Path, root: &Path) -> bool {
@@ -72,6 +85,113 @@ pub fn file_uri_path(uri: &str) -> Option<PathBuf> {
         return None;
     }
     Some(PathBuf::from(OsString::from_vec(bytes)))
+}
+
+/// Where a path leads, as far as the roots let one look.
+#[derive(Debug)]
+pub enum Leads {
+    /// Inside a root: the real path, and what is there.
+    Inside(PathBuf, EntryKind),
+    /// The resolution left the roots; nothing was looked at out there.
+    Outside,
+    /// The resolution failed inside the roots (`NOT_FOUND`, `LOOP`, `DENIED`, ...).
+    Fails(CanopyError),
+}
+
+enum Step {
+    Up,
+    Name(OsString),
+}
+
+fn steps(path: &Path) -> impl DoubleEndedIterator<Item = Step> + '_ {
+    path.components().filter_map(|c| match c {
+        Component::ParentDir => Some(Step::Up),
+        Component::Normal(n) => Some(Step::Name(n.to_os_string())),
+        Component::RootDir | Component::CurDir | Component::Prefix(_) => None,
+    })
+}
+
+fn kind_of(t: std::fs::FileType) -> EntryKind {
+    if t.is_dir() {
+        EntryKind::Folder
+    } else if t.is_file() {
+        EntryKind::File
+    } else if t.is_symlink() {
+        EntryKind::Symlink
+    } else if t.is_fifo() {
+        EntryKind::Fifo
+    } else if t.is_socket() {
+        EntryKind::Socket
+    } else if t.is_char_device() {
+        EntryKind::CharDevice
+    } else if t.is_block_device() {
+        EntryKind::BlockDevice
+    } else {
+        EntryKind::Unknown
+    }
+}
+
+/// Resolves the absolute `path` one component at a time, as the kernel
+/// would, following symlinks, but looking (`lstat`, `readlink`) only at
+/// paths inside `roots` (real paths). Outside them it only walks up (`..`)
+/// or down the roots' own ancestors, which are real folders by
+/// construction; any other step out there answers [`Leads::Outside`].
+pub fn resolve_within(path: &Path, roots: &[PathBuf]) -> Leads {
+    let inside = |p: &Path| roots.iter().any(|r| within(p, r));
+    let toward_a_root = |p: &Path| roots.iter().any(|r| within(r, p));
+    let fail = |errno: i32, doing: &str| Leads::Fails(CanopyError::from_io(&io::Error::from_raw_os_error(errno), doing));
+    let mut cur = PathBuf::from("/");
+    let mut kind = EntryKind::Folder;
+    // The steps still to take, the next one last.
+    let mut todo: Vec<Step> = steps(path).rev().collect();
+    let mut hops = 0;
+    while let Some(step) = todo.pop() {
+        if kind != EntryKind::Folder {
+            return fail(libc::ENOTDIR, "cannot open");
+        }
+        let name = match step {
+            Step::Up => {
+                cur.pop();
+                continue;
+            }
+            Step::Name(n) => n,
+        };
+        let next = cur.join(&name);
+        if !inside(&cur) {
+            if toward_a_root(&next) {
+                cur = next;
+                continue;
+            }
+            return Leads::Outside;
+        }
+        let meta = match std::fs::symlink_metadata(&next) {
+            Ok(m) => m,
+            Err(e) => return Leads::Fails(CanopyError::from_io(&e, "cannot open")),
+        };
+        kind = kind_of(meta.file_type());
+        if kind != EntryKind::Symlink {
+            cur = next;
+            continue;
+        }
+        hops += 1;
+        if hops > MAX_LINK_HOPS {
+            return fail(libc::ELOOP, "cannot open");
+        }
+        let target = match std::fs::read_link(&next) {
+            Ok(t) => t,
+            Err(e) => return Leads::Fails(CanopyError::from_io(&e, "cannot read the link")),
+        };
+        if target.is_absolute() {
+            cur = PathBuf::from("/");
+        }
+        kind = EntryKind::Folder;
+        todo.extend(steps(&target).rev());
+    }
+    if inside(&cur) {
+        Leads::Inside(cur, kind)
+    } else {
+        Leads::Outside
+    }
 }
 
 #[cfg(test)]

@@ -27,7 +27,9 @@ use canopy_core::filter::NameFilter;
 use canopy_core::limits::{MCP_PAGE, TIME_BUDGET};
 use canopy_core::listing::RequestBudget;
 use canopy_core::preview::PreviewChunk;
-use canopy_core::wire::{EntryKind, Listing, SortBy};
+use canopy_core::wire::{Entry, EntryKind, Folder, LinkTarget, Listing, SortBy};
+
+use crate::access::{self, Leads};
 use canopy_core::{CanopyError, ErrorCode, ListOptions};
 
 /// A path opened `O_PATH`, and where it really is.
@@ -83,6 +85,86 @@ fn open_now(path: &Path) -> Result<Opened, CanopyError> {
         return Err(CanopyError::new(ErrorCode::NotFound, "it was deleted while it was being opened"));
     }
     Ok(Opened { fd, real, kind: kind_of(st.st_mode), dev: st.st_dev, ino: st.st_ino })
+}
+
+/// Where `path` (absolute) leads, looking only inside `roots` (see
+/// [`access::resolve_within`]), on a bounded worker.
+///
+/// # Errors
+/// `TIMEOUT` when a path inside the roots does not answer.
+pub fn leads(path: &Path, roots: Arc<Vec<PathBuf>>) -> Result<Leads, CanopyError> {
+    let owned = path.to_path_buf();
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| access::resolve_within(&owned, &roots))
+}
+
+/// What the links in `listing` (of the folder `real`) point to, as far as
+/// `roots` let one look: a link whose target lies outside them is
+/// [`LinkTarget::Outside`], whatever the engine found when it followed it,
+/// and the engine's error from following it is dropped. When the links do
+/// not all answer in time, those not yet settled are `Unknown`.
+pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf]) {
+    let mut links = Vec::new();
+    if let Some(f) = listing.root.folder.as_deref() {
+        link_paths(f, real, &mut links);
+    }
+    if links.is_empty() {
+        return;
+    }
+    let (paths, roots) = (links.clone(), roots.to_vec());
+    let verdicts = bounded::call(Place::path(real), TIME_BUDGET, move |_| {
+        paths.iter().map(|p| points_to(access::resolve_within(p, &roots))).collect::<Vec<_>>()
+    })
+    .unwrap_or_default();
+    let mut verdicts = verdicts.into_iter();
+    if let Some(f) = listing.root.folder.as_deref_mut() {
+        set_links(f, &mut verdicts);
+    }
+}
+
+fn points_to(leads: Leads) -> LinkTarget {
+    match leads {
+        Leads::Outside => LinkTarget::Outside,
+        Leads::Inside(_, EntryKind::Folder) => LinkTarget::Folder,
+        Leads::Inside(_, EntryKind::File) => LinkTarget::File,
+        Leads::Inside(..) => LinkTarget::Other,
+        Leads::Fails(e) => match e.code {
+            ErrorCode::NotFound | ErrorCode::NotADirectory => LinkTarget::Dangling,
+            ErrorCode::Loop => LinkTarget::Loop,
+            _ => LinkTarget::Unknown,
+        },
+    }
+}
+
+/// The real path of an entry shown in a listing (its name read back to bytes).
+fn entry_path(dir: &Path, e: &Entry) -> PathBuf {
+    let shown = canopy_core::text::line_name(&e.name, e.name_parts.as_deref());
+    let bytes = canopy_core::names::unescape_line(&shown).unwrap_or_else(|_| e.name.as_bytes().to_vec());
+    dir.join(std::ffi::OsStr::from_bytes(&bytes))
+}
+
+/// The paths of the links in `f` (in the order [`set_links`] visits them).
+fn link_paths(f: &Folder, dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in &f.entries {
+        if e.link.is_some() {
+            out.push(entry_path(dir, e));
+        }
+        if let Some(sub) = e.folder.as_deref() {
+            link_paths(sub, &entry_path(dir, e), out);
+        }
+    }
+}
+
+fn set_links(f: &mut Folder, verdicts: &mut impl Iterator<Item = LinkTarget>) {
+    for e in &mut f.entries {
+        if let Some(link) = e.link.as_deref_mut() {
+            link.points_to = verdicts.next().unwrap_or(LinkTarget::Unknown);
+            // Following is what the engine's error was about: the verdict replaces it.
+            e.error = None;
+        }
+        if let Some(sub) = e.folder.as_deref_mut() {
+            set_links(sub, verdicts);
+        }
+    }
 }
 
 /// The real path of a folder given on the command line or by the client.

@@ -6,13 +6,17 @@
 //!   `openWorldHint: false`), has a title, a description written for a model
 //!   (under 2 KB), an input schema and an output schema;
 //! - a tool call that fails answers a result with `isError: true` and the
-//!   text `CODE: message`, never a protocol error: bad arguments are
-//!   `INVALID_ARGUMENT` results too (the model can correct them);
+//!   text `CODE: message` (at most `MCP_ERROR_CHARS` characters, however
+//!   much of the arguments it quotes), never a protocol error: bad arguments
+//!   are `INVALID_ARGUMENT` results too (the model can correct them);
 //! - a path is allowed only when the real path of what was opened lies in an
 //!   allowed root (see [`crate::access`]); otherwise `DENIED`, naming the roots;
 //! - `notifications/cancelled` stops a listing through the engine's cancel
 //!   token; a request that carries a progress token gets a progress
-//!   notification every `MCP_PROGRESS_INTERVAL` while its listing runs.
+//!   notification every `MCP_PROGRESS_INTERVAL` while its listing runs;
+//! - at most `MCP_CONCURRENT_CALLS` tool calls touch the filesystem at once;
+//!   the others wait their turn (logging `waiting`), and a cancelled one
+//!   stops waiting.
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
@@ -22,7 +26,7 @@ use std::time::Instant;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::IoHooks;
-use canopy_core::limits::{MCP_MAX_DEPTH, MCP_PROGRESS_INTERVAL, MCP_READ_CHUNK, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
+use canopy_core::limits::{MCP_CONCURRENT_CALLS, MCP_ERROR_CHARS, MCP_MAX_DEPTH, MCP_MAX_OFFSET, MCP_PROGRESS_INTERVAL, MCP_READ_CHUNK, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
 use canopy_core::wire::{EntryKind, SortBy};
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -35,6 +39,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::access;
 use crate::engine::{self, ListCall, Opened};
@@ -42,13 +47,13 @@ use crate::page::{self, TruncatedFolder};
 use crate::read::{self, ReadFileOutput};
 
 /// What `list_directory` tells a model. Kept under 2 KB (a test checks).
-pub const LIST_DESCRIPTION: &str = "List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10), or by `sort`: size (smallest first), modified (oldest first) or type (extension); `reverse` gives largest or newest first. The order covers the whole folder, not only what is shown.
+pub const LIST_DESCRIPTION: &str = "List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target ending in (outside the roots) is outside the allowed folders, not followed. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10), or by `sort`: size (smallest first), modified (oldest first) or type (extension); `reverse` gives largest or newest first. The order covers the whole folder, not only what is shown.
 
 Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{202e} (an invisible or bidi character), \\\\ (a backslash). Pass paths back exactly as printed: the tools read the escapes back.
 
 Below the listed folder, each folder shows at most 100 entries. `[WARNING] path: N items hidden (showing first 100 of M total)` follows a folder shown in part; `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
 
-Every reply is at most 40,000 characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor (also structuredContent.nextCursor). No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
+Every reply is at most 40,000 characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor. No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
 
 Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total, offset and shown (this page), nextCursor, order, and per folder shown in part its total, shown and what its hidden rest is (by kind; by group: folders, extensions).";
 
@@ -284,12 +289,27 @@ struct ClientRoots {
 pub struct Canopy {
     roots: Arc<Vec<PathBuf>>,
     client_roots: Arc<Mutex<ClientRoots>>,
+    /// Turns of the filesystem: a call holds one while it runs.
+    turns: Arc<Semaphore>,
     hooks: IoHooks,
     tool_router: ToolRouter<Canopy>,
 }
 
+/// `CODE: message`, cut to `MCP_ERROR_CHARS`: a message may quote what the
+/// agent sent (a path of a megabyte, a value), and a reply keeps its budget.
+fn error_text(e: &CanopyError) -> String {
+    let text = format!("{}: {}", e.code, e.message);
+    let total = text.chars().count();
+    if total <= MCP_ERROR_CHARS {
+        return text;
+    }
+    let tail = format!("... (cut: {total} characters in all)");
+    let keep = MCP_ERROR_CHARS - tail.chars().count();
+    text.chars().take(keep).chain(tail.chars()).collect()
+}
+
 fn error_result(e: &CanopyError) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(format!("{}: {}", e.code, e.message))])
+    CallToolResult::error(vec![ContentBlock::text(error_text(e))])
 }
 
 fn success<T: Serialize>(text: String, structured: &T) -> CallToolResult {
@@ -356,7 +376,24 @@ async fn blocking<T: Send + 'static>(job: impl FnOnce() -> Result<T, CanopyError
 impl Canopy {
     /// A server for the real folders `roots` (at least one).
     pub fn new(roots: Vec<PathBuf>, hooks: IoHooks) -> Self {
-        Canopy { roots: Arc::new(roots), client_roots: Arc::default(), hooks, tool_router: Self::tool_router() }
+        Canopy {
+            roots: Arc::new(roots),
+            client_roots: Arc::default(),
+            turns: Arc::new(Semaphore::new(MCP_CONCURRENT_CALLS)),
+            hooks, tool_router: Self::tool_router() }
+    }
+
+    /// Waits for a turn of the filesystem (see `MCP_CONCURRENT_CALLS`), or
+    /// for the request to be cancelled.
+    async fn turn(&self, tool: &str, ctx: &RequestContext<RoleServer>) -> Result<OwnedSemaphorePermit, CanopyError> {
+        if let Ok(p) = self.turns.clone().try_acquire_owned() {
+            return Ok(p);
+        }
+        log(tool, "waiting");
+        tokio::select! {
+            p = self.turns.clone().acquire_owned() => p.map_err(|_| CanopyError::new(ErrorCode::Io, "the server is stopping")),
+            _ = ctx.ct.cancelled() => Err(CanopyError::cancelled()),
+        }
     }
 
     /// The folders this call may see: `--root`, narrowed by the client's roots when it offers them.
@@ -405,12 +442,24 @@ impl Canopy {
         };
         let Some(first) = roots.first().cloned() else { return Err(outside(&roots)) };
         let path = if given.is_absolute() { given } else { first.join(given) };
-        let probe = path.clone();
-        match blocking(move || engine::open(&probe)).await {
-            Ok(opened) if roots.iter().any(|r| access::within(&opened.real, r)) => Ok(opened),
-            Ok(_) => Err(outside(&roots)),
-            Err(_) if !roots.iter().any(|r| access::within(&lexical(&path), r)) => Err(outside(&roots)),
-            Err(e) => Err(e),
+        // Where it leads is found looking only inside the roots, so whether
+        // a path outside them exists (or answers) is never told, and never
+        // looked at; then what is opened is checked again, for a link
+        // swapped in meanwhile.
+        let shared = Arc::new(roots.clone());
+        let asked = lexical(&path);
+        let real = match blocking(move || engine::leads(&path, shared)).await? {
+            access::Leads::Inside(real, _) => real,
+            access::Leads::Outside => return Err(outside(&roots)),
+            // A path that names a place outside, failing inside on its way.
+            access::Leads::Fails(_) if !roots.iter().any(|r| access::within(&asked, r)) => return Err(outside(&roots)),
+            access::Leads::Fails(e) => return Err(e),
+        };
+        let opened = blocking(move || engine::open(&real)).await?;
+        if roots.iter().any(|r| access::within(&opened.real, r)) {
+            Ok(opened)
+        } else {
+            Err(outside(&roots))
         }
     }
 
@@ -455,8 +504,9 @@ impl Canopy {
         if !(1..=MCP_MAX_DEPTH).contains(&want.depth) {
             return Err(CanopyError::invalid(format!("depth must be 1 to {MCP_MAX_DEPTH}, not {}", want.depth)));
         }
+        let _turn = self.turn(tool, ctx).await?;
         let roots = self.allowed(ctx).await?;
-        let opened = self.open_allowed(&want.path, roots).await?;
+        let opened = self.open_allowed(&want.path, roots.clone()).await?;
         if opened.kind != EntryKind::Folder {
             let hint = if opened.kind == EntryKind::File { ": call read_file to read it" } else { "" };
             return Err(CanopyError::new(
@@ -484,7 +534,12 @@ impl Canopy {
             hooks: self.hooks.clone(),
         };
         log(tool, "started");
-        let (listing, opened) = self.run_listing(ctx, cancel, folders, move || engine::list(&opened, call).map(|l| (l, opened))).await?;
+        let job = move || {
+            let mut listing = engine::list(&opened, call)?;
+            engine::confine_links(&mut listing, &opened.real, &roots);
+            Ok((listing, opened))
+        };
+        let (listing, opened) = self.run_listing(ctx, cancel, folders, job).await?;
         let label = match opened.real.file_name() {
             Some(name) => canopy_core::names::escape_for_line(name.as_bytes()),
             None => engine::shown_path(&opened.real),
@@ -565,7 +620,11 @@ impl Canopy {
         if asked == 0 {
             return Err(CanopyError::invalid("length must be at least 1"));
         }
+        if args.offset > MCP_MAX_OFFSET {
+            return Err(CanopyError::invalid(format!("offset must be at most {MCP_MAX_OFFSET}, not {}", args.offset)));
+        }
         let length = asked.min(MCP_READ_CHUNK);
+        let _turn = self.turn("read_file", &ctx).await?;
         let roots = self.allowed(&ctx).await?;
         let opened = self.open_allowed(&args.path, roots).await?;
         match opened.kind {

@@ -111,3 +111,70 @@ async fn client_roots_narrow_what_is_allowed_and_never_widen_it() {
     }
     assert_eq!(s.list(list_args(&a)).await.code(), "DENIED", "the old root is gone");
 }
+
+#[tokio::test]
+async fn whether_a_path_outside_the_roots_exists_is_never_told() {
+    let t = Tree::new();
+    let root = t.dir("root");
+    t.write("outside/secret.txt", b"s");
+    t.dir("outside/folder");
+    t.link("root/slash", "/");
+    t.link("root/rel_out", "../outside");
+    t.link("root/to_missing_outside", t.at("outside/missing"));
+    let s = Server::start(&[&root]).await;
+    let r = path_arg(&root);
+    // Pairs that differ only in whether something exists out there.
+    let pairs = [
+        (format!("{r}/slash/etc"), format!("{r}/slash/no-such-folder-anywhere")),
+        (format!("{r}/rel_out/folder"), format!("{r}/rel_out/missing")),
+        (format!("{r}/rel_out/secret.txt"), format!("{r}/rel_out/secret.txt/below")),
+        (format!("{r}/rel_out"), format!("{r}/to_missing_outside")),
+    ];
+    for (exists, missing) in &pairs {
+        for tool in ["list_directory", "read_file"] {
+            let a = common::Reply::of(s.call(tool, json!({ "path": exists })).await);
+            let b = common::Reply::of(s.call(tool, json!({ "path": missing })).await);
+            assert_eq!(a.code(), "DENIED", "{tool} {exists}: {}", a.text);
+            assert_eq!(b.code(), "DENIED", "{tool} {missing}: the reply must not tell it is missing: {}", b.text);
+            assert_eq!(a.text.replace(exists.as_str(), "P"), b.text.replace(missing.as_str(), "P"), "the same words either way");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_link_pointing_outside_the_roots_says_so_and_nothing_more() {
+    let t = Tree::new();
+    let root = t.dir("root");
+    t.write("outside/secret.txt", b"s");
+    t.link("outside/loop", "loop");
+    t.write("root/inside.txt", b"i");
+    t.link("root/to_secret", "../outside/secret.txt");
+    t.link("root/to_missing", "../outside/missing");
+    t.link("root/to_loop", "../outside/loop");
+    t.link("root/to_etc", "/etc");
+    t.link("root/to_nowhere", "/no/such/place");
+    t.link("root/dangling", "missing_inside");
+    t.link("root/ok", "inside.txt");
+    t.link("root/abs_inside", root.join("inside.txt"));
+    t.link("root/up_and_back", "../root/inside.txt");
+    t.link("root/self", "self");
+    let s = Server::start(&[&root]).await;
+    let listed = s.list(json!({ "path": path_arg(&root), "depth": 1 })).await.ok();
+    let lines = listed.lines();
+    let abs_inside = format!("[LINK] abs_inside -> {}/inside.txt", path_arg(&root));
+    for want in [
+        "[LINK] to_secret -> ../outside/secret.txt (outside the roots)",
+        "[LINK] to_missing -> ../outside/missing (outside the roots)",
+        "[LINK] to_loop -> ../outside/loop (outside the roots)",
+        "[LINK] to_etc -> /etc (outside the roots)",
+        "[LINK] to_nowhere -> /no/such/place (outside the roots)",
+        "[LINK] dangling -> missing_inside (dangling)",
+        "[LINK] ok -> inside.txt",
+        abs_inside.as_str(),
+        "[LINK] up_and_back -> ../root/inside.txt",
+        "[LINK] self -> self (loop)",
+    ] {
+        assert!(lines.contains(&want), "{want:?} in:\n{}", listed.text);
+    }
+    assert_eq!(lines.len(), 11, "one line each, no error line about following a link out: {}", listed.text);
+}

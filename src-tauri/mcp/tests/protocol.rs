@@ -82,3 +82,34 @@ async fn a_malformed_call_is_the_only_protocol_error() {
     }
     let _: Value = json!(null);
 }
+
+#[tokio::test]
+async fn an_error_quoting_a_huge_argument_stays_within_the_budget() {
+    let t = Tree::new();
+    let s = Server::start(&[&t.path()]).await;
+    let huge = "a".repeat(1_000_000);
+    let root = common::path_arg(&t.path());
+    let cases = [
+        ("list_directory", json!({ "path": format!("/{huge}") }), "DENIED"),
+        ("read_file", json!({ "path": format!("/{huge}") }), "DENIED"),
+        ("list_directory", json!({ "path": root, "depth": huge }), "INVALID_ARGUMENT"),
+        ("find_in_folder", json!({ "path": root, "pattern": "x", huge.clone(): 1 }), "INVALID_ARGUMENT"),
+    ];
+    for (tool, args, code) in cases {
+        let r = common::Reply::of(s.call(tool, args).await);
+        assert_eq!(r.code(), code, "{tool}: {}", &r.text[..200]);
+        let n = r.text.chars().count();
+        assert!(n <= common::BUDGET, "{tool}'s {code} reply is {n} characters");
+        assert!(r.text.ends_with(" characters in all)"), "the cut says so: ...{}", &r.text[r.text.len() - 60..]);
+    }
+}
+
+#[test]
+fn the_schema_check_catches_what_breaks_a_schema() {
+    let defs = json!({ "K": { "type": "object", "properties": { "n": { "type": "integer", "minimum": 0 } }, "required": ["n"] } });
+    let schema = json!({ "type": "object", "properties": { "k": { "$ref": "#/$defs/K" }, "e": { "oneOf": [{ "const": "a" }, { "const": "b" }] }, "s": { "type": ["string", "null"] } }, "required": ["k"] });
+    assert_eq!(common::schema_breaks(&json!({ "k": { "n": 1 }, "e": "a", "s": null }), &schema, &defs, "v"), None);
+    for bad in [json!({}), json!({ "k": { "n": -1 } }), json!({ "k": { "n": 1 }, "e": "c" }), json!({ "k": { "n": 1 }, "x": 1 }), json!({ "k": { "n": 1 }, "s": 2 })] {
+        assert!(common::schema_breaks(&bad, &schema, &defs, "v").is_some(), "{bad}");
+    }
+}

@@ -143,3 +143,17 @@ async fn a_device_is_refused_with_its_token() {
     assert_eq!(r.code(), "NOT_A_FILE");
     assert!(r.text.contains("[CHAR_DEVICE]"), "{}", r.text);
 }
+
+#[tokio::test]
+async fn an_offset_no_file_can_have_is_an_invalid_argument() {
+    let s = Server::start(&[Path::new("/proc")]).await;
+    for offset in [1u64 << 63, u64::MAX] {
+        let r = read(&s, json!({ "path": "/proc/self/status", "offset": offset })).await;
+        assert_eq!(r.code(), "INVALID_ARGUMENT", "{offset}: {}", r.text);
+        assert!(r.text.contains("offset"), "{}", r.text);
+    }
+    for bad in [json!(-1), json!("12"), json!(1.5)] {
+        let r = read(&s, json!({ "path": "/proc/self/status", "offset": bad })).await;
+        assert_eq!(r.code(), "INVALID_ARGUMENT", "{bad}: {}", r.text);
+    }
+}

@@ -107,3 +107,39 @@ async fn a_size_order_cut_by_the_time_budget_says_it_is_partial() {
     assert_eq!(nested.structured["truncated"][0]["orderChecked"], json!(checked), "the truncated folder says how many were placed");
     assert_eq!(nested.structured["order"], json!({ "partial": false, "checked": 1 }), "the listed folder itself is whole");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_beyond_a_few_at_once_wait_their_turn() {
+    let t = slow_tree();
+    let mut s = slow_server(&t).await;
+    let calls: Vec<_> = (0..12)
+        .map(|_| {
+            let (peer, params) = (s.client.peer().clone(), list_call(&t));
+            tokio::spawn(async move { peer.call_tool(params).await })
+        })
+        .collect();
+    let (mut started, mut waiting) = (0, 0);
+    while started + waiting < 12 {
+        let line = s.wait_for_log("list_directory: ").await;
+        match line.as_str() {
+            "canopy-mcp: list_directory: started" => started += 1,
+            "canopy-mcp: list_directory: waiting" => waiting += 1,
+            other => panic!("a slow listing ended before every call arrived: {other}"),
+        }
+    }
+    // MCP_CONCURRENT_CALLS: a client that floods the server gets a few threads' worth of work at once.
+    assert_eq!((started, waiting), (4, 8), "4 listings run, the others wait");
+    for c in &calls {
+        c.abort();
+    }
+    // The waiting calls, cancelled, stop waiting; the running ones stop through the engine.
+    let mut cancelled = 0;
+    while cancelled < 12 {
+        let line = s.wait_for_log("list_directory: ").await;
+        if line == "canopy-mcp: list_directory: CANCELLED" {
+            cancelled += 1;
+        }
+    }
+    let next = Reply::of(s.call("list_directory", json!({ "path": path_arg(&t.path()), "depth": 1 })).await).ok();
+    assert_eq!(next.lines(), ["[DIR] root"], "the server goes on serving");
+}

@@ -3,4 +3,4 @@
 /**
  * What a symlink points to, found by following it once (never descending).
  */
-export type LinkTarget = "folder" | "file" | "other" | "dangling" | "loop" | "unknown";
+export type LinkTarget = "folder" | "file" | "other" | "dangling" | "loop" | "unknown" | "outside";

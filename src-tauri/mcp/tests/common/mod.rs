@@ -174,6 +174,81 @@ pub struct Server {
     pub client: RunningService<RoleClient, TestClient>,
     pub stderr: mpsc::UnboundedReceiver<String>,
     pub seen: Seen,
+    /// Each tool's advertised outputSchema, asked once.
+    output_schemas: tokio::sync::OnceCell<std::collections::HashMap<String, Value>>,
+}
+
+/// Where `value` breaks `schema` (the JSON Schema subset schemars writes:
+/// `$ref` into `$defs`, `type`, `properties`, `required`, `items`, `enum`,
+/// `const`, `oneOf`, `minimum`), or `None`. A property the schema does not
+/// name counts as a break too: what is sent must be what is advertised.
+pub fn schema_breaks(value: &Value, schema: &Value, defs: &Value, at: &str) -> Option<String> {
+    if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
+        let name = r.strip_prefix("#/$defs/").unwrap_or_else(|| panic!("an unexpected $ref {r}"));
+        return schema_breaks(value, &defs[name], defs, at);
+    }
+    if let Some(types) = schema.get("type") {
+        let fits = |t: &str| match t {
+            "object" => value.is_object(),
+            "array" => value.is_array(),
+            "string" => value.is_string(),
+            "boolean" => value.is_boolean(),
+            "integer" => value.is_i64() || value.is_u64(),
+            "number" => value.is_number(),
+            "null" => value.is_null(),
+            other => panic!("an unexpected type {other}"),
+        };
+        let ok = match types {
+            Value::String(t) => fits(t),
+            Value::Array(ts) => ts.iter().any(|t| fits(t.as_str().unwrap())),
+            _ => panic!("type is a string or a list"),
+        };
+        if !ok {
+            return Some(format!("{at}: {value} is not {types}"));
+        }
+    }
+    if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+        if value.as_f64().is_some_and(|v| v < min) {
+            return Some(format!("{at}: {value} is below {min}"));
+        }
+    }
+    if let Some(c) = schema.get("const") {
+        if c != value {
+            return Some(format!("{at}: {value} is not {c}"));
+        }
+    }
+    if let Some(options) = schema.get("enum").and_then(Value::as_array) {
+        if !options.contains(value) {
+            return Some(format!("{at}: {value} is not one of {options:?}"));
+        }
+    }
+    if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
+        let fits = options.iter().filter(|o| schema_breaks(value, o, defs, at).is_none()).count();
+        if fits != 1 {
+            return Some(format!("{at}: {value} fits {fits} of oneOf"));
+        }
+    }
+    if let (Some(obj), Some(props)) = (value.as_object(), schema.get("properties").and_then(Value::as_object)) {
+        for name in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+            if !obj.contains_key(name.as_str().unwrap()) {
+                return Some(format!("{at}: {name} is required"));
+            }
+        }
+        for (k, v) in obj {
+            let Some(sub) = props.get(k) else { return Some(format!("{at}: {k} is sent but not in the schema")) };
+            if let Some(b) = schema_breaks(v, sub, defs, &format!("{at}.{k}")) {
+                return Some(b);
+            }
+        }
+    }
+    if let (Some(items), Some(schema)) = (value.as_array(), schema.get("items")) {
+        for (i, v) in items.iter().enumerate() {
+            if let Some(b) = schema_breaks(v, schema, defs, &format!("{at}[{i}]")) {
+                return Some(b);
+            }
+        }
+    }
+    None
 }
 
 /// How to start a server.
@@ -210,16 +285,34 @@ impl Server {
         let seen = Seen::default();
         let handler = TestClient { roots: start.client_roots, seen: seen.clone() };
         let client = handler.serve(transport).await.expect("the client connects");
-        Server { client, stderr: rx, seen }
+        Server { client, stderr: rx, seen, output_schemas: tokio::sync::OnceCell::new() }
     }
 
-    /// Calls a tool and returns its result (a protocol error fails the test).
+    /// Calls a tool and returns its result (a protocol error fails the
+    /// test, and so does a success whose structuredContent is missing or
+    /// does not fit the tool's advertised outputSchema).
     pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
         let Value::Object(args) = args else { panic!("arguments are an object") };
-        self.client
+        let r = self
+            .client
             .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
             .await
-            .unwrap_or_else(|e| panic!("{tool} answered a protocol error: {e}"))
+            .unwrap_or_else(|e| panic!("{tool} answered a protocol error: {e}"));
+        if r.is_error != Some(true) {
+            let schemas = self
+                .output_schemas
+                .get_or_init(|| async {
+                    let tools = self.client.list_all_tools().await.expect("tools/list answers");
+                    tools.iter().map(|t| (t.name.to_string(), serde_json::to_value(t).unwrap()["outputSchema"].clone())).collect()
+                })
+                .await;
+            let schema = &schemas[tool];
+            let sent = r.structured_content.as_ref().unwrap_or_else(|| panic!("{tool} succeeded without structuredContent"));
+            if let Some(b) = schema_breaks(sent, schema, &schema["$defs"], "structuredContent") {
+                panic!("{tool}'s structuredContent does not fit its outputSchema: {b}");
+            }
+        }
+        r
     }
 
     pub async fn list(&self, args: Value) -> Reply {
