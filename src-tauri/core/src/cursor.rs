@@ -24,7 +24,7 @@ use base64::Engine as _;
 use crate::error::CanopyError;
 use crate::names::{unescape_line, NamePart};
 use crate::order::{Group, Order, Primary};
-use crate::wire::{EntryKind, Listing, SortBy};
+use crate::wire::{Listing, SortBy};
 
 const VERSION: u8 = 1;
 const REVERSE: u8 = 1;
@@ -59,10 +59,6 @@ fn order_byte(by: SortBy) -> u8 {
     }
 }
 
-fn has_primary(by: SortBy) -> bool {
-    matches!(by, SortBy::Size | SortBy::Modified)
-}
-
 /// Encodes the cursor that follows `last` under `settings`.
 pub fn encode(settings: &PageSettings, last: &SortPosition) -> String {
     let filter = settings.filter.as_deref().unwrap_or("").as_bytes();
@@ -87,7 +83,7 @@ pub fn encode(settings: &PageSettings, last: &SortPosition) -> String {
         Group::Folder => 0,
         Group::Other => 1,
     });
-    if has_primary(settings.order.by) {
+    if settings.order.needs_stat() {
         match last.primary {
             Primary::None => bytes.push(0),
             Primary::Missing => bytes.push(1),
@@ -142,7 +138,7 @@ pub fn decode(text: &str, settings: &PageSettings) -> Result<SortPosition, Canop
         1 => Group::Other,
         _ => return Err(foreign()),
     };
-    let (primary, name) = if has_primary(settings.order.by) {
+    let (primary, name) = if settings.order.needs_stat() {
         match rest {
             [0, name @ ..] => (Primary::None, name),
             [1, name @ ..] => (Primary::Missing, name),
@@ -189,12 +185,12 @@ pub fn after_entry(listing: &Listing, index: usize) -> Result<Option<String>, Ca
             raw
         }
     };
-    let group = if entry.kind == EntryKind::Folder { Group::Folder } else { Group::Other };
+    let group = Group::of(entry.kind);
     let order = Order { by: listing.sort, reverse: listing.reverse };
     // The value the entry was placed by (a listing under these orders always
     // carries the size and time it read, whatever its details setting).
     let primary = match order.by {
-        SortBy::Size if group == Group::Other => entry.size.map_or(Primary::Missing, |v| Primary::Value(v.min(i64::MAX as u64) as i64)),
+        SortBy::Size if group == Group::Other => entry.size.map_or(Primary::Missing, Primary::of_size),
         SortBy::Modified => entry.modified.map_or(Primary::Missing, Primary::Value),
         _ => Primary::None,
     };

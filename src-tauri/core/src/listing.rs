@@ -85,7 +85,7 @@ use crate::filter::NameFilter;
 use crate::ignore_rules::IgnoreRules;
 use crate::limits::STAT_TIME_SHARE_PERCENT;
 use crate::order::{sort_key_for, starts_with_folded, Group, Order, Primary};
-use crate::select::{group_of, pass, select, Candidate, Reading, Selection, Stop, Window};
+use crate::select::{pass, select, Candidate, Reading, Selection, Stop, Window};
 use crate::wire::{
     Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, LocateRequest,
     Located, RootSpec, SortBy, Startup,
@@ -984,7 +984,7 @@ fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hook
         if !starts_with_folded(e.name, prefix) {
             return;
         }
-        sort_key_for(order, group_of(e.kind), e.primary, e.name, &mut key);
+        sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
         if best.as_ref().is_none_or(|(k, n)| order.compare_keyed(&key, e.name, k, n) == Ordering::Less) {
             best = Some((key.clone(), e.name.into()));
         }
@@ -998,7 +998,7 @@ fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hook
     });
     let mut index = 0u64;
     read(&mut |e| {
-        sort_key_for(order, group_of(e.kind), e.primary, e.name, &mut key);
+        sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
         if order.compare_keyed(&key, e.name, &tk, &tn) == Ordering::Less {
             index += 1;
         }

@@ -26,7 +26,7 @@
 use std::cmp::Ordering;
 use std::char::ToLowercase;
 
-use crate::wire::SortBy;
+use crate::wire::{EntryKind, SortBy};
 
 /// An order: what comes first, and which way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -39,7 +39,8 @@ impl Order {
     /// The natural name order, ascending: what every listing used before orders existed.
     pub const NAME: Order = Order { by: SortBy::Name, reverse: false };
 
-    /// True when every entry needs an `lstat` to be placed.
+    /// True when every entry needs an `lstat` to be placed: the order has
+    /// a primary value (size, modified time) that a cursor must carry.
     pub fn needs_stat(self) -> bool {
         matches!(self.by, SortBy::Size | SortBy::Modified)
     }
@@ -76,6 +77,13 @@ pub enum Primary {
     Missing,
     /// A size in bytes, or a modification time in ms since the epoch.
     Value(i64),
+}
+
+impl Primary {
+    /// The value a size in bytes sorts by (sizes beyond `i64::MAX` tie there).
+    pub fn of_size(size: u64) -> Primary {
+        Primary::Value(size.min(i64::MAX as u64) as i64)
+    }
 }
 
 /// The extension of a name: what follows its last dot, unless that dot is
@@ -156,8 +164,21 @@ pub fn sort_key_for(order: Order, group: Group, primary: Primary, name: &[u8], o
 /// The group an entry sorts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Group {
+    /// Real folders: first under every order.
     Folder,
+    /// Everything else, symlinks to folders included.
     Other,
+}
+
+impl Group {
+    /// The group of an entry of this kind.
+    pub fn of(kind: EntryKind) -> Group {
+        if kind == EntryKind::Folder {
+            Group::Folder
+        } else {
+            Group::Other
+        }
+    }
 }
 
 /// Compares two names in natural order, ties broken by raw bytes.
