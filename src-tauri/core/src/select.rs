@@ -24,7 +24,7 @@
 //!
 //!   A bucket holds about `total / SELECTION_SAMPLE` entries; in the rare
 //!   case that the target bucket holds more than `SELECTION_WINDOW`, steps 1
-//!   and 2 repeat inside it (up to four rounds), so memory stays bounded:
+//!   and 2 repeat inside it (up to `SELECTION_ROUNDS` rounds), so memory stays bounded:
 //!   `SELECTION_SAMPLE` names, `SELECTION_SAMPLE + 1` counters and at most
 //!   `SELECTION_WINDOW + limit` candidates. Time is three reads of the
 //!   folder, but passes 1 and 2 build no sort keys, so a deep page costs
@@ -62,7 +62,7 @@ use crate::cursor::SortPosition;
 use crate::dirio::{Dir, Meta, RawEntry};
 use crate::filter::{FilterScratch, NameFilter};
 use crate::ignore_rules::IgnoreRules;
-use crate::limits::{SELECTION_SAMPLE, SELECTION_WINDOW};
+use crate::limits::{SELECTION_ROUNDS, SELECTION_SAMPLE, SELECTION_WINDOW, STATS_PER_CLOCK};
 use crate::order::{sort_key_for, Group, Order, Primary};
 use crate::rest::{slot_of, Slot, Tally};
 use crate::wire::{EntryKind, KindCounts, SortBy};
@@ -224,9 +224,6 @@ pub(crate) fn kind_of(dir: &Dir, raw: &RawEntry<'_>) -> EntryKind {
         None => dir.stat_child(raw.name, false).map(|m| m.kind).unwrap_or(EntryKind::Unknown),
     }
 }
-
-/// How many `lstat`s run between two looks at the clock.
-const STATS_PER_CLOCK: u64 = 16;
 
 /// Reads `dir` once from its start, calling `each` with every entry that
 /// passes the dotfile setting, the ignore rules and the filter.
@@ -455,14 +452,11 @@ impl Rng {
 struct Tuning {
     sample: usize,
     window: usize,
-    /// Narrowing rounds before a bucket is kept whatever its size: each
-    /// round shrinks the range to one bucket of a random sample, so a fourth
-    /// unlucky round in a row is far less likely than the folder changing
-    /// under us.
+    /// Narrowing rounds before a bucket is kept whatever its size.
     rounds: u32,
 }
 
-const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: 4 };
+const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: SELECTION_ROUNDS };
 
 /// Pass 1: counts and a uniform sample of the positions within `bounds`, sorted.
 fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<'_>) -> Result<(Pass, Vec<Keyed>, u64, u64), Stop> {
