@@ -35,7 +35,9 @@ const IGNORED_HIDDEN: u8 = 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SortPosition {
     pub group: Group,
+    /// Its value under the size or modified order; `Primary::None` otherwise.
     pub primary: Primary,
+    /// The raw name bytes (the last tie-break).
     pub name: Box<[u8]>,
 }
 
@@ -43,10 +45,13 @@ pub struct SortPosition {
 /// under the same ones.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PageSettings {
+    /// Dotfiles were listed.
     pub show_dotfiles: bool,
+    /// The order and its direction.
     pub order: Order,
     /// The filter's text, as given.
     pub filter: Option<String>,
+    /// What git ignores was left out.
     pub hide_ignored: bool,
 }
 

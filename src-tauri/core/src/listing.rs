@@ -77,13 +77,13 @@ use crate::cancel::CancelToken;
 use crate::cursor::{self, PageSettings, SortPosition};
 use crate::dirio::{Dir, Identity, IoHooks, Meta};
 use crate::error::{code_of, CanopyError, ErrorCode};
-use crate::limits::{
-    DEFAULT_DEPTH, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, NESTED_CAP, PAGE, REQUEST_TIME, TIME_BUDGET,
-};
-use crate::names::{decode_handle, encode_handle, DisplayName};
 use crate::filter::NameFilter;
 use crate::ignore_rules::IgnoreRules;
-use crate::limits::STAT_TIME_SHARE_PERCENT;
+use crate::limits::{
+    DEFAULT_DEPTH, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, NESTED_CAP, PAGE, REQUEST_TIME,
+    STAT_TIME_SHARE_PERCENT, TIME_BUDGET,
+};
+use crate::names::{decode_handle, encode_handle, DisplayName};
 use crate::order::{sort_key_for, starts_with_folded, Group, Order, Primary};
 use crate::select::{pass, select, Candidate, Reading, Selection, Stop, Window};
 use crate::wire::{
@@ -595,11 +595,9 @@ fn commit(w: &mut Walk, read: FolderRead, slot: Option<Slot>, dir: Arc<Dir>, id:
     let node = w.nodes.len();
     w.shown += read.folder.entries.len() as u64;
     w.names_read += read.names_read;
-    if !read.subfolders.is_empty() {
-        for (entry, name, path) in read.subfolders {
-            let rules = read.rules.clone();
-            w.queue.push_back(Pending { parent: dir.clone(), parent_id: id, name, path, level: level + 1, slot: Slot { node, entry }, rules });
-        }
+    for (entry, name, path) in read.subfolders {
+        let rules = read.rules.clone();
+        w.queue.push_back(Pending { parent: dir.clone(), parent_id: id, name, path, level: level + 1, slot: Slot { node, entry }, rules });
     }
     w.nodes.push(Node { folder: read.folder, error: read.error, slot });
 }
@@ -728,9 +726,7 @@ fn walk(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -> Res
 /// listed (`NOT_FOUND`, `DENIED`, `NOT_A_DIRECTORY`, `LOOP`, `NAME_TOO_LONG`,
 /// `IO`, or `TIMEOUT` when it does not respond); `CANCELLED` when `cancel` fired.
 pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
-    if opts.depth == 0 || opts.depth > MAX_DEPTH {
-        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {}", opts.depth)));
-    }
+    check_depth(opts.depth)?;
     if opts.cap == 0 {
         return Err(CanopyError::invalid("the per-folder cap must be at least 1"));
     }
@@ -840,6 +836,14 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
     })
 }
 
+/// `INVALID_ARGUMENT` unless `depth` is 1..=`MAX_DEPTH`.
+fn check_depth(depth: u32) -> Result<(), CanopyError> {
+    if depth == 0 || depth > MAX_DEPTH {
+        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {depth}")));
+    }
+    Ok(())
+}
+
 /// Turns what a person typed or a handle into an absolute path.
 ///
 /// `~` and `~/…` expand to the home folder; a relative path is taken from the
@@ -909,9 +913,8 @@ pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHoo
     if req.limit == 0 || req.limit > MAX_PAGE {
         return Err(CanopyError::invalid(format!("limit must be 1 to {MAX_PAGE}, not {}", req.limit)));
     }
-    if req.depth == 0 || req.depth > MAX_DEPTH {
-        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {}", req.depth)));
-    }
+    // Before the root is resolved (which may ask the filesystem).
+    check_depth(req.depth)?;
     let root = resolve_root(&req.root)?;
     let opts = ListOptions {
         depth: req.depth,

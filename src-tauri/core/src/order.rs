@@ -31,7 +31,10 @@ use crate::wire::{EntryKind, SortBy};
 /// An order: what comes first, and which way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Order {
+    /// The primary value (folders first under every one).
     pub by: SortBy,
+    /// Flips the primary value (and, under the name order, the name); ties
+    /// still fall back to the name, ascending.
     pub reverse: bool,
 }
 

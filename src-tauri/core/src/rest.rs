@@ -24,6 +24,7 @@ use crate::wire::EntryKind;
 #[serde(tag = "group", rename_all = "camelCase", rename_all_fields = "camelCase")]
 #[ts(export)]
 pub enum RestGroup {
+    /// Real folders.
     Folders { count: u64 },
     /// Entries (not folders) with this extension (lowercase ASCII letters and digits).
     Extension { extension: String, count: u64 },
@@ -34,6 +35,7 @@ pub enum RestGroup {
 }
 
 impl RestGroup {
+    /// The entries in this group.
     pub fn count(&self) -> u64 {
         match self {
             RestGroup::Folders { count }

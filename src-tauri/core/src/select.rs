@@ -89,10 +89,12 @@ pub(crate) struct Candidate {
 }
 
 impl Candidate {
+    /// The value it was placed by (`Primary::None` under the name and type orders).
     pub fn primary(&self) -> Primary {
         self.placed.as_ref().map_or(Primary::None, |p| p.0)
     }
 
+    /// The `lstat` made to place it, if any (reused to describe it).
     pub fn meta(&self) -> Option<Meta> {
         self.placed.as_ref().and_then(|p| p.1)
     }
@@ -105,6 +107,7 @@ impl Candidate {
         self.order.compare_keyed(&self.key, &self.name, key, name)
     }
 
+    /// Its place in the order, owned (for a cursor after it).
     pub fn position(&self) -> SortPosition {
         SortPosition { group: Group::of(self.kind), primary: self.primary(), name: self.name.clone() }
     }
