@@ -197,6 +197,18 @@ function runEnd(chunks: readonly Chunk[]): number {
   return end;
 }
 
+/** True when the entry at `pos` of the folder is loaded. */
+export function isLoadedAt(f: FolderState, pos: number): boolean {
+  return f.chunks.some((c) => pos >= c.offset && pos < c.offset + c.nodes.length);
+}
+
+/** The first loaded position after `pos` (the folder's total, or `pos`, when none is). */
+export function nextLoadedAfter(f: FolderState, pos: number): number {
+  let next = f.total ?? pos;
+  for (const c of f.chunks) if (c.offset > pos && c.offset < next) next = c.offset;
+  return next;
+}
+
 // ---- finding and rebuilding along a path -------------------------------
 
 /** Applies `fn` to the folder with `handle` (root or nested), sharing everything else. */
@@ -620,6 +632,17 @@ export function loadedRanges(f: FolderState): Array<[number, number]> {
 }
 
 // ---- filters ---------------------------------------------------------------
+
+/** The filtered folders of a tree and their filters, in tree order. */
+export function filteredFolders(t: TreeState): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const visit = (f: FolderState) => {
+    if (f.filter) out.push([f.handle, f.filter]);
+    for (const c of f.chunks) for (const n of c.nodes) if (n.folder) visit(n.folder);
+  };
+  visit(t.root);
+  return out;
+}
 
 /**
  * A folder listed with a filter: its loaded entries become the reply's
