@@ -974,7 +974,11 @@ fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hook
     let read = |each: &mut dyn FnMut(&crate::select::Seen<'_>)| -> Result<u64, CanopyError> {
         let p = pass(&dir, &rd, each).map_err(|Stop::Cancelled| CanopyError::cancelled())?;
         if p.timed_out {
-            return Err(timeout_error(TIME_BUDGET));
+            // Not `timeout_error`: locate shows nothing of what it read.
+            return Err(CanopyError::new(
+                ErrorCode::Timeout,
+                format!("finding the prefix in this folder took longer than {} ms", TIME_BUDGET.as_millis()),
+            ));
         }
         if let Some(e) = &p.failed {
             return Err(CanopyError::from_io(e, "cannot read folder"));
