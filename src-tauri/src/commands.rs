@@ -1,22 +1,22 @@
 //! `#[tauri::command]` adapters over the engine. Each is a few lines: parse
 //! the request, run the engine on `spawn_blocking`, map the error.
 
+use std::sync::Arc;
+
+use canopy_core::default_app::Desktop;
+use canopy_core::names::encode_handle;
 use canopy_core::preview::{FileRequest, PreviewChunk, PreviewRequest};
 use canopy_core::saved_view::SavedView;
+use canopy_core::shell_quote::CopiedPath;
 use canopy_core::startup::Launch;
 use canopy_core::wire::{parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, ShellEvent, WatchRequest, WatchStatus};
 use canopy_core::{CanopyError, ErrorCode};
 use serde_json::Value;
 use tauri::ipc::{Channel, Response};
 use tauri::{AppHandle, Runtime, State};
-use canopy_core::default_app::Desktop;
-use canopy_core::names::encode_handle;
-use canopy_core::shell_quote::CopiedPath;
 use tauri_plugin_clipboard_manager::ClipboardExt;
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
-
-use std::sync::Arc;
 
 use crate::AppState;
 
@@ -130,15 +130,20 @@ pub(crate) fn record(action: &str, what: impl AsRef<std::ffi::OsStr>) -> Result<
     Ok(true)
 }
 
-/// Shows the entry in the system file manager.
+/// Shows the entry in the system file manager. The opener asks the file
+/// manager over D-Bus (or starts one) and waits: that runs on
+/// `spawn_blocking`, never on one of the runtime's workers.
 #[tauri::command]
 pub async fn reveal<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Result<(), CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    if record("reveal", &path)? {
-        return Ok(());
-    }
-    app.opener().reveal_item_in_dir(&path).map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
+    blocking(move || {
+        if record("reveal", &path)? {
+            return Ok(());
+        }
+        app.opener().reveal_item_in_dir(&path).map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
+    })
+    .await
 }
 
 /// Opens a file with the default application when the engine's "Open…"

@@ -39,18 +39,20 @@ import {
   attachChildren,
   clearFilter,
   collapseExcept,
-  expandedFolders,
   contiguousEnd,
+  expandedFolders,
+  filteredFolders,
   findFolder,
   findNode,
+  isLoadedAt,
   mergePage,
+  nextLoadedAfter,
   select,
   setExpanded,
   setLoading,
   setNodeError,
   setShowAll,
   treeFromListing,
-  type FolderState,
   type TreeState,
 } from "./tree-state";
 
@@ -626,8 +628,7 @@ export class DirectoryController {
     }
   }
 
-
-    // ---- live refresh and the remembered view ----------------------------------
+  // ---- live refresh and the remembered view ----------------------------------
 
   /** After each change: keep the watches and the remembered view in step with the tree (at most once per turn). */
   private followTree(): void {
@@ -702,26 +703,5 @@ export class DirectoryController {
   get inFlight(): number {
     return this.pending.size;
   }
-}
-
-/** The filtered folders of a tree and their filters, in tree order. */
-function filteredFolders(t: TreeState): Array<[string, string]> {
-  const out: Array<[string, string]> = [];
-  const visit = (f: FolderState) => {
-    if (f.filter) out.push([f.handle, f.filter]);
-    for (const c of f.chunks) for (const n of c.nodes) if (n.folder) visit(n.folder);
-  };
-  visit(t.root);
-  return out;
-}
-
-function isLoadedAt(f: FolderState, pos: number): boolean {
-  return f.chunks.some((c) => pos >= c.offset && pos < c.offset + c.nodes.length);
-}
-
-function nextLoadedAfter(f: FolderState, pos: number): number {
-  let next = f.total ?? pos;
-  for (const c of f.chunks) if (c.offset > pos && c.offset < next) next = c.offset;
-  return next;
 }
 

@@ -24,5 +24,11 @@ export const LIVE_RENDERS_PER_SECOND = 4;
 export const LIVE_CONCURRENCY = 4;
 /** Live refresh: entries of one folder re-read after a change; further loaded pages are dropped and re-read when scrolled to. */
 export const LIVE_REFRESH_MAX_ENTRIES = 5000;
+/** Type-ahead: keys typed this far apart (ms) start a new prefix. */
+export const TYPEAHEAD_RESET_MS = 800;
+/** The filter field: typing settles this long (ms) before the folder is filtered again. */
+export const FILTER_DEBOUNCE_MS = 250;
+/** The preview's find bar: typing settles this long (ms) before the lines are searched again. */
+export const FIND_DEBOUNCE_MS = 150;
 /** Most expanded folders remembered across a restart. */
 export const SAVED_EXPANDED_MAX = LIMITS.savedExpandedMax;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Listing } from "./bindings/Listing";
 import type { Entry } from "./bindings/Entry";
-import { applyFilter, clearFilter, flatten, hiddenCount, mergePage, setExpanded, treeFromListing, findFolder } from "./tree-state";
+import { applyFilter, clearFilter, collapseExcept, flatten, hiddenCount, mergePage, setExpanded, treeFromListing, findFolder, findNode, type TreeState } from "./tree-state";
 
 function file(name: string): Entry {
   return { name, handle: `/r/${name}`, kind: "file" };
@@ -38,7 +38,42 @@ function listing(total: number, offset: number, names: string[], extra: Partial<
   };
 }
 
+/** A folder entry read with its children (shown expanded, as the engine gave it). */
+function folderEntry(handle: string, children: Entry[]): Entry {
+  return {
+    name: handle.slice(handle.lastIndexOf("/") + 1),
+    handle,
+    kind: "folder",
+    canExpand: true,
+    folder: {
+      total: children.length,
+      childrenLoaded: true,
+      offset: 0,
+      entries: children,
+      unlisted: { folders: 0, files: 0, other: 0 },
+      kinds: { folders: children.length, files: 0, other: 0 },
+      dotfilesHidden: 0,
+      countIsLowerBound: false,
+      partialOrder: false,
+    },
+  };
+}
+
 describe("tree state", () => {
+  it("collapseExcept closes the open folders under one folder that are not kept, and nothing else", () => {
+    const tree = (): TreeState => {
+      const l = listing(2, 0, []);
+      l.root.folder!.entries = [folderEntry("/r/A", [folderEntry("/r/A/A1", [file("f")])]), folderEntry("/r/B", [folderEntry("/r/B/B1", [])])];
+      return treeFromListing(l);
+    };
+    const open = (s: TreeState) => ["/r/A", "/r/A/A1", "/r/B", "/r/B/B1"].filter((h) => findNode(s, h)?.node.expanded);
+    const s = tree();
+    expect(open(s)).toEqual(["/r/A", "/r/A/A1", "/r/B", "/r/B/B1"]);
+    expect(collapseExcept(s, new Set(["/r/A/A1"]), "/r/A"), "nothing to close: the same state").toBe(s);
+    expect(open(collapseExcept(s, new Set(), "/r/A")), "A itself stays open; B's side is untouched").toEqual(["/r/A", "/r/B", "/r/B/B1"]);
+    expect(open(collapseExcept(s, new Set(["/r/B"]))), "anywhere: only the kept stay open").toEqual(["/r/B"]);
+  });
+
   it("a 200,000-entry root flattens to its total, with unloaded rows as placeholders", () => {
     const s = treeFromListing(listing(200_000, 0, ["a", "b", "c"]));
     const flat = flatten(s);

@@ -184,12 +184,29 @@ export function isComplete(f: FolderState): boolean {
 
 /** Offset for "Show next": the end of the leading contiguous run of loaded entries. */
 export function contiguousEnd(f: FolderState): number {
+  return runEnd(f.chunks);
+}
+
+/** The end of the run of loaded entries that starts at 0 (0 when none does). */
+function runEnd(chunks: readonly Chunk[]): number {
   let end = 0;
-  for (const c of f.chunks) {
+  for (const c of chunks) {
     if (c.offset > end) break;
     end = Math.max(end, c.offset + c.nodes.length);
   }
   return end;
+}
+
+/** True when the entry at `pos` of the folder is loaded. */
+export function isLoadedAt(f: FolderState, pos: number): boolean {
+  return f.chunks.some((c) => pos >= c.offset && pos < c.offset + c.nodes.length);
+}
+
+/** The first loaded position after `pos` (the folder's total, or `pos`, when none is). */
+export function nextLoadedAfter(f: FolderState, pos: number): number {
+  let next = f.total ?? pos;
+  for (const c of f.chunks) if (c.offset > pos && c.offset < next) next = c.offset;
+  return next;
 }
 
 // ---- finding and rebuilding along a path -------------------------------
@@ -200,44 +217,16 @@ export function updateFolder(state: TreeState, handle: string, fn: (f: FolderSta
   return root === state.root ? state : { ...state, root };
 }
 
-function mapFolder(f: FolderState, handle: string, fn: (f: FolderState) => FolderState): FolderState {
-  if (f.handle === handle) return fn(f);
+/**
+ * Applies `fn` to every loaded node of `f`, copying only the chunks (and
+ * the folder) where a node changed: `f` itself when none did.
+ */
+function mapChildren(f: FolderState, fn: (n: TreeNode) => TreeNode): FolderState {
   let changedChunks: Chunk[] | null = null;
   f.chunks.forEach((c, ci) => {
     let nodes: TreeNode[] | null = null;
     c.nodes.forEach((n, ni) => {
-      if (!n.folder) return;
-      const nf = mapFolder(n.folder, handle, fn);
-      if (nf !== n.folder) {
-        nodes ??= c.nodes.slice();
-        nodes[ni] = { ...n, folder: nf };
-      }
-    });
-    if (nodes) {
-      changedChunks ??= f.chunks.slice();
-      changedChunks[ci] = { offset: c.offset, nodes };
-    }
-  });
-  return changedChunks ? { ...f, chunks: changedChunks } : f;
-}
-
-/** Applies `fn` to the node with `handle`, wherever it is loaded. */
-export function updateNode(state: TreeState, handle: string, fn: (n: TreeNode) => TreeNode): TreeState {
-  const root = mapNode(state.root, handle, fn);
-  return root === state.root ? state : { ...state, root };
-}
-
-function mapNode(f: FolderState, handle: string, fn: (n: TreeNode) => TreeNode): FolderState {
-  let changedChunks: Chunk[] | null = null;
-  f.chunks.forEach((c, ci) => {
-    let nodes: TreeNode[] | null = null;
-    c.nodes.forEach((n, ni) => {
-      let next = n;
-      if (n.entry.handle === handle) next = fn(n);
-      else if (n.folder) {
-        const nf = mapNode(n.folder, handle, fn);
-        if (nf !== n.folder) next = { ...n, folder: nf };
-      }
+      const next = fn(n);
       if (next !== n) {
         nodes ??= c.nodes.slice();
         nodes[ni] = next;
@@ -249,6 +238,28 @@ function mapNode(f: FolderState, handle: string, fn: (n: TreeNode) => TreeNode):
     }
   });
   return changedChunks ? { ...f, chunks: changedChunks } : f;
+}
+
+/** `n` with its folder replaced by `fn(folder)`; `n` itself when that changed nothing. */
+function withFolder(n: TreeNode, fn: (f: FolderState) => FolderState): TreeNode {
+  if (!n.folder) return n;
+  const nf = fn(n.folder);
+  return nf === n.folder ? n : { ...n, folder: nf };
+}
+
+function mapFolder(f: FolderState, handle: string, fn: (f: FolderState) => FolderState): FolderState {
+  if (f.handle === handle) return fn(f);
+  return mapChildren(f, (n) => withFolder(n, (nf) => mapFolder(nf, handle, fn)));
+}
+
+/** Applies `fn` to the node with `handle`, wherever it is loaded. */
+export function updateNode(state: TreeState, handle: string, fn: (n: TreeNode) => TreeNode): TreeState {
+  const root = mapNode(state.root, handle, fn);
+  return root === state.root ? state : { ...state, root };
+}
+
+function mapNode(f: FolderState, handle: string, fn: (n: TreeNode) => TreeNode): FolderState {
+  return mapChildren(f, (n) => (n.entry.handle === handle ? fn(n) : withFolder(n, (nf) => mapNode(nf, handle, fn))));
 }
 
 export function findFolder(state: TreeState, handle: string): FolderState | null {
@@ -360,16 +371,18 @@ function insertChunk(chunks: readonly Chunk[], chunk: Chunk): Chunk[] {
 
 /** True when the page `wire` ends the run of loaded entries that starts at 0. */
 function endsLoadedRun(chunks: readonly Chunk[], wire: Folder): boolean {
-  let end = 0;
-  for (const c of chunks) {
-    if (c.offset > end) break;
-    end = Math.max(end, c.offset + c.nodes.length);
-  }
-  return end === wire.offset + wire.entries.length;
+  return runEnd(chunks) === wire.offset + wire.entries.length;
 }
 
 function covers(f: Folder, position: number): boolean {
   return position >= f.offset && position <= f.offset + f.entries.length;
+}
+
+/** The loaded nodes of a folder by handle (what a re-read keeps of them is up to the caller). */
+function nodesByHandle(f: FolderState): Map<string, TreeNode> {
+  const out = new Map<string, TreeNode>();
+  for (const c of f.chunks) for (const n of c.nodes) out.set(n.entry.handle, n);
+  return out;
 }
 
 /** Merges one page of a folder (a targeted sub-query's reply) into the tree in place. */
@@ -393,8 +406,7 @@ export function mergePage(state: TreeState, folderHandle: string, l: Listing): P
       };
     }
     // Keep expansions the user made inside nodes that are reloaded.
-    const previous = new Map<string, TreeNode>();
-    for (const c of f.chunks) for (const n of c.nodes) previous.set(n.entry.handle, n);
+    const previous = nodesByHandle(f);
     const nodes = wire.entries.map((e: Entry) => {
       const fresh = nodeFromWire(e);
       const old = previous.get(e.handle);
@@ -566,8 +578,7 @@ export function refreshFolder(state: TreeState, folderHandle: string, pages: rea
   const wire = last?.folder;
   if (!wire) return state;
   return updateFolder(state, folderHandle, (f) => {
-    const previous = new Map<string, TreeNode>();
-    for (const c of f.chunks) for (const n of c.nodes) previous.set(n.entry.handle, n);
+    const previous = nodesByHandle(f);
     let chunks: Chunk[] = [];
     for (const page of pages) {
       const pf = page.root.folder;
@@ -596,29 +607,14 @@ export function refreshFolder(state: TreeState, folderHandle: string, pages: rea
 
 /** Collapses every expanded folder (under `under`, or anywhere) whose handle is not in `keep`. */
 export function collapseExcept(state: TreeState, keep: ReadonlySet<string>, under: string | null = null): TreeState {
-  const visit = (f: FolderState, inside: boolean): FolderState => {
-    let changedChunks: Chunk[] | null = null;
-    f.chunks.forEach((c, ci) => {
-      let nodes: TreeNode[] | null = null;
-      c.nodes.forEach((n, ni) => {
-        if (!n.folder) return;
-        const here = inside || n.entry.handle === under;
-        let next: TreeNode = n;
-        const nf = visit(n.folder, here);
-        if (nf !== n.folder) next = { ...next, folder: nf };
-        if (here && n.entry.handle !== under && n.expanded && !keep.has(n.folder.handle)) next = { ...next, expanded: false };
-        if (next !== n) {
-          nodes ??= c.nodes.slice();
-          nodes[ni] = next;
-        }
-      });
-      if (nodes) {
-        changedChunks ??= f.chunks.slice();
-        changedChunks[ci] = { offset: c.offset, nodes };
-      }
+  const visit = (f: FolderState, inside: boolean): FolderState =>
+    mapChildren(f, (n) => {
+      if (!n.folder) return n;
+      const here = inside || n.entry.handle === under;
+      const next = withFolder(n, (nf) => visit(nf, here));
+      if (here && n.entry.handle !== under && n.expanded && !keep.has(n.folder.handle)) return { ...next, expanded: false };
+      return next;
     });
-    return changedChunks ? { ...f, chunks: changedChunks } : f;
-  };
   const root = visit(state.root, under === null || under === state.root.handle);
   return root === state.root ? state : { ...state, root };
 }
@@ -637,6 +633,17 @@ export function loadedRanges(f: FolderState): Array<[number, number]> {
 
 // ---- filters ---------------------------------------------------------------
 
+/** The filtered folders of a tree and their filters, in tree order. */
+export function filteredFolders(t: TreeState): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const visit = (f: FolderState) => {
+    if (f.filter) out.push([f.handle, f.filter]);
+    for (const c of f.chunks) for (const n of c.nodes) if (n.folder) visit(n.folder);
+  };
+  visit(t.root);
+  return out;
+}
+
 /**
  * A folder listed with a filter: its loaded entries become the reply's
  * matches (entries seen before keep what was read below them and whether
@@ -647,8 +654,7 @@ export function applyFilter(state: TreeState, folderHandle: string, filter: stri
   if (!wire) return state;
   return updateFolder(state, folderHandle, (f) => {
     const before = f.beforeFilter ?? f;
-    const previous = new Map<string, TreeNode>();
-    for (const c of before.chunks) for (const n of c.nodes) previous.set(n.entry.handle, n);
+    const previous = nodesByHandle(before);
     const fresh = folderFromWire(f.handle, wire, l.root.error ?? null, f.showAll);
     const chunks = fresh.chunks.map((c) => ({
       offset: c.offset,

@@ -6,10 +6,8 @@
 // that a later key made stale.
 
 import type { DirectoryController } from "./directory-controller";
+import { TYPEAHEAD_RESET_MS } from "./limits";
 import { findFolder, isComplete } from "./tree-state";
-
-/** Keys typed this far apart start a new prefix. */
-export const TYPEAHEAD_RESET_MS = 800;
 
 /** Where a typed prefix leads: a position in a folder's order, now loaded. */
 export interface TypeAheadHit {

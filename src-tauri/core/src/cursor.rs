@@ -24,7 +24,7 @@ use base64::Engine as _;
 use crate::error::CanopyError;
 use crate::names::{unescape_line, NamePart};
 use crate::order::{Group, Order, Primary};
-use crate::wire::{EntryKind, Listing, SortBy};
+use crate::wire::{Listing, SortBy};
 
 const VERSION: u8 = 1;
 const REVERSE: u8 = 1;
@@ -35,7 +35,9 @@ const IGNORED_HIDDEN: u8 = 4;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SortPosition {
     pub group: Group,
+    /// Its value under the size or modified order; `Primary::None` otherwise.
     pub primary: Primary,
+    /// The raw name bytes (the last tie-break).
     pub name: Box<[u8]>,
 }
 
@@ -43,10 +45,13 @@ pub struct SortPosition {
 /// under the same ones.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PageSettings {
+    /// Dotfiles were listed.
     pub show_dotfiles: bool,
+    /// The order and its direction.
     pub order: Order,
     /// The filter's text, as given.
     pub filter: Option<String>,
+    /// What git ignores was left out.
     pub hide_ignored: bool,
 }
 
@@ -57,10 +62,6 @@ fn order_byte(by: SortBy) -> u8 {
         SortBy::Modified => 2,
         SortBy::Type => 3,
     }
-}
-
-fn has_primary(by: SortBy) -> bool {
-    matches!(by, SortBy::Size | SortBy::Modified)
 }
 
 /// Encodes the cursor that follows `last` under `settings`.
@@ -87,7 +88,7 @@ pub fn encode(settings: &PageSettings, last: &SortPosition) -> String {
         Group::Folder => 0,
         Group::Other => 1,
     });
-    if has_primary(settings.order.by) {
+    if settings.order.needs_stat() {
         match last.primary {
             Primary::None => bytes.push(0),
             Primary::Missing => bytes.push(1),
@@ -142,7 +143,7 @@ pub fn decode(text: &str, settings: &PageSettings) -> Result<SortPosition, Canop
         1 => Group::Other,
         _ => return Err(foreign()),
     };
-    let (primary, name) = if has_primary(settings.order.by) {
+    let (primary, name) = if settings.order.needs_stat() {
         match rest {
             [0, name @ ..] => (Primary::None, name),
             [1, name @ ..] => (Primary::Missing, name),
@@ -189,12 +190,12 @@ pub fn after_entry(listing: &Listing, index: usize) -> Result<Option<String>, Ca
             raw
         }
     };
-    let group = if entry.kind == EntryKind::Folder { Group::Folder } else { Group::Other };
+    let group = Group::of(entry.kind);
     let order = Order { by: listing.sort, reverse: listing.reverse };
     // The value the entry was placed by (a listing under these orders always
     // carries the size and time it read, whatever its details setting).
     let primary = match order.by {
-        SortBy::Size if group == Group::Other => entry.size.map_or(Primary::Missing, |v| Primary::Value(v.min(i64::MAX as u64) as i64)),
+        SortBy::Size if group == Group::Other => entry.size.map_or(Primary::Missing, Primary::of_size),
         SortBy::Modified => entry.modified.map_or(Primary::Missing, Primary::Value),
         _ => Primary::None,
     };

@@ -56,7 +56,6 @@ enum Matcher {
 /// A parsed filter (see the module docs).
 #[derive(Debug, Clone)]
 pub struct NameFilter {
-    text: String,
     matcher: Matcher,
 }
 
@@ -94,12 +93,7 @@ impl NameFilter {
             c == '*' as u32 || c == '?' as u32 || (c == '[' as u32 && class_end(&folded, i).is_some())
         });
         let matcher = if is_glob { parse_glob(&folded) } else { substring(folded) };
-        Ok(NameFilter { text: text.to_string(), matcher })
-    }
-
-    /// The filter as given.
-    pub fn text(&self) -> &str {
-        &self.text
+        Ok(NameFilter { matcher })
     }
 
     /// True for a glob (whole-name), false for a substring.

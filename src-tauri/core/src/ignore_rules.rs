@@ -296,11 +296,6 @@ impl IgnoreRules {
         }
     }
 
-    /// True when nothing can be ignored here (no repository).
-    pub fn is_inactive(&self) -> bool {
-        !self.active
-    }
-
     /// True when git would ignore the entry `name` of this folder (`is_dir`:
     /// a real folder; a symlink is matched as a file, as git does).
     /// `scratch` is reused between calls.

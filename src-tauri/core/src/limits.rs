@@ -21,6 +21,11 @@ pub const SELECTION_SAMPLE: usize = 4096;
 /// Candidates kept beyond the page while selecting it: a page starting at
 /// most this far in is chosen in one pass; deeper ones narrow first.
 pub const SELECTION_WINDOW: usize = 2048;
+/// Narrowing rounds of a deep selection before a bucket is kept whatever its
+/// size: each round shrinks the range to one bucket of a random sample, so a
+/// further unlucky round in a row is far less likely than the folder
+/// changing while it is read.
+pub const SELECTION_ROUNDS: u32 = 4;
 /// Longest filter accepted, in bytes (a name holds at most 255).
 pub const MAX_FILTER_BYTES: usize = 1024;
 /// Under the size or modified order every entry is `lstat`ed; that scan may
@@ -28,6 +33,9 @@ pub const MAX_FILTER_BYTES: usize = 1024;
 /// names can still be counted. An entry not reached sorts last, and the
 /// folder says how many were checked (`partialOrder`, `checked`).
 pub const STAT_TIME_SHARE_PERCENT: u32 = 75;
+/// `lstat`s made between two looks at the clock during that scan: it may
+/// overrun its share by this many calls.
+pub const STATS_PER_CLOCK: u64 = 16;
 /// Extensions told apart when counting what a truncated folder hides by
 /// group; further extensions count as "other".
 pub const REST_EXTENSIONS: usize = 64;

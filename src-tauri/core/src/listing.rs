@@ -77,15 +77,15 @@ use crate::cancel::CancelToken;
 use crate::cursor::{self, PageSettings, SortPosition};
 use crate::dirio::{Dir, Identity, IoHooks, Meta};
 use crate::error::{code_of, CanopyError, ErrorCode};
-use crate::limits::{
-    DEFAULT_DEPTH, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, NESTED_CAP, PAGE, REQUEST_TIME, TIME_BUDGET,
-};
-use crate::names::{decode_handle, encode_handle, DisplayName};
 use crate::filter::NameFilter;
 use crate::ignore_rules::IgnoreRules;
-use crate::limits::STAT_TIME_SHARE_PERCENT;
+use crate::limits::{
+    DEFAULT_DEPTH, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, NESTED_CAP, PAGE, REQUEST_TIME,
+    STAT_TIME_SHARE_PERCENT, TIME_BUDGET,
+};
+use crate::names::{decode_handle, encode_handle, DisplayName};
 use crate::order::{sort_key_for, starts_with_folded, Group, Order, Primary};
-use crate::select::{group_of, pass, select, Candidate, Reading, Selection, Stop, Window};
+use crate::select::{pass, select, Candidate, Reading, Selection, Stop, Window};
 use crate::wire::{
     Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, LocateRequest,
     Located, RootSpec, SortBy, Startup,
@@ -595,11 +595,9 @@ fn commit(w: &mut Walk, read: FolderRead, slot: Option<Slot>, dir: Arc<Dir>, id:
     let node = w.nodes.len();
     w.shown += read.folder.entries.len() as u64;
     w.names_read += read.names_read;
-    if !read.subfolders.is_empty() {
-        for (entry, name, path) in read.subfolders {
-            let rules = read.rules.clone();
-            w.queue.push_back(Pending { parent: dir.clone(), parent_id: id, name, path, level: level + 1, slot: Slot { node, entry }, rules });
-        }
+    for (entry, name, path) in read.subfolders {
+        let rules = read.rules.clone();
+        w.queue.push_back(Pending { parent: dir.clone(), parent_id: id, name, path, level: level + 1, slot: Slot { node, entry }, rules });
     }
     w.nodes.push(Node { folder: read.folder, error: read.error, slot });
 }
@@ -728,9 +726,7 @@ fn walk(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -> Res
 /// listed (`NOT_FOUND`, `DENIED`, `NOT_A_DIRECTORY`, `LOOP`, `NAME_TOO_LONG`,
 /// `IO`, or `TIMEOUT` when it does not respond); `CANCELLED` when `cancel` fired.
 pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
-    if opts.depth == 0 || opts.depth > MAX_DEPTH {
-        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {}", opts.depth)));
-    }
+    check_depth(opts.depth)?;
     if opts.cap == 0 {
         return Err(CanopyError::invalid("the per-folder cap must be at least 1"));
     }
@@ -840,6 +836,14 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
     })
 }
 
+/// `INVALID_ARGUMENT` unless `depth` is 1..=`MAX_DEPTH`.
+fn check_depth(depth: u32) -> Result<(), CanopyError> {
+    if depth == 0 || depth > MAX_DEPTH {
+        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {depth}")));
+    }
+    Ok(())
+}
+
 /// Turns what a person typed or a handle into an absolute path.
 ///
 /// `~` and `~/…` expand to the home folder; a relative path is taken from the
@@ -909,9 +913,8 @@ pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHoo
     if req.limit == 0 || req.limit > MAX_PAGE {
         return Err(CanopyError::invalid(format!("limit must be 1 to {MAX_PAGE}, not {}", req.limit)));
     }
-    if req.depth == 0 || req.depth > MAX_DEPTH {
-        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {}", req.depth)));
-    }
+    // Before the root is resolved (which may ask the filesystem).
+    check_depth(req.depth)?;
     let root = resolve_root(&req.root)?;
     let opts = ListOptions {
         depth: req.depth,
@@ -971,7 +974,11 @@ fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hook
     let read = |each: &mut dyn FnMut(&crate::select::Seen<'_>)| -> Result<u64, CanopyError> {
         let p = pass(&dir, &rd, each).map_err(|Stop::Cancelled| CanopyError::cancelled())?;
         if p.timed_out {
-            return Err(timeout_error(TIME_BUDGET));
+            // Not `timeout_error`: locate shows nothing of what it read.
+            return Err(CanopyError::new(
+                ErrorCode::Timeout,
+                format!("finding the prefix in this folder took longer than {} ms", TIME_BUDGET.as_millis()),
+            ));
         }
         if let Some(e) = &p.failed {
             return Err(CanopyError::from_io(e, "cannot read folder"));
@@ -984,7 +991,7 @@ fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hook
         if !starts_with_folded(e.name, prefix) {
             return;
         }
-        sort_key_for(order, group_of(e.kind), e.primary, e.name, &mut key);
+        sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
         if best.as_ref().is_none_or(|(k, n)| order.compare_keyed(&key, e.name, k, n) == Ordering::Less) {
             best = Some((key.clone(), e.name.into()));
         }
@@ -998,7 +1005,7 @@ fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hook
     });
     let mut index = 0u64;
     read(&mut |e| {
-        sort_key_for(order, group_of(e.kind), e.primary, e.name, &mut key);
+        sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
         if order.compare_keyed(&key, e.name, &tk, &tn) == Ordering::Less {
             index += 1;
         }

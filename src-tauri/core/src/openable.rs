@@ -348,6 +348,19 @@ pub fn check_openable(req: &FileRequest, desktop: &Desktop) -> Result<PathBuf, C
     Ok(path)
 }
 
+/// [`check_openable`] on a bounded worker (see [`crate::bounded`]): a file on
+/// a mount that never answers costs the folder budget plus the handler query's,
+/// then `TIMEOUT`; a path at or below one already stuck fails at once.
+///
+/// # Errors
+/// As [`check_openable`], and `TIMEOUT` ("not responding").
+pub fn check_openable_bounded(req: &FileRequest, desktop: Desktop) -> Result<PathBuf, CanopyError> {
+    let path = decode_handle(&req.handle)?;
+    let req = req.clone();
+    let budget = crate::limits::TIME_BUDGET + crate::limits::HANDLER_QUERY_TIMEOUT;
+    crate::bounded::call(crate::bounded::Place::path(&path), budget, move |_| check_openable(&req, &desktop))?
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,17 +396,4 @@ mod tests {
         assert_eq!(rule_for(Path::new("A.PDF")).map(|r| r.family), Some(Family::Document));
         assert!(rule_for(Path::new("no-extension")).is_none());
     }
-}
-
-/// [`check_openable`] on a bounded worker (see [`crate::bounded`]): a file on
-/// a mount that never answers costs the folder budget plus the handler query's,
-/// then `TIMEOUT`; a path at or below one already stuck fails at once.
-///
-/// # Errors
-/// As [`check_openable`], and `TIMEOUT` ("not responding").
-pub fn check_openable_bounded(req: &FileRequest, desktop: Desktop) -> Result<PathBuf, CanopyError> {
-    let path = decode_handle(&req.handle)?;
-    let req = req.clone();
-    let budget = crate::limits::TIME_BUDGET + crate::limits::HANDLER_QUERY_TIMEOUT;
-    crate::bounded::call(crate::bounded::Place::path(&path), budget, move |_| check_openable(&req, &desktop))?
 }

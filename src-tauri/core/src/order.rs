@@ -26,12 +26,15 @@
 use std::cmp::Ordering;
 use std::char::ToLowercase;
 
-use crate::wire::SortBy;
+use crate::wire::{EntryKind, SortBy};
 
 /// An order: what comes first, and which way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Order {
+    /// The primary value (folders first under every one).
     pub by: SortBy,
+    /// Flips the primary value (and, under the name order, the name); ties
+    /// still fall back to the name, ascending.
     pub reverse: bool,
 }
 
@@ -39,7 +42,8 @@ impl Order {
     /// The natural name order, ascending: what every listing used before orders existed.
     pub const NAME: Order = Order { by: SortBy::Name, reverse: false };
 
-    /// True when every entry needs an `lstat` to be placed.
+    /// True when every entry needs an `lstat` to be placed: the order has
+    /// a primary value (size, modified time) that a cursor must carry.
     pub fn needs_stat(self) -> bool {
         matches!(self.by, SortBy::Size | SortBy::Modified)
     }
@@ -78,6 +82,13 @@ pub enum Primary {
     Value(i64),
 }
 
+impl Primary {
+    /// The value a size in bytes sorts by (sizes beyond `i64::MAX` tie there).
+    pub fn of_size(size: u64) -> Primary {
+        Primary::Value(size.min(i64::MAX as u64) as i64)
+    }
+}
+
 /// The extension of a name: what follows its last dot, unless that dot is
 /// the name's first character; `None` when there is none (or it is empty).
 pub fn extension(name: &[u8]) -> Option<&[u8]> {
@@ -89,6 +100,13 @@ pub fn extension(name: &[u8]) -> Option<&[u8]> {
 /// 0x11_0100): ends a reversed run, so a prefix sorts after what it begins.
 const KEY_TOP: u32 = u32::MAX;
 
+/// Appends the units of `name` to a key. A code unit is its code point; a
+/// digit run is `'0'`, its length, then its digits: `'0'` sorts a number
+/// after every code point below `'0'` and before every one above `'9'`
+/// (digits never appear as code units), and the length orders numbers by
+/// value. Keys cost one pass over the name; comparing them is a slice
+/// comparison, so a folder sorts without re-decoding names. `reverse`
+/// flips every unit and ends the run with [`KEY_TOP`].
 fn push_units(name: &[u8], reverse: bool, out: &mut Vec<u32>) {
     let start = out.len();
     for unit in Units::new(name) {
@@ -149,14 +167,21 @@ pub fn sort_key_for(order: Order, group: Group, primary: Primary, name: &[u8], o
 /// The group an entry sorts in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Group {
+    /// Real folders: first under every order.
     Folder,
+    /// Everything else, symlinks to folders included.
     Other,
 }
 
-/// Compares two entries by group, then name.
-#[inline]
-pub fn compare_entries(ga: Group, a: &[u8], gb: Group, b: &[u8]) -> Ordering {
-    ga.cmp(&gb).then_with(|| compare_names(a, b))
+impl Group {
+    /// The group of an entry of this kind.
+    pub fn of(kind: EntryKind) -> Group {
+        if kind == EntryKind::Folder {
+            Group::Folder
+        } else {
+            Group::Other
+        }
+    }
 }
 
 /// Compares two names in natural order, ties broken by raw bytes.
@@ -309,15 +334,15 @@ fn decode_char(bytes: &[u8]) -> Option<(char, usize)> {
     s.chars().next().map(|c| (c, width))
 }
 
+/// The comparable steps of a name: its lowercased characters ([`Folded`]),
+/// with each run of ASCII digits as one number.
 struct Units<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    pending: Option<ToLowercase>,
+    chars: Folded<'a>,
 }
 
 impl<'a> Units<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        Units { bytes, pos: 0, pending: None }
+        Units { chars: Folded::new(bytes) }
     }
 }
 
@@ -326,60 +351,18 @@ impl<'a> Iterator for Units<'a> {
 
     #[inline]
     fn next(&mut self) -> Option<Unit<'a>> {
-        if let Some(rest) = &mut self.pending {
-            if let Some(c) = rest.next() {
-                return Some(Unit::Code(c as u32));
-            }
-            self.pending = None;
-        }
-        let bytes = self.bytes;
-        let b = *bytes.get(self.pos)?;
-        if b.is_ascii_digit() {
-            let start = self.pos;
-            let mut end = start;
-            while end < bytes.len() && bytes[end].is_ascii_digit() {
-                end += 1;
-            }
-            self.pos = end;
-            let mut digits = &bytes[start..end];
-            while let [b'0', rest @ ..] = digits {
-                digits = rest;
-            }
-            return Some(Unit::Num(digits));
-        }
-        if b < 0x80 {
-            self.pos += 1;
-            return Some(Unit::Code(b.to_ascii_lowercase() as u32));
-        }
-        match decode_char(&bytes[self.pos..]) {
-            Some((c, width)) => {
-                self.pos += width;
-                let mut lower = c.to_lowercase();
-                let first = lower.next().unwrap_or(c);
-                if lower.len() > 0 {
-                    self.pending = Some(lower);
-                }
-                Some(Unit::Code(first as u32))
-            }
-            None => {
-                self.pos += 1;
-                Some(Unit::Code(BAD_BYTE_BASE + b as u32))
+        // Digits never come out of lowercasing, so a digit run starts only
+        // where the characters before it are spent.
+        if !self.chars.in_expansion() {
+            let (bytes, pos) = (self.chars.bytes, self.chars.pos);
+            if bytes.get(pos).is_some_and(u8::is_ascii_digit) {
+                let end = digit_end(bytes, pos);
+                self.chars.pos = end;
+                return Some(Unit::Num(strip_zeros(&bytes[pos..end])));
             }
         }
+        self.chars.next().map(Unit::Code)
     }
-}
-
-/// Writes a sort key for (group, name) into `out`: comparing two keys as
-/// slices gives the same order as [`compare_entries`] up to the final
-/// raw-bytes tie-break (equal keys: compare the names' bytes).
-///
-/// A code unit is its code point; a digit run is `'0'`, its length, then its
-/// digits. `'0'` sorts a number after every code point below `'0'` and before
-/// every one above `'9'` (digits never appear as code units), and the length
-/// orders numbers by value. Keys cost one pass over the name; comparing them
-/// is a slice comparison, so a folder sorts without re-decoding names.
-pub fn sort_key(group: Group, name: &[u8], out: &mut Vec<u32>) {
-    sort_key_for(Order::NAME, group, Primary::None, name, out);
 }
 
 /// Writes the lowercased code points of `name` into `out` (bytes that are
@@ -395,10 +378,12 @@ pub fn fold_into(name: &[u8], out: &mut Vec<u32>) {
     out.extend(Folded::new(name));
 }
 
-/// Lowercased code points of a name, digits kept as themselves (for prefixes).
+/// Lowercased code points of a name, digits kept as themselves (for
+/// prefixes and filters; [`Units`] reads names through it too).
 struct Folded<'a> {
     bytes: &'a [u8],
     pos: usize,
+    /// The rest of a character that lowercases to several.
     pending: Option<ToLowercase>,
 }
 
@@ -406,11 +391,18 @@ impl<'a> Folded<'a> {
     fn new(bytes: &'a [u8]) -> Self {
         Folded { bytes, pos: 0, pending: None }
     }
+
+    /// True while the rest of a multi-character lowercasing is still to come.
+    #[inline]
+    fn in_expansion(&self) -> bool {
+        self.pending.as_ref().is_some_and(|rest| rest.len() > 0)
+    }
 }
 
 impl Iterator for Folded<'_> {
     type Item = u32;
 
+    #[inline]
     fn next(&mut self) -> Option<u32> {
         if let Some(rest) = &mut self.pending {
             if let Some(c) = rest.next() {
@@ -419,6 +411,10 @@ impl Iterator for Folded<'_> {
             self.pending = None;
         }
         let b = *self.bytes.get(self.pos)?;
+        if b < 0x80 {
+            self.pos += 1;
+            return Some(u32::from(b.to_ascii_lowercase()));
+        }
         match decode_char(&self.bytes[self.pos..]) {
             Some((c, width)) => {
                 self.pos += width;
@@ -439,16 +435,18 @@ impl Iterator for Folded<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
-    fn an_ascii_name_folds_as_the_general_path_does() {
+    fn an_ascii_name_folds_as_unicode_lowercasing_does() {
         let every: Vec<u8> = (0u8..128).collect();
+        let want: Vec<u32> = every.iter().map(|&b| char::from(b).to_lowercase().next().unwrap() as u32).collect();
         let mut fast = Vec::new();
         fold_into(&every, &mut fast);
-        assert_eq!(fast, super::Folded::new(&every).collect::<Vec<u32>>(), "every ASCII byte");
+        assert_eq!(fast, want, "every ASCII byte, through the whole-name shortcut");
+        assert_eq!(Folded::new(&every).collect::<Vec<u32>>(), want, "and character by character");
         assert_eq!(fast[usize::from(b'Q')], u32::from(b'q'));
     }
-
-    use super::*;
 
     fn sorted(names: &[&str]) -> Vec<String> {
         let mut v: Vec<&str> = names.to_vec();
@@ -478,7 +476,15 @@ mod tests {
 
     #[test]
     fn folders_come_first() {
-        assert_eq!(compare_entries(Group::Folder, b"zzz", Group::Other, b"aaa"), Ordering::Less);
+        let (folder, other) = (key_of(Order::NAME, &(Group::Folder, Primary::None, b"zzz".to_vec())), key_of(Order::NAME, &(Group::Other, Primary::None, b"aaa".to_vec())));
+        assert_eq!(Order::NAME.compare_keyed(&folder, b"zzz", &other, b"aaa"), Ordering::Less);
+    }
+
+    #[test]
+    fn a_digit_after_a_character_that_lowercases_to_two_still_reads_as_a_number() {
+        // U+0130 lowercases to "i" and U+0307: the number starts after both.
+        let units: Vec<Unit<'_>> = Units::new("\u{130}007x".as_bytes()).collect();
+        assert_eq!(units, [Unit::Code('i' as u32), Unit::Code(0x307), Unit::Num(b"7"), Unit::Code('x' as u32)]);
     }
 
     #[test]
@@ -489,11 +495,7 @@ mod tests {
     #[test]
     fn sort_keys_order_like_the_comparator() {
         let names: &[&[u8]] = &[b"file10", b"file2", b"File2", b"a-", b"a9", b"a_", b"x01", b"x1", b"a\xff", b"", b"0", b"00"];
-        let key = |n: &[u8]| {
-            let mut k = Vec::new();
-            sort_key(Group::Other, n, &mut k);
-            k
-        };
+        let key = |n: &[u8]| key_of(Order::NAME, &(Group::Other, Primary::None, n.to_vec()));
         for a in names {
             for b in names {
                 let by_key = key(a).cmp(&key(b)).then_with(|| a.cmp(b));

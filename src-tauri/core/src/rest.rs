@@ -24,6 +24,7 @@ use crate::wire::EntryKind;
 #[serde(tag = "group", rename_all = "camelCase", rename_all_fields = "camelCase")]
 #[ts(export)]
 pub enum RestGroup {
+    /// Real folders.
     Folders { count: u64 },
     /// Entries (not folders) with this extension (lowercase ASCII letters and digits).
     Extension { extension: String, count: u64 },
@@ -34,6 +35,7 @@ pub enum RestGroup {
 }
 
 impl RestGroup {
+    /// The entries in this group.
     pub fn count(&self) -> u64 {
         match self {
             RestGroup::Folders { count }
@@ -54,12 +56,15 @@ impl RestGroup {
     }
 }
 
+// An admitted extension is packed into one `u128` (see `Slot::Extension`).
+const _: () = assert!(REST_EXTENSION_BYTES <= std::mem::size_of::<u128>());
+
 /// Where one entry counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Slot {
     Folder,
     NoExtension,
-    /// Lowercased, zero-padded: fits in 16 bytes.
+    /// Lowercased, zero-padded to 16 bytes (`REST_EXTENSION_BYTES` at most).
     Extension(u128),
     Other,
 }
@@ -72,7 +77,7 @@ pub(crate) fn slot_of(name: &[u8], kind: EntryKind) -> Slot {
     match extension(name) {
         None => Slot::NoExtension,
         Some(ext) if ext.len() <= REST_EXTENSION_BYTES && ext.iter().all(u8::is_ascii_alphanumeric) => {
-            let mut packed = [0u8; 16];
+            let mut packed = [0u8; std::mem::size_of::<u128>()];
             for (p, b) in packed.iter_mut().zip(ext) {
                 *p = b.to_ascii_lowercase();
             }

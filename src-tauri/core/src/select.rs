@@ -24,7 +24,7 @@
 //!
 //!   A bucket holds about `total / SELECTION_SAMPLE` entries; in the rare
 //!   case that the target bucket holds more than `SELECTION_WINDOW`, steps 1
-//!   and 2 repeat inside it (up to four rounds), so memory stays bounded:
+//!   and 2 repeat inside it (up to `SELECTION_ROUNDS` rounds), so memory stays bounded:
 //!   `SELECTION_SAMPLE` names, `SELECTION_SAMPLE + 1` counters and at most
 //!   `SELECTION_WINDOW + limit` candidates. Time is three reads of the
 //!   folder, but passes 1 and 2 build no sort keys, so a deep page costs
@@ -62,7 +62,7 @@ use crate::cursor::SortPosition;
 use crate::dirio::{Dir, Meta, RawEntry};
 use crate::filter::{FilterScratch, NameFilter};
 use crate::ignore_rules::IgnoreRules;
-use crate::limits::{SELECTION_SAMPLE, SELECTION_WINDOW};
+use crate::limits::{SELECTION_ROUNDS, SELECTION_SAMPLE, SELECTION_WINDOW, STATS_PER_CLOCK};
 use crate::order::{sort_key_for, Group, Order, Primary};
 use crate::rest::{slot_of, Slot, Tally};
 use crate::wire::{EntryKind, KindCounts, SortBy};
@@ -73,21 +73,13 @@ pub(crate) enum Stop {
     Cancelled,
 }
 
-pub(crate) fn group_of(kind: EntryKind) -> Group {
-    if kind == EntryKind::Folder {
-        Group::Folder
-    } else {
-        Group::Other
-    }
-}
-
 /// A name that made the cut so far, with its sort key under the reading's
 /// order: candidates compare as slices, then by name bytes.
 #[derive(Debug)]
 pub(crate) struct Candidate {
     key: Box<[u32]>,
-    /// Raw-byte ties run backwards (a reversed name order).
-    bytes_reversed: bool,
+    /// The order it was keyed under (for the raw-byte tie-break).
+    order: Order,
     pub kind: EntryKind,
     pub name: Box<[u8]>,
     /// Under the size and modified orders: its value, and the `lstat` made
@@ -97,10 +89,12 @@ pub(crate) struct Candidate {
 }
 
 impl Candidate {
+    /// The value it was placed by (`Primary::None` under the name and type orders).
     pub fn primary(&self) -> Primary {
         self.placed.as_ref().map_or(Primary::None, |p| p.0)
     }
 
+    /// The `lstat` made to place it, if any (reused to describe it).
     pub fn meta(&self) -> Option<Meta> {
         self.placed.as_ref().and_then(|p| p.1)
     }
@@ -110,12 +104,12 @@ impl Candidate {
     }
 
     fn cmp_with(&self, key: &[u32], name: &[u8]) -> Ordering {
-        let by_bytes = if self.bytes_reversed { name.cmp(&self.name) } else { self.name.as_ref().cmp(name) };
-        (*self.key).cmp(key).then(by_bytes)
+        self.order.compare_keyed(&self.key, &self.name, key, name)
     }
 
+    /// Its place in the order, owned (for a cursor after it).
     pub fn position(&self) -> SortPosition {
-        SortPosition { group: group_of(self.kind), primary: self.primary(), name: self.name.clone() }
+        SortPosition { group: Group::of(self.kind), primary: self.primary(), name: self.name.clone() }
     }
 }
 
@@ -234,9 +228,6 @@ pub(crate) fn kind_of(dir: &Dir, raw: &RawEntry<'_>) -> EntryKind {
     }
 }
 
-/// How many `lstat`s run between two looks at the clock.
-const STATS_PER_CLOCK: u64 = 16;
-
 /// Reads `dir` once from its start, calling `each` with every entry that
 /// passes the dotfile setting, the ignore rules and the filter.
 pub(crate) fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&Seen<'_>)) -> Result<Pass, Stop> {
@@ -293,8 +284,10 @@ pub(crate) fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&Seen<'_>))
                 stats += 1;
                 match dir.stat_child(raw.name, false) {
                     Ok(m) => {
-                        let v = if order.by == SortBy::Size { Some(m.size.min(i64::MAX as u64) as i64) } else { m.modified_ms };
-                        primary = v.map_or(Primary::Missing, Primary::Value);
+                        primary = match order.by {
+                            SortBy::Size => Primary::of_size(m.size),
+                            _ => m.modified_ms.map_or(Primary::Missing, Primary::Value),
+                        };
                         meta = Some(m);
                     }
                     Err(_) => primary = Primary::Missing,
@@ -385,9 +378,8 @@ fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> R
     let mut below_tally = Tally::default();
     let mut key = Vec::new();
     let order = rd.order;
-    let bytes_reversed = order.bytes_reversed();
     let p = pass(dir, rd, &mut |e| {
-        let group = group_of(e.kind);
+        let group = Group::of(e.kind);
         sort_key_for(order, group, e.primary, e.name, &mut key);
         if bounds.is_set() {
             match bounds.place(order, &key, e.name) {
@@ -405,7 +397,7 @@ fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> R
         }
         let make = || Candidate {
             key: key.as_slice().into(),
-            bytes_reversed,
+            order,
             kind: e.kind,
             name: e.name.into(),
             placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
@@ -463,14 +455,11 @@ impl Rng {
 struct Tuning {
     sample: usize,
     window: usize,
-    /// Narrowing rounds before a bucket is kept whatever its size: each
-    /// round shrinks the range to one bucket of a random sample, so a fourth
-    /// unlucky round in a row is far less likely than the folder changing
-    /// under us.
+    /// Narrowing rounds before a bucket is kept whatever its size.
     rounds: u32,
 }
 
-const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: 4 };
+const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: SELECTION_ROUNDS };
 
 /// Pass 1: counts and a uniform sample of the positions within `bounds`, sorted.
 fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<'_>) -> Result<(Pass, Vec<Keyed>, u64, u64), Stop> {
@@ -479,7 +468,7 @@ fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<
     let order = rd.order;
     let mut key = Vec::new();
     let p = pass(dir, rd, &mut |e| {
-        let group = group_of(e.kind);
+        let group = Group::of(e.kind);
         sort_key_for(order, group, e.primary, e.name, &mut key);
         match bounds.place(order, &key, e.name) {
             Ordering::Less => below += 1,
@@ -512,7 +501,7 @@ fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, rd: &Reading
     let order = rd.order;
     let mut key = Vec::new();
     let p = pass(dir, rd, &mut |e| {
-        sort_key_for(order, group_of(e.kind), e.primary, e.name, &mut key);
+        sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
         match bounds.place(order, &key, e.name) {
             Ordering::Less => below += 1,
             Ordering::Greater => {}
@@ -704,6 +693,13 @@ mod tests {
 
     fn page_names(s: &Selection) -> Vec<Vec<u8>> {
         s.page.iter().map(|c| c.name.to_vec()).collect()
+    }
+
+    #[test]
+    fn a_candidate_of_any_order_moves_48_bytes() {
+        // The heap moves candidates on every replacement: the order's value
+        // and lstat stay boxed, so the name order pays nothing for them.
+        assert!(std::mem::size_of::<Candidate>() <= 48, "{} bytes", std::mem::size_of::<Candidate>());
     }
 
     #[test]

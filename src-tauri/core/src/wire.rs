@@ -102,6 +102,7 @@ pub struct KindCounts {
 }
 
 impl KindCounts {
+    /// Counts one entry of `kind`.
     pub fn add(&mut self, kind: EntryKind) {
         match kind {
             EntryKind::Folder => self.folders += 1,
@@ -110,6 +111,7 @@ impl KindCounts {
         }
     }
 
+    /// Entries of every kind.
     pub fn sum(&self) -> u64 {
         self.folders + self.files + self.other
     }

@@ -84,10 +84,13 @@ fn name() -> impl Strategy<Value = Vec<u8>> {
         .prop_filter("not . or ..", |n| n != b"." && n != b"..")
 }
 
+/// A child of a folder entry: its name, and whether it is a folder.
+type ChildSpec = (Vec<u8>, bool);
+
 #[derive(Debug, Clone)]
 struct Spec {
     /// (name, Some(children) for a folder)
-    entries: Vec<(Vec<u8>, Option<Vec<(Vec<u8>, bool)>>)>,
+    entries: Vec<(Vec<u8>, Option<Vec<ChildSpec>>)>,
     depth: u32,
     cap: u32,
     limit: u64,

@@ -5,12 +5,10 @@
 // brings the folder back as it was.
 
 import type { ControllerSnapshot, DirectoryController } from "../directory-controller";
+import { FILTER_DEBOUNCE_MS } from "../limits";
 import { findFolder, findNode } from "../tree-state";
 import { button, el } from "./dom";
 import { matchSentence } from "./folder-words";
-
-/** Typing settles this long before the folder is filtered again. */
-const FILTER_DEBOUNCE_MS = 250;
 
 export class FilterBar {
   readonly element: HTMLElement;

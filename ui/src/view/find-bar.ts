@@ -3,6 +3,7 @@
 // Shift+Enter or the arrows, and scrolls the text (never the window) to each.
 // It sits in the pane's fixed header, so it never scrolls away.
 
+import { FIND_DEBOUNCE_MS } from "../limits";
 import { button, el } from "./dom";
 
 export function buildFindBar(head: HTMLElement, body: HTMLElement): HTMLElement {
@@ -44,7 +45,7 @@ export function buildFindBar(head: HTMLElement, body: HTMLElement): HTMLElement 
   let timer: ReturnType<typeof setTimeout> | undefined;
   input.addEventListener("input", () => {
     clearTimeout(timer);
-    timer = setTimeout(search, 150);
+    timer = setTimeout(search, FIND_DEBOUNCE_MS);
   });
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter") go(e.shiftKey ? -1 : 1);

@@ -124,13 +124,11 @@ export class RowSlot {
     const node = row.kind === "entry" ? row.node : null;
     const folder = node?.folder ?? null;
     const was = this.shown;
+    const now: Shown = { key, row, node, folder, selected, loading };
     if (
       was &&
+      sameExtras(was, now) &&
       was.key === key &&
-      was.node === node &&
-      was.folder === folder &&
-      was.selected === selected &&
-      was.loading === loading &&
       was.row.level === row.level &&
       was.row.posinset === row.posinset &&
       was.row.setsize === row.setsize
@@ -138,7 +136,7 @@ export class RowSlot {
       was.row = row;
       return;
     }
-    this.shown = { key, row, node, folder, selected, loading };
+    this.shown = now;
     const item = this.el;
     item.hidden = false;
     item.setAttribute("role", "treeitem");
@@ -173,7 +171,7 @@ export class RowSlot {
     else item.removeAttribute("title");
     // Badges and actions depend on the entry, its folder, the selection and
     // loading: rebuilt only when one of them changed.
-    if (!was || was.node !== node || was.folder !== folder || was.selected !== selected || was.loading !== loading) {
+    if (!was || !sameExtras(was, now)) {
       const parts = extrasOf(node, selected, loading);
       if (parts.length > 0 || this.extras.firstChild) this.extras.replaceChildren(...parts);
     }
@@ -195,9 +193,7 @@ export class RowSlot {
     item.hidden = true;
     for (const a of ["role", "id", "aria-level", "aria-setsize", "aria-posinset", "aria-selected", "aria-expanded", "title", "data-handle", "data-kind"]) item.removeAttribute(a);
     setText(this.name, "");
-    if (this.extras.firstChild) this.extras.replaceChildren();
-    setText(this.size, "");
-    setText(this.time, "");
+    this.clearCells();
   }
 
   private showPlaceholder(): void {
@@ -208,10 +204,20 @@ export class RowSlot {
     this.kindIcon.hidden = true;
     this.name.className = "name muted";
     setText(this.name, "Loading…");
+    this.clearCells();
+  }
+
+  /** Empties what follows the name: badges and actions, size, time. */
+  private clearCells(): void {
     if (this.extras.firstChild) this.extras.replaceChildren();
     setText(this.size, "");
     setText(this.time, "");
   }
+}
+
+/** True when a row's badges and actions would come out the same: same entry, folder, selection and loading. */
+function sameExtras(a: Shown, b: Shown): boolean {
+  return a.node === b.node && a.folder === b.folder && a.selected === b.selected && a.loading === b.loading;
 }
 
 /** Sets an element's text through its one text node (no node made when it has one). */

@@ -16,6 +16,7 @@ import {
   observeElementRect,
 } from "@tanstack/virtual-core";
 import type { DirectoryController, ControllerSnapshot } from "../directory-controller";
+import { NESTED_CAP } from "../limits";
 import { TypeAhead } from "../type-ahead";
 import { flatten, isComplete, type FlatView, type FolderState, type Row, type TreeNode, type TreeState } from "../tree-state";
 import { ColumnHeaders } from "./column-headers";
@@ -297,7 +298,7 @@ export class TreeView {
       add("Open as root", () => void this.controller.openAsRoot(handle));
       const f = node.folder;
       if (f && !isComplete(f) && !f.showAll) {
-        add("Show next 100", () => void this.controller.showNext(f.handle));
+        add(`Show next ${NESTED_CAP}`, () => void this.controller.showNext(f.handle));
         add("Show all", () => void this.controller.showAll(f.handle));
       }
       if (f) add(f.filter ? "Change filter…" : "Filter…", () => this.filterBar.open(f.handle));
