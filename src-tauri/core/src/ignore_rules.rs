@@ -222,6 +222,18 @@ fn repository_layers(repo: &Path, hooks: &IoHooks, budget: &RuleBudget, problems
     out
 }
 
+/// The problems of one folder's ignore files as the one error its entry
+/// carries: the first, saying how many more there were, so none goes unsaid.
+fn one_problem(problems: Vec<CanopyError>) -> Option<CanopyError> {
+    let more = problems.len().saturating_sub(1);
+    let mut first = problems.into_iter().next()?;
+    if more > 0 {
+        let files = if more == 1 { "file" } else { "files" };
+        first.message = format!("{} (and {more} more ignore {files} could not be used)", first.message);
+    }
+    Some(first)
+}
+
 impl IgnoreRules {
     /// Rules that ignore nothing.
     pub fn none() -> IgnoreRules {
@@ -256,7 +268,7 @@ impl IgnoreRules {
             problems.extend(err);
             rules.push_own(layer);
         }
-        (rules, problems.into_iter().next())
+        (rules, one_problem(problems))
     }
 
     /// The rules for the entries of `child` (named `name`, opened as
@@ -279,7 +291,7 @@ impl IgnoreRules {
         let (layer, err) = read_layer(dir, path, b".gitignore", "the .gitignore in this folder", false, &rules.budget);
         problems.extend(err);
         rules.push_own(layer);
-        (rules, problems.into_iter().next())
+        (rules, one_problem(problems))
     }
 
     /// The layers now apply one folder further down, into `name`.

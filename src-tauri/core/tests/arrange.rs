@@ -396,6 +396,24 @@ fn an_ignore_file_that_is_a_fifo_or_a_link_is_never_opened_and_says_so() {
 }
 
 #[test]
+fn every_unusable_ignore_file_of_a_repository_is_counted_in_its_error() {
+    let t = Tree::new();
+    t.dir("top/repo/.git/info");
+    symlink("/dev/zero", t.at("top/repo/.git/info/exclude")).unwrap();
+    t.dir("top/repo/.gitignore");
+    t.file("top/repo/a.txt");
+    let says_both = |e: Option<&canopy_core::CanopyError>, how: &str| {
+        let e = e.unwrap_or_else(|| panic!("{how}: the repository says its ignore files were not used"));
+        assert!(e.message.contains("(and 1 more ignore file could not be used)"), "{how}: {}", e.message);
+    };
+    // Reached from above (a repository inside the listing) and listed as the root.
+    let above = hidden_by_rules(opts(2, 100), &t.at("top"));
+    says_both(child(folder(&above.root), "repo").error.as_ref(), "below the root");
+    let root = hidden_by_rules(opts(1, 100), &t.at("top/repo"));
+    says_both(root.root.error.as_ref(), "as the root");
+}
+
+#[test]
 fn an_ignore_file_over_the_cap_is_not_used_and_says_too_large() {
     let t = Tree::new();
     t.dir("repo/.git");
