@@ -108,7 +108,7 @@ pub fn encode(settings: &PageSettings, last: &SortPosition) -> String {
 /// `INVALID_ARGUMENT` when the text is not a cursor Canopy issued, or when it
 /// was made for another order, filter, dotfile or ignore setting.
 pub fn decode(text: &str, settings: &PageSettings) -> Result<SortPosition, CanopyError> {
-    let foreign = || CanopyError::invalid("the cursor is not one Canopy issued; list from an offset instead");
+    let foreign = || CanopyError::invalid("the cursor is not one Canopy issued; list again without it (or from an offset)");
     let bytes = URL_SAFE_NO_PAD.decode(text.as_bytes()).map_err(|_| foreign())?;
     let [version, order, flags, f0, f1, rest @ ..] = bytes.as_slice() else { return Err(foreign()) };
     if *version != VERSION {
