@@ -21,12 +21,14 @@
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::dirio::{open_regular_at, RegularOpen};
 use crate::limits::{MAX_DEPTH, SAVED_EXPANDED_MAX, SAVED_VIEW_MAX_BYTES};
 use crate::names::decode_handle;
 
@@ -113,10 +115,16 @@ pub fn load(path: &Path) -> Loaded {
         remembered: Remembered::default(),
         problem: Some(format!("The saved view ({}) was ignored: {why}. Starting fresh.", path.display())),
     };
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Loaded::default(),
-        Err(e) => return ignored(format!("it cannot be read ({})", reason(&e))),
+    // The engine's regular-file open: a fifo or a device put where the file
+    // should be is never opened, so it cannot hold the start.
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return ignored("its path holds a NUL byte".into());
+    };
+    let file = match open_regular_at(libc::AT_FDCWD, &c_path, true) {
+        Ok((f, _)) => f,
+        Err(RegularOpen::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Loaded::default(),
+        Err(RegularOpen::Io(e)) => return ignored(format!("it cannot be read ({})", reason(&e))),
+        Err(RegularOpen::NotRegular(_) | RegularOpen::Changed) => return ignored("it cannot be read (it is not a regular file)".into()),
     };
     let mut bytes = Vec::new();
     // One byte past the limit tells an oversized file from one at the limit.
@@ -277,6 +285,25 @@ mod tests {
         let got = load(&path);
         assert_eq!(got.remembered, Remembered::default());
         assert!(got.problem.unwrap().contains("cannot be read"));
+    }
+
+    #[test]
+    fn a_fifo_or_a_device_in_its_place_is_ignored_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("state.json");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid C string; mkfifo only makes the node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // Opening a fifo without a writer would block the start for ever: the
+        // load runs on its own thread, and a hang fails the test instead.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let at = fifo.clone();
+        std::thread::spawn(move || tx.send(load(&at)).unwrap());
+        let got = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("loading a fifo must return, not wait for a writer");
+        assert!(got.problem.unwrap().contains("not a regular file"));
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert!(load(&link).problem.unwrap().contains("not a regular file"), "a link to a device is not followed into it");
     }
 
     #[test]
