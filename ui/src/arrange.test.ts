@@ -2,7 +2,7 @@
 // against the in-memory backend.
 
 import { describe, expect, it } from "vitest";
-import { DirectoryController } from "./directory-controller";
+import { childNames, openController } from "./controller-fixture";
 import { FakeBackend, fileNodes, settle, type FakeNode } from "./fake-backend";
 import { findFolder, findNode, loadedCount } from "./tree-state";
 import { TypeAhead } from "./type-ahead";
@@ -27,17 +27,7 @@ function tree(): FakeNode {
   };
 }
 
-async function opened(fake = new FakeBackend(tree())) {
-  const c = new DirectoryController(fake);
-  await fake.listenShell((e) => c.onShellEvent(e));
-  await c.open({ handle: "/r" });
-  await settle();
-  return { c, fake, state: () => c.state! };
-}
-
-function childNames(c: DirectoryController, folder: string): string[] {
-  return findFolder(c.state!, folder)!.chunks.flatMap((ch) => ch.nodes.map((n) => n.entry.name));
-}
+const opened = (fake = new FakeBackend(tree())) => openController(fake);
 
 describe("order", () => {
   it("a header's order goes with every request, again reverses it, and re-lists at the same expansion and selection", async () => {

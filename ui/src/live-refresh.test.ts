@@ -2,6 +2,7 @@
 
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DirectoryController } from "./directory-controller";
+import { childNames, openController } from "./controller-fixture";
 import { FakeBackend, fileNodes, settle, type FakeNode } from "./fake-backend";
 import { LIVE_RENDERS_PER_SECOND, NESTED_CAP } from "./limits";
 import { findFolder, findNode, loadedCount } from "./tree-state";
@@ -19,17 +20,7 @@ function tree(): FakeNode {
   };
 }
 
-async function opened(fake = new FakeBackend(tree())) {
-  const c = new DirectoryController(fake);
-  await fake.listenShell((e) => c.onShellEvent(e));
-  await c.open({ handle: "/r" });
-  await settle();
-  return { c, fake, state: () => c.state! };
-}
-
-function childNames(c: DirectoryController, folder: string): string[] {
-  return findFolder(c.state!, folder)!.chunks.flatMap((ch) => ch.nodes.map((n) => n.entry.name));
-}
+const opened = (fake = new FakeBackend(tree())) => openController(fake);
 
 function small(fake: FakeBackend): FakeNode[] {
   return fake.nodeAt("/r/small")!.children!;
