@@ -36,12 +36,17 @@ pub type AfterScan = std::sync::Arc<dyn Fn(&Path) + Send + Sync>;
 /// folder and the look at each entry, deterministically.
 /// `slow_stat`: each `lstat` of an entry of the slow folder takes this long
 /// (a slow network filesystem under a size or modified order).
+/// `links_unfollowed`: no symlink is ever followed below the listed folder
+/// (`canopy-mcp`, whose links may lead outside the folders an agent may
+/// see): asking a link's target answers `EXDEV` at once, as
+/// `RESOLVE_BENEATH` would, and the caller judges the target's text itself.
 #[derive(Clone, Default)]
 pub struct IoHooks {
     pub slow_folder: Option<Vec<u8>>,
     pub slow_delay: Duration,
     pub after_scan: Option<AfterScan>,
     pub slow_stat: Option<Duration>,
+    pub links_unfollowed: bool,
 }
 
 impl std::fmt::Debug for IoHooks {
@@ -51,6 +56,7 @@ impl std::fmt::Debug for IoHooks {
             .field("slow_delay", &self.slow_delay)
             .field("after_scan", &self.after_scan.is_some())
             .field("slow_stat", &self.slow_stat)
+            .field("links_unfollowed", &self.links_unfollowed)
             .finish()
     }
 }
@@ -66,7 +72,13 @@ impl IoHooks {
         let slow_folder = std::env::var_os("CANOPY_TEST_SLOW_FOLDER").map(|v| v.as_bytes().to_vec());
         let ms = std::env::var("CANOPY_TEST_SLOW_DELAY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
         let stat_ms: Option<u64> = std::env::var("CANOPY_TEST_SLOW_STAT_MS").ok().and_then(|v| v.parse().ok());
-        IoHooks { slow_folder, slow_delay: Duration::from_millis(ms), after_scan: None, slow_stat: stat_ms.map(Duration::from_millis) }
+        IoHooks {
+            slow_folder,
+            slow_delay: Duration::from_millis(ms),
+            after_scan: None,
+            slow_stat: stat_ms.map(Duration::from_millis),
+            links_unfollowed: false,
+        }
     }
 
     /// The default hooks (nothing slowed): without the `e2e` feature the
@@ -113,6 +125,8 @@ pub struct Dir {
     stat_delay: Option<Duration>,
     /// Read before: the next read must rewind first.
     read_before: AtomicBool,
+    /// A child's symlink is never followed (see [`IoHooks`]).
+    links_unfollowed: bool,
 }
 
 /// Which object a directory is: its device and inode.
@@ -189,7 +203,8 @@ impl Dir {
             // SAFETY: `c` is a valid NUL-terminated string for the call's duration.
             let fd = check(unsafe { libc::open(c.as_ptr(), DIR_FLAGS) })?;
             // SAFETY: `fd` was just returned by open and is owned by nobody else.
-            return Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay, stat_delay, read_before: AtomicBool::new(false) });
+            let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+            return Ok(Dir { fd, delay, stat_delay, read_before: AtomicBool::new(false), links_unfollowed: hooks.links_unfollowed });
         }
         let mut current: Option<Dir> = None;
         for comp in path.components() {
@@ -209,6 +224,7 @@ impl Dir {
         let mut dir = current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
         dir.delay = delay;
         dir.stat_delay = stat_delay;
+        dir.links_unfollowed = hooks.links_unfollowed;
         Ok(dir)
     }
 
@@ -217,7 +233,7 @@ impl Dir {
         // SAFETY: valid C string; `at` is a live directory fd or AT_FDCWD.
         let fd = check(unsafe { libc::openat(at, c.as_ptr(), flags) })?;
         // SAFETY: fresh fd, owned here.
-        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, stat_delay: None, read_before: AtomicBool::new(false) })
+        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, stat_delay: None, read_before: AtomicBool::new(false), links_unfollowed: false })
     }
 
     /// Looks the child folder `name` up without opening it (`O_PATH`,
@@ -244,10 +260,14 @@ impl Dir {
         let mut dir = Dir::open_at(self.fd.as_raw_fd(), name, DIR_FLAGS | libc::O_NOFOLLOW)?;
         dir.delay = hooks.delay_for(name);
         dir.stat_delay = hooks.stat_delay_for(name);
+        dir.links_unfollowed = hooks.links_unfollowed;
         Ok(dir)
     }
 
     fn stat_raw(&self, name: &[u8], follow: bool) -> io::Result<libc::stat> {
+        if follow && self.links_unfollowed {
+            return Err(io::Error::from_raw_os_error(libc::EXDEV));
+        }
         let c = cstr(name)?;
         let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
         // SAFETY: zeroed stat is a valid out-buffer; valid C string and fd.
@@ -456,6 +476,99 @@ pub fn reopen_checked(pathfd: &OwnedFd) -> Result<(std::fs::File, libc::stat), R
         return Err(RegularOpen::Changed);
     }
     Ok((file, st2))
+}
+
+/// One entry held by an `O_PATH` descriptor, looked up relative to its
+/// folder's own descriptor without following a final symlink: a walk made of
+/// anchors never leaves the folders it walked, whatever is renamed or
+/// swapped meanwhile, and opens no contents and runs no driver on the way.
+#[derive(Debug)]
+pub struct Anchor {
+    fd: OwnedFd,
+    /// What the entry is (a symlink is itself, not its target).
+    pub kind: EntryKind,
+    pub identity: Identity,
+}
+
+impl Anchor {
+    /// Holds the folder `path` (absolute, no symlink in it: a real path),
+    /// walking it one component at a time from `/` without following any.
+    ///
+    /// # Errors
+    /// The OS error; `ELOOP` or `ENOTDIR` when a component is not a folder.
+    pub fn real_folder(path: &Path) -> io::Result<Anchor> {
+        let mut at = Anchor::open(libc::AT_FDCWD, b"/")?;
+        for comp in path.components() {
+            match comp {
+                Component::RootDir | Component::CurDir => {}
+                Component::Normal(name) => {
+                    if at.kind != EntryKind::Folder {
+                        return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+                    }
+                    at = at.child(name.as_bytes())?;
+                }
+                Component::ParentDir | Component::Prefix(_) => return Err(io::Error::from_raw_os_error(libc::EINVAL)),
+            }
+        }
+        if at.kind != EntryKind::Folder {
+            return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+        }
+        Ok(at)
+    }
+
+    /// The entry `name` (one component: no `/`) of this folder, a symlink
+    /// not followed.
+    ///
+    /// # Errors
+    /// The OS error (`ENOENT`, `EACCES`, `ENOTDIR` when this is no folder).
+    pub fn child(&self, name: &[u8]) -> io::Result<Anchor> {
+        if name.is_empty() || name.contains(&b'/') || name == b"." || name == b".." {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        Anchor::open(self.fd.as_raw_fd(), name)
+    }
+
+    fn open(at: RawFd, name: &[u8]) -> io::Result<Anchor> {
+        let c = cstr(name)?;
+        // SAFETY: valid C string; `at` is a live fd or AT_FDCWD. O_PATH opens
+        // no contents and runs no driver; O_NOFOLLOW holds a symlink itself.
+        let raw = check(unsafe { libc::openat(at, c.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) })?;
+        // SAFETY: fresh fd, owned here.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let st = fstat_fd(fd.as_raw_fd())?;
+        Ok(Anchor { fd, kind: kind_of_mode(st.st_mode), identity: Identity { dev: st.st_dev, ino: st.st_ino } })
+    }
+
+    /// The target text of the symlink this anchor holds (`readlinkat` on
+    /// the descriptor itself: the link read is the one looked up).
+    ///
+    /// # Errors
+    /// The OS error; `EINVAL` when it is not a symlink.
+    pub fn link_target(&self) -> io::Result<Vec<u8>> {
+        let mut buf = vec![0u8; 256];
+        loop {
+            // SAFETY: buf is writable for buf.len() bytes; an empty path names the fd itself.
+            let n = unsafe { libc::readlinkat(self.fd.as_raw_fd(), c"".as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let n = n as usize;
+            if n < buf.len() {
+                buf.truncate(n);
+                return Ok(buf);
+            }
+            if buf.len() >= 64 * 1024 {
+                return Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG));
+            }
+            let bigger = buf.len() * 4;
+            buf.resize(bigger, 0);
+        }
+    }
+
+    /// The descriptor, for listing or reading what was held.
+    pub fn into_fd(self) -> OwnedFd {
+        self.fd
+    }
 }
 
 /// A child folder found but not opened (an `O_PATH` descriptor).

@@ -18,9 +18,9 @@
 use std::ffi::OsString;
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Component, Path, PathBuf};
 
+use canopy_core::dirio::Anchor;
 use canopy_core::wire::EntryKind;
 use canopy_core::CanopyError;
 
@@ -90,8 +90,8 @@ pub fn file_uri_path(uri: &str) -> Option<PathBuf> {
 /// Where a path leads, as far as the roots let one look.
 #[derive(Debug)]
 pub enum Leads {
-    /// Inside a root: the real path, and what is there.
-    Inside(PathBuf, EntryKind),
+    /// Inside a root: the real path, and the entry there, held (see [`Anchor`]).
+    Inside(PathBuf, Anchor),
     /// The resolution left the roots; nothing was looked at out there.
     Outside,
     /// The resolution failed inside the roots (`NOT_FOUND`, `LOOP`, `DENIED`, ...).
@@ -111,36 +111,25 @@ fn steps(path: &Path) -> impl DoubleEndedIterator<Item = Step> + '_ {
     })
 }
 
-fn kind_of(t: std::fs::FileType) -> EntryKind {
-    if t.is_dir() {
-        EntryKind::Folder
-    } else if t.is_file() {
-        EntryKind::File
-    } else if t.is_symlink() {
-        EntryKind::Symlink
-    } else if t.is_fifo() {
-        EntryKind::Fifo
-    } else if t.is_socket() {
-        EntryKind::Socket
-    } else if t.is_char_device() {
-        EntryKind::CharDevice
-    } else if t.is_block_device() {
-        EntryKind::BlockDevice
-    } else {
-        EntryKind::Unknown
-    }
-}
-
 /// Resolves the absolute `path` one component at a time, as the kernel
-/// would, following symlinks, but looking (`lstat`, `readlink`) only at
-/// paths inside `roots` (real paths). Outside them it only walks up (`..`)
-/// or down the roots' own ancestors, which are real folders by
-/// construction; any other step out there answers [`Leads::Outside`].
+/// would, following symlinks, but looking only inside `roots` (real paths),
+/// and there only through descriptors: each entry is looked up relative to
+/// the folder held before it, without following it (see [`Anchor`]), and a
+/// symlink's text is read from the link that was looked up. So a link
+/// swapped in anywhere along the way, at any moment, is read as a link and
+/// judged by its text; nothing outside the roots is ever looked up. Outside
+/// them it only walks up (`..`) or down the roots' own ancestors, which are
+/// real folders by construction; any other step out there answers
+/// [`Leads::Outside`]. The entry reached is held, to be listed or read
+/// through that same descriptor.
 pub fn resolve_within(path: &Path, roots: &[PathBuf]) -> Leads {
     let inside = |p: &Path| roots.iter().any(|r| within(p, r));
     let toward_a_root = |p: &Path| roots.iter().any(|r| within(r, p));
-    let fail = |errno: i32, doing: &str| Leads::Fails(CanopyError::from_io(&io::Error::from_raw_os_error(errno), doing));
+    let fails = |e: &io::Error, doing: &str| Leads::Fails(CanopyError::from_io(e, doing));
+    let fail = |errno: i32, doing: &str| fails(&io::Error::from_raw_os_error(errno), doing);
     let mut cur = PathBuf::from("/");
+    // The folders walked inside the roots, innermost last, each with its real path.
+    let mut held: Vec<(PathBuf, Anchor)> = Vec::new();
     let mut kind = EntryKind::Folder;
     // The steps still to take, the next one last.
     let mut todo: Vec<Step> = steps(path).rev().collect();
@@ -151,6 +140,9 @@ pub fn resolve_within(path: &Path, roots: &[PathBuf]) -> Leads {
         }
         let name = match step {
             Step::Up => {
+                if held.last().is_some_and(|(p, _)| *p == cur) {
+                    held.pop();
+                }
                 cur.pop();
                 continue;
             }
@@ -164,34 +156,66 @@ pub fn resolve_within(path: &Path, roots: &[PathBuf]) -> Leads {
             }
             return Leads::Outside;
         }
-        let meta = match std::fs::symlink_metadata(&next) {
-            Ok(m) => m,
-            Err(e) => return Leads::Fails(CanopyError::from_io(&e, "cannot open")),
+        if held.last().is_none_or(|(p, _)| *p != cur) {
+            match hold(&cur, roots) {
+                Ok(a) => held.push((cur.clone(), a)),
+                Err(e) => return fails(&e, "cannot open"),
+            }
+        }
+        let Some((_, parent)) = held.last() else { return fail(libc::ENOENT, "cannot open") };
+        let entry = match parent.child(name.as_bytes()) {
+            Ok(a) => a,
+            Err(e) => return fails(&e, "cannot open"),
         };
-        kind = kind_of(meta.file_type());
+        kind = entry.kind;
         if kind != EntryKind::Symlink {
             cur = next;
+            held.push((cur.clone(), entry));
             continue;
         }
         hops += 1;
         if hops > MAX_LINK_HOPS {
             return fail(libc::ELOOP, "cannot open");
         }
-        let target = match std::fs::read_link(&next) {
-            Ok(t) => t,
-            Err(e) => return Leads::Fails(CanopyError::from_io(&e, "cannot read the link")),
+        let target = match entry.link_target() {
+            Ok(t) => PathBuf::from(OsString::from_vec(t)),
+            Err(e) => return fails(&e, "cannot read the link"),
         };
         if target.is_absolute() {
             cur = PathBuf::from("/");
+            held.clear();
         }
         kind = EntryKind::Folder;
         todo.extend(steps(&target).rev());
     }
-    if inside(&cur) {
-        Leads::Inside(cur, kind)
-    } else {
-        Leads::Outside
+    if !inside(&cur) {
+        return Leads::Outside;
     }
+    match held.pop() {
+        Some((p, a)) if p == cur => Leads::Inside(cur, a),
+        _ => match hold(&cur, roots) {
+            Ok(a) => Leads::Inside(cur, a),
+            Err(e) => fails(&e, "cannot open"),
+        },
+    }
+}
+
+/// Holds the folder `path` (a real path inside a root) by walking down to
+/// it from that root without following anything.
+fn hold(path: &Path, roots: &[PathBuf]) -> io::Result<Anchor> {
+    let Some(root) = roots.iter().find(|r| within(path, r)) else { return Err(io::Error::from_raw_os_error(libc::EXDEV)) };
+    let mut at = Anchor::real_folder(root)?;
+    let below = path.strip_prefix(root).map_err(|_| io::Error::from_raw_os_error(libc::EXDEV))?;
+    for c in below.components() {
+        if at.kind != EntryKind::Folder {
+            return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+        }
+        at = at.child(c.as_os_str().as_bytes())?;
+    }
+    if at.kind != EntryKind::Folder {
+        return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+    }
+    Ok(at)
 }
 
 #[cfg(test)]

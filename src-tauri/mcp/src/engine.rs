@@ -4,13 +4,16 @@
 //! cursors of a listing.
 //!
 //! Promises:
-//! - a path is opened once (`O_PATH`, which opens no file contents and runs
-//!   no driver), on a bounded worker: a dead mount costs `TIMEOUT`, never a
-//!   hung server; where it really is comes from that descriptor
-//!   (`/proc/self/fd/N`), not from the text;
-//! - what is listed or read is that same descriptor (the listing opens
-//!   `/proc/self/fd/N`; the preview reopens it only if it is a regular
-//!   file), so a symlink swapped in after the check changes nothing;
+//! - an agent's path is resolved once, component by component, each looked
+//!   up (`O_PATH | O_NOFOLLOW`, which opens no file contents and runs no
+//!   driver) relative to the folder held before it, looking only inside the
+//!   roots, on a bounded worker: a dead mount costs `TIMEOUT`, never a hung
+//!   server, and a symlink swapped in along the way is read as a link;
+//! - what is listed or read is the descriptor that walk ends on (the
+//!   listing opens `/proc/self/fd/N`; the preview reopens it only if it is
+//!   a regular file), so a symlink swapped in after the check changes nothing;
+//! - the engine never follows a link while listing: where a listed link
+//!   leads is worked out from its text, inside the roots, as for a path;
 //! - a listing stops when its [`CancelToken`] fires, and reports each folder
 //!   it has read to `on_folder` (for progress).
 
@@ -22,7 +25,7 @@ use std::sync::Arc;
 
 use canopy_core::bounded::{self, Place};
 use canopy_core::cancel::CancelToken;
-use canopy_core::dirio::IoHooks;
+use canopy_core::dirio::{Anchor, IoHooks};
 use canopy_core::filter::NameFilter;
 use canopy_core::limits::{MCP_PAGE, TIME_BUDGET};
 use canopy_core::listing::RequestBudget;
@@ -87,14 +90,24 @@ fn open_now(path: &Path) -> Result<Opened, CanopyError> {
     Ok(Opened { fd, real, kind: kind_of(st.st_mode), dev: st.st_dev, ino: st.st_ino })
 }
 
-/// Where `path` (absolute) leads, looking only inside `roots` (see
-/// [`access::resolve_within`]), on a bounded worker.
+/// Where `path` (absolute) leads, looking only inside `roots` and only
+/// through descriptors (see [`access::resolve_within`]), on a bounded
+/// worker. What it reaches inside them is held, to be listed or read
+/// through that same descriptor ([`Opened::from`]).
 ///
 /// # Errors
 /// `TIMEOUT` when a path inside the roots does not answer.
 pub fn leads(path: &Path, roots: Arc<Vec<PathBuf>>) -> Result<Leads, CanopyError> {
     let owned = path.to_path_buf();
     bounded::call(Place::path(path), TIME_BUDGET, move |_| access::resolve_within(&owned, &roots))
+}
+
+impl Opened {
+    /// What [`leads`] reached inside the roots, at its real path.
+    pub fn from(real: PathBuf, held: Anchor) -> Opened {
+        let (kind, id) = (held.kind, held.identity);
+        Opened { fd: held.into_fd(), real, kind, dev: id.dev, ino: id.ino }
+    }
 }
 
 /// What the links in `listing` (of the folder `real`) point to, as far as
@@ -124,9 +137,11 @@ pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf]) {
 fn points_to(leads: Leads) -> LinkTarget {
     match leads {
         Leads::Outside => LinkTarget::Outside,
-        Leads::Inside(_, EntryKind::Folder) => LinkTarget::Folder,
-        Leads::Inside(_, EntryKind::File) => LinkTarget::File,
-        Leads::Inside(..) => LinkTarget::Other,
+        Leads::Inside(_, a) => match a.kind {
+            EntryKind::Folder => LinkTarget::Folder,
+            EntryKind::File => LinkTarget::File,
+            _ => LinkTarget::Other,
+        },
         Leads::Fails(e) => match e.code {
             ErrorCode::NotFound | ErrorCode::NotADirectory => LinkTarget::Dangling,
             ErrorCode::Loop => LinkTarget::Loop,
@@ -214,6 +229,9 @@ pub fn list(opened: &Opened, call: ListCall) -> Result<Listing, CanopyError> {
     #[cfg(feature = "e2e")]
     slow_root_seam(opened, &mut hooks);
     hooks.after_scan = Some(Arc::new(move |_: &Path| on_folder()));
+    // A link may lead outside the roots: its target is judged by its text
+    // alone, inside them ([`confine_links`]), never followed by the engine.
+    hooks.links_unfollowed = true;
     let opts = ListOptions {
         depth: call.depth,
         limit: Some(u64::from(MCP_PAGE)),

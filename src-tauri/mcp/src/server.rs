@@ -442,24 +442,18 @@ impl Canopy {
         };
         let Some(first) = roots.first().cloned() else { return Err(outside(&roots)) };
         let path = if given.is_absolute() { given } else { first.join(given) };
-        // Where it leads is found looking only inside the roots, so whether
-        // a path outside them exists (or answers) is never told, and never
-        // looked at; then what is opened is checked again, for a link
-        // swapped in meanwhile.
+        // Where it leads is found looking only inside the roots, through
+        // descriptors, so whether a path outside them exists (or answers) is
+        // never told, and never looked at, even while links are swapped; what
+        // that walk holds at its end is what is listed or read.
         let shared = Arc::new(roots.clone());
         let asked = lexical(&path);
-        let real = match blocking(move || engine::leads(&path, shared)).await? {
-            access::Leads::Inside(real, _) => real,
-            access::Leads::Outside => return Err(outside(&roots)),
+        match blocking(move || engine::leads(&path, shared)).await? {
+            access::Leads::Inside(real, held) => Ok(Opened::from(real, held)),
+            access::Leads::Outside => Err(outside(&roots)),
             // A path that names a place outside, failing inside on its way.
-            access::Leads::Fails(_) if !roots.iter().any(|r| access::within(&asked, r)) => return Err(outside(&roots)),
-            access::Leads::Fails(e) => return Err(e),
-        };
-        let opened = blocking(move || engine::open(&real)).await?;
-        if roots.iter().any(|r| access::within(&opened.real, r)) {
-            Ok(opened)
-        } else {
-            Err(outside(&roots))
+            access::Leads::Fails(_) if !roots.iter().any(|r| access::within(&asked, r)) => Err(outside(&roots)),
+            access::Leads::Fails(e) => Err(e),
         }
     }
 

@@ -3,10 +3,18 @@
 //! error as a result with its code.
 
 mod common;
+#[path = "../../core/tests/deadfs/mod.rs"]
+mod deadfs;
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use common::{list_args, path_arg, Server, Start, Tree};
+use common::{list_args, path_arg, Reply, Server, Start, Tree};
+use deadfs::DeadMount;
 use serde_json::json;
 
 #[tokio::test]
@@ -177,4 +185,92 @@ async fn a_link_pointing_outside_the_roots_says_so_and_nothing_more() {
         assert!(lines.contains(&want), "{want:?} in:\n{}", listed.text);
     }
     assert_eq!(lines.len(), 11, "one line each, no error line about following a link out: {}", listed.text);
+}
+
+/// Swaps the entries `a` and `b` of `dir` in one step (`renameat2` with
+/// `RENAME_EXCHANGE`): at every moment one of them is the folder and the
+/// other the link.
+fn exchange(dir: &Path, a: &str, b: &str) {
+    let (a, b) = (CString::new(dir.join(a).as_os_str().as_bytes()).unwrap(), CString::new(dir.join(b).as_os_str().as_bytes()).unwrap());
+    // SAFETY: valid C strings; AT_FDCWD with absolute paths.
+    let r = unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
+    assert_eq!(r, 0, "renameat2: {}", std::io::Error::last_os_error());
+}
+
+/// Probes of each name while `root/x` is swapped again and again with
+/// `root/y -> <outside>`.
+const SWAP_PROBES: usize = 400;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_link_swapped_in_mid_lookup_tells_nothing_of_what_lies_outside() {
+    let t = Tree::new();
+    let root = t.dir("root");
+    t.dir("root/x");
+    let out = Tree::new();
+    // Outside the roots: a file whose name exists only there, and below it nothing.
+    out.write("secret", b"outside");
+    t.link("root/y", out.path());
+    let s = Server::start(&[&root]).await;
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let (flag, dir) = (stop.clone(), root.clone());
+    let swapper = std::thread::spawn(move || {
+        let mut swaps = 0u64;
+        // Bounded: the probes end it, or this many swaps do.
+        while !flag.load(Ordering::Relaxed) && swaps < 50_000_000 {
+            exchange(&dir, "x", "y");
+            swaps += 1;
+        }
+        if swaps % 2 == 1 {
+            exchange(&dir, "x", "y");
+        }
+        swaps
+    });
+    // The name that exists only outside, a name that exists nowhere, and below each.
+    let probes = ["x/secret", "x/absent", "x/secret/a", "x/absent/a"];
+    let mut seen: Vec<BTreeMap<String, usize>> = vec![BTreeMap::new(); probes.len()];
+    for _ in 0..SWAP_PROBES {
+        for (i, probe) in probes.iter().enumerate() {
+            let r = Reply::of(s.call("read_file", json!({ "path": probe })).await);
+            let code = if r.is_error { r.code().to_string() } else { format!("read {:?}", r.text) };
+            *seen[i].entry(code).or_default() += 1;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    let report: Vec<String> = probes.iter().zip(&seen).map(|(p, c)| format!("{p}: {c:?}")).collect();
+    let allowed: BTreeSet<String> = ["DENIED".to_string(), "NOT_FOUND".to_string()].into();
+    for (probe, counts) in probes.iter().zip(&seen) {
+        let codes: BTreeSet<String> = counts.keys().cloned().collect();
+        assert!(
+            codes.is_subset(&allowed),
+            "{probe} answered {codes:?}: only DENIED (x is the link out) or NOT_FOUND (x is the folder) say nothing of outside ({swaps} swaps; {report:?})"
+        );
+    }
+    let all: BTreeSet<&String> = seen.iter().flat_map(|c| c.keys()).collect();
+    assert_eq!(all.len(), 2, "the swap was seen both ways, so the probes raced it ({swaps} swaps; {report:?})");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_link_out_of_the_roots_is_never_followed_not_even_to_a_dead_mount() {
+    let t = Tree::new();
+    let root = t.dir("root");
+    t.file("root/plain.txt");
+    let point = t.dir("mnt");
+    // Declared after the tree: dropped first (aborted, unmounted) so the tree can go.
+    let mount = DeadMount::on(&point);
+    // Following this link looks `cold` up on the dead mount: never answered.
+    t.link("root/to-dead", point.join("cold/inside"));
+    t.link("root/to-live", point.join("live/a.txt"));
+    let s = Server::start(&[&root]).await;
+    let r = s.list(list_args(&root)).await.ok();
+    let point_text = path_arg(&point);
+    for line in [format!("[LINK] to-dead -> {point_text}/cold/inside (outside the roots)"), format!("[LINK] to-live -> {point_text}/live/a.txt (outside the roots)")] {
+        assert!(r.lines().contains(&line.as_str()), "{line} in:\n{}", r.text);
+    }
+    assert!(!r.text.contains("[TIMEOUT]"), "nothing outside was waited for:\n{}", r.text);
+    assert_eq!(mount.held.lookups.load(Ordering::SeqCst), 0, "nothing outside the roots was looked up");
+    let read = Reply::of(s.call("read_file", json!({ "path": "to-dead" })).await);
+    assert_eq!(read.code(), "DENIED");
+    assert_eq!(mount.held.lookups.load(Ordering::SeqCst), 0, "nor by read_file");
 }
