@@ -10,7 +10,8 @@
 //! - nested folders are filled breadth-first, in order, while their lines
 //!   fit: a folder whose lines do not fit is printed `[BUDGET] path`, as is
 //!   one the engine left unread, and is listed by calling `list_directory`
-//!   with its path;
+//!   with its path; a nested folder shown in part says so (`[WARNING]`) and
+//!   what its hidden entries are (`[REST]`, the engine's groups);
 //! - a filtered listing (`find_in_folder`) starts with its `[MATCH]` line;
 //! - a folder whose order is partial (the size or time of only some entries
 //!   could be read in time) says so: `[PARTIAL_ORDER] path: ...` after its
@@ -26,85 +27,8 @@ use base64::Engine as _;
 use canopy_core::limits::MAX_FILTER_BYTES;
 use canopy_core::rest::RestGroup;
 use canopy_core::text::{line_name, match_line, partial_order_line, warning_line, write_entry};
-use canopy_core::wire::{Entry, Folder, KindCounts, Listing};
+use canopy_core::wire::{Entry, Folder, Listing};
 use canopy_core::{CanopyError, ErrorCode};
-use schemars::JsonSchema;
-use serde::Serialize;
-
-/// A folder shown in part: its path as printed, and what it holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct TruncatedFolder {
-    /// The folder's path as printed, relative to the listed folder.
-    pub path: String,
-    /// Entries in the folder (at least this many when `totalIsLowerBound`).
-    pub total: u64,
-    /// Entries of it shown on this page.
-    pub shown: u64,
-    pub total_is_lower_bound: bool,
-    /// What the entries not shown are, by kind.
-    pub hidden: HiddenKinds,
-    /// What the entries not shown are, by group: folders, then the commonest
-    /// extensions, then one `other` for the rest (largest first).
-    pub rest: Vec<RestShare>,
-    /// Under the size or modified order, when not every entry's size or time
-    /// could be read in time: how many were (the shown ones are the first of
-    /// those; the rest sort after them).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub order_checked: Option<u64>,
-}
-
-/// What one group of a folder's hidden entries is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-#[schemars(inline)]
-pub enum RestKind {
-    /// Folders.
-    Folders,
-    /// Entries that are not folders, with the extension `extension`.
-    Extension,
-    /// Entries that are not folders, without an extension.
-    NoExtension,
-    /// Everything the other groups do not name.
-    Other,
-}
-
-/// One group of a folder's hidden entries, as the engine counts them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct RestShare {
-    pub group: RestKind,
-    /// The extension (lowercase letters and digits), for `extension` groups.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub extension: Option<String>,
-    pub count: u64,
-}
-
-impl From<&RestGroup> for RestShare {
-    fn from(g: &RestGroup) -> Self {
-        let (group, extension) = match g {
-            RestGroup::Folders { .. } => (RestKind::Folders, None),
-            RestGroup::Extension { extension, .. } => (RestKind::Extension, Some(extension.clone())),
-            RestGroup::NoExtension { .. } => (RestKind::NoExtension, None),
-            RestGroup::Other { .. } => (RestKind::Other, None),
-        };
-        RestShare { group, extension, count: g.count() }
-    }
-}
-
-/// Counts by kind of the entries a folder holds but the page does not show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct HiddenKinds {
-    pub folders: u64,
-    pub files: u64,
-    /// Symlinks, fifos, sockets, devices.
-    pub other: u64,
-}
-
-impl From<KindCounts> for HiddenKinds {
-    fn from(k: KindCounts) -> Self {
-        HiddenKinds { folders: k.folders, files: k.files, other: k.other }
-    }
-}
 
 /// A rendered page, before its `[NEXT]` line.
 #[derive(Debug)]
@@ -115,10 +39,10 @@ pub struct Page {
     pub shown: usize,
     /// The page ends before the engine's page did.
     pub cut: bool,
-    /// Nested folders shown in part.
-    pub truncated: Vec<TruncatedFolder>,
+    /// Nested folders shown in part (each with its `[WARNING]` line).
+    pub truncated: u64,
     /// Nested folders printed `[BUDGET] path` (not shown for lack of room).
-    pub unexpanded: Vec<String>,
+    pub unexpanded: u64,
 }
 
 fn chars(s: &str) -> usize {
@@ -165,6 +89,16 @@ pub fn next_line(tool: &str, cursor: &str) -> String {
     format!("[NEXT] call {tool} with cursor \"{cursor}\"\n")
 }
 
+/// The `[REST]` line of a nested folder shown in part (what its hidden
+/// entries are, by the engine's groups), with its line break, or nothing.
+fn rest_lines(path: &str, f: &Folder) -> String {
+    if f.rest.is_empty() {
+        return String::new();
+    }
+    let groups: Vec<String> = f.rest.iter().map(RestGroup::label).collect();
+    format!("[REST] {path}: {}\n", groups.join(", "))
+}
+
 /// The `[PARTIAL_ORDER]` line of `f` with its line break, or nothing.
 fn partial_lines(path: &str, f: &Folder) -> String {
     partial_order_line(path, f).map_or_else(String::new, |l| l + "\n")
@@ -183,7 +117,7 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
         text.push_str(&format!("[{}] {label}\n", err.code));
     }
     let Some(folder) = root.folder.as_deref() else {
-        return Page { text, shown: 0, cut: false, truncated: Vec::new(), unexpanded: Vec::new() };
+        return Page { text, shown: 0, cut: false, truncated: 0, unexpanded: 0 };
     };
     let total = folder.total.unwrap_or(0);
     let widest_warning = warning_line(label, u64::MAX / 2, u64::MAX / 4, u64::MAX / 2, true).map_or(0, |l| chars(&l) + 1);
@@ -220,7 +154,7 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
         }
         let shown = f.entries.len() as u64;
         if let Some(w) = warning_line(&path, f.offset, shown, f.total.unwrap_or(0), f.count_is_lower_bound) {
-            cost += chars(&w) + 1;
+            cost += chars(&w) + 1 + chars(&rest_lines(&path, f));
         }
         cost += chars(&partial_lines(&path, f));
         let refund = chars(&budget_line(&path));
@@ -231,7 +165,7 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
         }
     }
 
-    let mut page = Page { text, shown: top.len(), cut: top.len() < folder.entries.len(), truncated: Vec::new(), unexpanded: Vec::new() };
+    let mut page = Page { text, shown: top.len(), cut: top.len() < folder.entries.len(), truncated: 0, unexpanded: 0 };
     for (e, path, lines) in &top {
         page.text.push_str(lines);
         write_nested(e, path, &expanded, &mut page);
@@ -248,13 +182,13 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
 fn write_nested(e: &Entry, path: &str, expanded: &HashSet<usize>, page: &mut Page) {
     let Some(f) = loaded(e) else {
         if e.error.as_ref().is_some_and(|err| err.code == ErrorCode::Budget) {
-            page.unexpanded.push(path.to_string());
+            page.unexpanded += 1;
         }
         return;
     };
     if !expanded.contains(&key(f)) {
         page.text.push_str(&budget_line(path));
-        page.unexpanded.push(path.to_string());
+        page.unexpanded += 1;
         return;
     }
     for child in &f.entries {
@@ -266,15 +200,8 @@ fn write_nested(e: &Entry, path: &str, expanded: &HashSet<usize>, page: &mut Pag
     if let Some(w) = warning_line(path, f.offset, shown, total, f.count_is_lower_bound) {
         page.text.push_str(&w);
         page.text.push('\n');
-        page.truncated.push(TruncatedFolder {
-            path: path.to_string(),
-            total,
-            shown,
-            total_is_lower_bound: f.count_is_lower_bound,
-            hidden: f.unlisted.into(),
-            rest: f.rest.iter().map(RestShare::from).collect(),
-            order_checked: f.checked.filter(|_| f.partial_order),
-        });
+        page.text.push_str(&rest_lines(path, f));
+        page.truncated += 1;
     }
     page.text.push_str(&partial_lines(path, f));
 }
@@ -288,7 +215,8 @@ fn max_engine_cursor(filter_bytes: usize) -> usize {
     (3 + 2 + filter_bytes.min(MAX_FILTER_BYTES) + 1 + 9 + 255).div_ceil(3) * 4
 }
 
-fn max_cursor_len(filter_bytes: usize) -> usize {
+/// The longest cursor `canopy-mcp` issues for a filter of `filter_bytes`.
+pub fn max_cursor_len(filter_bytes: usize) -> usize {
     (1 + 16 + max_engine_cursor(filter_bytes)).div_ceil(3) * 4
 }
 

@@ -17,8 +17,6 @@ use serde::Serialize;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadFileOutput {
-    /// The file's real path, escaped as listings print names.
-    pub path: String,
     /// First byte shown.
     pub offset: u64,
     /// Bytes shown; the next chunk starts at `offset + length`.
@@ -72,7 +70,7 @@ pub fn hex_dump(offset: u64, bytes: &[u8]) -> String {
 }
 
 /// The reply's text and structured result for `chunk` of the file printed as `path`.
-pub fn render(path: String, chunk: &PreviewChunk, clamped_to: Option<u64>) -> (String, ReadFileOutput) {
+pub fn render(chunk: &PreviewChunk, clamped_to: Option<u64>) -> (String, ReadFileOutput) {
     let end = chunk.offset + chunk.length;
     let unknown_size = chunk.size == 0 && (chunk.length > 0 || chunk.more);
     let of = if unknown_size { "of unknown size".to_string() } else { format!("of {}", chunk.size) };
@@ -103,7 +101,6 @@ pub fn render(path: String, chunk: &PreviewChunk, clamped_to: Option<u64>) -> (S
     }
     let text = format!("{header}\n\n{body}");
     let out = ReadFileOutput {
-        path,
         offset: chunk.offset,
         length: chunk.length,
         size: (!unknown_size).then_some(chunk.size),

@@ -43,7 +43,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::access;
 use crate::engine::{self, ListCall, Opened};
-use crate::page::{self, TruncatedFolder};
+use crate::page;
 use crate::read::{self, ReadFileOutput};
 
 /// What `list_directory` tells a model. Kept under 2 KB (a test checks).
@@ -51,25 +51,25 @@ pub const LIST_DESCRIPTION: &str = "List a folder, one line per entry: `[DIR] pa
 
 Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{202e} (an invisible or bidi character), \\\\ (a backslash). Pass paths back exactly as printed: the tools read the escapes back.
 
-Below the listed folder, each folder shows at most 100 entries. `[WARNING] path: N items hidden (showing first 100 of M total)` follows a folder shown in part; `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
+Below the listed folder, each folder shows at most 100 entries. `[WARNING] path: N items hidden (showing first 100 of M total)` follows a folder shown in part, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
 
-Every reply is at most 40,000 characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor. No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
+Every reply (text and structuredContent) is at most 40,000 characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor. No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
 
-Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total, offset and shown (this page), nextCursor, order, and per folder shown in part its total, shown and what its hidden rest is (by kind; by group: folders, extensions).";
+Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total, offset, shown, nextCursor, order, truncatedFolders and unexpandedFolders (counts).";
 
 /// What `find_in_folder` tells a model. Kept under 2 KB (a test checks).
 pub const FIND_DESCRIPTION: &str = "Find the entries of one folder whose names match a pattern, over the whole folder however big (its own entries, not its subfolders'). A plain pattern matches anywhere in the name (`report` finds `Q3_Report.pdf`); one with `*`, `?` or `[...]` is a glob over the whole name (`*.jpg`, `IMG_??.png`, `[ab]*`). Case is ignored; a `[` without a closing `]` is a plain character.
 
 The first line counts the matches: `[MATCH] folder: M of N entries match \"PATTERN\"` (the pattern escaped like names). Then one line per match as list_directory prints entries (`[DIR] name`, `[FILE] name`, ...), folders first, in natural name order or by `sort` (size, modified, type; `reverse` for largest or newest first). Names are escaped as in list_directory; pass them back as printed.
 
-Every reply is at most 40,000 characters. When more match than fit, `[WARNING]` says how many are hidden and the reply ends with `[NEXT] call find_in_folder with cursor \"<c>\"`: call again with the same path, pattern and options and that cursor (also structuredContent.nextCursor). No [NEXT] line: every match was shown. To look inside a matching folder, call list_directory with its path (the searched folder's path, a slash, the name as printed).
+Every reply (text and structuredContent) is at most 40,000 characters. When more match than fit, `[WARNING]` says how many are hidden and the reply ends with `[NEXT] call find_in_folder with cursor \"<c>\"`: call again with the same path, pattern and options and that cursor (also structuredContent.nextCursor). No [NEXT] line: every match was shown. To look inside a matching folder, call list_directory with its path (the searched folder's path, a slash, the name as printed).
 
-A pattern that is empty, holds `/` or is longer than 1024 bytes is INVALID_ARGUMENT. structuredContent holds path, pattern, matching (substring or glob), matched M, total N, offset, shown, nextCursor and order.";
+A pattern that is empty, holds `/` or is longer than 1024 bytes is INVALID_ARGUMENT. structuredContent holds path, matching (substring or glob), matched M, total N, offset, shown, nextCursor and order.";
 
 /// What `read_file` tells a model. Kept under 2 KB (a test checks).
 pub const READ_DESCRIPTION: &str = "Read part of a file: at most 32768 bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-32768 of 100000; call read_file with offset 32768 for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-4096 of 9000 as a hex dump` (a binary file shows at most 4096 bytes per call). A file whose size reads 0 but that has content, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
 
-Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back). structuredContent holds path, offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.";
+Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back). structuredContent holds offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.";
 
 /// The orders a listing can be in (folders first under each).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -125,7 +125,8 @@ pub struct ListDirectoryArgs {
     pub show_dotfiles: bool,
 }
 
-/// `list_directory`'s structured result.
+/// `list_directory`'s structured result: what a client needs to page and to
+/// act, in a few hundred characters (the text says the rest).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListDirectoryOutput {
@@ -148,10 +149,10 @@ pub struct ListDirectoryOutput {
     pub reverse: bool,
     /// Whether the listed folder's order is whole.
     pub order: OrderState,
-    /// Folders below the listed one shown in part.
-    pub truncated: Vec<TruncatedFolder>,
+    /// Folders below the listed one shown in part: each has its `[WARNING] path` and `[REST] path` lines in the text.
+    pub truncated_folders: u64,
     /// Folders below the listed one printed `[BUDGET] path`: list each by its path to see it.
-    pub unexpanded: Vec<String>,
+    pub unexpanded_folders: u64,
 }
 
 /// `read_file`'s arguments.
@@ -219,14 +220,13 @@ impl OrderState {
     }
 }
 
-/// `find_in_folder`'s structured result.
+/// `find_in_folder`'s structured result: what a client needs to page and
+/// to act (the pattern is the one it sent).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FindInFolderOutput {
     /// The searched folder's real path, escaped as names are printed.
     pub path: String,
-    /// The pattern, as given.
-    pub pattern: String,
     /// How the pattern was read.
     pub matching: PatternKind,
     /// Entries whose name matches.
@@ -248,6 +248,54 @@ pub struct FindInFolderOutput {
     pub reverse: bool,
     /// Whether the matches' order is whole.
     pub order: OrderState,
+}
+
+impl ListDirectoryOutput {
+    /// The longest this result can serialize to, for the folder printed
+    /// as `path` and a cursor of `cursor_chars`.
+    fn widest(path: &str, cursor_chars: usize) -> usize {
+        let widest = ListDirectoryOutput {
+            path: path.into(),
+            total: u64::MAX,
+            total_is_lower_bound: true,
+            offset: u64::MAX,
+            shown: u64::MAX,
+            next_cursor: Some("A".repeat(cursor_chars)),
+            sort: SortOrder::Modified,
+            reverse: true,
+            order: OrderState { partial: true, checked: Some(u64::MAX) },
+            truncated_folders: u64::MAX,
+            unexpanded_folders: u64::MAX,
+        };
+        structured_chars(&widest)
+    }
+}
+
+impl FindInFolderOutput {
+    /// The longest this result can serialize to, for the folder printed
+    /// as `path` and a cursor of `cursor_chars`.
+    fn widest(path: &str, cursor_chars: usize) -> usize {
+        let widest = FindInFolderOutput {
+            path: path.into(),
+            matching: PatternKind::Substring,
+            matched: u64::MAX,
+            total: u64::MAX,
+            counts_are_lower_bounds: true,
+            offset: u64::MAX,
+            shown: u64::MAX,
+            next_cursor: Some("A".repeat(cursor_chars)),
+            sort: SortOrder::Modified,
+            reverse: true,
+            order: OrderState { partial: true, checked: Some(u64::MAX) },
+        };
+        structured_chars(&widest)
+    }
+}
+
+/// Characters of `structuredContent` as sent (compact JSON): they count in
+/// the reply's budget with the text's.
+fn structured_chars<T: Serialize>(value: &T) -> usize {
+    serde_json::to_string(value).map_or(0, |s| s.chars().count())
 }
 
 /// What a listing call asks, whichever tool makes it.
@@ -539,13 +587,21 @@ impl Canopy {
             None => engine::shown_path(&opened.real),
         };
         let reserve = page::next_line_reserve(tool, filter_bytes);
-        let mut page = page::render(&listing, &label, MCP_REPLY_CHARS, reserve);
+        // The structured result counts in the budget too: the text gets what
+        // its widest form leaves.
+        let cursor_chars = page::max_cursor_len(filter_bytes);
+        let path = engine::shown_path(&opened.real);
+        let structured = match tool {
+            "find_in_folder" => FindInFolderOutput::widest(&path, cursor_chars),
+            _ => ListDirectoryOutput::widest(&path, cursor_chars),
+        };
+        let mut page = page::render(&listing, &label, MCP_REPLY_CHARS.saturating_sub(structured), reserve);
         let engine_next = if page.cut { engine::cursor_after(&listing, page.shown - 1)? } else { listing.next_cursor.clone() };
         let next_cursor = engine_next.map(|c| page::encode_cursor(dev, ino, &c));
         if let Some(c) = &next_cursor {
             page.text.push_str(&page::next_line(tool, c));
         }
-        Ok(Listed { listing, page, path: engine::shown_path(&opened.real), next_cursor })
+        Ok(Listed { listing, page, path, next_cursor })
     }
 
     async fn list_directory_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, ListDirectoryOutput), CanopyError> {
@@ -571,8 +627,8 @@ impl Canopy {
             sort: args.sort,
             reverse: args.reverse,
             order: OrderState::of(folder),
-            truncated: page.truncated,
-            unexpanded: page.unexpanded,
+            truncated_folders: page.truncated,
+            unexpanded_folders: page.unexpanded,
         };
         Ok((page.text, out))
     }
@@ -593,7 +649,6 @@ impl Canopy {
         let folder = listing.root.folder.as_deref();
         let out = FindInFolderOutput {
             path,
-            pattern: args.pattern,
             matching: if glob { PatternKind::Glob } else { PatternKind::Substring },
             matched: folder.and_then(|f| f.total).unwrap_or(0),
             total: folder.and_then(|f| f.unfiltered_total).unwrap_or(0),
@@ -636,11 +691,10 @@ impl Canopy {
                 ))
             }
         }
-        let shown = engine::shown_path(&opened.real);
         let offset = args.offset;
         let chunk = blocking(move || engine::read(opened, offset, length)).await?;
         let clamped = (asked > MCP_READ_CHUNK).then_some(MCP_READ_CHUNK);
-        Ok(read::render(shown, &chunk, clamped))
+        Ok(read::render(&chunk, clamped))
     }
 }
 

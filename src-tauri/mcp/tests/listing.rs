@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::HashSet;
 
-use common::{entry_paths, list_args, path_arg, Server, Tree, BUDGET};
+use common::{entry_paths, list_args, path_arg, Reply, Server, Tree, BUDGET};
 use serde_json::json;
 
 fn name_of(i: usize) -> String {
@@ -78,7 +78,7 @@ async fn nested_folders_that_do_not_fit_say_budget_and_a_sub_query_lists_them() 
     assert!(lines.contains(&format!("[FILE] dir_00/{long}_000").as_str()), "the first folders are filled in");
     let budgeted: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("[BUDGET] ")).collect();
     assert!(!budgeted.is_empty(), "30 folders of 100 long names do not fit 40,000 characters");
-    assert_eq!(r.structured["unexpanded"], json!(budgeted), "structuredContent names the same folders");
+    assert_eq!(r.structured["unexpandedFolders"], json!(budgeted.len()), "structuredContent counts the same folders");
     let sub = budgeted.last().unwrap().to_string();
     assert!(!lines.iter().any(|l| l.starts_with(&format!("[FILE] {sub}/"))), "a [BUDGET] folder's entries are not shown");
 
@@ -104,12 +104,12 @@ async fn a_truncated_folder_says_what_it_hides_and_is_drilled_into_by_its_path()
     let s = Server::start(&[&t.path()]).await;
     let r = s.list(list_args(&root)).await.ok();
     assert!(r.lines().contains(&"[WARNING] many: 95 items hidden (showing first 100 of 195 total)"), "{}", r.text);
-    let rest = json!([{ "group": "noExtension", "count": 55 }, { "group": "extension", "extension": "log", "count": 40 }]);
-    assert_eq!(
-        r.structured["truncated"],
-        json!([{ "path": "many", "total": 195, "shown": 100, "totalIsLowerBound": false, "hidden": { "folders": 0, "files": 95, "other": 0 }, "rest": rest }]),
-        "the hidden 95 are the last 55 names without extension and the 40 .log files, by the engine's groups"
+    assert!(
+        r.lines().contains(&"[REST] many: 55 without extension, 40 .log"),
+        "the hidden 95 are the last 55 names without extension and the 40 .log files, by the engine's groups: {}",
+        r.text
     );
+    assert_eq!(r.structured["truncatedFolders"], json!(1), "structuredContent counts the folder shown in part");
     let all = s.list(json!({ "path": format!("{}/many", path_arg(&root)), "depth": 1 })).await.ok();
     assert_eq!(entry_paths(&all.text).len(), 195, "the folder alone shows every entry");
     assert!(!all.text.contains("[WARNING]"));
@@ -279,4 +279,47 @@ async fn a_deep_bushy_tree_is_filled_breadth_first_within_the_budget() {
     let depth3 = dirs.iter().filter(|d| d.matches('/').count() == 2).count();
     assert!(depth3 > 0, "what room is left goes to the next level");
     assert!(budgeted.iter().all(|b| b.matches('/').count() >= 1), "no top-level folder is left unexpanded while level 2 fits");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_whole_reply_text_and_structured_content_fits_the_budget() {
+    let t = Tree::in_memory();
+    let root = t.dir("wide");
+    let long = "n".repeat(200);
+    // 120 folders of 101 long names: none fits beside the others, so every
+    // shown folder is [BUDGET] (and each was once named again in structuredContent).
+    for d in 0..120 {
+        let dir = t.dir(format!("wide/d{d:03}_{long}"));
+        for f in 0..101 {
+            std::fs::File::create(dir.join(format!("f{f:03}_{long}"))).unwrap();
+        }
+    }
+    for d in 0..40 {
+        for f in 0..150 {
+            t.file(format!("wide/e{d:02}/f{f:03}.{}", ["txt", "log", "md"][f % 3]));
+        }
+    }
+    let s = Server::start(&[&t.path()]).await;
+    let mut widest = 0;
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let mut args = list_args(&root);
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let r = Reply::of(s.call("list_directory", args).await);
+        assert!(!r.is_error, "{}", r.text);
+        widest = widest.max(r.chars());
+        assert!(r.chars() <= BUDGET, "page {pages}: text {} + structuredContent {} characters", r.text.chars().count(), r.chars() - r.text.chars().count());
+        pages += 1;
+        cursor = r.next_cursor();
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert!(pages > 1, "the folder takes more than one page");
+    assert!(widest > BUDGET * 9 / 10, "a page fills its budget ({widest} characters), so the test means something");
+    let found = Reply::of(s.call("find_in_folder", json!({ "path": path_arg(&root), "pattern": "n" })).await);
+    assert!(found.chars() <= BUDGET, "find_in_folder: {} characters", found.chars());
 }

@@ -104,7 +104,8 @@ async fn a_size_order_cut_by_the_time_budget_says_it_is_partial() {
     let nested = Reply::of(s.call("list_directory", json!({ "path": path_arg(&t.at("root")), "sort": "size" })).await).ok();
     let line = nested.lines().into_iter().find(|l| l.starts_with("[PARTIAL_ORDER] ")).unwrap_or_else(|| panic!("no [PARTIAL_ORDER] line: {}", nested.text));
     let checked = checked_of(line, "slow");
-    assert_eq!(nested.structured["truncated"][0]["orderChecked"], json!(checked), "the truncated folder says how many were placed");
+    assert!(checked < 300, "the truncated folder says how many were placed: {checked}");
+    assert_eq!(nested.structured["truncatedFolders"], json!(1), "structuredContent counts it");
     assert_eq!(nested.structured["order"], json!({ "partial": false, "checked": 1 }), "the listed folder itself is whole");
 }
 

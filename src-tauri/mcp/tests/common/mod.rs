@@ -347,8 +347,14 @@ impl Reply {
 
     pub fn ok(self) -> Reply {
         assert!(!self.is_error, "expected a listing, got {}", self.text);
-        assert!(self.text.chars().count() <= BUDGET, "the reply is {} characters", self.text.chars().count());
+        assert!(self.chars() <= BUDGET, "the reply is {} characters (text and structuredContent)", self.chars());
         self
+    }
+
+    /// Characters of the whole reply: the text and structuredContent as sent (compact JSON).
+    pub fn chars(&self) -> usize {
+        let structured = if self.structured.is_null() { 0 } else { serde_json::to_string(&self.structured).unwrap().chars().count() };
+        self.text.chars().count() + structured
     }
 
     /// The error code of an error result (`CODE: message`).
