@@ -3,10 +3,12 @@
 //!
 //! [`server`] holds the tools, [`page`] and [`read`] render replies within
 //! the reply budget, [`access`] decides which folders may be seen, and
-//! [`engine`] is the one module that calls Canopy's engine.
+//! [`engine`] is the one module that calls Canopy's engine; [`transport`]
+//! reads and writes the JSON-RPC lines.
 
 pub mod access;
 pub mod engine;
 pub mod page;
 pub mod read;
 pub mod server;
+pub mod transport;

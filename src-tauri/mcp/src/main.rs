@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use canopy_core::dirio::IoHooks;
 use canopy_mcp::engine;
 use canopy_mcp::server::Canopy;
+use canopy_mcp::transport::LineTransport;
 use rmcp::ServiceExt;
 
 const USAGE: &str = "usage: canopy-mcp --root DIR [--root DIR]...";
@@ -86,7 +87,7 @@ fn main() -> ExitCode {
         }
     };
     let served = runtime.block_on(async move {
-        let service = Canopy::new(real, hooks()).serve(rmcp::transport::stdio()).await?;
+        let service = Canopy::new(real, hooks()).serve(LineTransport::new(tokio::io::stdin(), tokio::io::stdout())).await?;
         service.waiting().await?;
         Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     });

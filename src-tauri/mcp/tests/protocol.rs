@@ -3,7 +3,8 @@
 
 mod common;
 
-use std::process::Command;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use common::{binary, Server, Tree};
 use serde_json::{json, Value};
@@ -112,4 +113,126 @@ fn the_schema_check_catches_what_breaks_a_schema() {
     for bad in [json!({}), json!({ "k": { "n": -1 } }), json!({ "k": { "n": 1 }, "e": "c" }), json!({ "k": { "n": 1 }, "x": 1 }), json!({ "k": { "n": 1 }, "s": 2 })] {
         assert!(common::schema_breaks(&bad, &schema, &defs, "v").is_some(), "{bad}");
     }
+}
+
+/// The server on raw pipes: lines written to its stdin, its replies read
+/// back line by line, past the handshake.
+struct RawServer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    _tree: Tree,
+}
+
+impl RawServer {
+    fn start() -> RawServer {
+        let tree = Tree::new();
+        let mut child = Command::new(binary())
+            .arg("--root")
+            .arg(tree.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (stdin, stdout) = (child.stdin.take().unwrap(), BufReader::new(child.stdout.take().unwrap()));
+        let mut s = RawServer { child, stdin, stdout, _tree: tree };
+        s.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
+        assert_eq!(s.reply()["id"], json!(0), "initialize is answered");
+        s.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        s
+    }
+
+    fn send(&mut self, line: &str) {
+        self.stdin.write_all(line.as_bytes()).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next line the server writes, and its length in bytes.
+    fn raw_reply(&mut self) -> (Value, usize) {
+        let mut line = String::new();
+        assert!(self.stdout.read_line(&mut line).unwrap() > 0, "the server closed stdout");
+        (serde_json::from_str(&line).unwrap_or_else(|e| panic!("the reply is JSON: {e}")), line.len())
+    }
+
+    fn reply(&mut self) -> Value {
+        self.raw_reply().0
+    }
+
+    /// Sends `line`, then a ping: the line's own reply must come before the
+    /// ping's (a line that is dropped shows as the ping's reply first).
+    fn answer_to(&mut self, line: &str, n: u64) -> (Value, usize) {
+        self.send(line);
+        self.send(&format!(r#"{{"jsonrpc":"2.0","id":"ping-{n}","method":"ping"}}"#));
+        let got = self.raw_reply();
+        assert_ne!(got.0["id"], json!(format!("ping-{n}")), "the line before ping {n} got no reply: {}", &line[..line.len().min(200)]);
+        assert_eq!(self.reply()["id"], json!(format!("ping-{n}")), "then the ping is answered");
+        got
+    }
+
+    /// Sends a well-formed request and reads its reply (other requests'
+    /// replies may come first: requests run at once).
+    fn call(&mut self, line: &str, id: &Value) -> (Value, usize) {
+        self.send(line);
+        loop {
+            let got = self.raw_reply();
+            if &got.0["id"] == id {
+                return got;
+            }
+        }
+    }
+}
+
+impl Drop for RawServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn every_line_that_is_not_a_request_gets_the_json_rpc_error_for_it() {
+    let mut s = RawServer::start();
+    let cases = [
+        ("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"", json!(null), -32700, "not JSON (an unclosed object)"),
+        ("hello", json!(null), -32700, "not JSON (a word)"),
+        (r#"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#, json!(null), -32600, "a batch"),
+        ("[]", json!(null), -32600, "an empty batch"),
+        ("42", json!(null), -32600, "JSON that is no message"),
+        (r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}"#, json!(3), -32602, "params that are not an object"),
+        (r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"arguments":{}}}"#, json!(4), -32602, "tools/call without a name"),
+        (r#"{"jsonrpc":"2.0","id":"five","method":"no/such/method"}"#, json!("five"), -32601, "an unknown method"),
+    ];
+    for (n, (line, id, code, what)) in cases.into_iter().enumerate() {
+        let (reply, _) = s.answer_to(line, n as u64);
+        assert_eq!(reply["error"]["code"], json!(code), "{what}: {reply}");
+        assert_eq!(reply["id"], id, "{what}: the request's id, or null when it has none");
+        assert_eq!(reply["jsonrpc"], json!("2.0"), "{what}");
+    }
+    // A notification is never answered, whatever it holds.
+    s.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":"x"}"#);
+    s.send(r#"{"jsonrpc":"2.0","id":"last","method":"ping"}"#);
+    assert_eq!(s.reply()["id"], json!("last"), "no reply to the notification");
+}
+
+#[test]
+fn no_error_echoes_a_huge_value_whole() {
+    let mut s = RawServer::start();
+    let huge = "m".repeat(5_000_000);
+    let (reply, bytes) = s.answer_to(&format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{huge}"}}"#), 1);
+    within_limit(&reply, bytes, -32601, "a 5 MB method name");
+    let (reply, bytes) = s.answer_to(&format!(r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":"{huge}"}}"#), 2);
+    within_limit(&reply, bytes, -32602, "5 MB params of the wrong type");
+    // A well-formed call of a tool that does not exist: rmcp's own error quotes the name.
+    let (reply, bytes) = s.call(&format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"{huge}"}}}}"#), &json!(3));
+    within_limit(&reply, bytes, -32602, "a 5 MB tool name");
+}
+
+fn within_limit(reply: &Value, bytes: usize, code: i64, what: &str) {
+    let text = reply.to_string();
+    assert_eq!(reply["error"]["code"], json!(code), "{what}: {}", &text[..text.len().min(300)]);
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.chars().count() <= 2_000, "{what}: a message of {} characters", message.chars().count());
+    assert!(bytes <= 2_200, "{what}: a reply of {bytes} bytes");
 }
