@@ -12,8 +12,11 @@
 //! - [`resolve_within`] finds where a path leads without ever looking
 //!   outside the roots: the moment its resolution leaves them (through `..`,
 //!   an absolute symlink or a relative one), the answer is [`Leads::Outside`],
-//!   whether or not anything is there. So no reply says whether a path
-//!   outside the roots exists, what it is, or that it cannot be reached.
+//!   whether or not anything is there. Inside them it looks only through
+//!   descriptors, each entry relative to the folder held before it and never
+//!   followed, so a link swapped in meanwhile is read as a link. So no reply
+//!   says whether a path outside the roots exists, what it is, or that it
+//!   cannot be reached.
 
 use std::ffi::OsString;
 use std::io;

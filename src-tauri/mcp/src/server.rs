@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::IoHooks;
-use canopy_core::limits::{MCP_CONCURRENT_CALLS, MCP_ERROR_CHARS, MCP_MAX_DEPTH, MCP_MAX_OFFSET, MCP_PROGRESS_INTERVAL, MCP_READ_CHUNK, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
+use canopy_core::limits::{MCP_CONCURRENT_CALLS, MCP_MAX_DEPTH, MCP_MAX_OFFSET, MCP_PROGRESS_INTERVAL, MCP_READ_CHUNK, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
 use canopy_core::wire::{EntryKind, SortBy};
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -346,14 +346,7 @@ pub struct Canopy {
 /// `CODE: message`, cut to `MCP_ERROR_CHARS`: a message may quote what the
 /// agent sent (a path of a megabyte, a value), and a reply keeps its budget.
 fn error_text(e: &CanopyError) -> String {
-    let text = format!("{}: {}", e.code, e.message);
-    let total = text.chars().count();
-    if total <= MCP_ERROR_CHARS {
-        return text;
-    }
-    let tail = format!("... (cut: {total} characters in all)");
-    let keep = MCP_ERROR_CHARS - tail.chars().count();
-    text.chars().take(keep).chain(tail.chars()).collect()
+    crate::transport::cut(&format!("{}: {}", e.code, e.message)).into_owned()
 }
 
 fn error_result(e: &CanopyError) -> CallToolResult {
