@@ -217,15 +217,16 @@ fn classify(bytes: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, Option<Value>>
             }
         }
         (Ok(message), _, _) => Ok(message),
+        (Err(e), _, id) if m.get("jsonrpc") != Some(&json!("2.0")) => {
+            Err(Some(error(id.unwrap_or(Value::Null), INVALID_REQUEST, &format!("Invalid Request: \"jsonrpc\" must be \"2.0\" ({e})"))))
+        }
         // A notification is never answered, even when it does not fit.
         (Err(e), Some(name), None) if !m.contains_key("id") => {
             eprintln!("canopy-mcp: a notification that does not fit was ignored: {}", cut(&format!("{name}: {e}")));
             Err(None)
         }
         (Err(e), Some(name), Some(id)) if known => Err(Some(error(id, INVALID_PARAMS, &format!("Invalid params: {name}: {e}")))),
-        (Err(_), Some(name), Some(id)) if m.get("jsonrpc") == Some(&json!("2.0")) => {
-            Err(Some(error(id, METHOD_NOT_FOUND, &format!("Method not found: {name}"))))
-        }
+        (Err(_), Some(name), Some(id)) => Err(Some(error(id, METHOD_NOT_FOUND, &format!("Method not found: {name}")))),
         (Err(e), _, id) => Err(Some(error(id.unwrap_or(Value::Null), INVALID_REQUEST, &format!("Invalid Request: {e}")))),
     }
 }
@@ -312,6 +313,8 @@ mod tests {
         assert_eq!(code(r#"{"jsonrpc":"2.0","id":"a","method":"no/such"}"#), Some((json!("a"), METHOD_NOT_FOUND)));
         assert_eq!(code(r#"{"jsonrpc":"2.0","method":"notifications/bogus","params":"x"}"#), None, "a notification is never answered");
         assert_eq!(code("  "), None);
+        assert_eq!(code(r#"{"id":6,"method":"ping"}"#), Some((json!(6), INVALID_REQUEST)), "no jsonrpc member");
+        assert_eq!(code(r#"{"jsonrpc":"2.0","method":1}"#), Some((Value::Null, INVALID_REQUEST)), "a method that is no string");
         assert!(classify(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_ok());
     }
 
