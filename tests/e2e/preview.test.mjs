@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Key } from "./webdriver.mjs";
 import {
+  APP,
   REPO,
   diffManifests,
   fifo,
@@ -66,6 +67,57 @@ after(() => {
   }
   removeTree(root);
 });
+
+/** Where a writer sleeps in open() until a fifo has a reader. */
+const FIFO_OPEN_WCHAN = "wait_for_partner";
+/** Where a thread sleeps opening or reading a fifo. */
+const FIFO_WAITS = [FIFO_OPEN_WCHAN, "fifo_open", "pipe_read", "pipe_wait", "pipe_wait_readable"];
+
+/** The kernel function a process or task (`PID` or `PID/task/TID`) sleeps in; `0` when it runs. */
+function wchan(id) {
+  try {
+    return fs.readFileSync(`/proc/${id}/wchan`, "utf8");
+  } catch {
+    return "gone";
+  }
+}
+
+/** Waits until the fixture's writer is asleep in open(): it gets there on its own, so the deadline only catches a broken fixture. */
+async function writerBlocked() {
+  const deadline = Date.now() + 10000;
+  while (wchan(writer.pid) !== FIFO_OPEN_WCHAN) {
+    assert.equal(writer.exitCode, null, "the writer was released before the test began");
+    assert.ok(Date.now() < deadline, `the writer never blocked in open(): wchan ${wchan(writer.pid)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The pid of the session's app: the process running APP with the session's own XDG_CONFIG_HOME. */
+function appPid(s) {
+  const mine = `XDG_CONFIG_HOME=${s.configHome}`;
+  const pids = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      return fs.readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] === APP && fs.readFileSync(`/proc/${p}/environ`, "utf8").split("\0").includes(mine);
+    } catch {
+      return false;
+    }
+  });
+  assert.equal(pids.length, 1, `exactly one ${APP} of this session: ${pids}`);
+  return pids[0];
+}
+
+/** The app's file descriptors (any thread's: they share the table) that point at `target`. */
+function fdsOn(pid, target) {
+  const st = fs.statSync(target);
+  return fs.readdirSync(`/proc/${pid}/fd`).filter((fd) => {
+    try {
+      const t = fs.statSync(`/proc/${pid}/fd/${fd}`);
+      return t.dev === st.dev && t.ino === st.ino;
+    } catch {
+      return false;
+    }
+  });
+}
 
 describe("the preview pane", () => {
   let s;
@@ -200,11 +252,23 @@ describe("the preview pane", () => {
   });
 
   test("a fifo is not previewed, and its blocked writer stays blocked", async () => {
+    const pipe = path.join(root, "pipe");
+    await writerBlocked();
     await selectRow(s, "pipe");
     const text = await previewReady(s, ".special-note");
     assert.match(text, /special file: not previewed/);
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(writer.exitCode, null, "nothing opened the fifo");
+    // Read from the kernel, not assumed after a pause: any reader's open
+    // would have woken the writer (its wchan leaves wait_for_partner), and
+    // while no one holds the fifo for reading a non-blocking open for
+    // writing fails with ENXIO.
+    assert.equal(wchan(writer.pid), FIFO_OPEN_WCHAN, "the writer still waits in open(): nothing opened the fifo for reading");
+    assert.equal(writer.exitCode, null, "the writer is still there");
+    assert.throws(() => fs.closeSync(fs.openSync(pipe, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK)), { code: "ENXIO" }, "no reader holds the fifo");
+    const pid = appPid(s);
+    const holders = fdsOn(pid, pipe);
+    assert.deepEqual(holders, [], "no descriptor of the app is on the fifo");
+    const waiting = fs.readdirSync(`/proc/${pid}/task`).map((t) => wchan(`${pid}/task/${t}`)).filter((w) => FIFO_WAITS.includes(w));
+    assert.deepEqual(waiting, [], "no thread of the app sleeps on a fifo");
     await saveScreenshot(s, "preview-fifo");
   });
 

@@ -2,6 +2,12 @@
 // reachable with Tab; a click, Enter or Space sorts every folder by that
 // column, and choosing it again reverses the order. The active one carries
 // `aria-sort`. The order itself is the engine's (the controller re-lists).
+//
+// A `columnheader` lives in a `row`, and a `row` in a table, grid or
+// treegrid. The tree below is a `tree` of `treeitem`s (its keyboard is the
+// tree pattern's), so the header row stands outside it, in a one-row
+// `table` of its own: the headers are the sort control, not cells of the
+// tree's rows.
 
 import type { SortBy } from "../bindings/SortBy";
 import type { ControllerSnapshot, DirectoryController } from "../directory-controller";
@@ -18,7 +24,8 @@ export class ColumnHeaders {
   private readonly cells = new Map<SortBy, HTMLElement>();
 
   constructor(controller: DirectoryController) {
-    this.element = el("div", { class: "tree-header", role: "row", "aria-label": "Sort by" });
+    const row = el("div", { class: "tree-header", role: "row" });
+    this.element = el("div", { class: "tree-columns", role: "table", "aria-label": "Sort by" }, row);
     for (const c of COLUMNS) {
       const cell = el(
         "span",
@@ -34,7 +41,7 @@ export class ColumnHeaders {
         choose();
       });
       this.cells.set(c.by, cell);
-      this.element.append(cell);
+      row.append(cell);
     }
   }
 

@@ -206,8 +206,11 @@ export class TreeView {
       }
     }
     this.placeRows(n);
+    // The active descendant must be in the document: the cursor's row may
+    // have scrolled out of the rendered ones (a key brings it back).
     const active = flat.at(this.cursor);
-    if (active) this.tree.setAttribute("aria-activedescendant", rowId(active));
+    const activeEl = active ? document.getElementById(rowId(active)) : null;
+    if (activeEl && this.tree.contains(activeEl)) this.tree.setAttribute("aria-activedescendant", activeEl.id);
     else this.tree.removeAttribute("aria-activedescendant");
     for (const [handle, range] of shown) this.controller.noteInView(handle, range.from, range.to);
     for (const [folder, g] of gaps) void this.controller.ensureLoaded(folder.handle, g.from, g.to);
