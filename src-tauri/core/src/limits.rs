@@ -94,6 +94,9 @@ pub const OPEN_SNIFF_BYTES: usize = 64 * 1024;
 /// Largest zip central directory "Open…" reads to look for macros; a larger
 /// one is not opened.
 pub const ZIP_DIRECTORY_CAP: u64 = 4 * 1024 * 1024;
+/// Largest `[Content_Types].xml` (stored or inflated) "Open…" reads to look
+/// for macros in an OOXML document; a larger one is not opened.
+pub const CONTENT_TYPES_CAP: usize = 1024 * 1024;
 /// Longest wait for the system to name a file's default application.
 pub const HANDLER_QUERY_TIMEOUT: Duration = Duration::from_secs(5);
 
