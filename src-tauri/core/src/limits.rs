@@ -110,6 +110,12 @@ pub const WATCH_QUIET: Duration = Duration::from_millis(150);
 /// storm of changes is shown while it lasts.
 pub const WATCH_MAX_DELAY: Duration = Duration::from_millis(500);
 
+/// The remembered view is written once changes pause for this long...
+pub const SAVE_QUIET: Duration = Duration::from_millis(500);
+/// ...or at the latest this long after the first unsaved change, so a folder
+/// that never stops changing cannot keep it from being written.
+pub const SAVE_MAX_DELAY: Duration = Duration::from_secs(2);
+
 /// Largest saved-view file read at start; a larger one is ignored.
 pub const SAVED_VIEW_MAX_BYTES: u64 = 1024 * 1024;
 /// Most expanded folders remembered across a restart (in tree order).
