@@ -80,10 +80,26 @@ pub async fn listen_shell(state: State<'_, Arc<AppState>>, channel: Channel<Shel
 #[tauri::command]
 pub async fn remember_view(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<(), CanopyError> {
     let view: SavedView = parse_request(request)?;
+    let selected = view.selected.clone();
     *state.view.lock().unwrap_or_else(|e| e.into_inner()) = Some(view);
     state.save_soon();
+    note_remembered(selected.as_deref());
     Ok(())
 }
+
+/// In the `e2e` build, under `CANOPY_TEST_REMEMBER_LOG`, appends the
+/// selection's handle of each view the app now holds, so that a test knows
+/// what a kill must find written.
+#[cfg(feature = "e2e")]
+fn note_remembered(selected: Option<&str>) {
+    use std::io::Write;
+    let Some(log) = std::env::var_os("CANOPY_TEST_REMEMBER_LOG") else { return };
+    let line = format!("selected {}\n", selected.unwrap_or("-"));
+    let _ = std::fs::OpenOptions::new().create(true).append(true).open(log).and_then(|mut f| f.write_all(line.as_bytes()));
+}
+
+#[cfg(not(feature = "e2e"))]
+fn note_remembered(_selected: Option<&str>) {}
 
 /// Reads a bounded chunk of a regular file: see `canopy_core::preview::read_preview`.
 #[tauri::command]

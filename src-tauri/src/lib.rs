@@ -10,8 +10,10 @@
 //! Besides commands, the shell wires three things to the window: the folder
 //! watcher (`canopy-watch`) and a second instance's path, both pushed over
 //! the channel the window gives `listen_shell`; and the remembered view,
-//! loaded at start, written when the window closes and shortly after each
-//! change (so a crash or a kill loses little).
+//! loaded at start, written when the window closes, on SIGTERM and SIGHUP
+//! (a logout, a shutdown) before the process ends, and shortly after changes
+//! (`canopy_core::saved_view::SaveSchedule`: a folder that never stops
+//! changing cannot keep it from being written, so a crash loses little).
 
 mod commands;
 mod outbox;
@@ -19,12 +21,12 @@ mod placement;
 pub mod window;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use canopy_core::cancel::CancelRegistry;
 use canopy_core::dirio::IoHooks;
-use canopy_core::saved_view::{Remembered, SavedView, WindowPlacement};
+use canopy_core::saved_view::{Remembered, SaveSchedule, SavedView, WindowPlacement};
 use canopy_core::startup::Launch;
 use canopy_core::wire::ShellEvent;
 use canopy_watch::FolderWatch;
@@ -46,22 +48,26 @@ pub struct AppState {
     pub placement: Mutex<Option<WindowPlacement>>,
     /// Where the view is remembered (`None`: no config folder).
     pub state_path: Option<PathBuf>,
-    /// Bumped by each change to remember; a pending write goes ahead only if it is the last.
-    pub changes: AtomicU64,
+    /// When the changes not yet written are due to be.
+    pub schedule: Mutex<SaveSchedule>,
+    /// Held while the state file is written: a timed write, a close and a
+    /// signal share one temporary file.
+    pub writing: Mutex<()>,
 }
 
-/// How long the remembered view waits for changes to pause before it is written.
-const SAVE_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
-
 impl AppState {
-    /// Writes what is remembered once changes pause for `SAVE_AFTER`, so a
-    /// crash or a kill loses at most that much; a close writes at once.
+    /// Writes what is remembered when [`SaveSchedule`] says: once changes
+    /// pause, and at the latest a short while after the first unsaved one; a
+    /// close or a SIGTERM writes at once.
     pub fn save_soon(self: &Arc<Self>) {
-        let ticket = self.changes.fetch_add(1, Ordering::SeqCst) + 1;
+        let due = self.schedule.lock().unwrap_or_else(|e| e.into_inner()).changed(std::time::Instant::now());
         let state = Arc::clone(self);
+        // Each change wakes at the due time it set; the one that finds the
+        // write due does it, the others find it not due yet or done.
         tauri::async_runtime::spawn(async move {
-            tokio::time::sleep(SAVE_AFTER).await;
-            if state.changes.load(Ordering::SeqCst) == ticket {
+            tokio::time::sleep_until(tokio::time::Instant::from_std(due)).await;
+            let due_now = state.schedule.lock().unwrap_or_else(|e| e.into_inner()).take_due(std::time::Instant::now());
+            if due_now {
                 let _ = tauri::async_runtime::spawn_blocking(move || state.save()).await;
             }
         });
@@ -70,6 +76,7 @@ impl AppState {
     /// Writes what is remembered (the window's view and placement).
     fn save(&self) {
         let Some(path) = &self.state_path else { return };
+        let _one_at_a_time = self.writing.lock().unwrap_or_else(|e| e.into_inner());
         let remembered = Remembered {
             view: self.view.lock().unwrap_or_else(|e| e.into_inner()).clone(),
             window: *self.placement.lock().unwrap_or_else(|e| e.into_inner()),
@@ -79,6 +86,58 @@ impl AppState {
         }
         if let Err(e) = canopy_core::saved_view::save(path, &remembered) {
             eprintln!("canopy: could not remember the view in {}: {e}", path.display());
+        }
+    }
+}
+
+/// The pipe's write end that [`on_signal`] writes the signal's number to.
+static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
+
+extern "C" fn on_signal(number: libc::c_int) {
+    let byte = number as u8;
+    // SAFETY: write(2) is async-signal-safe; the pipe lives as long as the process.
+    unsafe { libc::write(SIGNAL_PIPE.load(Ordering::Relaxed), (&raw const byte).cast(), 1) };
+}
+
+/// On SIGTERM or SIGHUP (a logout, a shutdown, `kill`): writes what is
+/// remembered, then ends the process by that signal as it would have ended
+/// without the handler. The handler only writes to a pipe; a thread of its
+/// own does the rest, so a busy window does not keep the process alive.
+fn save_on_signals(state: Arc<AppState>) {
+    let mut fds = [0; 2];
+    // SAFETY: fds has room for the two descriptors pipe2 fills in.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return;
+    }
+    SIGNAL_PIPE.store(fds[1], Ordering::SeqCst);
+    let spawned = std::thread::Builder::new().name("canopy-signals".into()).spawn(move || {
+        let mut number = 0u8;
+        // SAFETY: reads one byte into `number` from the pipe's read end.
+        while unsafe { libc::read(fds[0], (&raw mut number).cast(), 1) } != 1 {
+            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                return;
+            }
+        }
+        state.save();
+        let number = libc::c_int::from(number);
+        // SAFETY: the default action again, then the signal that was sent.
+        unsafe {
+            libc::signal(number, libc::SIG_DFL);
+            libc::raise(number);
+        }
+    });
+    if spawned.is_err() {
+        return;
+    }
+    for number in [libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: a plain handler that only writes to a pipe; SA_RESTART so
+        // that other threads' calls are not interrupted.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(number, &action, std::ptr::null_mut());
         }
     }
 }
@@ -94,6 +153,19 @@ pub fn configure<R: Runtime>(
     let outbox = Arc::new(Outbox::default());
     let watched = Arc::clone(&outbox);
     let watch = Arc::new(FolderWatch::new(move |c| watched.send(ShellEvent::FoldersChanged { folders: c.folders, overflow: c.overflow })));
+    let state = Arc::new(AppState {
+        cancels: Arc::default(),
+        hooks: IoHooks::from_env(),
+        launch,
+        watch,
+        outbox,
+        view: Mutex::new(None),
+        placement: Mutex::new(window),
+        state_path,
+        schedule: Mutex::default(),
+        writing: Mutex::default(),
+    });
+    let signalled = Arc::clone(&state);
     builder
         // First: a second instance hands over its path before anything else starts.
         .plugin(tauri_plugin_single_instance::init(|app, argv, cwd| {
@@ -114,18 +186,9 @@ pub fn configure<R: Runtime>(
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_clipboard_manager::init())
         .plugin(tauri_plugin_opener::init())
-        .manage(Arc::new(AppState {
-            cancels: Arc::default(),
-            hooks: IoHooks::from_env(),
-            launch,
-            watch,
-            outbox,
-            view: Mutex::new(None),
-            placement: Mutex::new(window),
-            state_path,
-            changes: AtomicU64::new(0),
-        }))
+        .manage(state)
         .setup(move |app| {
+            save_on_signals(signalled);
             window::open_main(app.handle())?;
             if let (Some(w), Some(p)) = (app.get_webview_window(window::MAIN), window) {
                 placement::apply(&w, p);

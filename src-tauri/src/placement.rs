@@ -1,6 +1,7 @@
-//! The window's size and position, read as it changes and applied at start.
+//! The window's size and position, read as it changes and applied at start,
+//! fitted to the monitors there are now (`canopy_core::saved_view::fit_to_screen`).
 
-use canopy_core::saved_view::WindowPlacement;
+use canopy_core::saved_view::{fit_to_screen, WindowPlacement, WorkArea};
 use tauri::{PhysicalPosition, PhysicalSize, Runtime, WebviewWindow, Window};
 
 /// The window's placement now; while maximized, the size it had before
@@ -16,18 +17,30 @@ pub fn read<R: Runtime>(w: &Window<R>, previous: Option<WindowPlacement>) -> Opt
     Some(WindowPlacement { x: pos.x, y: pos.y, width: size.width, height: size.height, maximized: false })
 }
 
-/// Puts the window where it was: its size always, its position only when
-/// that is on a monitor that is still there.
+/// The monitors' work areas, the primary monitor's first.
+fn work_areas<R: Runtime>(w: &WebviewWindow<R>) -> Vec<WorkArea> {
+    let primary = w.primary_monitor().ok().flatten();
+    let others = w.available_monitors().unwrap_or_default();
+    primary
+        .into_iter()
+        .chain(others)
+        .map(|m| {
+            let area = m.work_area();
+            WorkArea { x: area.position.x, y: area.position.y, width: area.size.width, height: area.size.height }
+        })
+        .collect()
+}
+
+/// Puts the window where it was, fitted to the monitors' work areas: never
+/// larger than one, never placed off all of them; with no monitor known,
+/// nothing remembered is applied.
 pub fn apply<R: Runtime>(w: &WebviewWindow<R>, p: WindowPlacement) {
-    let _ = w.set_size(PhysicalSize::new(p.width, p.height));
-    let on_screen = w.available_monitors().unwrap_or_default().iter().any(|m| {
-        let (mp, ms) = (m.position(), m.size());
-        p.x >= mp.x && p.y >= mp.y && p.x < mp.x + ms.width as i32 && p.y < mp.y + ms.height as i32
-    });
-    if on_screen {
-        let _ = w.set_position(PhysicalPosition::new(p.x, p.y));
+    let Some(fitted) = fit_to_screen(p, &work_areas(w)) else { return };
+    let _ = w.set_size(PhysicalSize::new(fitted.width, fitted.height));
+    if let Some((x, y)) = fitted.position {
+        let _ = w.set_position(PhysicalPosition::new(x, y));
     }
-    if p.maximized {
+    if fitted.maximized {
         let _ = w.maximize();
     }
 }

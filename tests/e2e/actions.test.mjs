@@ -35,6 +35,8 @@ let sibling; // report\u{fffd}.pdf: what a lossy conversion of badName names
 before(() => {
   root = tempTree();
   file(path.join(root, "notes.txt"), "hello\n");
+  // Text to the name check; `file` (what xdg-mime asks) reads a PostScript program.
+  file(path.join(root, "printout.txt"), "%!PS-Adobe-3.0\n/Times-Roman findfont 12 scalefont setfont\nshowpage\n");
   badName = bytes(root, "/report", [0xff], ".pdf");
   sibling = bytes(root, "/report\ufffd.pdf");
   fs.writeFileSync(badName, PDF);
@@ -96,6 +98,22 @@ describe("file actions", () => {
     return s.waitFor(() => document.querySelector(".preview-status")?.textContent || null, { what: `${action} to answer` });
   }
 
+  /** The refusal's parts as shown: the sentence, the code, and whether all of it is in view. */
+  const refusal = () =>
+    s.exec(() => {
+      const status = document.querySelector(".preview-status");
+      const code = status.querySelector(".error-code");
+      const box = status.getBoundingClientRect();
+      const pane = document.querySelector(".preview-pane").getBoundingClientRect();
+      const size = (n) => parseFloat(getComputedStyle(n).fontSize);
+      return {
+        text: status.textContent,
+        code: code?.textContent ?? null,
+        codeSmaller: code !== null && size(code) < size(status.querySelector(".status-sentence")),
+        inView: box.top >= pane.top && box.bottom <= pane.bottom && box.bottom <= window.innerHeight && status.scrollHeight <= status.clientHeight + 1,
+      };
+    });
+
   test("Open hands the opener the exact bytes of the file that was checked, not its lossy twin", async () => {
     fs.rmSync(OPEN_LOG, { force: true });
     await select("report\\xff.pdf");
@@ -112,9 +130,11 @@ describe("file actions", () => {
   test("a Windows shortcut named photo.jpg is not opened, and the window says why in its own words", async () => {
     fs.rmSync(OPEN_LOG, { force: true });
     await select("photo.jpg");
-    const status = await act("open-default", true);
-    assert.match(status, /^NOT_OPENABLE — Canopy does not open programs, scripts or files whose content does not match their name: use Reveal/);
-    assert.match(status, /Windows shortcut/);
+    await act("open-default", true);
+    const shown = await refusal();
+    assert.match(shown.text, /^Canopy opens only documents it has checked/, "the sentence comes first");
+    assert.match(shown.text, /Windows shortcut/);
+    assert.equal(shown.code, "NOT_OPENABLE");
     await saveScreenshot(s, "actions-not-openable");
     assert.deepEqual(opened(), [], "the opener was never called");
   });
@@ -122,8 +142,22 @@ describe("file actions", () => {
   test("an executable script is not opened", async () => {
     fs.rmSync(OPEN_LOG, { force: true });
     await select("script.sh");
-    const status = await act("open-default", true);
-    assert.match(status, /^NOT_OPENABLE — /);
+    await act("open-default", true);
+    assert.equal((await refusal()).code, "NOT_OPENABLE");
+    assert.deepEqual(opened(), [], "the opener was never called");
+  });
+
+  test("a .txt the system reads as PostScript is not opened; the refusal is a sentence, fully in view, its code small", async () => {
+    fs.rmSync(OPEN_LOG, { force: true });
+    await select("printout.txt");
+    await act("open-default", true);
+    const shown = await refusal();
+    assert.match(shown.text, /^Canopy opens only documents/, "the sentence first, not the code");
+    assert.match(shown.text, /application\/postscript/, "the reason: what the system reads it as");
+    assert.equal(shown.code, "NOT_OPENABLE");
+    assert.ok(shown.codeSmaller, "the code is small");
+    assert.ok(shown.inView, "all of it is in view without scrolling, at the default window size");
+    await saveScreenshot(s, "actions-not-openable-postscript");
     assert.deepEqual(opened(), [], "the opener was never called");
   });
 
@@ -131,7 +165,7 @@ describe("file actions", () => {
     fs.rmSync(OPEN_LOG, { force: true });
     await select("icon.png");
     const status = await act("open-default", true);
-    assert.match(status, /^NOT_OPENABLE — /);
+    assert.equal((await refusal()).code, "NOT_OPENABLE");
     assert.match(status, /wine-extension-png\.desktop/);
     assert.deepEqual(opened(), [], "the opener was never called");
   });

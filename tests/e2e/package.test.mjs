@@ -21,7 +21,7 @@ function theDeb() {
 const dpkgDeb = (...args) => execFileSync("dpkg-deb", args, { encoding: "utf8", maxBuffer: 64 << 20 });
 
 describe("the .deb", () => {
-  test("holds canopy, canopy-list, icons and a desktop entry that opens folders; depends on runtime libraries only", () => {
+  test("holds canopy, canopy-list, icons and a desktop entry that opens folders; depends on runtime libraries, xdg-utils and file only", () => {
     const deb = theDeb();
     const contents = dpkgDeb("-c", deb).split("\n").map((l) => l.split(/\s+/).slice(5).join(" ").replace(/^\.\//, ""));
     for (const want of ["usr/bin/canopy", "usr/bin/canopy-list", "usr/share/applications/Canopy.desktop", "usr/share/icons/hicolor/128x128/apps/canopy.png"]) {
@@ -30,6 +30,8 @@ describe("the .deb", () => {
     if (fs.existsSync(path.join(REPO, "target/release/canopy-mcp"))) assert.ok(contents.includes("usr/bin/canopy-mcp"), "canopy-mcp, when built, is in the package");
     const depends = dpkgDeb("-f", deb, "Depends").trim();
     assert.ok(depends.length > 0 && !/-dev\b/.test(depends), `runtime libraries only: ${depends}`);
+    // Open… vets the application through xdg-mime (which types files with `file`), and refuses without it.
+    for (const tool of ["xdg-utils", "file"]) assert.match(depends, new RegExp(`(^|, )${tool}(,|$| )`), `depends on ${tool}: ${depends}`);
     const desktop = execFileSync("sh", ["-c", 'dpkg-deb --fsys-tarfile "$1" | tar -xO usr/share/applications/Canopy.desktop', "sh", deb], { encoding: "utf8" });
     assert.match(desktop, /^Exec=canopy %f$/m, "a file manager passes the folder");
     assert.match(desktop, /^MimeType=inode\/directory;$/m, "offered for folders");

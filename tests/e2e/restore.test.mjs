@@ -2,13 +2,15 @@
 // restored on a start without a path, safely: folders are re-listed with the
 // cap (never "Show all"), vanished ones are dropped, a slow folder delays
 // nothing else, names that are not UTF-8 come back exact, and a corrupt
-// state file is ignored with a message.
+// state file is ignored with a message. A huge remembered window is fitted
+// to the screen; a SIGTERM while a folder keeps changing still writes the view.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { SLOW_FOLDER, file, files, freshConfigHome, launch, removeTree, saveScreenshot, scrollToRow, selectRow, tempTree } from "./harness.mjs";
+import { APP, SLOW_FOLDER, file, files, freshConfigHome, launch, removeTree, saveScreenshot, scrollToRow, selectRow, tempTree } from "./harness.mjs";
 
 let root;
 const ODD = Buffer.from([0x63, 0x61, 0x66, 0xe9]); // "caf\xe9": not UTF-8
@@ -167,5 +169,80 @@ describe("restart", () => {
     } finally {
       await s.quit();
     }
+  });
+});
+
+/** The pid of the app a session started on `folder` (the launcher execs it: its arguments are the app and the folder). */
+function appPid(folder) {
+  const lines = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" }).split("\n");
+  const hits = lines.map((l) => l.trim().split(/\s+/)).filter(([, exe, arg]) => exe === APP && arg === folder);
+  assert.equal(hits.length, 1, `one app started on ${folder}`);
+  return Number(hits[0][0]);
+}
+
+/** True once `pid` has exited (gone, or a zombie its parent has not reaped yet). */
+function exited(pid) {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+describe("the remembered window and view, pushed", () => {
+  test("a remembered 30000x30000 window opens within the screen's work area", async () => {
+    const configHome = freshConfigHome();
+    fs.mkdirSync(path.join(configHome, "canopy"));
+    const huge = { version: 1, window: { x: 0, y: 0, width: 30000, height: 30000, maximized: false } };
+    fs.writeFileSync(path.join(configHome, "canopy/state.json"), JSON.stringify(huge));
+    const s = await launch([root], { configHome });
+    try {
+      const screen = await s.exec(() => ({ width: screen.availWidth * devicePixelRatio, height: screen.availHeight * devicePixelRatio }));
+      const rect = await s.cmd("GET", "/window/rect");
+      assert.ok(rect.width <= screen.width && rect.height <= screen.height, `${rect.width}x${rect.height} fits ${screen.width}x${screen.height}`);
+      assert.ok(rect.x >= 0 && rect.y >= 0 && rect.x + rect.width <= screen.width && rect.y + rect.height <= screen.height, `placed on the screen: ${JSON.stringify(rect)}`);
+    } finally {
+      await s.quit();
+    }
+  });
+
+  test("killed (SIGTERM) while an expanded folder keeps changing, the app writes the view before it ends", async () => {
+    const busyRoot = tempTree();
+    const busy = path.join(busyRoot, "busy");
+    files(busy, "b", 3);
+    const configHome = freshConfigHome();
+    const stateFile = path.join(configHome, "canopy/state.json");
+    const heldLog = path.join(configHome, "remembered.log");
+    const held = () => (fs.existsSync(heldLog) ? fs.readFileSync(heldLog, "utf8").trim().split("\n").at(-1) : "");
+    const chosen = path.join(busy, "b002");
+    // A download in progress: a new file every 0.2 s, so a live refresh (and a
+    // view to remember) follows every 0.2 s, never a pause of 0.5 s.
+    let n = 0;
+    const writer = setInterval(() => fs.writeFileSync(path.join(busy, `new-${String(++n).padStart(4, "0")}`), ""), 200);
+    const s = await launch([busyRoot], { configHome, env: { CANOPY_TEST_REMEMBER_LOG: heldLog } });
+    try {
+      // busy is open at depth 2, and refreshing.
+      const seen = `new-${String(n + 3).padStart(4, "0")}`;
+      await s.waitFor((want) => Array.from(document.querySelectorAll('[role="treeitem"] .name')).some((x) => x.textContent === want), {
+        what: "files made while the window is open",
+        args: [seen],
+      });
+      await selectRow(s, "b002");
+      // The app holds the view with the selection (not a sleep: it says so), then is killed at once.
+      for (const end = Date.now() + 20000; held() !== `selected ${Buffer.from(chosen).toString("base64url")}`; await new Promise((r) => setTimeout(r, 10))) {
+        assert.ok(Date.now() < end, "the app holds the selection");
+      }
+      const pid = appPid(busyRoot);
+      process.kill(pid, "SIGTERM");
+      for (const end = Date.now() + 20000; !exited(pid); await new Promise((r) => setTimeout(r, 50))) assert.ok(Date.now() < end, "the app ends on SIGTERM");
+    } finally {
+      clearInterval(writer);
+      await s.quit().catch(() => undefined);
+    }
+    assert.ok(fs.existsSync(stateFile), "the view was written before the app ended");
+    const saved = JSON.parse(fs.readFileSync(stateFile, "utf8"));
+    assert.equal(Buffer.from(saved.view.selected ?? "", "base64url").toString(), chosen, "with the selection made just before the kill");
+    assert.ok(saved.view.expanded.some((h) => Buffer.from(h, "base64url").toString() === busy), "and the folder that kept changing expanded");
+    removeTree(busyRoot);
   });
 });

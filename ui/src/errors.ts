@@ -14,13 +14,19 @@ const SENTENCES: Record<ErrorCode, string> = {
   INVALID_ARGUMENT: "the request was not valid",
   CANCELLED: "the request was replaced by a newer one",
   TOO_LARGE: "the file is too large to show here",
-  NOT_OPENABLE: "Canopy does not open programs, scripts or files whose content does not match their name: use Reveal",
+  NOT_OPENABLE: "Canopy opens only documents it has checked, by name, by content and by the application that would open them; use Reveal to open this one yourself",
   IO: "the system reported an input/output error",
   BUDGET: "not read: this listing already holds as much as one request may; expand this folder to read it",
 };
 
 export function sentenceFor(code: ErrorCode): string {
   return SENTENCES[code] ?? "something went wrong";
+}
+
+/** The sentence as a sentence: "You do not have permission to read this." */
+export function sentenceAlone(code: ErrorCode): string {
+  const s = sentenceFor(code);
+  return `${s.charAt(0).toUpperCase()}${s.slice(1)}.`;
 }
 
 /** "DENIED — you do not have permission to read this" */

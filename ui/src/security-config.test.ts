@@ -44,3 +44,9 @@ describe("webview lock-down", () => {
     expect((cap.permissions as string[]).every((p) => p.startsWith("allow-"))).toBe(true);
   });
 });
+
+describe("the .deb", () => {
+  it("depends on xdg-utils and file: without xdg-mime, Open… cannot vet an application and refuses", () => {
+    expect(conf.bundle.linux.deb.depends).toEqual(expect.arrayContaining(["xdg-utils", "file"]));
+  });
+});

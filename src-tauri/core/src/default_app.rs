@@ -4,10 +4,14 @@
 //!
 //! `xdg-mime` is asked the same questions `xdg-open` asks (the file's type by
 //! content, and the default application of a type), and the desktop entry it
-//! names is read: refused when it runs in a terminal, when its program (after
-//! `env` and its assignments) is a shell, an interpreter, Wine, Java or a
-//! terminal emulator, or when it cannot be found to be read. Where the system
-//! has no `xdg-mime`, or names no application, there is nothing to vet.
+//! names is read: refused when its program (after `env` and its assignments)
+//! is a shell, an interpreter, Wine, Java or a terminal emulator, or when it
+//! cannot be found to be read. An entry that runs in a terminal
+//! (`Terminal=true`: vim, nano, less) is allowed for the allowlist's types
+//! when its own program is none of those: the file's name reaches it as one
+//! argument and it runs nothing of the file. Where the system has no
+//! `xdg-mime`, nothing can be vetted and the answer is a refusal; where it
+//! names no application, there is nothing to vet.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
@@ -26,6 +30,8 @@ const INTERPRETERS: &[&str] = &[
     "ruby", "irb", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "expect", "osascript",
     "pwsh", "powershell", "rscript", "julia", "guile", "racket", "sbcl", "awk", "gawk", "mawk", "nawk", "mono",
     "dotnet", "cscript", "wscript", "mshta", "cmd", "xdg-open", "gio", "run-mailcap", "see", "mimeopen", "exec",
+    // They run their arguments as a command line, or as another user.
+    "watch", "script", "xargs", "parallel", "sudo", "su", "doas", "pkexec", "systemd-run", "flatpak-spawn",
 ];
 /// Java runs a `.jar` it is handed.
 const JAVA: &[&str] = &["java", "javaw", "jexec", "jshell"];
@@ -35,6 +41,8 @@ const TERMINALS: &[&str] = &[
     "lxterminal", "mate-terminal", "qterminal", "terminator", "tilix", "kitty", "alacritty", "foot", "footclient",
     "wezterm", "urxvt", "rxvt", "rxvt-unicode", "st", "sakura", "guake", "tilda", "terminology", "kgx", "ptyxis",
     "cool-retro-term", "deepin-terminal", "eterm", "aterm", "yakuake",
+    // Multiplexers: a terminal inside a terminal, running a command line.
+    "tmux", "screen", "byobu", "zellij", "dtach", "abduco",
 ];
 
 /// The desktop `xdg-mime` answers for: the process's own, or one confined
@@ -96,8 +104,12 @@ impl Desktop {
         .filter(|v| !v.is_empty())
     }
 
-    /// Runs `xdg-mime ARGS` and returns its first line; `None` when the
-    /// program is not installed or names nothing.
+    /// Runs `xdg-mime ARGS` and returns its first line; `None` when it
+    /// names nothing.
+    ///
+    /// # Errors
+    /// `NOT_OPENABLE` when `xdg-mime` is not installed (nothing could be
+    /// vetted) or hangs; `IO` when it cannot be run.
     fn query(&self, args: &[&OsStr]) -> Result<Option<String>, CanopyError> {
         let mut cmd = Command::new(&self.program);
         cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
@@ -109,7 +121,13 @@ impl Desktop {
         }
         let mut child = match cmd.spawn() {
             Ok(c) => c,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(CanopyError::new(
+                    ErrorCode::NotOpenable,
+                    "not opened: xdg-mime (from the xdg-utils package) is not installed, so the application that \
+                     would open it cannot be checked",
+                ))
+            }
             Err(e) => return Err(CanopyError::from_io(&e, "cannot ask the system for the default application")),
         };
         let start = Instant::now();
@@ -142,12 +160,17 @@ impl Desktop {
     /// The MIME type the system gives this file by its content
     /// (`xdg-mime query filetype`), as `xdg-open` would.
     ///
+    /// Parameters (`; charset=...`) are dropped, as `xdg-open` drops them.
+    ///
     /// # Errors
-    /// `NOT_OPENABLE` when the query hangs; `IO` when it cannot be run.
+    /// `NOT_OPENABLE` when `xdg-mime` is missing or hangs; `IO` when it
+    /// cannot be run.
     pub fn filetype(&self, path: &Path) -> Result<Option<String>, CanopyError> {
         let answer = self.query(&["query".as_ref(), "filetype".as_ref(), path.as_os_str()])?;
         // `file` answers "cannot open ..." and the like on failure: a type has a slash.
-        Ok(answer.filter(|t| t.contains('/') && !t.contains(' ')))
+        Ok(answer
+            .map(|t| t.split(';').next().unwrap_or_default().trim().to_owned())
+            .filter(|t| t.contains('/') && !t.contains(' ')))
     }
 
     /// The desktop entries the system names as the default for `mime`.
@@ -172,7 +195,8 @@ impl Desktop {
             };
             let path = self.find_entry(&id).ok_or_else(|| refuse("cannot be found to be checked".into()))?;
             let text = std::fs::read(&path).map_err(|_| refuse("cannot be read to be checked".into()))?;
-            vet_entry(&id, &String::from_utf8_lossy(&text)).map_err(refuse)?;
+            let terminal = if crate::openable::is_allowed_type(mime) { Terminal::Allowed } else { Terminal::Refused };
+            vet_entry(&id, &String::from_utf8_lossy(&text), terminal).map_err(refuse)?;
         }
         Ok(())
     }
@@ -311,11 +335,22 @@ fn program_refusal(program: &str) -> Option<&'static str> {
     }
 }
 
-/// Checks one desktop entry (its id and text).
+/// Whether an entry that runs in a terminal (`Terminal=true`) may open the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Terminal {
+    /// For the allowlist's types: a terminal editor or pager (vim, less)
+    /// runs nothing of the file it is given.
+    Allowed,
+    Refused,
+}
+
+/// Checks one desktop entry (its id and text). Its program, and `TryExec`'s,
+/// is never a shell, an interpreter, Wine, Java or a terminal emulator; with
+/// `Terminal=true` it is refused unless `terminal` allows it.
 ///
 /// # Errors
 /// Why it would run code, as words that follow its name.
-pub fn vet_entry(id: &str, text: &str) -> Result<(), String> {
+pub fn vet_entry(id: &str, text: &str, terminal: Terminal) -> Result<(), String> {
     if id.to_ascii_lowercase().starts_with("wine") {
         return Err("is Wine's, which runs Windows programs".into());
     }
@@ -323,7 +358,7 @@ pub fn vet_entry(id: &str, text: &str) -> Result<(), String> {
     if keys.kind.as_deref().is_some_and(|k| k != "Application") {
         return Err("is not an application".into());
     }
-    if keys.terminal {
+    if keys.terminal && terminal == Terminal::Refused {
         return Err("runs in a terminal".into());
     }
     let exec = keys.exec.as_deref().ok_or("names no program")?;
@@ -347,7 +382,7 @@ mod tests {
     #[test]
     fn viewers_and_editors_pass() {
         for exec in ["eog %U", "/usr/bin/evince %U", "libreoffice --writer %U", "flatpak run org.gnome.Loupe %U", "env GDK_BACKEND=x11 gimp %F", "\"/opt/My Viewer/viewer\" %f"] {
-            assert_eq!(vet_entry("viewer.desktop", &entry(exec)), Ok(()), "{exec}");
+            assert_eq!(vet_entry("viewer.desktop", &entry(exec), Terminal::Refused), Ok(()), "{exec}");
         }
     }
 
@@ -367,22 +402,39 @@ mod tests {
             "x-terminal-emulator -e less %f",
             "gnome-terminal -- vim %f",
             "xdg-open %f",
+            "tmux new-session %f",
+            "watch %f",
+            "sudo -e %f",
         ] {
-            assert!(vet_entry("app.desktop", &entry(exec)).is_err(), "{exec} must be refused");
+            for terminal in [Terminal::Allowed, Terminal::Refused] {
+                assert!(vet_entry("app.desktop", &entry(exec), terminal).is_err(), "{exec} must be refused");
+            }
         }
     }
 
     #[test]
-    fn terminal_entries_wine_ids_and_entries_without_a_program_are_refused() {
+    fn a_terminal_editor_is_allowed_only_where_terminals_are() {
         let vim = "[Desktop Entry]\nType=Application\nTryExec=vim\nExec=vim %F\nTerminal=true\n";
-        assert_eq!(vet_entry("vim.desktop", vim), Err("runs in a terminal".into()));
-        assert!(vet_entry("wine-extension-jpg.desktop", &entry("something %f")).is_err());
-        assert!(vet_entry("x.desktop", "[Desktop Entry]\nType=Application\n").is_err());
-        assert!(vet_entry("x.desktop", "[Desktop Entry]\nType=Link\nURL=https://example.com\n").is_err());
-        let try_exec = "[Desktop Entry]\nType=Application\nTryExec=python3\nExec=launcher %f\n";
-        assert!(vet_entry("x.desktop", try_exec).is_err(), "TryExec names the real program");
-        // Keys of another group do not count.
-        let action = "[Desktop Entry]\nType=Application\nExec=eog %f\n[Desktop Action Shell]\nExec=bash\n";
-        assert_eq!(vet_entry("eog.desktop", action), Ok(()));
+        assert_eq!(vet_entry("vim.desktop", vim, Terminal::Refused), Err("runs in a terminal".into()));
+        assert_eq!(vet_entry("vim.desktop", vim, Terminal::Allowed), Ok(()), "vim runs nothing of the file");
+        for exec in ["bash %f", "python3 %f", "x-terminal-emulator -e less %f", "tmux new vim %f", "env A=1 sh -c \"less %f\""] {
+            let entry = format!("[Desktop Entry]\nType=Application\nExec={exec}\nTerminal=true\n");
+            assert!(vet_entry("t.desktop", &entry, Terminal::Allowed).is_err(), "{exec} in a terminal is still refused");
+        }
+    }
+
+    #[test]
+    fn wine_ids_and_entries_without_a_program_are_refused() {
+        let all = [Terminal::Allowed, Terminal::Refused];
+        for t in all {
+            assert!(vet_entry("wine-extension-jpg.desktop", &entry("something %f"), t).is_err());
+            assert!(vet_entry("x.desktop", "[Desktop Entry]\nType=Application\n", t).is_err());
+            assert!(vet_entry("x.desktop", "[Desktop Entry]\nType=Link\nURL=https://example.com\n", t).is_err());
+            let try_exec = "[Desktop Entry]\nType=Application\nTryExec=python3\nExec=launcher %f\n";
+            assert!(vet_entry("x.desktop", try_exec, t).is_err(), "TryExec names the real program");
+            // Keys of another group do not count.
+            let action = "[Desktop Entry]\nType=Application\nExec=eog %f\n[Desktop Action Shell]\nExec=bash\n";
+            assert_eq!(vet_entry("eog.desktop", action, t), Ok(()));
+        }
     }
 }

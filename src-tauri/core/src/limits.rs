@@ -94,6 +94,9 @@ pub const OPEN_SNIFF_BYTES: usize = 64 * 1024;
 /// Largest zip central directory "Open…" reads to look for macros; a larger
 /// one is not opened.
 pub const ZIP_DIRECTORY_CAP: u64 = 4 * 1024 * 1024;
+/// Largest `[Content_Types].xml` (stored or inflated) "Open…" reads to look
+/// for macros in an OOXML document; a larger one is not opened.
+pub const CONTENT_TYPES_CAP: usize = 1024 * 1024;
 /// Longest wait for the system to name a file's default application.
 pub const HANDLER_QUERY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -106,6 +109,12 @@ pub const WATCH_QUIET: Duration = Duration::from_millis(150);
 /// ...or at the latest this long after the first unreported event, so a
 /// storm of changes is shown while it lasts.
 pub const WATCH_MAX_DELAY: Duration = Duration::from_millis(500);
+
+/// The remembered view is written once changes pause for this long...
+pub const SAVE_QUIET: Duration = Duration::from_millis(500);
+/// ...or at the latest this long after the first unsaved change, so a folder
+/// that never stops changing cannot keep it from being written.
+pub const SAVE_MAX_DELAY: Duration = Duration::from_secs(2);
 
 /// Largest saved-view file read at start; a larger one is ignored.
 pub const SAVED_VIEW_MAX_BYTES: u64 = 1024 * 1024;

@@ -12,7 +12,13 @@
 //! - a missing file is a first start; a corrupt, oversized or unreadable file
 //!   is ignored with a message, never an error that stops the start;
 //! - what is read is checked: a depth out of range, a handle that does not
-//!   decode, or too many expanded folders are dropped, not trusted.
+//!   decode, or too many expanded folders are dropped, not trusted; the
+//!   window's size and place are fitted to the monitors there are now
+//!   ([`fit_to_screen`]): never larger than a monitor's work area, never
+//!   placed off every monitor;
+//! - it is written at most `SAVE_QUIET` after the last change and at most
+//!   `SAVE_MAX_DELAY` after the first unsaved one ([`SaveSchedule`]), so a
+//!   folder that keeps changing cannot keep it from being written.
 //!
 //! What is restored is only a wish list: the window re-lists every folder
 //! with the normal cap and time budget (never "Show all"), so a folder that
@@ -24,12 +30,13 @@ use std::io::{self, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::dirio::{open_regular_at, RegularOpen};
-use crate::limits::{MAX_DEPTH, SAVED_EXPANDED_MAX, SAVED_VIEW_MAX_BYTES};
+use crate::limits::{MAX_DEPTH, SAVED_EXPANDED_MAX, SAVED_VIEW_MAX_BYTES, SAVE_MAX_DELAY, SAVE_QUIET};
 use crate::names::decode_handle;
 
 /// The file format's version; a file of another version is ignored.
@@ -70,6 +77,87 @@ pub struct WindowPlacement {
     pub width: u32,
     pub height: u32,
     pub maximized: bool,
+}
+
+/// A monitor's work area (the screen minus panels and docks), in physical pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkArea {
+    pub x: i32,
+    pub y: i32,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A remembered placement fitted to the monitors there are now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fitted {
+    pub width: u32,
+    pub height: u32,
+    /// Where its top-left corner goes; `None` when the remembered place is
+    /// on no monitor now (the window manager places it).
+    pub position: Option<(i32, i32)>,
+    pub maximized: bool,
+}
+
+/// The area two rectangles share, in square pixels (0 when apart).
+fn overlap(p: &WindowPlacement, a: &WorkArea) -> u64 {
+    let span = |start: i64, len: u32, a_start: i64, a_len: u32| {
+        let (lo, hi) = (start.max(a_start), (start + i64::from(len)).min(a_start + i64::from(a_len)));
+        (hi - lo).max(0) as u64
+    };
+    span(i64::from(p.x), p.width, i64::from(a.x), a.width) * span(i64::from(p.y), p.height, i64::from(a.y), a.height)
+}
+
+/// Fits a remembered window to the monitors' work areas (`areas`, the
+/// primary first): its size is clamped to the work area of the monitor it
+/// overlaps most, and its position moved so that it lies wholly inside that
+/// area; a window that overlaps no monitor keeps no position, and its size is
+/// clamped to the first area. `None` when there is no monitor to fit it to:
+/// nothing remembered is applied, the window opens at its default size.
+pub fn fit_to_screen(p: WindowPlacement, areas: &[WorkArea]) -> Option<Fitted> {
+    let areas: Vec<&WorkArea> = areas.iter().filter(|a| a.width > 0 && a.height > 0).collect();
+    let on = areas.iter().copied().filter(|a| overlap(&p, a) > 0).max_by_key(|a| overlap(&p, a));
+    let area = on.or_else(|| areas.first().copied())?;
+    let (width, height) = (p.width.min(area.width), p.height.min(area.height));
+    let clamp = |at: i32, len: u32, start: i32, room: u32| {
+        let last = i64::from(start) + i64::from(room - len);
+        i64::from(at).clamp(i64::from(start), last) as i32
+    };
+    let position = on.map(|a| (clamp(p.x, width, a.x, a.width), clamp(p.y, height, a.y, a.height)));
+    Some(Fitted { width, height, position, maximized: p.maximized })
+}
+
+/// When to write the remembered view: `SAVE_QUIET` after the last change,
+/// but never later than `SAVE_MAX_DELAY` after the first change not yet
+/// written. Pure: the caller passes the clock's readings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SaveSchedule {
+    first_unsaved: Option<Instant>,
+    last_change: Option<Instant>,
+}
+
+impl SaveSchedule {
+    /// Notes a change at `now`; returns when the write is due.
+    pub fn changed(&mut self, now: Instant) -> Instant {
+        self.first_unsaved.get_or_insert(now);
+        self.last_change = Some(now);
+        self.due().unwrap_or(now)
+    }
+
+    /// When the write is due; `None` when nothing is waiting.
+    pub fn due(&self) -> Option<Instant> {
+        Some((self.last_change? + SAVE_QUIET).min(self.first_unsaved? + SAVE_MAX_DELAY))
+    }
+
+    /// True when a write is waiting and due at `now`: the caller writes,
+    /// and nothing is waiting any more.
+    pub fn take_due(&mut self, now: Instant) -> bool {
+        let due = self.due().is_some_and(|d| d <= now);
+        if due {
+            *self = SaveSchedule::default();
+        }
+        due
+    }
 }
 
 /// Everything remembered.
@@ -212,6 +300,71 @@ mod tests {
             reverse: true,
             hide_ignored: true,
         }
+    }
+
+    fn placed(x: i32, y: i32, width: u32, height: u32) -> WindowPlacement {
+        WindowPlacement { x, y, width, height, maximized: false }
+    }
+
+    const FULL_HD: WorkArea = WorkArea { x: 0, y: 0, width: 1920, height: 1080 };
+
+    #[test]
+    fn a_huge_remembered_window_is_clamped_to_the_work_area() {
+        let fitted = fit_to_screen(placed(0, 0, 30_000, 30_000), &[FULL_HD]).unwrap();
+        assert_eq!((fitted.width, fitted.height, fitted.position), (1920, 1080, Some((0, 0))), "never larger than the screen");
+        // Below a top panel: the work area, not the screen.
+        let panel = WorkArea { x: 0, y: 32, width: 1920, height: 1048 };
+        let fitted = fit_to_screen(placed(100, 0, 1200, 30_000), &[panel]).unwrap();
+        assert_eq!((fitted.width, fitted.height, fitted.position), (1200, 1048, Some((100, 32))));
+    }
+
+    #[test]
+    fn a_window_hanging_off_its_monitor_is_moved_wholly_onto_it() {
+        let fitted = fit_to_screen(placed(1500, 900, 800, 600), &[FULL_HD]).unwrap();
+        assert_eq!(fitted.position, Some((1120, 480)), "its right and bottom edges come back inside");
+        let fitted = fit_to_screen(placed(-300, -50, 800, 600), &[FULL_HD]).unwrap();
+        assert_eq!(fitted.position, Some((0, 0)));
+        let right = WorkArea { x: 1920, y: 0, width: 1280, height: 1024 };
+        let fitted = fit_to_screen(placed(1800, 100, 1000, 700), &[FULL_HD, right]).unwrap();
+        assert_eq!(fitted.position, Some((1920, 100)), "onto the monitor it overlaps most");
+    }
+
+    #[test]
+    fn what_cannot_be_placed_is_dropped() {
+        let gone = fit_to_screen(placed(-100_000, i32::MAX, 30_000, u32::MAX), &[FULL_HD]).unwrap();
+        assert_eq!((gone.width, gone.height, gone.position), (1920, 1080, None), "a place on no monitor is dropped, the size still clamped");
+        assert_eq!(fit_to_screen(placed(0, 0, 800, 600), &[]), None, "no monitor: nothing is applied");
+        let empty = WorkArea { x: 0, y: 0, width: 0, height: 0 };
+        assert_eq!(fit_to_screen(placed(0, 0, 800, 600), &[empty]), None);
+        let small = fit_to_screen(placed(10, 20, 800, 600), &[FULL_HD]).unwrap();
+        assert_eq!((small.width, small.height, small.position), (800, 600, Some((10, 20))), "a window that fits is left alone");
+    }
+
+    #[test]
+    fn the_view_is_written_at_most_quiet_after_the_last_change_and_max_delay_after_the_first() {
+        let start = Instant::now();
+        let at = |ms: u64| start + std::time::Duration::from_millis(ms);
+        let mut s = SaveSchedule::default();
+        assert!(!s.take_due(at(0)), "nothing waiting, nothing due");
+        assert_eq!(s.changed(at(0)), at(500), "a lone change is written after the quiet time");
+        assert!(!s.take_due(at(499)));
+        assert!(s.take_due(at(500)));
+        assert_eq!(s.due(), None, "written: nothing waits");
+        // A folder changing every 200 ms: each change moves the quiet time on,
+        // but not past 2 s after the first unsaved change.
+        let mut s = SaveSchedule::default();
+        let mut written = Vec::new();
+        for ms in (1_000..7_000).step_by(200) {
+            s.changed(at(ms));
+            for tick in (ms..ms + 200).step_by(10) {
+                if s.take_due(at(tick)) {
+                    written.push(tick);
+                }
+            }
+        }
+        assert_eq!(written, [3_000, 5_200], "at most 2 s after the first unsaved change, while changes go on");
+        assert!(!s.take_due(at(7_299)));
+        assert!(s.take_due(at(7_300)), "and the quiet time after the last one");
     }
 
     #[test]

@@ -50,21 +50,40 @@ fn refused(path: &Path, desktop: &Desktop) -> String {
 
 /// A zip of empty stored entries with these names, with a valid central directory.
 fn zip(names: &[&str]) -> Vec<u8> {
+    zip_with(&names.iter().map(|n| (*n, &b""[..], false)).collect::<Vec<_>>())
+}
+
+/// A zip of these entries (name, content, deflated or stored), with a valid
+/// central directory (no CRC: nothing here checks it).
+fn zip_with(entries: &[(&str, &[u8], bool)]) -> Vec<u8> {
     let (mut out, mut dir) = (Vec::new(), Vec::new());
-    for name in names {
+    for (name, data, deflate) in entries {
+        let stored = if *deflate { miniz_oxide::deflate::compress_to_vec(data, 6) } else { data.to_vec() };
+        let method: u16 = if *deflate { 8 } else { 0 };
         let offset = out.len() as u32;
-        let n = name.len() as u16;
-        out.extend_from_slice(b"PK\x03\x04\x14\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0");
-        out.extend_from_slice(&n.to_le_bytes());
-        out.extend_from_slice(&[0, 0]);
+        // From "version needed" to the extra field's length: the same in both headers.
+        let common = [
+            &20u16.to_le_bytes()[..],
+            &[0, 0],
+            &method.to_le_bytes(),
+            &[0; 8],
+            &(stored.len() as u32).to_le_bytes(),
+            &(data.len() as u32).to_le_bytes(),
+            &(name.len() as u16).to_le_bytes(),
+            &[0, 0],
+        ]
+        .concat();
+        out.extend_from_slice(b"PK\x03\x04");
+        out.extend_from_slice(&common);
         out.extend_from_slice(name.as_bytes());
-        dir.extend_from_slice(b"PK\x01\x02\x14\0\x14\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0");
-        dir.extend_from_slice(&n.to_le_bytes());
-        dir.extend_from_slice(&[0; 12]);
+        out.extend_from_slice(&stored);
+        dir.extend_from_slice(b"PK\x01\x02\x14\0");
+        dir.extend_from_slice(&common);
+        dir.extend_from_slice(&[0; 10]);
         dir.extend_from_slice(&offset.to_le_bytes());
         dir.extend_from_slice(name.as_bytes());
     }
-    let (dir_offset, dir_size, count) = (out.len() as u32, dir.len() as u32, names.len() as u16);
+    let (dir_offset, dir_size, count) = (out.len() as u32, dir.len() as u32, entries.len() as u16);
     out.extend_from_slice(&dir);
     out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
     out.extend_from_slice(&count.to_le_bytes());
@@ -75,16 +94,38 @@ fn zip(names: &[&str]) -> Vec<u8> {
     out
 }
 
+/// A `.docx` as Word writes it: `[Content_Types].xml` deflated, declaring
+/// `overrides` besides the main document.
+fn docx(overrides: &str, parts: &[&str]) -> Vec<u8> {
+    let types = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">\
+         <Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/>\
+         <Default Extension=\"xml\" ContentType=\"application/xml\"/>\
+         <Override PartName=\"/word/document.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml\"/>\
+         {overrides}</Types>"
+    );
+    let mut entries = vec![("[Content_Types].xml", types.as_bytes(), true), ("_rels/.rels", &b""[..], true), ("word/document.xml", &b""[..], true)];
+    entries.extend(parts.iter().map(|p| (*p, &b"VBA"[..], true)));
+    zip_with(&entries)
+}
+
+/// An ODF document: its `mimetype` entry first, stored, as the format asks.
+fn odt(parts: &[&str]) -> Vec<u8> {
+    let mut entries = vec![("mimetype", &b"application/vnd.oasis.opendocument.text"[..], false), ("content.xml", &b""[..], true)];
+    entries.extend(parts.iter().map(|p| (*p, &b""[..], true)));
+    zip_with(&entries)
+}
+
 const JPEG: &[u8] = b"\xff\xd8\xff\xe0\0\x10JFIF\0\x01\x01\0\0\x01\0\x01\0\0";
+/// A Matroska EBML header (`file` needs its DocType to call it video).
+const MKV: &[u8] = b"\x1a\x45\xdf\xa3\xa3\x42\x86\x81\x01\x42\xf7\x81\x01\x42\xf2\x81\x04\x42\xf3\x81\x08\x42\x82\x88matroska\x42\x87\x81\x04\x42\x85\x81\x02";
 const LNK: &[u8] = b"L\0\0\0\x01\x14\x02\0\0\0\0\0\xc0\0\0\0\0\0\0F\x9b\0\x08\0";
 
 #[test]
 fn documents_whose_content_matches_their_name_open() {
     let t = Tree::new();
     let none = desktop(&t, &[]);
-    let odt = [&b"PK\x03\x04"[..], &[0; 26], b"mimetypeapplication/vnd.oasis.opendocument.text"].concat();
-    let mut odt_zip = zip(&["mimetype", "content.xml"]);
-    odt_zip.splice(..odt.len(), odt.iter().copied());
+    // Content the system types as the name says (`file`, through xdg-mime).
     let samples: Vec<(&str, Vec<u8>)> = vec![
         ("photo.jpg", JPEG.to_vec()),
         ("PHOTO.JPEG", JPEG.to_vec()),
@@ -92,11 +133,11 @@ fn documents_whose_content_matches_their_name_open() {
         ("report.pdf", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec()),
         ("notes.txt", "caf\u{e9} notes\n".as_bytes().to_vec()),
         ("readme.md", b"# Title\n\nText.\n".to_vec()),
-        ("song.mp3", b"ID3\x04\0\0\0\0\0\0".to_vec()),
-        ("movie.mkv", b"\x1a\x45\xdf\xa3\x01\0\0\0".to_vec()),
+        ("song.mp3", b"ID3\x04\0\0\0\0\0\0\xff\xfb\x90\x64\0\0\0\0".to_vec()),
+        ("movie.mkv", MKV.to_vec()),
         ("clip.mp4", b"\0\0\0\x18ftypmp42\0\0\0\0".to_vec()),
-        ("letter.docx", zip(&["[Content_Types].xml", "word/document.xml"])),
-        ("letter.odt", odt_zip),
+        ("letter.docx", docx("", &[])),
+        ("letter.odt", odt(&[])),
         ("bundle.zip", zip(&["a.txt", "b/c.txt"])),
         ("logs.tar.gz", b"\x1f\x8b\x08\0\0\0\0\0".to_vec()),
     ];
@@ -189,12 +230,9 @@ fn an_execute_bit_refuses_even_a_real_document() {
 fn macros_in_a_document_and_a_java_manifest_in_a_zip_are_refused() {
     let t = Tree::new();
     let none = desktop(&t, &[]);
-    let docm = t.write("report.docx", &zip(&["[Content_Types].xml", "word/document.xml", "word/vbaProject.bin"]));
+    let docm = t.write("report.docx", &docx("", &["word/vbaProject.bin"]));
     assert!(refused(&docm, &none).contains("vbaproject.bin"));
-    let odt = [&b"PK\x03\x04"[..], &[0; 26], b"mimetypeapplication/vnd.oasis.opendocument.text"].concat();
-    let mut basic = zip(&["mimetype", "content.xml", "Basic/Standard/Module1.xml"]);
-    basic.splice(..odt.len(), odt.iter().copied());
-    assert!(refused(&t.write("letter.odt", &basic), &none).contains("basic/"));
+    assert!(refused(&t.write("letter.odt", &odt(&["Basic/Standard/Module1.xml"])), &none).contains("basic/"));
     let jar = t.write("photos.zip", &zip(&["META-INF/MANIFEST.MF", "Main.class"]));
     assert!(refused(&jar, &none).contains("manifest"));
     let mut cut = zip(&["a.txt"]);
@@ -240,7 +278,8 @@ fn a_default_application_that_runs_code_is_refused() {
         case("image/jpeg", "wine-extension-jpg.desktop", "photo.jpg", JPEG, "viewer", " %f", "Wine"),
         case("image/jpeg", "viewer.desktop", "photo.jpg", JPEG, "wine64", " start /unix %f", "Wine"),
         case("application/zip", "jarrunner.desktop", "bundle.zip", &zip(&["a.txt"]), "java", " -jar %f", "Java"),
-        case("text/plain", "vim.desktop", "notes.txt", b"notes\n", "vim", " %F\nTerminal=true", "terminal"),
+        case("text/plain", "term.desktop", "notes.txt", b"notes\n", "xterm", " -e vim %F\nTerminal=true", "terminal"),
+        case("text/plain", "shell.desktop", "notes.txt", b"notes\n", "bash", " %f\nTerminal=true", "interpreter"),
         case("text/plain", "py.desktop", "notes.txt", b"notes\n", "python3.11", " %f", "interpreter"),
         case("text/markdown", "term.desktop", "readme.md", b"# hi\n", "x-terminal-emulator", " -e less %f", "terminal"),
     ];
@@ -338,4 +377,80 @@ fn a_link_opens_only_when_the_file_it_reaches_has_a_name_of_the_same_kind() {
         let link = t.symlink(target, format!("to-{target}.jpg"));
         assert!(refused(&link, &none).contains("same kind"), "{target}");
     }
+}
+
+#[test]
+fn ooxml_macros_are_found_by_their_content_type_whatever_the_part_is_called() {
+    let t = Tree::new();
+    let none = desktop(&t, &[]);
+    let vba = r#"<Override PartName="/word/notes.xml" ContentType="application/vnd.ms-office.vbaProject"/>"#;
+    let hidden = t.write("renamed.docx", &docx(vba, &["word/notes.xml"]));
+    assert!(refused(&hidden, &none).contains("vbaproject"), "a VBA part under any name");
+    // A character reference is the same type to Office's XML parser.
+    let escaped = r#"<Default Extension="dat" ContentType="application/vnd.ms-office.&#118;ba&#x50;roject"/>"#;
+    assert!(refused(&t.write("escaped.docx", &docx(escaped, &["word/a.dat"])), &none).contains("vbaproject"));
+    let main = r#"<Override PartName="/word/x.xml" ContentType="application/vnd.ms-word.document.macroEnabled.main+xml"/>"#;
+    assert!(refused(&t.write("main.docx", &docx(main, &[])), &none).contains("macroenabled"));
+    let activex = r#"<Override PartName="/word/activeX/a.xml" ContentType="application/vnd.ms-office.activeX+xml"/>"#;
+    assert!(refused(&t.write("activex.docx", &docx(activex, &[])), &none).contains("activex"));
+    let bare = zip_with(&[("_rels/.rels", b"", true), ("word/document.xml", b"", true)]);
+    assert!(refused(&t.write("bare.docx", &bare), &none).contains("[Content_Types].xml"), "nothing to check is not a pass");
+    let clean = t.write("clean.docx", &docx(r#"<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>"#, &[]));
+    assert_eq!(open_as(&clean, &none).unwrap(), clean, "a document without macros opens");
+}
+
+#[test]
+fn a_text_file_the_system_reads_as_postscript_html_or_svg_is_refused() {
+    // Text to Canopy's check, but `file` (what xdg-mime asks in a generic
+    // desktop, and xdg-open goes by) reads each as a program or a web page;
+    // the applications named for plain text are safe.
+    let t = Tree::new();
+    let d = desktop(&t, &[("text/plain", "editor.desktop", Some(&app(&format!("{} %U", program(&t, "gedit")))))]);
+    let cases: &[(&str, &[u8], &str)] = &[
+        ("notes.txt", b"%!PS-Adobe-3.0\n/Times-Roman findfont 12 scalefont setfont\nshowpage\n", "application/postscript"),
+        ("figure.txt", b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n", "application/postscript"),
+        ("notes.md", b"hello\n<script>alert(document.cookie)</script>\n", "text/html"),
+        ("page.txt", b"<!-- c -->\n<html xmlns=\"http://www.w3.org/1999/xhtml\"><body/></html>\n", "text/html"),
+        (
+            "drawing.txt",
+            b"<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"alert(1)\"/>\n",
+            "image/svg+xml",
+        ),
+        ("letter.txt", b"{\\rtf1\\ansi hello}\n", "text/rtf"),
+    ];
+    for (name, content, mime) in cases {
+        let said = refused(&t.write(name, content), &d);
+        assert!(said.contains(mime), "{name} must be refused as {mime}: {said}");
+    }
+    let plain = t.write("plain.txt", b"just words, and %!PS later on the line\n");
+    assert_eq!(open_as(&plain, &d).unwrap(), plain, "plain text still opens");
+}
+
+#[test]
+fn a_file_the_system_reads_as_another_family_is_refused() {
+    // A Word document with macros named .zip: the zip row forbids only a Java
+    // manifest, and xdg-open would hand it to Word.
+    let t = Tree::new();
+    let none = desktop(&t, &[]);
+    let said = refused(&t.write("photos.zip", &docx("", &["word/vbaProject.bin"])), &none);
+    assert!(said.contains("wordprocessingml") && said.contains("not an archive"), "{said}");
+    assert!(refused(&t.write("empty.txt", b""), &none).contains("inode/x-empty"), "an empty file has no type of its family");
+}
+
+#[test]
+fn without_xdg_mime_open_refuses_and_says_why() {
+    let t = Tree::new();
+    let d = desktop(&t, &[]).with_program(t.at("no-such-xdg-mime"));
+    let said = refused(&t.write("photo.jpg", JPEG), &d);
+    assert!(said.contains("xdg-mime") && said.contains("xdg-utils"), "{said}");
+}
+
+#[test]
+fn a_terminal_editor_chosen_for_text_opens_it() {
+    // vim.desktop as Debian ships it: Terminal=true, and vim runs nothing of the file.
+    let t = Tree::new();
+    let vim = format!("[Desktop Entry]\nType=Application\nName=Vim\nTryExec=vim\nExec={} %F\nTerminal=true\n", program(&t, "vim"));
+    let d = desktop(&t, &[("text/plain", "vim.desktop", Some(&vim))]);
+    let p = t.write("notes.txt", b"notes\n");
+    assert_eq!(open_as(&p, &d).unwrap(), p);
 }

@@ -11,7 +11,7 @@ import { toBackendError } from "../backend";
 import type { ControllerSnapshot } from "../directory-controller";
 import type { PreviewChunk } from "../bindings/PreviewChunk";
 import type { CanopyError } from "../bindings/CanopyError";
-import { describeError } from "../errors";
+import { describeError, sentenceAlone } from "../errors";
 import { copiedSentence } from "../file-actions";
 import { PREVIEW_CHUNK } from "../limits";
 import { findNode, type TreeNode } from "../tree-state";
@@ -141,6 +141,7 @@ export class PreviewPane {
       typeLabel: kindLabel(e.kind),
     };
     this.status.textContent = "";
+    this.status.classList.remove("is-error");
     this.renderHead(node);
     if (node.folder || e.kind === "folder") {
       this.body.replaceChildren(folderSummary(node));
@@ -176,21 +177,32 @@ export class PreviewPane {
       open.addEventListener("click", () => this.confirmOpen(node));
       actions.append(open);
     }
+    // What an action answers sits right under its buttons, where it is seen
+    // without scrolling whatever the preview below holds.
     this.head.replaceChildren(
       el("div", { class: "preview-title" }, renderName(e.name, e.nameParts, "preview-name")),
       el("div", { class: "preview-facts muted" }, facts.join(" · ")),
       actions,
+      this.status,
     );
     if (e.error) this.head.append(this.errorBox(e.error));
   }
 
-  /** Runs a file action and shows its sentence, or its error. */
+  /** Runs a file action and shows its sentence, or its error: the sentence first, then the engine's reason, the code last and small. */
   private async act(run: () => Promise<string>): Promise<void> {
+    this.status.classList.remove("is-error");
     try {
       this.status.textContent = await run();
     } catch (err) {
       const e = toBackendError(err);
-      this.status.textContent = describeError(e.code) + ` (${e.message})`;
+      this.status.classList.add("is-error");
+      this.status.replaceChildren(
+        el("span", { class: "status-sentence" }, sentenceAlone(e.code)),
+        " ",
+        el("span", { class: "status-reason" }, `(${e.message})`),
+        " ",
+        el("code", { class: "error-code" }, e.code),
+      );
     }
   }
 
