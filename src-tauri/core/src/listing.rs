@@ -78,6 +78,7 @@ use crate::cursor::{self, PageSettings, SortPosition};
 use crate::dirio::{Dir, Identity, IoHooks, Meta};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::filter::NameFilter;
+use crate::ignore_pattern::Meter;
 use crate::ignore_rules::IgnoreRules;
 use crate::limits::{
     DEFAULT_DEPTH, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, NESTED_CAP, PAGE, REQUEST_TIME,
@@ -646,7 +647,7 @@ fn walk_root(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -
     let (id, meta) = dir.identity().map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| fail(u.error()))?;
     let (rules, rules_problem) = if s.hide_ignored {
-        let (r, problem) = IgnoreRules::for_folder(&s.root, &s.hooks);
+        let (r, problem) = IgnoreRules::for_folder(&s.root, &s.hooks, &mut Meter::new(Some(deadline), s.cancel.as_ref()));
         (Some(Arc::new(r)), problem)
     } else {
         (None, None)
@@ -957,10 +958,10 @@ fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hook
     let dir = Dir::open_path(path, hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
     let (id, _) = dir.identity().map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| u.error())?;
-    let rules = req.hide_ignored.then(|| IgnoreRules::for_folder(path, hooks).0);
+    let deadline = Instant::now() + TIME_BUDGET;
+    let rules = req.hide_ignored.then(|| IgnoreRules::for_folder(path, hooks, &mut Meter::new(Some(deadline), None)).0);
     let prefix = req.prefix.as_bytes();
     let order = Order { by: req.sort, reverse: req.reverse };
-    let deadline = Instant::now() + TIME_BUDGET;
     let rd = Reading {
         show_dotfiles: req.show_dotfiles,
         deadline,

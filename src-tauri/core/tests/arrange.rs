@@ -505,6 +505,113 @@ fn a_byte_order_mark_before_the_first_rule_is_skipped_as_git_does() {
     assert_eq!(names(folder(&l.root)), [".git", ".gitignore", "c.txt"], "the first rule, *.log, applies");
 }
 
+/// The names git keeps in a repository whose `.gitignore` is `rules`, of `files`.
+fn kept_by(rules: &[u8], files: &[&[u8]]) -> Vec<String> {
+    let t = Tree::new();
+    t.dir("repo/.git");
+    t.write("repo/.gitignore", rules);
+    for f in files {
+        let mut path = b"repo/".to_vec();
+        path.extend_from_slice(f);
+        t.file(path);
+    }
+    let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
+    assert!(l.root.error.is_none(), "{:?}", l.root.error);
+    names(folder(&l.root)).into_iter().filter(|n| *n != ".git" && *n != ".gitignore").map(String::from).collect()
+}
+
+#[test]
+fn braces_and_commas_in_a_rule_are_literal_as_in_git() {
+    let files: &[&[u8]] = &[b"p.jpg", b"p.png", b"p.{jpg,png}", b"br{ace", b"brace"];
+    assert_eq!(kept_by(b"*.{jpg,png}\nbr{ace\n", files), ["brace", "p.jpg", "p.png"], "only the names with the braces themselves");
+}
+
+#[test]
+fn a_rule_with_an_unclosed_bracket_matches_nothing_as_in_git() {
+    let files: &[&[u8]] = &[b"[unclosed", b"[", b"unclosed", b"u"];
+    assert_eq!(kept_by(b"[unclosed\n[\n", files), ["[", "[unclosed", "u", "unclosed"]);
+}
+
+#[test]
+fn a_backslash_inside_brackets_escapes_as_in_git() {
+    let files: &[&[u8]] = &[b"]x", b"\\]x", b"-cls", b"acls", b"zcls", b"bcls", b"\\cls", b"ss\\", b"ss!"];
+    let kept = kept_by(b"[\\]]x\n[a\\-z]cls\nss[\\!]\n", files);
+    assert_eq!(kept, ["\\]x", "\\cls", "bcls", "ss\\"], "]x, -cls, acls, zcls and ss! are ignored");
+}
+
+#[test]
+fn a_nul_byte_ends_a_rule_and_a_rule_need_not_be_utf8() {
+    let files: &[&[u8]] = &[b"nul", b"nultail", b"caf\xe9.log", b"cafe.log"];
+    assert_eq!(kept_by(b"nul\0tail\ncaf\xe9*\n", files), ["cafe.log", "nultail"], "git matches a rule's bytes as they are");
+}
+
+/// 100 names of 24 random lowercase letters, the same on every run.
+fn random_names() -> Vec<String> {
+    (0..100u64).map(|i| (0..24u64).map(|j| (b'a' + (scatter(i * 24 + j) % 26) as u8) as char).collect()).collect()
+}
+
+/// True when `name` holds the bytes of `letters` in that order (what `*l*e*t*...*` matches).
+fn holds_in_order(name: &str, letters: &[u8]) -> bool {
+    let mut rest = letters.iter().peekable();
+    for b in name.bytes() {
+        if rest.peek() == Some(&&b) {
+            rest.next();
+        }
+    }
+    rest.peek().is_none()
+}
+
+#[test]
+fn thousands_of_star_heavy_rules_hide_what_they_match_within_the_folders_budget() {
+    // Issue 16's attack: 5,000 rules like *e*s*c*i*d*p*o*u*m*g*v* (120 kB, within
+    // the rule budget) over 100 random names. Compiled as regular expressions
+    // they took 3.1 GB and ended TIMEOUT; matched without backtracking they
+    // cost at most (tokens + 1) steps a byte of a name.
+    let t = Tree::new();
+    t.dir("repo/.git");
+    let mut rules = Vec::new();
+    let mut letter_sets = Vec::new();
+    for i in 0..5_000u64 {
+        let letters: Vec<u8> = (0..11).map(|j| b'a' + (scatter(1_000_000 + i * 11 + j) % 26) as u8).collect();
+        for &l in &letters {
+            rules.push(b'*');
+            rules.push(l);
+        }
+        rules.extend_from_slice(b"*\n");
+        letter_sets.push(letters);
+    }
+    assert!(rules.len() > 110_000 && rules.len() <= canopy_core::limits::MAX_IGNORE_RULE_BYTES);
+    t.write("repo/big/.gitignore", &rules);
+    let names = random_names();
+    for n in &names {
+        t.file(format!("repo/big/{n}"));
+    }
+    let matched = names.iter().filter(|n| letter_sets.iter().any(|l| holds_in_order(n, l))).count();
+    let l = hidden_by_rules(opts(1, 200), &t.at("repo/big"));
+    let f = folder(&l.root);
+    assert!(l.root.error.is_none(), "no TIMEOUT, no TOO_LARGE: {:?}", l.root.error);
+    assert_eq!(f.ignored_hidden as usize, matched, "exactly the names some rule matches are hidden");
+    assert_eq!(f.total, Some((names.len() + 1 - matched) as u64), "the rest and .gitignore are shown");
+}
+
+#[test]
+fn an_ignore_file_that_would_compile_past_the_budget_says_too_large_with_its_path() {
+    // 5,000 rules of eight classes each: within the rule count and text
+    // budget, but 32 bytes a class compiled.
+    let t = Tree::new();
+    t.dir("repo/.git");
+    let rules = b"[a][b][c][d][e][f][g][h]\n".repeat(5_000);
+    assert!(rules.len() <= canopy_core::limits::MAX_IGNORE_RULE_BYTES);
+    t.write("repo/.gitignore", &rules);
+    t.file("repo/abcdefgh");
+    let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
+    let err = l.root.error.as_ref().expect("the folder says its rules were not used");
+    assert_eq!(err.code, ErrorCode::TooLarge, "{}", err.message);
+    let path = t.at("repo/.gitignore");
+    assert!(err.message.contains(&*path.to_string_lossy()), "the message names the file: {}", err.message);
+    assert!(names(folder(&l.root)).contains(&"abcdefgh"), "its rules are not used");
+}
+
 #[test]
 fn a_fifo_named_git_does_not_make_a_repository() {
     let t = Tree::new();
