@@ -316,6 +316,10 @@ impl IgnoreRules {
             return (IgnoreRules::none(), None);
         };
         let below: Vec<&OsStr> = real.strip_prefix(repo).map(|p| p.iter().collect()).unwrap_or_default();
+        if below.iter().any(|n| n.as_bytes() == b".git") {
+            // Inside the repository's own `.git`: git applies no rules there.
+            return (IgnoreRules::none(), None);
+        }
         let mut problems = Vec::new();
         let budget = Arc::new(RuleBudget::default());
         let base = repository_layers(repo, hooks, &budget, &mut problems);
@@ -348,6 +352,10 @@ impl IgnoreRules {
     /// `.gitignore` could not be used.
     pub(crate) fn descend(&self, name: &[u8], dir: &Dir, path: &Path, hooks: &IoHooks) -> (IgnoreRules, Option<CanopyError>) {
         let inactive = || (IgnoreRules { budget: self.budget.clone(), ..IgnoreRules::none() }, None);
+        if name == b".git" {
+            // A repository's own folder: git applies no rules inside it.
+            return inactive();
+        }
         let mut problems = Vec::new();
         let holds_git = dir.stat_child(b".git", false).is_ok_and(|m| could_be_git(m.kind));
         let mut rules = if holds_git {
@@ -393,7 +401,7 @@ impl IgnoreRules {
         if !self.active {
             return Ok(false);
         }
-        if self.all {
+        if self.all || name == b".git" {
             return Ok(true);
         }
         let IgnoreScratch { path, states } = scratch;

@@ -329,8 +329,8 @@ fn nested_ignore_files_and_info_exclude_hide_what_git_would() {
     let repo = repository(&t);
     let l = hidden_by_rules(opts(3, 100), &repo);
     let root = folder(&l.root);
-    assert_eq!(names(root), [".git", "src", ".gitignore", "b.txt"]);
-    assert_eq!(root.ignored_hidden, 4, "a.log, secret.key (info/exclude), build/, node_modules");
+    assert_eq!(names(root), ["src", ".gitignore", "b.txt"]);
+    assert_eq!(root.ignored_hidden, 5, ".git, a.log, secret.key (info/exclude), build/, node_modules");
     let src = folder(child(root, "src"));
     assert_eq!(names(src), ["build", "deep", ".gitignore", "keep.log", "main.rs"], "/build/ is anchored at the root; !keep.log re-includes");
     assert_eq!(src.ignored_hidden, 3, "scratch.tmp, other.log, node_modules");
@@ -370,7 +370,7 @@ fn a_folder_holding_git_starts_its_own_repositorys_rules() {
     t.file("outer/inner/notes.txt");
     let l = hidden_by_rules(opts(2, 100), &t.at("outer"));
     let inner = folder(child(folder(&l.root), "inner"));
-    assert_eq!(names(inner), [".git", ".gitignore", "read.md"], "the outer *.md does not reach into another repository");
+    assert_eq!(names(inner), [".gitignore", "read.md"], "the outer *.md does not reach into another repository");
 }
 
 #[test]
@@ -486,7 +486,7 @@ fn info_exclude_reached_through_a_symlink_is_used_as_git_does() {
     let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
     let root = folder(&l.root);
     assert!(l.root.error.is_none(), "{:?}", l.root.error);
-    assert_eq!((names(root), root.ignored_hidden), (vec![".git", "b.txt"], 1));
+    assert_eq!((names(root), root.ignored_hidden), (vec!["b.txt"], 2), "a.log and .git");
     fs::remove_file(t.at("repo/.git/info/exclude")).unwrap();
     t.symlink("/dev/zero", "repo/.git/info/exclude");
     let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
@@ -502,7 +502,7 @@ fn a_byte_order_mark_before_the_first_rule_is_skipped_as_git_does() {
         t.file(format!("repo/{f}"));
     }
     let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
-    assert_eq!(names(folder(&l.root)), [".git", ".gitignore", "c.txt"], "the first rule, *.log, applies");
+    assert_eq!(names(folder(&l.root)), [".gitignore", "c.txt"], "the first rule, *.log, applies");
 }
 
 /// The names git keeps in a repository whose `.gitignore` is `rules`, of `files`.
@@ -625,9 +625,37 @@ fn a_fifo_named_git_does_not_make_a_repository() {
     t.file("loose/a.o");
     let l = hidden_by_rules(opts(2, 100), &t.at("repo"));
     let sub = folder(child(folder(&l.root), "sub"));
-    assert_eq!(names(sub), [".git", "y.c"], "the repository's *.o still reaches into sub");
+    assert_eq!(names(sub), ["y.c"], "the repository's *.o still reaches into sub, and git never lists an entry named .git");
     let l = hidden_by_rules(opts(1, 100), &t.at("loose"));
-    assert!(names(folder(&l.root)).contains(&"a.o"), "no repository: nothing is ignored");
+    assert_eq!(names(folder(&l.root)), [".git", ".gitignore", "a.o"], "no repository: nothing is ignored");
+}
+
+#[test]
+fn hiding_ignored_entries_hides_git_itself_and_counts_it() {
+    let t = Tree::new();
+    let repo = repository(&t);
+    let l = hidden_by_rules(opts(1, 100), &repo);
+    let root = folder(&l.root);
+    assert!(!names(root).contains(&".git"), "as VS Code's files.exclude hides it: {:?}", names(root));
+    let shown = list(&repo, &opts(1, 100)).unwrap();
+    assert_eq!(
+        folder(&shown.root).total.unwrap(),
+        root.total.unwrap() + root.ignored_hidden,
+        "every entry is shown or counted as ignored, .git among them"
+    );
+}
+
+#[test]
+fn inside_git_itself_no_ignore_rule_applies() {
+    let t = Tree::new();
+    let repo = repository(&t);
+    t.file("repo/.git/HEAD");
+    t.file("repo/.git/debug.log");
+    t.file("repo/.git/info/secret.key");
+    let l = hidden_by_rules(opts(2, 100), &repo.join(".git"));
+    let git = folder(&l.root);
+    assert_eq!((names(git), git.ignored_hidden), (vec!["info", "debug.log", "HEAD"], 0), "*.log does not reach into .git");
+    assert_eq!(names(folder(child(git, "info"))), ["exclude", "secret.key"], "nor does info/exclude's secret*");
 }
 
 #[test]
@@ -648,7 +676,7 @@ fn ignored_entries_change_the_cursor_and_locate_alike() {
         hide_ignored: true,
     };
     let hit = locate(&req, &IoHooks::default()).unwrap();
-    assert_eq!((hit.index, hit.total), (3, 4), "b.txt is 4th of the 4 entries git keeps");
+    assert_eq!((hit.index, hit.total), (2, 3), "b.txt is 3rd of the 3 entries git keeps");
 }
 
 #[test]

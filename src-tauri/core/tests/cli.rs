@@ -371,7 +371,7 @@ fn every_line_kind_in_its_place_match_first_and_each_folders_own_after_its_last_
     let o = run_in(&t.at("top"), &["--cap", "2", "--limit", "2", "--depth", "3", "--filter", "p", "--gitignore", "--summary"]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&o.stderr));
     let want = "\
-[MATCH] top: 2 of 4 entries match \"p\"
+[MATCH] top: 2 of 3 entries match \"p\"
 [DIR] photos
 [DIR] photos/inner
 [FILE] photos/inner/deep.jpg
@@ -381,7 +381,7 @@ fn every_line_kind_in_its_place_match_first_and_each_folders_own_after_its_last_
 [REST] photos: 4 .jpg, 1 .json
 [IGNORED] photos: 5 items hidden by ignore rules
 [FILE] pics.txt
-[IGNORED] top: 2 items hidden by ignore rules
+[IGNORED] top: 3 items hidden by ignore rules
 ";
     assert_eq!(stdout(&o), want, "byte for byte");
 }
@@ -428,7 +428,7 @@ fn the_global_excludes_file_is_read_from_xdg_config_home() {
         .env("XDG_CONFIG_HOME", t.at("config"))
         .output()
         .unwrap();
-    assert_eq!(stdout(&o), "[DIR] .git\n[FILE] keep.txt\n[IGNORED] repo: 1 items hidden by ignore rules\n");
+    assert_eq!(stdout(&o), "[FILE] keep.txt\n[IGNORED] repo: 2 items hidden by ignore rules\n", "mine.swp and .git");
 }
 
 #[test]
