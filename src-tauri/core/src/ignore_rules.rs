@@ -245,7 +245,7 @@ fn could_be_git(kind: EntryKind) -> bool {
 /// folder, which is the top of the repository `repo` (git moves there
 /// before it reads the rules).
 fn global_file(repo: &Path) -> Option<PathBuf> {
-    let mut name = match std::env::var_os("XDG_CONFIG_HOME").filter(|x| x.as_bytes().starts_with(b"/")) {
+    let mut name = match std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
         Some(xdg) => xdg.into_vec(),
         None => {
             let mut home = std::env::var_os("HOME")?.into_vec();
@@ -310,7 +310,7 @@ impl IgnoreRules {
     /// Deciding whether a folder above is ignored is matching, under `meter`:
     /// if it stops, nothing is ignored and the error says why.
     pub(crate) fn for_folder(path: &Path, hooks: &IoHooks, meter: &mut Meter<'_>) -> (IgnoreRules, Option<CanopyError>) {
-        let real = path.to_path_buf();
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let holds_git = |a: &Path| std::fs::symlink_metadata(a.join(".git")).is_ok_and(|m| could_be_git(kind_of_mode(m.mode())));
         let Some(repo) = real.ancestors().find(|a| holds_git(a)) else {
             return (IgnoreRules::none(), None);

@@ -432,6 +432,55 @@ fn the_global_excludes_file_is_read_from_xdg_config_home() {
 }
 
 #[test]
+fn a_folder_listed_through_a_symlink_into_a_repository_uses_that_repositorys_rules() {
+    // `ln -s repo/sub lnk; canopy-list lnk --gitignore`: git run in lnk finds
+    // the repository from its real location, and so does Canopy; the lines
+    // still name the folder as it was given.
+    let t = Tree::new();
+    t.dir("repo/.git");
+    t.write("repo/.gitignore", b"*.log\n");
+    t.write("repo/sub/.gitignore", b"local.*\n");
+    for f in ["a.log", "local.txt", "keep.txt"] {
+        t.file(format!("repo/sub/{f}"));
+    }
+    t.symlink("repo/sub", "lnk");
+    let o = run_in(&t.at("lnk"), &["--gitignore"]);
+    assert_eq!(stdout(&o), "[FILE] .gitignore\n[FILE] keep.txt\n[IGNORED] lnk: 2 items hidden by ignore rules\n");
+    let l: serde_json::Value = serde_json::from_slice(&run_in(&t.at("lnk"), &["--gitignore", "--json"]).stdout).unwrap();
+    assert_eq!(l["path"], t.at("lnk").to_str().unwrap(), "the path stays as given");
+}
+
+#[test]
+fn a_relative_xdg_config_home_is_taken_from_the_repositorys_top_as_git_does() {
+    // git 2.x reads `$XDG_CONFIG_HOME/git/ignore` from its working folder,
+    // which is the repository's top however deep it was started.
+    let t = Tree::new();
+    let init = Command::new("git").args(["init", "-q"]).arg(t.at("repo")).output();
+    assert!(init.expect("git is needed for this test (scripts/test installs it)").status.success());
+    t.write("repo/cfg/git/ignore", b"*.swp\n");
+    t.write("cfg/git/ignore", b"*.txt\n");
+    t.file("repo/sub/a.swp");
+    t.file("repo/sub/b.txt");
+    let canopy = unprivileged(&cli())
+        .arg(t.at("repo/sub"))
+        .arg("--gitignore")
+        .current_dir(t.path())
+        .env("XDG_CONFIG_HOME", "cfg")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&canopy), "[FILE] b.txt\n[IGNORED] sub: 1 items hidden by ignore rules\n");
+    let git = Command::new("git")
+        .args(["check-ignore", "--no-index", "a.swp", "b.txt"])
+        .current_dir(t.at("repo/sub"))
+        .env("XDG_CONFIG_HOME", "cfg")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&git.stdout), "a.swp\n", "git agrees: the top's cfg, not the working folder's");
+}
+
+#[test]
 fn under_a_size_order_entries_whose_lstat_fails_are_listed_by_name_each_saying_why() {
     // A folder that can be read but not searched: its names come back, and
     // every lstat of an entry fails (EACCES), as for an entry removed
