@@ -595,6 +595,28 @@ fn thousands_of_star_heavy_rules_hide_what_they_match_within_the_folders_budget(
 }
 
 #[test]
+fn matching_that_outlasts_the_folders_deadline_stops_itself_and_says_timeout() {
+    // Rules that every name nearly matches: each of 100 names costs
+    // millions of steps. Matching checks the deadline as it goes, so the
+    // folder's own read ends with TIMEOUT and its worker returns; were it
+    // not checked, the worker would be left behind still matching
+    // ("not responding", a stuck thread).
+    let t = Tree::new();
+    t.dir("repo/.git");
+    t.write("repo/.gitignore", &b"*a*a*a*a*a*a*a*a*a*a*b\n".repeat(5_000));
+    for i in 0..100 {
+        t.file(format!("repo/b{i:03}{}", "a".repeat(240)));
+    }
+    let quick = ListOptions { hide_ignored: true, budget: Duration::from_millis(300), ..opts(1, 100) };
+    let l = list(&t.at("repo"), &quick).unwrap();
+    let err = l.root.error.as_ref().expect("the folder says it was cut short");
+    assert_eq!(err.code, ErrorCode::Timeout, "{}", err.message);
+    assert!(err.message.contains("took longer than"), "its own read timed out, not a worker left behind: {}", err.message);
+    assert!(folder(&l.root).count_is_lower_bound);
+    assert_eq!(canopy_core::bounded::Pool::global().stuck_threads(), 0, "no worker is left matching");
+}
+
+#[test]
 fn an_ignore_file_that_would_compile_past_the_budget_says_too_large_with_its_path() {
     // 5,000 rules of eight classes each: within the rule count and text
     // budget, but 32 bytes a class compiled.
