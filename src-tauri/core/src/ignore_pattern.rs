@@ -12,7 +12,7 @@
 //!   byte ends the line; a line need not be UTF-8;
 //! - matching never backtracks: a glob compiles to a list of tokens that is
 //!   run as a set of positions (a nondeterministic automaton), so one match
-//!   costs at most (tokens + 1) x (bytes + 1) steps. The steps are counted
+//!   costs at most (tokens + 2) x (bytes + 1) steps. The steps are counted
 //!   on a [`Meter`], which stops the match at the folder's deadline or when
 //!   the request is cancelled;
 //! - what a rule compiles to is bounded by its text, and [`Pattern::cost`]
@@ -90,6 +90,9 @@ struct Glob {
     /// Bytes every text it matches holds (its `Byte` tokens): a text
     /// without one of them is refused without running the automaton.
     needs: ByteSet,
+    /// Those bytes in the glob's order: a text that does not hold them in
+    /// that order (one scan) is refused too.
+    sequence: Box<[u8]>,
 }
 
 /// Why a match was stopped before it ended.
@@ -350,6 +353,7 @@ fn compile(p: &[u8], pathname: bool) -> Option<Glob> {
     let mut tokens = Vec::new();
     let mut classes = Vec::new();
     let mut needs = ByteSet::default();
+    let mut sequence = Vec::new();
     let mut k = 0;
     while k < p.len() {
         match p[k] {
@@ -357,6 +361,7 @@ fn compile(p: &[u8], pathname: bool) -> Option<Glob> {
                 // A `\` at the end matches nothing.
                 let &b = p.get(k + 1)?;
                 needs.insert(b);
+                sequence.push(b);
                 tokens.push(Token::Byte(b));
                 k += 2;
             }
@@ -394,12 +399,13 @@ fn compile(p: &[u8], pathname: bool) -> Option<Glob> {
             }
             b => {
                 needs.insert(b);
+                sequence.push(b);
                 tokens.push(Token::Byte(b));
                 k += 1;
             }
         }
     }
-    Some(Glob { tokens: tokens.into(), classes: classes.into(), needs })
+    Some(Glob { tokens: tokens.into(), classes: classes.into(), needs, sequence: sequence.into() })
 }
 
 /// How a rule's text is compared.
@@ -436,6 +442,17 @@ pub(crate) struct Subject<'p> {
     pub bytes: ByteSet,
 }
 
+/// True when `text` holds the bytes of `sequence` in that order.
+fn holds_in_order(text: &[u8], sequence: &[u8]) -> bool {
+    let mut rest = sequence.iter().peekable();
+    for b in text {
+        if rest.peek() == Some(&b) {
+            rest.next();
+        }
+    }
+    rest.peek().is_none()
+}
+
 /// Git's `simple_length`: bytes before the first wildcard character.
 fn simple_length(p: &[u8]) -> usize {
     p.iter().position(|b| matches!(b, b'*' | b'?' | b'[' | b'\\')).unwrap_or(p.len())
@@ -446,7 +463,7 @@ fn simple_length(p: &[u8]) -> usize {
 /// empty lines and those starting with `#` skipped; a line ends at its
 /// first NUL; trailing spaces dropped unless escaped with `\`. Lines that
 /// end up empty are left out (they match nothing in git).
-pub(crate) fn rule_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+pub(crate) fn rule_lines(text: &[u8]) -> impl DoubleEndedIterator<Item = &[u8]> {
     let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
     text.split(|&b| b == b'\n').filter_map(|line| {
         if line.is_empty() || line[0] == b'#' {
@@ -523,13 +540,16 @@ impl Pattern {
     }
 
     /// Bytes this rule holds once compiled (for the listing's budget); its
-    /// cost to match a name is at most (tokens + 1) steps a byte.
+    /// cost to match a name is at most (tokens + 2) steps a byte.
     pub(crate) fn cost(&self) -> usize {
         let held = match &self.matcher {
             Matcher::Nothing => 0,
             Matcher::Exact(b) | Matcher::EndsWith(b) => b.len(),
             Matcher::Glob { prefix, glob } => {
-                prefix.len() + glob.tokens.len() * size_of::<Token>() + glob.classes.len() * size_of::<ByteSet>()
+                prefix.len()
+                    + glob.tokens.len() * size_of::<Token>()
+                    + glob.classes.len() * size_of::<ByteSet>()
+                    + glob.sequence.len()
             }
         };
         size_of::<Pattern>() + held
@@ -553,10 +573,12 @@ impl Pattern {
                 if !glob.needs.within(&s.bytes) {
                     return Ok(false);
                 }
-                match text.strip_prefix(&prefix[..]) {
-                    Some(rest) => glob.matches(rest, states, meter),
-                    None => Ok(false),
+                let Some(rest) = text.strip_prefix(&prefix[..]) else { return Ok(false) };
+                meter.spend(rest.len() as u64)?;
+                if !holds_in_order(rest, &glob.sequence) {
+                    return Ok(false);
                 }
+                glob.matches(rest, states, meter)
             }
         }
     }
@@ -652,6 +674,20 @@ mod tests {
         let mut meter = Meter::unbounded();
         assert!(!rule.matches(&s, &mut States::default(), &mut meter).unwrap());
         assert!(meter.steps() <= bound(name.len()), "{} steps for {} bytes", meter.steps(), name.len());
+    }
+
+    #[test]
+    fn a_text_without_the_globs_bytes_in_order_costs_one_scan() {
+        let rule = Pattern::parse(b"*a*a*a*a*a*a*a*a*a*a[!a]");
+        let name = [&b"b"[..], &[b'a'; 240]].concat();
+        let s = Subject { path: &name, base: 0, is_dir: false, bytes: ByteSet::of(&name) };
+        let mut meter = Meter::unbounded();
+        assert!(!rule.matches(&s, &mut States::default(), &mut meter).unwrap());
+        assert!(meter.steps() > 240 * 10, "ten a's then not an a: the automaton runs");
+        let reversed = Pattern::parse(b"*a*a*a*a*a*a*a*a*a*a*b");
+        let mut meter = Meter::unbounded();
+        assert!(!reversed.matches(&s, &mut States::default(), &mut meter).unwrap());
+        assert_eq!(meter.steps(), 1 + name.len() as u64, "no b after the a's: refused by one scan");
     }
 
     #[test]

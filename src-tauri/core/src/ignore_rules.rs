@@ -46,6 +46,7 @@
 //! git does not look inside an ignored folder. Names and rule lines are
 //! bytes: neither needs to be UTF-8.
 
+use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
@@ -198,7 +199,12 @@ fn layer_of(text: &[u8], what: &str, budget: &RuleBudget) -> (Option<Arc<Layer>>
     if !fits(had, counted) {
         return (None, Some(over_budget(what, counted, had)));
     }
-    let patterns: Box<[Pattern]> = rule_lines(text).map(Pattern::parse).collect();
+    // A rule that comes again later can never be the last match: only the
+    // last of identical lines is kept (5,000 copies of one costly rule cost one).
+    let mut seen = HashSet::new();
+    let mut last_of_each: Vec<&[u8]> = rule_lines(text).rev().filter(|line| seen.insert(*line)).collect();
+    last_of_each.reverse();
+    let patterns: Box<[Pattern]> = last_of_each.into_iter().map(Pattern::parse).collect();
     let want = Spent { compiled: patterns.iter().map(Pattern::cost).sum(), ..counted };
     match budget.take(want) {
         Ok(()) => (Some(Arc::new(Layer { patterns })), None),
@@ -423,5 +429,20 @@ impl IgnoreRules {
             }
         }
         Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_last_of_identical_rules_is_kept_and_the_order_of_the_rest_holds() {
+        let text = [&b"*.log\n!keep.log\n"[..], &b"*a*a*a*b\n".repeat(4_000), b"*.log\n"].concat();
+        let (layer, err) = layer_of(&text, "test", &RuleBudget::default());
+        assert!(err.is_none(), "{err:?}");
+        let layer = layer.expect("rules");
+        assert_eq!(layer.patterns.len(), 3, "!keep.log, one *a*a*a*b, then *.log");
+        assert!(layer.patterns[0].negative, "the later *.log still comes after !keep.log");
     }
 }

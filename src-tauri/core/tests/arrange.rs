@@ -566,7 +566,7 @@ fn thousands_of_star_heavy_rules_hide_what_they_match_within_the_folders_budget(
     // Issue 16's attack: 5,000 rules like *e*s*c*i*d*p*o*u*m*g*v* (120 kB, within
     // the rule budget) over 100 random names. Compiled as regular expressions
     // they took 3.1 GB and ended TIMEOUT; matched without backtracking they
-    // cost at most (tokens + 1) steps a byte of a name.
+    // cost at most (tokens + 2) steps a byte of a name.
     let t = Tree::new();
     t.dir("repo/.git");
     let mut rules = Vec::new();
@@ -596,14 +596,19 @@ fn thousands_of_star_heavy_rules_hide_what_they_match_within_the_folders_budget(
 
 #[test]
 fn matching_that_outlasts_the_folders_deadline_stops_itself_and_says_timeout() {
-    // Rules that every name nearly matches: each of 100 names costs
-    // millions of steps. Matching checks the deadline as it goes, so the
-    // folder's own read ends with TIMEOUT and its worker returns; were it
-    // not checked, the worker would be left behind still matching
-    // ("not responding", a stuck thread).
+    // 4,000 distinct rules that every name nearly matches (ten a's, then a
+    // class without a): each of 100 names costs millions of steps. Matching
+    // checks the deadline as it goes, so the folder's own read ends with
+    // TIMEOUT and its worker returns; were it not checked, the worker would
+    // be left behind still matching ("not responding", a stuck thread).
     let t = Tree::new();
     t.dir("repo/.git");
-    t.write("repo/.gitignore", &b"*a*a*a*a*a*a*a*a*a*a*b\n".repeat(5_000));
+    let mut rules = Vec::new();
+    for i in 0..4_000u32 {
+        let class: String = [i % 25, i / 25 % 25, i / 625].iter().map(|&k| (b'b' + k as u8) as char).collect();
+        rules.extend_from_slice(format!("*a*a*a*a*a*a*a*a*a*a[{class}]\n").as_bytes());
+    }
+    t.write("repo/.gitignore", &rules);
     for i in 0..100 {
         t.file(format!("repo/b{i:03}{}", "a".repeat(240)));
     }
@@ -618,11 +623,15 @@ fn matching_that_outlasts_the_folders_deadline_stops_itself_and_says_timeout() {
 
 #[test]
 fn an_ignore_file_that_would_compile_past_the_budget_says_too_large_with_its_path() {
-    // 5,000 rules of eight classes each: within the rule count and text
-    // budget, but 32 bytes a class compiled.
+    // 5,000 distinct rules of eight classes each: within the rule count and
+    // text budget, but 32 bytes a class compiled.
     let t = Tree::new();
     t.dir("repo/.git");
-    let rules = b"[a][b][c][d][e][f][g][h]\n".repeat(5_000);
+    let mut rules = Vec::new();
+    for i in 0..5_000u32 {
+        let [x, y, z] = [i % 26, i / 26 % 26, i / 676].map(|k| (b'a' + k as u8) as char);
+        rules.extend_from_slice(format!("[a][b][c][d][e][{x}][{y}][{z}]\n").as_bytes());
+    }
     assert!(rules.len() <= canopy_core::limits::MAX_IGNORE_RULE_BYTES);
     t.write("repo/.gitignore", &rules);
     t.file("repo/abcdefgh");
