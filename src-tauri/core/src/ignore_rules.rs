@@ -293,7 +293,7 @@ fn one_problem(problems: Vec<CanopyError>) -> Option<CanopyError> {
 }
 
 /// The error of a folder whose rules could not be worked out in time.
-pub(crate) fn halt_error(halt: Halt) -> CanopyError {
+fn halt_error(halt: Halt) -> CanopyError {
     match halt {
         Halt::Cancelled => CanopyError::cancelled(),
         Halt::Deadline => CanopyError::new(

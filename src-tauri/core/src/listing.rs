@@ -51,8 +51,10 @@
 //! filter is a request of its own, with that folder as the root): `total`
 //! becomes the match count and `unfilteredTotal` the folder's own count.
 //! Hiding ignored entries ([`crate::ignore_rules`]) applies to every folder,
-//! each of which says how many it hid (`ignoredHidden`); an ignored folder
-//! is neither shown nor read. The cursor carries all four settings.
+//! each of which says how many it hid (`ignoredHidden`, `.git` among them);
+//! an ignored folder is neither shown nor read, and matching that outlasts
+//! the folder's deadline cuts its read short as a slow disk does (`TIMEOUT`).
+//! The cursor carries all four settings.
 //!
 //! **What the rest is made of.** Every folder reports the groups of the
 //! entries after its page (`rest`: folders, then extensions, counted from
