@@ -597,7 +597,8 @@ fn thousands_of_star_heavy_rules_hide_what_they_match_within_the_folders_budget(
 #[test]
 fn matching_that_outlasts_the_folders_deadline_stops_itself_and_says_timeout() {
     // 4,000 distinct rules that every name nearly matches (ten a's, then a
-    // class without a): each of 100 names costs millions of steps. Matching
+    // class without a; anchored by their `/`, so their stars stop at `/` and
+    // the automaton runs): each of 100 names costs millions of steps. Matching
     // checks the deadline as it goes, so the folder's own read ends with
     // TIMEOUT and its worker returns; were it not checked, the worker would
     // be left behind still matching ("not responding", a stuck thread).
@@ -606,7 +607,7 @@ fn matching_that_outlasts_the_folders_deadline_stops_itself_and_says_timeout() {
     let mut rules = Vec::new();
     for i in 0..4_000u32 {
         let class: String = [i % 25, i / 25 % 25, i / 625].iter().map(|&k| (b'b' + k as u8) as char).collect();
-        rules.extend_from_slice(format!("*a*a*a*a*a*a*a*a*a*a[{class}]\n").as_bytes());
+        rules.extend_from_slice(format!("/*a*a*a*a*a*a*a*a*a*a[{class}]\n").as_bytes());
     }
     t.write("repo/.gitignore", &rules);
     for i in 0..100 {
