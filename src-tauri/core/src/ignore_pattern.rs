@@ -11,8 +11,11 @@
 //!   make a rule that matches nothing; `\` escapes inside `[...]` too; a NUL
 //!   byte ends the line; a line need not be UTF-8;
 //! - matching never backtracks: a glob compiles to a list of tokens that is
-//!   run as a set of positions (a nondeterministic automaton), so one match
-//!   costs at most (tokens + 2) x (bytes + 1) steps. The steps are counted
+//!   run as a set of positions (a nondeterministic automaton), or, when all
+//!   its stars may match any bytes, piece by piece with each piece at its
+//!   leftmost place; either way one match costs at most
+//!   (tokens + 2) x (bytes + 1) steps, after two cheap refusals (a byte the
+//!   glob needs is missing, or its bytes are not in order). The steps are counted
 //!   on a [`Meter`], which stops the match at the folder's deadline or when
 //!   the request is cancelled;
 //! - what a rule compiles to is bounded by its text, and [`Pattern::cost`]
