@@ -7,7 +7,8 @@ REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
 
 BUILD_PKGS=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev libxdo-dev libssl-dev libayatana-appindicator3-dev librsvg2-dev)
-E2E_PKGS=(xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux)
+# git: the engine's ignore rules are tested against `git check-ignore` (the test fails without it).
+E2E_PKGS=(xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux git)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

@@ -147,11 +147,11 @@ describe("order, filter, ignored and the rest in the window", () => {
       const badge = document.querySelector(`${q} .badge-ignored`);
       return badge ? { text: badge.textContent, title: badge.title } : null;
     }, { what: "repo's ignored badge", args: [sel] });
-    assert.deepEqual(repo, { text: "3 ignored", title: "3 entries are hidden by ignore rules" });
-    assert.deepEqual(await childNames("repo"), [".git", "src", ".gitignore", "a.txt"], "b.log, c.log and build/ are hidden");
+    assert.deepEqual(repo, { text: "4 ignored", title: "4 entries are hidden by ignore rules" });
+    assert.deepEqual(await childNames("repo"), ["src", ".gitignore", "a.txt"], ".git, b.log, c.log and build/ are hidden");
     await s.clickCss(`${await rowSelector(s, "repo")} .name`);
     const summary = await previewReady(s, "dl.facts");
-    assert.match(summary, /Ignored3 ignored: hidden by ignore rules/);
+    assert.match(summary, /Ignored4 ignored: hidden by ignore rules/);
     await saveScreenshot(s, "arrange-hide-ignored");
   });
 });

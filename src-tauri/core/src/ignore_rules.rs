@@ -1,83 +1,128 @@
 //! Ignore rules: what git would ignore, for "Hide ignored" and
 //! `canopy-list --gitignore`.
 //!
-//! The rules are git's, matched by ripgrep's `ignore` crate
-//! (`ignore::gitignore`); only reading the files is Canopy's own. The crate
-//! would open them with a plain `File::open` (a fifo named `.gitignore`
-//! blocks, a link to `/dev/zero` reads for ever), so each file is read
-//! through the engine's regular-file open ([`crate::dirio::open_regular_at`]):
-//! never a fifo or a device, never a symlinked `.gitignore` (git does not
-//! follow one either; it does follow a symlinked `.git/info/exclude` or
-//! global file, and so does Canopy, to a regular file only), at most
-//! `MAX_IGNORE_FILE_BYTES`, on the bounded-I/O
-//! worker of the folder being read, so a dead mount cannot hang it. A file
-//! that cannot be used is not silently skipped: its folder carries an error
-//! saying why (`NOT_A_FILE`, `TOO_LARGE`, `DENIED`, ...), and the rules of the
-//! other files still apply. Compiled rules cost memory until the listing
-//! ends, so one listing compiles at most `MAX_IGNORE_RULES` rules of
-//! `MAX_IGNORE_RULE_BYTES` in all; a file whose rules would pass that (or
-//! do not compile) is not used, and its folder says so (`TOO_LARGE`).
+//! The rules mean what they mean to git: each line is read and matched as
+//! git does ([`crate::ignore_pattern`], git's own glob language over bytes,
+//! held to `git check-ignore` by a differential test); this module finds the
+//! files and layers them. Each file is read through the engine's
+//! regular-file open ([`crate::dirio::open_regular_at`]): never a fifo or a
+//! device, never a symlinked `.gitignore` (git does not follow one either;
+//! it does follow a symlinked `.git/info/exclude` or global file, and so does
+//! Canopy, to a regular file only), at most `MAX_IGNORE_FILE_BYTES`, on the
+//! bounded-I/O worker of the folder being read, so a dead mount cannot hang
+//! it. A file that cannot be used is not silently skipped: its folder
+//! carries an error naming the file and saying why (`NOT_A_FILE`,
+//! `TOO_LARGE`, `DENIED`, ...), and the rules of the other files still
+//! apply. Compiled rules cost memory until the listing ends and every name is
+//! matched against them, so one listing compiles at most `MAX_IGNORE_RULES`
+//! rules of `MAX_IGNORE_RULE_BYTES` in all, compiled to at most
+//! `MAX_IGNORE_COMPILED_BYTES`; a file whose rules would pass that is not
+//! used, and its folder says so (`TOO_LARGE`). Matching never backtracks,
+//! counts its steps, and stops at the folder's deadline or a cancel (the
+//! folder then says `TIMEOUT`, as a slow read does).
 //!
 //! Which files, from highest precedence to lowest, as git reads them:
 //! - the `.gitignore` of the folder, then of each folder above it up to the
 //!   repository's root (the nearest folder holding `.git`, a folder, a file
-//!   or a link; not a fifo, a socket or a device); a deeper file's rule, or its `!negation`, wins over a shallower one;
+//!   or a link; not a fifo, a socket or a device), found from the folder's
+//!   real location (a folder reached through a symlink into a repository is
+//!   in that repository, as it is for git run there); a deeper file's rule,
+//!   or its `!negation`, wins over a shallower one;
 //! - `.git/info/exclude` (when `.git` is a folder; a worktree's `.git` file is
 //!   not followed);
 //! - the global excludes file at git's default place,
-//!   `$XDG_CONFIG_HOME/git/ignore`, else `~/.config/git/ignore`. A
-//!   `core.excludesFile` set in a git config file is not read (that would mean
-//!   running git, or parsing its config): a difference.
+//!   `$XDG_CONFIG_HOME/git/ignore` (when set and not empty), else
+//!   `$HOME/.config/git/ignore`; a relative one is taken from the
+//!   repository's top folder, where git runs. A `core.excludesFile` set in a
+//!   git config file is not read (that would mean running git, or parsing
+//!   its config): a difference.
 //!
-//! Outside a repository nothing is ignored, as with git. A folder holding
-//! `.git` below the listed one starts its own repository's rules. A folder
-//! inside an ignored folder (the listed folder itself may be one, e.g. a
-//! build output folder) has every entry ignored, as git does not look inside
-//! an ignored folder. Lines that are not valid patterns are skipped, as git
-//! skips them. Lines that are not UTF-8 are skipped too (the matcher takes
-//! text): git would match them byte for byte, a second difference. Names
-//! that are not UTF-8 are matched byte for byte, as git does.
+//! Outside a repository nothing is ignored, as with git. Inside one, an entry
+//! named `.git` is always ignored (git never lists one; editors hide it too),
+//! and inside a `.git` folder no rule applies: listed by itself, it shows
+//! everything. A folder holding `.git` below the listed one starts its own
+//! repository's rules. A folder inside an ignored folder (the listed folder
+//! itself may be one, e.g. a build output folder) has every entry ignored, as
+//! git does not look inside an ignored folder. Names and rule lines are
+//! bytes: neither needs to be UTF-8.
 
+use std::collections::HashSet;
 use std::ffi::OsStr;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-
 use crate::dirio::{kind_of_mode, Dir, IoHooks, SmallFile};
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{MAX_IGNORE_FILE_BYTES, MAX_IGNORE_RULES, MAX_IGNORE_RULE_BYTES};
+use crate::ignore_pattern::{rule_lines, ByteSet, Halt, Meter, Pattern, States, Subject};
+use crate::limits::{MAX_IGNORE_COMPILED_BYTES, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_RULES, MAX_IGNORE_RULE_BYTES};
 use crate::wire::EntryKind;
 
-/// The rules of one ignore file, for the folder it applies from.
+/// The rules of one ignore file, for the folder it applies from, in the
+/// file's order (the last that matches decides).
 struct Layer {
-    matcher: Gitignore,
+    patterns: Box<[Pattern]>,
+}
+
+/// What one listing's rules have taken of its budget, or would.
+#[derive(Debug, Clone, Copy)]
+struct Spent {
+    rules: usize,
+    bytes: usize,
+    compiled: usize,
 }
 
 /// The rules one listing has compiled so far, shared by the rules of every
-/// folder it reads: a compiled rule costs memory (kilobytes for a glob)
-/// until the listing ends, so their number and text are bounded per listing.
+/// folder it reads: compiled rules cost memory until the listing ends, and
+/// every name is matched against them, so their number, text and compiled
+/// size are bounded per listing.
 #[derive(Debug, Default)]
 struct RuleBudget {
     rules: AtomicUsize,
     bytes: AtomicUsize,
+    compiled: AtomicUsize,
 }
 
 impl RuleBudget {
-    /// Takes `rules` rules of `bytes` bytes, or says what was already taken.
-    fn take(&self, rules: usize, bytes: usize) -> Result<(), (usize, usize)> {
-        let had_rules = self.rules.fetch_add(rules, Ordering::Relaxed);
-        let had_bytes = self.bytes.fetch_add(bytes, Ordering::Relaxed);
-        if had_rules + rules > MAX_IGNORE_RULES || had_bytes + bytes > MAX_IGNORE_RULE_BYTES {
-            self.rules.fetch_sub(rules, Ordering::Relaxed);
-            self.bytes.fetch_sub(bytes, Ordering::Relaxed);
-            return Err((had_rules, had_bytes));
+    fn spent(&self) -> Spent {
+        Spent {
+            rules: self.rules.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+            compiled: self.compiled.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Takes `want`, or says what was already taken.
+    fn take(&self, want: Spent) -> Result<(), Spent> {
+        let had = Spent {
+            rules: self.rules.fetch_add(want.rules, Ordering::Relaxed),
+            bytes: self.bytes.fetch_add(want.bytes, Ordering::Relaxed),
+            compiled: self.compiled.fetch_add(want.compiled, Ordering::Relaxed),
+        };
+        if !fits(had, want) {
+            self.rules.fetch_sub(want.rules, Ordering::Relaxed);
+            self.bytes.fetch_sub(want.bytes, Ordering::Relaxed);
+            self.compiled.fetch_sub(want.compiled, Ordering::Relaxed);
+            return Err(had);
         }
         Ok(())
     }
+}
+
+/// True when `want` more fits in the listing's budget after `had`.
+fn fits(had: Spent, want: Spent) -> bool {
+    had.rules + want.rules <= MAX_IGNORE_RULES
+        && had.bytes + want.bytes <= MAX_IGNORE_RULE_BYTES
+        && had.compiled + want.compiled <= MAX_IGNORE_COMPILED_BYTES
+}
+
+/// What one folder's matching reuses from entry to entry.
+#[derive(Default)]
+pub(crate) struct IgnoreScratch {
+    path: Vec<u8>,
+    states: States,
 }
 
 /// The rules that apply to one folder's entries.
@@ -85,7 +130,7 @@ impl RuleBudget {
 pub struct IgnoreRules {
     /// Shared by every folder's rules of one listing.
     budget: Arc<RuleBudget>,
-    /// False outside a repository: nothing is ignored.
+    /// False outside a repository (and inside its `.git`): nothing is ignored.
     active: bool,
     /// The folder lies inside an ignored folder: every entry is ignored.
     all: bool,
@@ -128,59 +173,66 @@ fn kind_words(kind: EntryKind) -> &'static str {
     }
 }
 
-/// Builds the rules of one file's text (lines split on `\n`, a trailing `\r`
-/// dropped, a leading byte order mark skipped), within the listing's rule
-/// budget: a file whose rules do not fit, or do not compile, is not used,
-/// and the error says why.
-fn layer_of(folder: &Path, text: &[u8], what: &str, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
-    // A byte order mark (a Windows editor's) is not part of the first rule: git skips it too.
-    let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(text);
-    let rule_lines = || {
-        text.split(|&b| b == b'\n').filter_map(|line| {
-            let line = std::str::from_utf8(line.strip_suffix(b"\r").unwrap_or(line)).ok()?;
-            (!line.starts_with('#') && !line.trim_end_matches(' ').is_empty()).then_some(line)
-        })
-    };
-    // Counted before anything is parsed, so a file over the budget costs one scan.
-    let (rules, bytes) = rule_lines().fold((0usize, 0usize), |(n, b), line| (n + 1, b + line.len()));
+fn over_budget(what: &str, want: Spent, had: Spent) -> CanopyError {
+    CanopyError::new(
+        ErrorCode::TooLarge,
+        format!(
+            "{what} holds {} rules ({} bytes, {} bytes compiled) and this listing has already read {} ({} bytes, {} compiled); \
+             one listing compiles at most {MAX_IGNORE_RULES} rules of {MAX_IGNORE_RULE_BYTES} bytes, to at most \
+             {MAX_IGNORE_COMPILED_BYTES} bytes, so its rules are not used",
+            want.rules, want.bytes, want.compiled, had.rules, had.bytes, had.compiled
+        ),
+    )
+}
+
+/// Builds the rules of one file's text (named `what` in messages), within
+/// the listing's rule budget: a file whose rules do not fit is not used, and
+/// the error says why.
+fn layer_of(text: &[u8], what: &str, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+    // Counted before anything is compiled, so a file over the budget costs one scan.
+    let (rules, bytes) = rule_lines(text).fold((0usize, 0usize), |(n, b), line| (n + 1, b + line.len()));
     if rules == 0 {
         return (None, None);
     }
-    if let Err((had_rules, had_bytes)) = budget.take(rules, bytes) {
-        let message = format!(
-            "{what} holds {rules} rules ({bytes} bytes) and this listing has already read {had_rules} ({had_bytes} bytes); \
-             one listing compiles at most {MAX_IGNORE_RULES} rules of {MAX_IGNORE_RULE_BYTES} bytes in all, so its rules are not used"
-        );
-        return (None, Some(CanopyError::new(ErrorCode::TooLarge, message)));
+    let counted = Spent { rules, bytes, compiled: 0 };
+    let had = budget.spent();
+    if !fits(had, counted) {
+        return (None, Some(over_budget(what, counted, had)));
     }
-    let mut builder = GitignoreBuilder::new(folder);
-    for line in rule_lines() {
-        // A line that is not a valid pattern is skipped, as git skips it.
-        let _ = builder.add_line(None, line);
-    }
-    match builder.build() {
-        Ok(matcher) if matcher.is_empty() => (None, None),
-        Ok(matcher) => (Some(Arc::new(Layer { matcher })), None),
-        Err(e) => (None, Some(CanopyError::new(ErrorCode::TooLarge, format!("the rules of {what} could not be compiled ({e}): they are not used")))),
+    // A rule that comes again later can never be the last match: only the
+    // last of identical lines is kept (5,000 copies of one costly rule cost one).
+    let mut seen = HashSet::new();
+    let mut last_of_each: Vec<&[u8]> = rule_lines(text).rev().filter(|line| seen.insert(*line)).collect();
+    last_of_each.reverse();
+    let patterns: Box<[Pattern]> = last_of_each.into_iter().map(Pattern::parse).collect();
+    let want = Spent { compiled: patterns.iter().map(Pattern::cost).sum(), ..counted };
+    match budget.take(want) {
+        Ok(()) => (Some(Arc::new(Layer { patterns })), None),
+        Err(had) => (None, Some(over_budget(what, want, had))),
     }
 }
 
-/// Reads `name` in `dir` as an ignore file: its rules, or why not. `follow`:
-/// a final symlink is followed (git follows one for `.git/info/exclude` and
-/// the global file, never for a `.gitignore`); what it reaches must still be
-/// a regular file.
-fn read_layer(dir: &Dir, folder: &Path, name: &[u8], what: &str, follow: bool, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+/// Reads `name` in `dir` as an ignore file (named `what` in messages): its
+/// rules, or why not. `follow`: a final symlink is followed (git follows one
+/// for `.git/info/exclude` and the global file, never for a `.gitignore`);
+/// what it reaches must still be a regular file.
+fn read_layer(dir: &Dir, name: &[u8], what: &str, follow: bool, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
     match dir.read_small_file(name, MAX_IGNORE_FILE_BYTES, follow) {
-        Ok(SmallFile::Read(text)) => layer_of(folder, &text, what, budget),
+        Ok(SmallFile::Read(text)) => layer_of(&text, what, budget),
         Ok(other) => (None, unusable(what, &other)),
         Err(e) => (None, Some(CanopyError::from_io(&e, &format!("cannot read {what}")))),
     }
 }
 
-/// Reads `dir_path/name` (the folder opened by path) as an ignore file.
-fn read_layer_at(dir_path: &Path, name: &[u8], what: &str, follow: bool, hooks: &IoHooks, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+/// Reads the file `file` (its folder opened by path) as an ignore file,
+/// named `prefix` and its path in messages.
+fn read_layer_at(file: &Path, prefix: &str, follow: bool, hooks: &IoHooks, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+    let (Some(dir_path), Some(name)) = (file.parent(), file.file_name()) else {
+        return (None, None);
+    };
+    let what = format!("{prefix}{}", file.display());
     match Dir::open_path(dir_path, hooks) {
-        Ok(dir) => read_layer(&dir, dir_path, name, what, follow, budget),
+        Ok(dir) => read_layer(&dir, name.as_bytes(), &what, follow, budget),
         Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => (None, None),
         Err(e) => (None, Some(CanopyError::from_io(&e, &format!("cannot read {what}")))),
     }
@@ -193,31 +245,37 @@ fn could_be_git(kind: EntryKind) -> bool {
     matches!(kind, EntryKind::Folder | EntryKind::File | EntryKind::Symlink)
 }
 
-/// Git's default global excludes folder: `$XDG_CONFIG_HOME/git`, else
-/// `~/.config/git` (a relative `XDG_CONFIG_HOME` is ignored, as git does).
-fn global_folder() -> Option<PathBuf> {
-    let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from).filter(|p| p.is_absolute());
-    let base = xdg.or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("git"))
+/// Git's default global excludes file, named as git 2.x names it:
+/// `$XDG_CONFIG_HOME/git/ignore` when that is set and not empty, else
+/// `$HOME/.config/git/ignore`. A relative name is relative to git's working
+/// folder, which is the top of the repository `repo` (git moves there
+/// before it reads the rules).
+fn global_file(repo: &Path) -> Option<PathBuf> {
+    let mut name = match std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
+        Some(xdg) => xdg.into_vec(),
+        None => {
+            let mut home = std::env::var_os("HOME")?.into_vec();
+            home.extend_from_slice(b"/.config");
+            home
+        }
+    };
+    name.extend_from_slice(b"/git/ignore");
+    // `join` keeps an absolute name as it is.
+    Some(repo.join(OsStr::from_bytes(&name)))
 }
 
 /// The rules of a repository whose root is `repo`: `.git/info/exclude` and the
 /// global file, lowest precedence last.
 fn repository_layers(repo: &Path, hooks: &IoHooks, budget: &RuleBudget, problems: &mut Vec<CanopyError>) -> Vec<(Arc<Layer>, PathBuf)> {
     let mut out = Vec::new();
-    let info = repo.join(".git").join("info");
-    let (exclude, err) = read_layer_at(&info, b"exclude", ".git/info/exclude", true, hooks, budget);
+    let exclude = repo.join(".git/info/exclude");
+    let (layer, err) = read_layer_at(&exclude, "", true, hooks, budget);
     problems.extend(err);
-    if let Some(l) = exclude {
-        out.push((l, PathBuf::new()));
-    }
-    if let Some(global) = global_folder() {
-        let what = format!("the global excludes file {}", global.join("ignore").display());
-        let (l, err) = read_layer_at(&global, b"ignore", &what, true, hooks, budget);
+    out.extend(layer.map(|l| (l, PathBuf::new())));
+    if let Some(global) = global_file(repo) {
+        let (layer, err) = read_layer_at(&global, "the global excludes file ", true, hooks, budget);
         problems.extend(err);
-        if let Some(l) = l {
-            out.push((l, PathBuf::new()));
-        }
+        out.extend(layer.map(|l| (l, PathBuf::new())));
     }
     out
 }
@@ -234,6 +292,17 @@ fn one_problem(problems: Vec<CanopyError>) -> Option<CanopyError> {
     Some(first)
 }
 
+/// The error of a folder whose rules could not be worked out in time.
+fn halt_error(halt: Halt) -> CanopyError {
+    match halt {
+        Halt::Cancelled => CanopyError::cancelled(),
+        Halt::Deadline => CanopyError::new(
+            ErrorCode::Timeout,
+            "matching the ignore rules took longer than this folder's time budget; nothing is hidden",
+        ),
+    }
+}
+
 impl IgnoreRules {
     /// Rules that ignore nothing.
     pub fn none() -> IgnoreRules {
@@ -242,29 +311,42 @@ impl IgnoreRules {
 
     /// The rules for the entries of the folder at `path` (absolute), read
     /// from the repository's root down (see the module docs), and what could
-    /// not be used. Runs on the caller's thread: call it on a bounded worker.
-    pub fn for_folder(path: &Path, hooks: &IoHooks) -> (IgnoreRules, Option<CanopyError>) {
+    /// not be used. The repository is looked for from the folder's real
+    /// location. Runs on the caller's thread: call it on a bounded worker.
+    /// Deciding whether a folder above is ignored is matching, under `meter`:
+    /// if it stops, nothing is ignored and the error says why.
+    pub(crate) fn for_folder(path: &Path, hooks: &IoHooks, meter: &mut Meter<'_>) -> (IgnoreRules, Option<CanopyError>) {
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let holds_git = |a: &Path| std::fs::symlink_metadata(a.join(".git")).is_ok_and(|m| could_be_git(kind_of_mode(m.mode())));
-        let Some(repo) = path.ancestors().find(|a| holds_git(a)) else {
+        let Some(repo) = real.ancestors().find(|a| holds_git(a)) else {
             return (IgnoreRules::none(), None);
         };
+        let below: Vec<&OsStr> = real.strip_prefix(repo).map(|p| p.iter().collect()).unwrap_or_default();
+        if below.iter().any(|n| n.as_bytes() == b".git") {
+            // Inside the repository's own `.git`: git applies no rules there.
+            return (IgnoreRules::none(), None);
+        }
         let mut problems = Vec::new();
         let budget = Arc::new(RuleBudget::default());
         let base = repository_layers(repo, hooks, &budget, &mut problems);
         let mut rules = IgnoreRules { budget, active: true, all: false, layers: base };
-        let below: Vec<&OsStr> = path.strip_prefix(repo).map(|p| p.iter().collect()).unwrap_or_default();
         let mut here = repo.to_path_buf();
-        let (layer, err) = read_layer_at(&here, b".gitignore", "the .gitignore", false, hooks, &rules.budget);
+        let (layer, err) = read_layer_at(&here.join(".gitignore"), "", false, hooks, &rules.budget);
         problems.extend(err);
         rules.push_own(layer);
+        let mut scratch = IgnoreScratch::default();
         for name in below {
-            if rules.is_ignored(name.as_bytes(), true, &mut Vec::new()) {
-                rules.all = true;
-                break;
+            match rules.is_ignored(name.as_bytes(), true, &mut scratch, meter) {
+                Ok(true) => {
+                    rules.all = true;
+                    break;
+                }
+                Ok(false) => {}
+                Err(halt) => return (IgnoreRules::none(), Some(halt_error(halt))),
             }
             rules.enter(name.as_bytes());
             here.push(name);
-            let (layer, err) = read_layer_at(&here, b".gitignore", &format!("the .gitignore in {}", here.display()), false, hooks, &rules.budget);
+            let (layer, err) = read_layer_at(&here.join(".gitignore"), "", false, hooks, &rules.budget);
             problems.extend(err);
             rules.push_own(layer);
         }
@@ -274,7 +356,12 @@ impl IgnoreRules {
     /// The rules for the entries of `child` (named `name`, opened as
     /// `dir`), an entry of the folder these rules are for, with why its own
     /// `.gitignore` could not be used.
-    pub fn descend(&self, name: &[u8], dir: &Dir, path: &Path, hooks: &IoHooks) -> (IgnoreRules, Option<CanopyError>) {
+    pub(crate) fn descend(&self, name: &[u8], dir: &Dir, path: &Path, hooks: &IoHooks) -> (IgnoreRules, Option<CanopyError>) {
+        let inactive = || (IgnoreRules { budget: self.budget.clone(), ..IgnoreRules::none() }, None);
+        if name == b".git" {
+            // A repository's own folder: git applies no rules inside it.
+            return inactive();
+        }
         let mut problems = Vec::new();
         let holds_git = dir.stat_child(b".git", false).is_ok_and(|m| could_be_git(m.kind));
         let mut rules = if holds_git {
@@ -286,9 +373,10 @@ impl IgnoreRules {
             r.enter(name);
             r
         } else {
-            return (IgnoreRules { budget: self.budget.clone(), ..IgnoreRules::none() }, None);
+            return inactive();
         };
-        let (layer, err) = read_layer(dir, path, b".gitignore", "the .gitignore in this folder", false, &rules.budget);
+        let what = path.join(".gitignore").display().to_string();
+        let (layer, err) = read_layer(dir, b".gitignore", &what, false, &rules.budget);
         problems.extend(err);
         rules.push_own(layer);
         (rules, one_problem(problems))
@@ -309,31 +397,52 @@ impl IgnoreRules {
     }
 
     /// True when git would ignore the entry `name` of this folder (`is_dir`:
-    /// a real folder; a symlink is matched as a file, as git does).
-    /// `scratch` is reused between calls.
-    pub fn is_ignored(&self, name: &[u8], is_dir: bool, scratch: &mut Vec<u8>) -> bool {
+    /// a real folder; a symlink is matched as a file, as git does). An entry
+    /// named `.git` is always ignored inside a repository. `scratch` is
+    /// reused between calls.
+    ///
+    /// # Errors
+    /// `meter` stopped the matching (the folder's deadline, or a cancel).
+    pub(crate) fn is_ignored(&self, name: &[u8], is_dir: bool, scratch: &mut IgnoreScratch, meter: &mut Meter<'_>) -> Result<bool, Halt> {
         if !self.active {
-            return false;
+            return Ok(false);
         }
-        if self.all {
-            return true;
+        if self.all || name == b".git" {
+            return Ok(true);
         }
+        let IgnoreScratch { path, states } = scratch;
         for (layer, rel) in &self.layers {
-            scratch.clear();
+            path.clear();
             let rel = rel.as_os_str().as_bytes();
             if !rel.is_empty() {
-                scratch.extend_from_slice(rel);
-                scratch.push(b'/');
+                path.extend_from_slice(rel);
+                path.push(b'/');
             }
-            scratch.extend_from_slice(name);
-            let m = layer.matcher.matched(Path::new(OsStr::from_bytes(scratch)), is_dir);
-            if m.is_ignore() {
-                return true;
-            }
-            if m.is_whitelist() {
-                return false;
+            let base = path.len();
+            path.extend_from_slice(name);
+            let subject = Subject { path, base, is_dir, bytes: ByteSet::of(path) };
+            // The last rule of a file that matches decides.
+            for pattern in layer.patterns.iter().rev() {
+                if pattern.matches(&subject, states, meter)? {
+                    return Ok(!pattern.negative);
+                }
             }
         }
-        false
+        Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_last_of_identical_rules_is_kept_and_the_order_of_the_rest_holds() {
+        let text = [&b"*.log\n!keep.log\n"[..], &b"*a*a*a*b\n".repeat(4_000), b"*.log\n"].concat();
+        let (layer, err) = layer_of(&text, "test", &RuleBudget::default());
+        assert!(err.is_none(), "{err:?}");
+        let layer = layer.expect("rules");
+        assert_eq!(layer.patterns.len(), 3, "!keep.log, one *a*a*a*b, then *.log");
+        assert!(layer.patterns[0].negative, "the later *.log still comes after !keep.log");
     }
 }

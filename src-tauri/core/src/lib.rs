@@ -15,6 +15,7 @@ pub mod default_app;
 pub mod dirio;
 pub mod error;
 pub mod filter;
+pub(crate) mod ignore_pattern;
 pub mod ignore_rules;
 pub mod limits;
 pub mod listing;

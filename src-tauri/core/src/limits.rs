@@ -48,13 +48,22 @@ pub const REST_GROUPS_SHOWN: usize = 5;
 /// excludes file); a larger one is not used, and its folder says so.
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
 /// Ignore rules one listing compiles at most, over all its ignore files, and
-/// their text in bytes: a compiled rule is kept until the listing ends and a
-/// glob costs kilobytes, so a hostile folder (a `.gitignore` of 90,000 globs
-/// took 500 MB) cannot exhaust memory. A file whose rules would pass either
-/// is not used, and its folder says so (`TOO_LARGE`).
+/// their text in bytes: compiled rules are kept until the listing ends, and
+/// every name is matched against them, so a hostile folder (a `.gitignore`
+/// of 90,000 globs) can exhaust neither memory nor time. A file whose rules
+/// would pass either is not used, and its folder says so (`TOO_LARGE`).
 pub const MAX_IGNORE_RULES: usize = 5_000;
-/// The text of those rules, in bytes (see `MAX_IGNORE_RULES`).
+/// The text of those rules, in bytes (see `MAX_IGNORE_RULES`). A rule costs
+/// at most one matching step per byte of its text and byte of the name, so
+/// this also bounds the work per name.
 pub const MAX_IGNORE_RULE_BYTES: usize = 128 * 1024;
+/// What those rules may compile to, in bytes (a `[...]` class holds 32):
+/// a file whose rules would pass it is not used (`TOO_LARGE`).
+pub const MAX_IGNORE_COMPILED_BYTES: usize = 3 * 512 * 1024;
+/// Matching steps between two looks at the clock and the cancel token
+/// while ignore rules are matched: matching stops this close to the
+/// folder's deadline, or to a cancel.
+pub const IGNORE_STEPS_PER_CHECK: u64 = 1 << 16;
 /// Longest time spent reading one folder before it is returned as `TIMEOUT`.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
 /// Entries in one reply at most: a default depth-2 reply (a page of `PAGE`

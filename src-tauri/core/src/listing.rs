@@ -51,8 +51,10 @@
 //! filter is a request of its own, with that folder as the root): `total`
 //! becomes the match count and `unfilteredTotal` the folder's own count.
 //! Hiding ignored entries ([`crate::ignore_rules`]) applies to every folder,
-//! each of which says how many it hid (`ignoredHidden`); an ignored folder
-//! is neither shown nor read. The cursor carries all four settings.
+//! each of which says how many it hid (`ignoredHidden`, `.git` among them);
+//! an ignored folder is neither shown nor read, and matching that outlasts
+//! the folder's deadline cuts its read short as a slow disk does (`TIMEOUT`).
+//! The cursor carries all four settings.
 //!
 //! **What the rest is made of.** Every folder reports the groups of the
 //! entries after its page (`rest`: folders, then extensions, counted from
@@ -78,6 +80,7 @@ use crate::cursor::{self, PageSettings, SortPosition};
 use crate::dirio::{Dir, Identity, IoHooks, Meta};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::filter::NameFilter;
+use crate::ignore_pattern::Meter;
 use crate::ignore_rules::IgnoreRules;
 use crate::limits::{
     DEFAULT_DEPTH, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, NESTED_CAP, PAGE, REQUEST_TIME,
@@ -646,7 +649,7 @@ fn walk_root(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -
     let (id, meta) = dir.identity().map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| fail(u.error()))?;
     let (rules, rules_problem) = if s.hide_ignored {
-        let (r, problem) = IgnoreRules::for_folder(&s.root, &s.hooks);
+        let (r, problem) = IgnoreRules::for_folder(&s.root, &s.hooks, &mut Meter::new(Some(deadline), s.cancel.as_ref()));
         (Some(Arc::new(r)), problem)
     } else {
         (None, None)
@@ -957,10 +960,10 @@ fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hook
     let dir = Dir::open_path(path, hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
     let (id, _) = dir.identity().map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| u.error())?;
-    let rules = req.hide_ignored.then(|| IgnoreRules::for_folder(path, hooks).0);
+    let deadline = Instant::now() + TIME_BUDGET;
+    let rules = req.hide_ignored.then(|| IgnoreRules::for_folder(path, hooks, &mut Meter::new(Some(deadline), None)).0);
     let prefix = req.prefix.as_bytes();
     let order = Order { by: req.sort, reverse: req.reverse };
-    let deadline = Instant::now() + TIME_BUDGET;
     let rd = Reading {
         show_dotfiles: req.show_dotfiles,
         deadline,

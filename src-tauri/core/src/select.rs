@@ -61,7 +61,8 @@ use crate::cancel::CancelToken;
 use crate::cursor::SortPosition;
 use crate::dirio::{Dir, Meta, RawEntry};
 use crate::filter::{FilterScratch, NameFilter};
-use crate::ignore_rules::IgnoreRules;
+use crate::ignore_pattern::{Halt, Meter};
+use crate::ignore_rules::{IgnoreRules, IgnoreScratch};
 use crate::limits::{SELECTION_ROUNDS, SELECTION_SAMPLE, SELECTION_WINDOW, STATS_PER_CLOCK};
 use crate::order::{sort_key_for, Group, Order, Primary};
 use crate::rest::{slot_of, Slot, Tally};
@@ -250,7 +251,11 @@ pub(crate) fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&Seen<'_>))
     let mut tally = Tally::default();
     let mut stats_cut = false;
     let mut scratch = FilterScratch::default();
-    let mut path_scratch = Vec::new();
+    let mut ignore_scratch = IgnoreScratch::default();
+    // Ignore matching counts its steps and stops at the deadline or a
+    // cancel; the batch's later entries are then skipped, and the pass ends.
+    let mut meter = Meter::new(Some(rd.deadline), rd.cancel);
+    let halted = Cell::new(None);
     let mut on_raw = |raw: RawEntry<'_>| {
         names += 1;
         if !show_dotfiles && is_dotfile(raw.name) {
@@ -259,9 +264,19 @@ pub(crate) fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&Seen<'_>))
         }
         let kind = kind_of(dir, &raw);
         if let Some(rules) = rd.rules {
-            if rules.is_ignored(raw.name, kind == EntryKind::Folder, &mut path_scratch) {
-                ignored += 1;
+            if halted.get().is_some() {
                 return;
+            }
+            match rules.is_ignored(raw.name, kind == EntryKind::Folder, &mut ignore_scratch, &mut meter) {
+                Ok(true) => {
+                    ignored += 1;
+                    return;
+                }
+                Ok(false) => {}
+                Err(halt) => {
+                    halted.set(Some(halt));
+                    return;
+                }
             }
         }
         unfiltered += 1;
@@ -307,7 +322,16 @@ pub(crate) fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&Seen<'_>))
         if rd.cancel.is_some_and(|c| c.is_cancelled()) {
             break Some(Stop::Cancelled);
         }
-        match entries.next_batch(&mut on_raw) {
+        let more = entries.next_batch(&mut on_raw);
+        match halted.get() {
+            Some(Halt::Cancelled) => break Some(Stop::Cancelled),
+            Some(Halt::Deadline) => {
+                p.timed_out = true;
+                break None;
+            }
+            None => {}
+        }
+        match more {
             Ok(true) => {}
             Ok(false) => break None,
             Err(e) => {

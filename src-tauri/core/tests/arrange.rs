@@ -329,8 +329,8 @@ fn nested_ignore_files_and_info_exclude_hide_what_git_would() {
     let repo = repository(&t);
     let l = hidden_by_rules(opts(3, 100), &repo);
     let root = folder(&l.root);
-    assert_eq!(names(root), [".git", "src", ".gitignore", "b.txt"]);
-    assert_eq!(root.ignored_hidden, 4, "a.log, secret.key (info/exclude), build/, node_modules");
+    assert_eq!(names(root), ["src", ".gitignore", "b.txt"]);
+    assert_eq!(root.ignored_hidden, 5, ".git, a.log, secret.key (info/exclude), build/, node_modules");
     let src = folder(child(root, "src"));
     assert_eq!(names(src), ["build", "deep", ".gitignore", "keep.log", "main.rs"], "/build/ is anchored at the root; !keep.log re-includes");
     assert_eq!(src.ignored_hidden, 3, "scratch.tmp, other.log, node_modules");
@@ -370,7 +370,7 @@ fn a_folder_holding_git_starts_its_own_repositorys_rules() {
     t.file("outer/inner/notes.txt");
     let l = hidden_by_rules(opts(2, 100), &t.at("outer"));
     let inner = folder(child(folder(&l.root), "inner"));
-    assert_eq!(names(inner), [".git", ".gitignore", "read.md"], "the outer *.md does not reach into another repository");
+    assert_eq!(names(inner), [".gitignore", "read.md"], "the outer *.md does not reach into another repository");
 }
 
 #[test]
@@ -486,7 +486,7 @@ fn info_exclude_reached_through_a_symlink_is_used_as_git_does() {
     let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
     let root = folder(&l.root);
     assert!(l.root.error.is_none(), "{:?}", l.root.error);
-    assert_eq!((names(root), root.ignored_hidden), (vec![".git", "b.txt"], 1));
+    assert_eq!((names(root), root.ignored_hidden), (vec!["b.txt"], 2), "a.log and .git");
     fs::remove_file(t.at("repo/.git/info/exclude")).unwrap();
     t.symlink("/dev/zero", "repo/.git/info/exclude");
     let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
@@ -502,7 +502,146 @@ fn a_byte_order_mark_before_the_first_rule_is_skipped_as_git_does() {
         t.file(format!("repo/{f}"));
     }
     let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
-    assert_eq!(names(folder(&l.root)), [".git", ".gitignore", "c.txt"], "the first rule, *.log, applies");
+    assert_eq!(names(folder(&l.root)), [".gitignore", "c.txt"], "the first rule, *.log, applies");
+}
+
+/// The names git keeps in a repository whose `.gitignore` is `rules`, of `files`.
+fn kept_by(rules: &[u8], files: &[&[u8]]) -> Vec<String> {
+    let t = Tree::new();
+    t.dir("repo/.git");
+    t.write("repo/.gitignore", rules);
+    for f in files {
+        let mut path = b"repo/".to_vec();
+        path.extend_from_slice(f);
+        t.file(path);
+    }
+    let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
+    assert!(l.root.error.is_none(), "{:?}", l.root.error);
+    names(folder(&l.root)).into_iter().filter(|n| *n != ".git" && *n != ".gitignore").map(String::from).collect()
+}
+
+#[test]
+fn braces_and_commas_in_a_rule_are_literal_as_in_git() {
+    let files: &[&[u8]] = &[b"p.jpg", b"p.png", b"p.{jpg,png}", b"br{ace", b"brace"];
+    assert_eq!(kept_by(b"*.{jpg,png}\nbr{ace\n", files), ["brace", "p.jpg", "p.png"], "only the names with the braces themselves");
+}
+
+#[test]
+fn a_rule_with_an_unclosed_bracket_matches_nothing_as_in_git() {
+    let files: &[&[u8]] = &[b"[unclosed", b"[", b"unclosed", b"u"];
+    assert_eq!(kept_by(b"[unclosed\n[\n", files), ["[", "[unclosed", "u", "unclosed"]);
+}
+
+#[test]
+fn a_backslash_inside_brackets_escapes_as_in_git() {
+    let files: &[&[u8]] = &[b"]x", b"\\]x", b"-cls", b"acls", b"zcls", b"bcls", b"\\cls", b"ss\\", b"ss!"];
+    let kept = kept_by(b"[\\]]x\n[a\\-z]cls\nss[\\!]\n", files);
+    assert_eq!(kept, ["\\]x", "\\cls", "bcls", "ss\\"], "]x, -cls, acls, zcls and ss! are ignored");
+}
+
+#[test]
+fn a_nul_byte_ends_a_rule_and_a_rule_need_not_be_utf8() {
+    let files: &[&[u8]] = &[b"nul", b"nultail", b"caf\xe9.log", b"cafe.log"];
+    assert_eq!(kept_by(b"nul\0tail\ncaf\xe9*\n", files), ["cafe.log", "nultail"], "git matches a rule's bytes as they are");
+}
+
+/// 100 names of 24 random lowercase letters, the same on every run.
+fn random_names() -> Vec<String> {
+    (0..100u64).map(|i| (0..24u64).map(|j| (b'a' + (scatter(i * 24 + j) % 26) as u8) as char).collect()).collect()
+}
+
+/// True when `name` holds the bytes of `letters` in that order (what `*l*e*t*...*` matches).
+fn holds_in_order(name: &str, letters: &[u8]) -> bool {
+    let mut rest = letters.iter().peekable();
+    for b in name.bytes() {
+        if rest.peek() == Some(&&b) {
+            rest.next();
+        }
+    }
+    rest.peek().is_none()
+}
+
+#[test]
+fn thousands_of_star_heavy_rules_hide_what_they_match_within_the_folders_budget() {
+    // Issue 16's attack: 5,000 rules like *e*s*c*i*d*p*o*u*m*g*v* (120 kB, within
+    // the rule budget) over 100 random names. Compiled as regular expressions
+    // they took 3.1 GB and ended TIMEOUT; matched without backtracking they
+    // cost at most (tokens + 2) steps a byte of a name.
+    let t = Tree::new();
+    t.dir("repo/.git");
+    let mut rules = Vec::new();
+    let mut letter_sets = Vec::new();
+    for i in 0..5_000u64 {
+        let letters: Vec<u8> = (0..11).map(|j| b'a' + (scatter(1_000_000 + i * 11 + j) % 26) as u8).collect();
+        for &l in &letters {
+            rules.push(b'*');
+            rules.push(l);
+        }
+        rules.extend_from_slice(b"*\n");
+        letter_sets.push(letters);
+    }
+    assert!(rules.len() > 110_000 && rules.len() <= canopy_core::limits::MAX_IGNORE_RULE_BYTES);
+    t.write("repo/big/.gitignore", &rules);
+    let names = random_names();
+    for n in &names {
+        t.file(format!("repo/big/{n}"));
+    }
+    let matched = names.iter().filter(|n| letter_sets.iter().any(|l| holds_in_order(n, l))).count();
+    let l = hidden_by_rules(opts(1, 200), &t.at("repo/big"));
+    let f = folder(&l.root);
+    assert!(l.root.error.is_none(), "no TIMEOUT, no TOO_LARGE: {:?}", l.root.error);
+    assert_eq!(f.ignored_hidden as usize, matched, "exactly the names some rule matches are hidden");
+    assert_eq!(f.total, Some((names.len() + 1 - matched) as u64), "the rest and .gitignore are shown");
+}
+
+#[test]
+fn matching_that_outlasts_the_folders_deadline_stops_itself_and_says_timeout() {
+    // 4,000 distinct rules that every name nearly matches (ten a's, then a
+    // class without a; anchored by their `/`, so their stars stop at `/` and
+    // the automaton runs): each of 100 names costs millions of steps. Matching
+    // checks the deadline as it goes, so the folder's own read ends with
+    // TIMEOUT and its worker returns; were it not checked, the worker would
+    // be left behind still matching ("not responding", a stuck thread).
+    let t = Tree::new();
+    t.dir("repo/.git");
+    let mut rules = Vec::new();
+    for i in 0..4_000u32 {
+        let class: String = [i % 25, i / 25 % 25, i / 625].iter().map(|&k| (b'b' + k as u8) as char).collect();
+        rules.extend_from_slice(format!("/*a*a*a*a*a*a*a*a*a*a[{class}]\n").as_bytes());
+    }
+    t.write("repo/.gitignore", &rules);
+    for i in 0..100 {
+        t.file(format!("repo/b{i:03}{}", "a".repeat(240)));
+    }
+    let quick = ListOptions { hide_ignored: true, budget: Duration::from_millis(300), ..opts(1, 100) };
+    let l = list(&t.at("repo"), &quick).unwrap();
+    let err = l.root.error.as_ref().expect("the folder says it was cut short");
+    assert_eq!(err.code, ErrorCode::Timeout, "{}", err.message);
+    assert!(err.message.contains("took longer than"), "its own read timed out, not a worker left behind: {}", err.message);
+    assert!(folder(&l.root).count_is_lower_bound);
+    assert_eq!(canopy_core::bounded::Pool::global().stuck_threads(), 0, "no worker is left matching");
+}
+
+#[test]
+fn an_ignore_file_that_would_compile_past_the_budget_says_too_large_with_its_path() {
+    // 5,000 distinct rules of eight classes each: within the rule count and
+    // text budget, but 32 bytes a class compiled.
+    let t = Tree::new();
+    t.dir("repo/.git");
+    let mut rules = Vec::new();
+    for i in 0..5_000u32 {
+        let [x, y, z] = [i % 26, i / 26 % 26, i / 676].map(|k| (b'a' + k as u8) as char);
+        rules.extend_from_slice(format!("[a][b][c][d][e][{x}][{y}][{z}]\n").as_bytes());
+    }
+    assert!(rules.len() <= canopy_core::limits::MAX_IGNORE_RULE_BYTES);
+    t.write("repo/.gitignore", &rules);
+    t.file("repo/abcdefgh");
+    let l = hidden_by_rules(opts(1, 100), &t.at("repo"));
+    let err = l.root.error.as_ref().expect("the folder says its rules were not used");
+    assert_eq!(err.code, ErrorCode::TooLarge, "{}", err.message);
+    let path = t.at("repo/.gitignore");
+    assert!(err.message.contains(&*path.to_string_lossy()), "the message names the file: {}", err.message);
+    assert!(names(folder(&l.root)).contains(&"abcdefgh"), "its rules are not used");
 }
 
 #[test]
@@ -518,9 +657,37 @@ fn a_fifo_named_git_does_not_make_a_repository() {
     t.file("loose/a.o");
     let l = hidden_by_rules(opts(2, 100), &t.at("repo"));
     let sub = folder(child(folder(&l.root), "sub"));
-    assert_eq!(names(sub), [".git", "y.c"], "the repository's *.o still reaches into sub");
+    assert_eq!(names(sub), ["y.c"], "the repository's *.o still reaches into sub, and git never lists an entry named .git");
     let l = hidden_by_rules(opts(1, 100), &t.at("loose"));
-    assert!(names(folder(&l.root)).contains(&"a.o"), "no repository: nothing is ignored");
+    assert_eq!(names(folder(&l.root)), [".git", ".gitignore", "a.o"], "no repository: nothing is ignored");
+}
+
+#[test]
+fn hiding_ignored_entries_hides_git_itself_and_counts_it() {
+    let t = Tree::new();
+    let repo = repository(&t);
+    let l = hidden_by_rules(opts(1, 100), &repo);
+    let root = folder(&l.root);
+    assert!(!names(root).contains(&".git"), "as VS Code's files.exclude hides it: {:?}", names(root));
+    let shown = list(&repo, &opts(1, 100)).unwrap();
+    assert_eq!(
+        folder(&shown.root).total.unwrap(),
+        root.total.unwrap() + root.ignored_hidden,
+        "every entry is shown or counted as ignored, .git among them"
+    );
+}
+
+#[test]
+fn inside_git_itself_no_ignore_rule_applies() {
+    let t = Tree::new();
+    let repo = repository(&t);
+    t.file("repo/.git/HEAD");
+    t.file("repo/.git/debug.log");
+    t.file("repo/.git/info/secret.key");
+    let l = hidden_by_rules(opts(2, 100), &repo.join(".git"));
+    let git = folder(&l.root);
+    assert_eq!((names(git), git.ignored_hidden), (vec!["info", "debug.log", "HEAD"], 0), "*.log does not reach into .git");
+    assert_eq!(names(folder(child(git, "info"))), ["exclude", "secret.key"], "nor does info/exclude's secret*");
 }
 
 #[test]
@@ -541,7 +708,7 @@ fn ignored_entries_change_the_cursor_and_locate_alike() {
         hide_ignored: true,
     };
     let hit = locate(&req, &IoHooks::default()).unwrap();
-    assert_eq!((hit.index, hit.total), (3, 4), "b.txt is 4th of the 4 entries git keeps");
+    assert_eq!((hit.index, hit.total), (2, 3), "b.txt is 3rd of the 3 entries git keeps");
 }
 
 #[test]

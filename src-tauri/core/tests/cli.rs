@@ -371,7 +371,7 @@ fn every_line_kind_in_its_place_match_first_and_each_folders_own_after_its_last_
     let o = run_in(&t.at("top"), &["--cap", "2", "--limit", "2", "--depth", "3", "--filter", "p", "--gitignore", "--summary"]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&o.stderr));
     let want = "\
-[MATCH] top: 2 of 4 entries match \"p\"
+[MATCH] top: 2 of 3 entries match \"p\"
 [DIR] photos
 [DIR] photos/inner
 [FILE] photos/inner/deep.jpg
@@ -381,7 +381,7 @@ fn every_line_kind_in_its_place_match_first_and_each_folders_own_after_its_last_
 [REST] photos: 4 .jpg, 1 .json
 [IGNORED] photos: 5 items hidden by ignore rules
 [FILE] pics.txt
-[IGNORED] top: 2 items hidden by ignore rules
+[IGNORED] top: 3 items hidden by ignore rules
 ";
     assert_eq!(stdout(&o), want, "byte for byte");
 }
@@ -428,7 +428,56 @@ fn the_global_excludes_file_is_read_from_xdg_config_home() {
         .env("XDG_CONFIG_HOME", t.at("config"))
         .output()
         .unwrap();
-    assert_eq!(stdout(&o), "[DIR] .git\n[FILE] keep.txt\n[IGNORED] repo: 1 items hidden by ignore rules\n");
+    assert_eq!(stdout(&o), "[FILE] keep.txt\n[IGNORED] repo: 2 items hidden by ignore rules\n", "mine.swp and .git");
+}
+
+#[test]
+fn a_folder_listed_through_a_symlink_into_a_repository_uses_that_repositorys_rules() {
+    // `ln -s repo/sub lnk; canopy-list lnk --gitignore`: git run in lnk finds
+    // the repository from its real location, and so does Canopy; the lines
+    // still name the folder as it was given.
+    let t = Tree::new();
+    t.dir("repo/.git");
+    t.write("repo/.gitignore", b"*.log\n");
+    t.write("repo/sub/.gitignore", b"local.*\n");
+    for f in ["a.log", "local.txt", "keep.txt"] {
+        t.file(format!("repo/sub/{f}"));
+    }
+    t.symlink("repo/sub", "lnk");
+    let o = run_in(&t.at("lnk"), &["--gitignore"]);
+    assert_eq!(stdout(&o), "[FILE] .gitignore\n[FILE] keep.txt\n[IGNORED] lnk: 2 items hidden by ignore rules\n");
+    let l: serde_json::Value = serde_json::from_slice(&run_in(&t.at("lnk"), &["--gitignore", "--json"]).stdout).unwrap();
+    assert_eq!(l["path"], t.at("lnk").to_str().unwrap(), "the path stays as given");
+}
+
+#[test]
+fn a_relative_xdg_config_home_is_taken_from_the_repositorys_top_as_git_does() {
+    // git 2.x reads `$XDG_CONFIG_HOME/git/ignore` from its working folder,
+    // which is the repository's top however deep it was started.
+    let t = Tree::new();
+    let init = Command::new("git").args(["init", "-q"]).arg(t.at("repo")).output();
+    assert!(init.expect("git is needed for this test (scripts/test installs it)").status.success());
+    t.write("repo/cfg/git/ignore", b"*.swp\n");
+    t.write("cfg/git/ignore", b"*.txt\n");
+    t.file("repo/sub/a.swp");
+    t.file("repo/sub/b.txt");
+    let canopy = unprivileged(&cli())
+        .arg(t.at("repo/sub"))
+        .arg("--gitignore")
+        .current_dir(t.path())
+        .env("XDG_CONFIG_HOME", "cfg")
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&canopy), "[FILE] b.txt\n[IGNORED] sub: 1 items hidden by ignore rules\n");
+    let git = Command::new("git")
+        .args(["check-ignore", "--no-index", "a.swp", "b.txt"])
+        .current_dir(t.at("repo/sub"))
+        .env("XDG_CONFIG_HOME", "cfg")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&git.stdout), "a.swp\n", "git agrees: the top's cfg, not the working folder's");
 }
 
 #[test]
