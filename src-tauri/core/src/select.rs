@@ -99,10 +99,6 @@ impl Candidate {
         self.placed.as_ref().and_then(|p| p.1)
     }
 
-    fn beats(&self, key: &[u32], name: &[u8]) -> bool {
-        self.cmp_with(key, name) == Ordering::Less
-    }
-
     fn cmp_with(&self, key: &[u32], name: &[u8]) -> Ordering {
         self.order.compare_keyed(&self.key, &self.name, key, name)
     }
@@ -359,7 +355,7 @@ impl Bounds<'_> {
     }
 }
 
-/// One pass keeping the best `keep` entries within `bounds`, in order.
+/// One pass keeping the first (or last) `keep` entries within `bounds`, in order.
 struct Kept {
     pass: Pass,
     best: Vec<Candidate>,
@@ -368,16 +364,65 @@ struct Kept {
     below_tally: Tally,
 }
 
-/// Entries go into a plain vector until there are more than `keep`; only then
-/// does it become a max-heap of the best `keep`, so a small folder costs one
-/// sort and a huge one O(keep) memory and about one comparison per entry.
+/// Which end of the order a pass keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    First,
+    Last,
+}
+
+/// A kept candidate in the heap: the heap's top is the one to give up first
+/// (the greatest when keeping the first entries, the least when keeping the last).
+trait Held: Ord {
+    const END: End;
+    fn hold(c: Candidate) -> Self;
+    fn candidate(&self) -> &Candidate;
+    fn release(self) -> Candidate;
+}
+
+impl Held for Candidate {
+    const END: End = End::First;
+    fn hold(c: Candidate) -> Self {
+        c
+    }
+    fn candidate(&self) -> &Candidate {
+        self
+    }
+    fn release(self) -> Candidate {
+        self
+    }
+}
+
+impl Held for std::cmp::Reverse<Candidate> {
+    const END: End = End::Last;
+    fn hold(c: Candidate) -> Self {
+        std::cmp::Reverse(c)
+    }
+    fn candidate(&self) -> &Candidate {
+        &self.0
+    }
+    fn release(self) -> Candidate {
+        self.0
+    }
+}
+
 fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
-    let mut small: Vec<Candidate> = Vec::new();
-    let mut heap: Option<BinaryHeap<Candidate>> = None;
+    keep_end::<Candidate>(dir, keep, bounds, rd)
+}
+
+/// Entries go into a plain vector until there are more than `keep`; only then
+/// does it become a heap of the `keep` kept so far, so a small folder costs one
+/// sort and a huge one O(keep) memory and about one comparison per entry.
+/// The kept entries are returned in order (ascending, whichever end was kept).
+fn keep_end<H: Held>(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
+    let mut small: Vec<H> = Vec::new();
+    let mut heap: Option<BinaryHeap<H>> = None;
     let mut below = 0u64;
     let mut below_tally = Tally::default();
     let mut key = Vec::new();
     let order = rd.order;
+    // The top of the heap gives way to an entry that compares this way to it.
+    let gives_way = if H::END == End::First { Ordering::Greater } else { Ordering::Less };
     let p = pass(dir, rd, &mut |e| {
         let group = Group::of(e.kind);
         sort_key_for(order, group, e.primary, e.name, &mut key);
@@ -395,19 +440,21 @@ fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> R
         if keep == 0 {
             return;
         }
-        let make = || Candidate {
-            key: key.as_slice().into(),
-            order,
-            kind: e.kind,
-            name: e.name.into(),
-            placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
+        let make = || {
+            H::hold(Candidate {
+                key: key.as_slice().into(),
+                order,
+                kind: e.kind,
+                name: e.name.into(),
+                placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
+            })
         };
         match &mut heap {
             Some(h) => {
-                if let Some(mut worst) = h.peek_mut() {
-                    // Allocate only for a name that beats the current worst.
-                    if !worst.beats(&key, e.name) {
-                        *worst = make();
+                if let Some(mut top) = h.peek_mut() {
+                    // Allocate only for a name that beats the one to give up.
+                    if top.candidate().cmp_with(&key, e.name) == gives_way {
+                        *top = make();
                     }
                 }
             }
@@ -421,7 +468,8 @@ fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> R
             }
         }
     })?;
-    let mut best = heap.map(BinaryHeap::into_vec).unwrap_or(small);
+    let held = heap.map(BinaryHeap::into_vec).unwrap_or(small);
+    let mut best: Vec<Candidate> = held.into_iter().map(H::release).collect();
     best.sort_unstable();
     Ok(Kept { pass: p, best, below, below_tally })
 }
@@ -469,21 +517,34 @@ fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<
     let mut key = Vec::new();
     let p = pass(dir, rd, &mut |e| {
         let group = Group::of(e.kind);
-        sort_key_for(order, group, e.primary, e.name, &mut key);
-        match bounds.place(order, &key, e.name) {
-            Ordering::Less => below += 1,
-            Ordering::Greater => {}
-            Ordering::Equal => {
-                let keyed = || Keyed { key: key.as_slice().into(), pos: SortPosition { group, primary: e.primary, name: e.name.into() } };
-                if (inside as usize) < k {
-                    reservoir.push(keyed());
-                } else {
-                    let j = rng.below(inside + 1) as usize;
-                    if j < k {
-                        reservoir[j] = keyed();
-                    }
+        // Unbounded (the first round), only a name entering the reservoir
+        // needs its key: most of a big folder is just counted.
+        if bounds.is_set() {
+            sort_key_for(order, group, e.primary, e.name, &mut key);
+            match bounds.place(order, &key, e.name) {
+                Ordering::Less => {
+                    below += 1;
+                    return;
                 }
-                inside += 1;
+                Ordering::Greater => return,
+                Ordering::Equal => {}
+            }
+        }
+        let slot = if (inside as usize) < k {
+            Some(reservoir.len())
+        } else {
+            Some(rng.below(inside + 1) as usize).filter(|&j| j < k)
+        };
+        inside += 1;
+        if let Some(j) = slot {
+            if !bounds.is_set() {
+                sort_key_for(order, group, e.primary, e.name, &mut key);
+            }
+            let keyed = Keyed { key: key.as_slice().into(), pos: SortPosition { group, primary: e.primary, name: e.name.into() } };
+            if j == reservoir.len() {
+                reservoir.push(keyed);
+            } else {
+                reservoir[j] = keyed;
             }
         }
     })?;
@@ -558,6 +619,10 @@ fn rest_after(pass: &Pass, below: &Tally, before_end: &[Candidate]) -> Tally {
 
 /// Chooses the page `window` of `dir` (see the module docs).
 pub(crate) fn select(dir: &Dir, window: Window<'_>, rd: &Reading<'_>) -> Result<Selection, Stop> {
+    select_tuned(dir, window, TUNING, rd)
+}
+
+fn select_tuned(dir: &Dir, window: Window<'_>, tuning: Tuning, rd: &Reading<'_>) -> Result<Selection, Stop> {
     match window {
         Window::Everything => {
             let k = keep_best(dir, usize::MAX, &Bounds::default(), rd)?;
@@ -569,7 +634,7 @@ pub(crate) fn select(dir: &Dir, window: Window<'_>, rd: &Reading<'_>) -> Result<
             let rest = rest_after(&k.pass, &k.below_tally, &k.best);
             Ok(Selection { held: k.best.len(), page: k.best, offset: k.below, pass: k.pass, rest, lost_page: false })
         }
-        Window::At { offset, limit } if offset <= TUNING.window as u64 => {
+        Window::At { offset, limit } if offset <= tuning.window as u64 => {
             let mut k = keep_best(dir, clamp(offset.saturating_add(limit)), &Bounds::default(), rd)?;
             let held = k.best.len();
             let rest = rest_after(&k.pass, &k.below_tally, &k.best);
@@ -577,7 +642,7 @@ pub(crate) fn select(dir: &Dir, window: Window<'_>, rd: &Reading<'_>) -> Result<
             k.best.drain(..from);
             Ok(Selection { page: k.best, offset, pass: k.pass, rest, lost_page: false, held })
         }
-        Window::At { offset, limit } => narrow(dir, offset, limit, TUNING, rd),
+        Window::At { offset, limit } => narrow(dir, offset, limit, tuning, rd),
     }
 }
 
@@ -619,6 +684,12 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
             if offset >= p.total {
                 // Past the end: an empty page with the true total.
                 return Ok(Selection { page: Vec::new(), offset, pass: p, rest: Tally::default(), lost_page: false, held });
+            }
+            // A page within a window of the end: keep the last entries instead.
+            let tail = p.total - offset;
+            if tail.saturating_sub(limit) <= tuning.window as u64 {
+                drop(samples);
+                return from_end(dir, offset, limit, tail, p, held, rd);
             }
             whole = Some(p);
         }
@@ -668,6 +739,30 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
     k.best.truncate(end);
     k.best.drain(..rank);
     Ok(Selection { page: k.best, offset: k.below + rank as u64, pass: k.pass, rest, lost_page: false, held })
+}
+
+/// The page at `offset` when the first pass counted `tail` entries from it
+/// to the end: one more pass keeps the last `tail` entries, as a first page
+/// keeps the first ones. The last pass decides the true position (the
+/// folder may have changed): the kept entries are the last of its total.
+fn from_end(dir: &Dir, offset: u64, limit: u64, tail: u64, whole: Pass, held: usize, rd: &Reading<'_>) -> Result<Selection, Stop> {
+    let mut k = keep_end::<std::cmp::Reverse<Candidate>>(dir, clamp(tail), &Bounds::default(), rd)?;
+    let held = held.max(k.best.len());
+    if k.pass.cut_short() || k.pass.unchecked > 0 {
+        let mut pass = whole;
+        pass.timed_out = true;
+        return Ok(Selection { page: Vec::new(), offset, pass, rest: Tally::default(), lost_page: true, held });
+    }
+    let first = k.pass.total - k.best.len() as u64;
+    let rank = clamp(offset.saturating_sub(first)).min(k.best.len());
+    let end = (rank + clamp(limit)).min(k.best.len());
+    let mut rest = Tally::default();
+    for c in &k.best[end..] {
+        rest.add(k.pass.tally.canonical(slot_of(&c.name, c.kind)));
+    }
+    k.best.truncate(end);
+    k.best.drain(..rank);
+    Ok(Selection { page: k.best, offset: first + rank as u64, pass: k.pass, rest, lost_page: false, held })
 }
 
 #[cfg(test)]
@@ -730,6 +825,111 @@ mod tests {
             "held {} names at once: bounded by the sample or one bucket plus the page, not by the offset",
             s.held
         );
+    }
+
+    /// A folder of `n` entries drawn from `seed`: names that tie under the
+    /// natural order but for their bytes (`a1`, `A1`, `a01`), few sizes,
+    /// times and extensions (ties under every order), some folders.
+    fn tied_folder(n: usize, seed: u64) -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        let mut rng = Rng(seed);
+        let stems = ["a1", "A1", "a01", "b", "B", "b2", "b10", "ß", "é", "-", "_"];
+        let exts = ["", ".txt", ".TXT", ".jpg", ".b", ".tar.gz"];
+        let mut made = 0;
+        while made < n {
+            let pick = |rng: &mut Rng, from: &[&'static str]| from[rng.below(from.len() as u64) as usize];
+            let name = format!("{}{}{}", pick(&mut rng, &stems), pick(&mut rng, &stems), pick(&mut rng, &exts));
+            let path = t.path().join(&name);
+            if path.exists() {
+                continue;
+            }
+            if rng.below(8) == 0 {
+                std::fs::create_dir(&path).unwrap();
+            } else {
+                std::fs::write(&path, vec![b'x'; rng.below(4) as usize]).unwrap();
+            }
+            let when = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + rng.below(3));
+            std::fs::File::open(&path).unwrap().set_modified(when).unwrap();
+            made += 1;
+        }
+        t
+    }
+
+    /// Every entry of `dir` that `rd` keeps, sorted by the engine's comparator
+    /// (itself checked against a reference in `order`): the whole order.
+    fn sorted_whole(dir: &Dir, path: &std::path::Path, rd: &Reading<'_>) -> Vec<(Vec<u8>, EntryKind)> {
+        let mut scratch = FilterScratch::default();
+        let mut v: Vec<(Vec<u32>, Vec<u8>, EntryKind)> = std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let name = std::os::unix::ffi::OsStrExt::as_bytes(e.file_name().as_os_str()).to_vec();
+                let meta = dir.stat_child(&name, false).unwrap();
+                let primary = match rd.order.by {
+                    SortBy::Size if meta.kind != EntryKind::Folder => Primary::of_size(meta.size),
+                    SortBy::Modified => Primary::Value(meta.modified_ms.unwrap()),
+                    _ => Primary::None,
+                };
+                let mut key = Vec::new();
+                sort_key_for(rd.order, Group::of(meta.kind), primary, &name, &mut key);
+                (key, name, meta.kind)
+            })
+            .filter(|(_, name, _)| rd.filter.is_none_or(|f| f.matches(name, &mut scratch)))
+            .collect();
+        v.sort_by(|a, b| rd.order.compare_keyed(&a.0, &a.1, &b.0, &b.1));
+        v.into_iter().map(|(_, name, kind)| (name, kind)).collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+        /// A page at any offset, under any order and filter, is the same
+        /// slice of the whole order, whichever way it was chosen: the first
+        /// pages, narrowing, or from the other end (a tiny window makes
+        /// every way reachable in a small folder).
+        #[test]
+        fn a_page_at_any_offset_is_the_slice_of_the_whole_order(
+            n in 20usize..120,
+            seed in proptest::prelude::any::<u64>(),
+            by in 0usize..4,
+            reverse in proptest::prelude::any::<bool>(),
+            filter in proptest::option::of(proptest::sample::select(vec!["a", "b*", "*1*", "*.txt"])),
+            limit in 1u64..9,
+            window in 1usize..12,
+            extra in 0u64..200,
+        ) {
+            let t = tied_folder(n, seed);
+            let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
+            let order = Order { by: [SortBy::Name, SortBy::Size, SortBy::Modified, SortBy::Type][by], reverse };
+            let filter = filter.map(|f| NameFilter::parse(f).unwrap());
+            let rd = Reading { order, filter: filter.as_ref(), ..reading() };
+            let whole = sorted_whole(&dir, t.path(), &rd);
+            let total = whole.len() as u64;
+            let tuning = Tuning { sample: 6, window, rounds: 64 };
+            let half = total / 2;
+            let tail = total.saturating_sub(limit);
+            let offsets = [0, 1, half.saturating_sub(1), half, half + 1, tail.saturating_sub(1), tail, tail + 1, total.saturating_sub(1), total, total + 3, extra];
+            for offset in offsets {
+                let s = select_tuned(&dir, Window::At { offset, limit }, tuning, &rd).unwrap();
+                let (from, end) = ((offset.min(total)) as usize, ((offset + limit).min(total)) as usize);
+                let want: Vec<Vec<u8>> = whole[from..end].iter().map(|(n, _)| n.clone()).collect();
+                let why = format!("seed {seed}, {n} entries, {order:?}, filter {filter:?}, offset {offset} of {total}, limit {limit}, window {window}");
+                proptest::prop_assert_eq!(page_names(&s), want, "the page is the slice: {}", why);
+                proptest::prop_assert_eq!(s.pass.total, total, "{}", why);
+                if offset < total {
+                    proptest::prop_assert_eq!(s.offset, offset, "the true offset: {}", why);
+                }
+                proptest::prop_assert!(!s.lost_page, "{}", why);
+                proptest::prop_assert!(s.held <= tuning.sample.max(window + limit as usize), "held {}: {}", s.held, why);
+                let mut rest = Tally::default();
+                for (name, kind) in &whole[end..] {
+                    rest.add(s.pass.tally.canonical(slot_of(name, *kind)));
+                }
+                if offset < total {
+                    proptest::prop_assert_eq!(s.rest.groups(), rest.groups(), "the rest is what follows the page: {}", why);
+                }
+            }
+        }
     }
 
     #[test]
