@@ -62,7 +62,7 @@ use crate::cursor::SortPosition;
 use crate::dirio::{Dir, Meta, RawEntry};
 use crate::filter::{FilterScratch, NameFilter};
 use crate::ignore_rules::IgnoreRules;
-use crate::limits::{SELECTION_ROUNDS, SELECTION_SAMPLE, SELECTION_WINDOW, STATS_PER_CLOCK};
+use crate::limits::{SELECTION_ROUNDS, SELECTION_SAMPLE, SELECTION_SPREAD_SD, SELECTION_WINDOW, STATS_PER_CLOCK};
 use crate::order::{sort_key_for, Group, Order, Primary};
 use crate::rest::{slot_of, Slot, Tally};
 use crate::wire::{EntryKind, KindCounts, SortBy};
@@ -505,9 +505,12 @@ struct Tuning {
     window: usize,
     /// Narrowing rounds before a bucket is kept whatever its size.
     rounds: u32,
+    /// Standard deviations of the sample's estimate around the page that
+    /// the counting pass tells apart.
+    spread: u64,
 }
 
-const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: SELECTION_ROUNDS };
+const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: SELECTION_ROUNDS, spread: SELECTION_SPREAD_SD };
 
 /// Pass 1: counts and a uniform sample of the positions within `bounds`, sorted.
 fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<'_>) -> Result<(Pass, Vec<Keyed>, u64, u64), Stop> {
@@ -567,12 +570,45 @@ fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, rd: &Reading
             Ordering::Less => below += 1,
             Ordering::Greater => {}
             Ordering::Equal => {
-                let i = samples.partition_point(|s| s.compare(order, &key, e.name) != Ordering::Less);
+                // Most entries lie outside the first and last boundary: two
+                // comparisons, not a binary search over every sample.
+                let n = samples.len();
+                let i = match (samples.first(), samples.last()) {
+                    (Some(first), Some(last)) => {
+                        if first.compare(order, &key, e.name) == Ordering::Less {
+                            0
+                        } else if last.compare(order, &key, e.name) != Ordering::Less {
+                            n
+                        } else {
+                            1 + samples[1..n - 1].partition_point(|s| s.compare(order, &key, e.name) != Ordering::Less)
+                        }
+                    }
+                    _ => 0,
+                };
                 counts[i] += 1;
             }
         }
     })?;
     Ok((p, counts, below))
+}
+
+/// The samples within `spread_sd` standard deviations of the page's
+/// estimated place: entries `rank` to `rank + limit` of the `inside` entries
+/// the `samples` were drawn from uniformly. The number of samples below an
+/// entry is binomial, with a standard deviation of at most `sqrt(samples) / 2`.
+fn near_the_page(mut samples: Vec<Keyed>, rank: u64, limit: u64, inside: u64, spread_sd: u64) -> Vec<Keyed> {
+    let m = samples.len() as u64;
+    if inside == 0 || m == 0 {
+        return samples;
+    }
+    // At least a boundary each side, so that a round always splits its range.
+    let spread = (spread_sd * (m.isqrt() + 1) / 2).max(1);
+    let at = |r: u64| (u128::from(r.min(inside)) * u128::from(m) / u128::from(inside)) as u64;
+    let from = at(rank).saturating_sub(spread);
+    let to = at(rank.saturating_add(limit)).saturating_add(spread + 1).min(m);
+    samples.truncate(to as usize);
+    samples.drain(..from as usize);
+    samples
 }
 
 /// Which page of a folder to choose.
@@ -697,6 +733,10 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
         if inside <= tuning.window as u64 {
             break (lo, rank);
         }
+        // Only the boundaries near where the sample places the page are
+        // counted between: the page lies that near but about once in 10^15
+        // rounds, and then the next round narrows to the side it fell on.
+        let samples = near_the_page(samples, rank, limit, inside, tuning.spread);
         let (p2, counts, below2) = bucket_counts(dir, &samples, &bounds, rd)?;
         if cut(&p2) {
             return lost(whole, p2, held);
@@ -802,7 +842,7 @@ mod tests {
         let (t, names) = folder_of(3_000);
         let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
         // A tiny sample makes buckets far larger than the window: several rounds.
-        let tight = Tuning { sample: 4, window: 16, rounds: 64 };
+        let tight = Tuning { sample: 4, window: 16, rounds: 64, spread: 8 };
         for offset in [17, 400, 1_499, 2_990, 2_999] {
             for _ in 0..20 {
                 let s = narrow(&dir, offset, 10, tight, &reading()).unwrap();
@@ -896,6 +936,8 @@ mod tests {
             filter in proptest::option::of(proptest::sample::select(vec!["a", "b*", "*1*", "*.txt"])),
             limit in 1u64..9,
             window in 1usize..12,
+            sample in 2usize..24,
+            spread in 0u64..3,
             extra in 0u64..200,
         ) {
             let t = tied_folder(n, seed);
@@ -905,7 +947,7 @@ mod tests {
             let rd = Reading { order, filter: filter.as_ref(), ..reading() };
             let whole = sorted_whole(&dir, t.path(), &rd);
             let total = whole.len() as u64;
-            let tuning = Tuning { sample: 6, window, rounds: 64 };
+            let tuning = Tuning { sample, window, rounds: 64, spread };
             let half = total / 2;
             let tail = total.saturating_sub(limit);
             let offsets = [0, 1, half.saturating_sub(1), half, half + 1, tail.saturating_sub(1), tail, tail + 1, total.saturating_sub(1), total, total + 3, extra];
@@ -913,7 +955,7 @@ mod tests {
                 let s = select_tuned(&dir, Window::At { offset, limit }, tuning, &rd).unwrap();
                 let (from, end) = ((offset.min(total)) as usize, ((offset + limit).min(total)) as usize);
                 let want: Vec<Vec<u8>> = whole[from..end].iter().map(|(n, _)| n.clone()).collect();
-                let why = format!("seed {seed}, {n} entries, {order:?}, filter {filter:?}, offset {offset} of {total}, limit {limit}, window {window}");
+                let why = format!("seed {seed}, {n} entries, {order:?}, filter {filter:?}, offset {offset} of {total}, limit {limit}, {tuning:?}");
                 proptest::prop_assert_eq!(page_names(&s), want, "the page is the slice: {}", why);
                 proptest::prop_assert_eq!(s.pass.total, total, "{}", why);
                 if offset < total {
