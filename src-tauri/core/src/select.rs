@@ -63,7 +63,7 @@ use crate::dirio::{Dir, Meta, RawEntry};
 use crate::filter::{FilterScratch, NameFilter};
 use crate::ignore_rules::IgnoreRules;
 use crate::limits::{SELECTION_ROUNDS, SELECTION_SAMPLE, SELECTION_SPREAD_SD, SELECTION_WINDOW, STATS_PER_CLOCK};
-use crate::order::{sort_key_for, Group, Order, Primary};
+use crate::order::{sort_key_for, Group, Order, PartKey, Primary};
 use crate::rest::{slot_of, Slot, Tally};
 use crate::wire::{EntryKind, KindCounts, SortBy};
 
@@ -140,10 +140,11 @@ impl Keyed {
         Keyed { key: key.into(), pos }
     }
 
-    /// How the entry (`key`, `name`) compares to this position.
+    /// How the entry (`key`, `name`) compares to this position, as
+    /// [`Order::compare_keyed`] would with its whole key.
     #[inline]
-    pub fn compare(&self, order: Order, key: &[u32], name: &[u8]) -> Ordering {
-        order.compare_keyed(key, name, &self.key, &self.pos.name)
+    pub fn compare(&self, order: Order, key: &mut PartKey<'_>, name: &[u8]) -> Ordering {
+        key.compare(&self.key).then_with(|| if order.bytes_reversed() { self.pos.name.as_ref().cmp(name) } else { name.cmp(&self.pos.name) })
     }
 }
 
@@ -340,7 +341,7 @@ impl Bounds<'_> {
     }
 
     /// `Less` below the range, `Equal` inside, `Greater` above.
-    fn place(&self, order: Order, key: &[u32], name: &[u8]) -> Ordering {
+    fn place(&self, order: Order, key: &mut PartKey<'_>, name: &[u8]) -> Ordering {
         if let Some((lo, inclusive)) = self.lo {
             match lo.compare(order, key, name) {
                 Ordering::Less => return Ordering::Less,
@@ -425,9 +426,9 @@ fn keep_end<H: Held>(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'
     let gives_way = if H::END == End::First { Ordering::Greater } else { Ordering::Less };
     let p = pass(dir, rd, &mut |e| {
         let group = Group::of(e.kind);
-        sort_key_for(order, group, e.primary, e.name, &mut key);
+        let mut part = PartKey::new(order, group, e.primary, e.name, &mut key);
         if bounds.is_set() {
-            match bounds.place(order, &key, e.name) {
+            match bounds.place(order, &mut part, e.name) {
                 Ordering::Less => {
                     below += 1;
                     below_tally.add(e.slot);
@@ -440,9 +441,10 @@ fn keep_end<H: Held>(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'
         if keep == 0 {
             return;
         }
+        let key = part.finish();
         let make = || {
             H::hold(Candidate {
-                key: key.as_slice().into(),
+                key: key.into(),
                 order,
                 kind: e.kind,
                 name: e.name.into(),
@@ -453,7 +455,7 @@ fn keep_end<H: Held>(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'
             Some(h) => {
                 if let Some(mut top) = h.peek_mut() {
                     // Allocate only for a name that beats the one to give up.
-                    if top.candidate().cmp_with(&key, e.name) == gives_way {
+                    if top.candidate().cmp_with(key, e.name) == gives_way {
                         *top = make();
                     }
                 }
@@ -523,8 +525,8 @@ fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<
         // Unbounded (the first round), only a name entering the reservoir
         // needs its key: most of a big folder is just counted.
         if bounds.is_set() {
-            sort_key_for(order, group, e.primary, e.name, &mut key);
-            match bounds.place(order, &key, e.name) {
+            let mut part = PartKey::new(order, group, e.primary, e.name, &mut key);
+            match bounds.place(order, &mut part, e.name) {
                 Ordering::Less => {
                     below += 1;
                     return;
@@ -540,10 +542,8 @@ fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<
         };
         inside += 1;
         if let Some(j) = slot {
-            if !bounds.is_set() {
-                sort_key_for(order, group, e.primary, e.name, &mut key);
-            }
-            let keyed = Keyed { key: key.as_slice().into(), pos: SortPosition { group, primary: e.primary, name: e.name.into() } };
+            let key = PartKey::new(order, group, e.primary, e.name, &mut key).finish();
+            let keyed = Keyed { key: key.into(), pos: SortPosition { group, primary: e.primary, name: e.name.into() } };
             if j == reservoir.len() {
                 reservoir.push(keyed);
             } else {
@@ -565,8 +565,8 @@ fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, rd: &Reading
     let order = rd.order;
     let mut key = Vec::new();
     let p = pass(dir, rd, &mut |e| {
-        sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
-        match bounds.place(order, &key, e.name) {
+        let mut part = PartKey::new(order, Group::of(e.kind), e.primary, e.name, &mut key);
+        match bounds.place(order, &mut part, e.name) {
             Ordering::Less => below += 1,
             Ordering::Greater => {}
             Ordering::Equal => {
@@ -575,12 +575,12 @@ fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, rd: &Reading
                 let n = samples.len();
                 let i = match (samples.first(), samples.last()) {
                     (Some(first), Some(last)) => {
-                        if first.compare(order, &key, e.name) == Ordering::Less {
+                        if first.compare(order, &mut part, e.name) == Ordering::Less {
                             0
-                        } else if last.compare(order, &key, e.name) != Ordering::Less {
+                        } else if last.compare(order, &mut part, e.name) != Ordering::Less {
                             n
                         } else {
-                            1 + samples[1..n - 1].partition_point(|s| s.compare(order, &key, e.name) != Ordering::Less)
+                            1 + samples[1..n - 1].partition_point(|s| s.compare(order, &mut part, e.name) != Ordering::Less)
                         }
                     }
                     _ => 0,
