@@ -16,6 +16,10 @@ It asserts nothing: the figures are read by people and go in the notes.
 
     cargo build --release -p canopy-core --bin canopy-list --example dead_mount
     python3 src-tauri/core/benches/bounded.py [--runs 5] [--before OLD_CANOPY_LIST]
+
+With --deep-pages it prints only offsets 0, 50,000 and 99,500 of the long
+names, under each order and a filter, with CPU time beside wall time (on a
+shared machine the CPU time is the steadier figure).
 """
 
 import argparse
@@ -65,12 +69,12 @@ def bushy(path):
 
 
 def measure(argv):
-    """(wall seconds, peak KiB, exit code, CPU seconds) of one run, output discarded."""
+    """(wall seconds, peak KiB, exit code, CPU seconds, cut by the time budget) of one run."""
     t = time.perf_counter()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t
-    peak, user, system = r.stderr.strip().splitlines()[-1].split()
-    return wall, int(peak), r.returncode, float(user) + float(system)
+    peak, user, system = r.stderr.decode().strip().splitlines()[-1].split()
+    return wall, int(peak), r.returncode, float(user) + float(system), b"[TIMEOUT]" in r.stdout
 
 
 def median_of(argv, runs):
@@ -122,6 +126,9 @@ def deep_pages(bins, runs, orders):
                 cpu = statistics.median(x[3] for x in s)
                 peak = max(x[1] for x in s)
                 code = "" if s[-1][2] == 0 else f"  (exit {s[-1][2]})"
+                cut = sum(x[4] for x in s)
+                if cut:
+                    code += f"  ({cut} of {len(s)} cut by the time budget: no page)"
                 print(f"    {name:7} offset {offset:>6,}  {wall*1000:7.0f} ms ({wall/base_wall:4.2f}x)  "
                       f"cpu {cpu*1000:5.0f} ms ({cpu/base_cpu:4.2f}x)  {peak/1024:6.2f} MiB (+{(peak-base_peak)/1024:5.2f}){code}")
 

@@ -557,17 +557,48 @@ fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<
     Ok((p, reservoir, below, inside))
 }
 
+/// The buckets a counting pass also keeps, in case the page lies within
+/// them: `first..=last`, at most `cap` entries (past it, nothing is kept).
+#[derive(Debug, Clone, Copy)]
+struct Hunch {
+    first: usize,
+    last: usize,
+    cap: usize,
+}
+
+/// What the counting pass saw.
+struct Counted {
+    pass: Pass,
+    /// Entries within the bounds in each bucket `[samples[i-1], samples[i])`.
+    counts: Vec<u64>,
+    /// Entries below the bounds.
+    below: u64,
+    /// The entries of the hunch's buckets, unless there were more than its cap.
+    kept: Option<Vec<Candidate>>,
+    /// The most entries `kept` held.
+    most_kept: usize,
+    /// The groups of the entries below the bounds or the hunch's first bucket.
+    before_tally: Tally,
+}
+
 /// Pass 2: how many entries within `bounds` fall in each bucket
-/// `[samples[i-1], samples[i])`, and how many lie below the bounds.
-fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<(Pass, Vec<u64>, u64), Stop> {
+/// `[samples[i-1], samples[i])`, and how many lie below the bounds; and the
+/// entries of the buckets `hunch` guesses the page is in.
+fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, hunch: Option<Hunch>, rd: &Reading<'_>) -> Result<Counted, Stop> {
     let mut counts = vec![0u64; samples.len() + 1];
     let mut below = 0u64;
+    let mut kept = hunch.map(|_| Vec::new());
+    let mut most_kept = 0;
+    let mut before_tally = Tally::default();
     let order = rd.order;
     let mut key = Vec::new();
     let p = pass(dir, rd, &mut |e| {
         let mut part = PartKey::new(order, Group::of(e.kind), e.primary, e.name, &mut key);
         match bounds.place(order, &mut part, e.name) {
-            Ordering::Less => below += 1,
+            Ordering::Less => {
+                below += 1;
+                before_tally.add(e.slot);
+            }
             Ordering::Greater => {}
             Ordering::Equal => {
                 // Most entries lie outside the first and last boundary: two
@@ -586,20 +617,38 @@ fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, rd: &Reading
                     _ => 0,
                 };
                 counts[i] += 1;
+                let Some(h) = hunch else { return };
+                if i < h.first {
+                    before_tally.add(e.slot);
+                } else if i <= h.last {
+                    if kept.as_ref().is_some_and(|v| v.len() == h.cap) {
+                        kept = None;
+                    }
+                    if let Some(v) = &mut kept {
+                        v.push(Candidate {
+                            key: part.finish().into(),
+                            order,
+                            kind: e.kind,
+                            name: e.name.into(),
+                            placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
+                        });
+                        most_kept = most_kept.max(v.len());
+                    }
+                }
             }
         }
     })?;
-    Ok((p, counts, below))
+    Ok(Counted { pass: p, counts, below, kept, most_kept, before_tally })
 }
 
 /// The samples within `spread_sd` standard deviations of the page's
 /// estimated place: entries `rank` to `rank + limit` of the `inside` entries
 /// the `samples` were drawn from uniformly. The number of samples below an
 /// entry is binomial, with a standard deviation of at most `sqrt(samples) / 2`.
-fn near_the_page(mut samples: Vec<Keyed>, rank: u64, limit: u64, inside: u64, spread_sd: u64) -> Vec<Keyed> {
+fn near_the_page(mut samples: Vec<Keyed>, rank: u64, limit: u64, inside: u64, spread_sd: u64) -> (Vec<Keyed>, usize) {
     let m = samples.len() as u64;
     if inside == 0 || m == 0 {
-        return samples;
+        return (samples, 0);
     }
     // At least a boundary each side, so that a round always splits its range.
     let spread = (spread_sd * (m.isqrt() + 1) / 2).max(1);
@@ -608,7 +657,33 @@ fn near_the_page(mut samples: Vec<Keyed>, rank: u64, limit: u64, inside: u64, sp
     let to = at(rank.saturating_add(limit)).saturating_add(spread + 1).min(m);
     samples.truncate(to as usize);
     samples.drain(..from as usize);
-    samples
+    (samples, from as usize)
+}
+
+/// Share of a hunch's cap its buckets are expected to fill, so that it is
+/// seldom overrun by chance.
+const HUNCH_FILL_PERCENT: u64 = 80;
+
+/// The buckets of the samples `from..from + n` (of `all` drawn from `inside`
+/// entries) that the counting pass keeps in case the page lies within them:
+/// centred on where the sample places entries `rank..rank + limit`, as many
+/// as are expected to hold `HUNCH_FILL_PERCENT` of `cap` entries. When the
+/// page lies within them it is known after two passes, not three.
+fn hunch_for(all: usize, from: usize, n: usize, rank: u64, limit: u64, inside: u64, cap: usize) -> Option<Hunch> {
+    if inside == 0 || all == 0 || cap == 0 {
+        return None;
+    }
+    let m = all as u64;
+    // Bucket t of the kept samples is bucket `from + t` of all of them.
+    let bucket = |r: u64| ((u128::from(r.min(inside)) * u128::from(m) / u128::from(inside)) as u64).saturating_sub(from as u64).min(n as u64);
+    let (page_first, page_last) = (bucket(rank), bucket(rank.saturating_add(limit)));
+    let buckets = (u128::from(cap as u64) * u128::from(HUNCH_FILL_PERCENT) * u128::from(m) / 100 / u128::from(inside)) as u64;
+    let span = page_last - page_first + 1;
+    if buckets < span + 2 {
+        return None;
+    }
+    let extra = (buckets - span) / 2;
+    Some(Hunch { first: page_first.saturating_sub(extra) as usize, last: (page_last + extra).min(n as u64) as usize, cap })
 }
 
 /// Which page of a folder to choose.
@@ -736,8 +811,14 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
         // Only the boundaries near where the sample places the page are
         // counted between: the page lies that near but about once in 10^15
         // rounds, and then the next round narrows to the side it fell on.
-        let samples = near_the_page(samples, rank, limit, inside, tuning.spread);
-        let (p2, counts, below2) = bucket_counts(dir, &samples, &bounds, rd)?;
+        let all = samples.len();
+        let (samples, from) = near_the_page(samples, rank, limit, inside, tuning.spread);
+        // Memory for the hunch: what the sample held, less what is left of it.
+        let cap = tuning.sample.max(tuning.window + clamp(limit)).saturating_sub(samples.len());
+        let hunch = hunch_for(all, from, samples.len(), rank, limit, inside, cap);
+        let counted = bucket_counts(dir, &samples, &bounds, hunch, rd)?;
+        held = held.max(samples.len() + counted.most_kept);
+        let (p2, counts, below2) = (counted.pass, counted.counts, counted.below);
         if cut(&p2) {
             return lost(whole, p2, held);
         }
@@ -753,6 +834,19 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
         while j < counts.len() && end + counts[j] < offset.saturating_add(limit) {
             end += counts[j];
             j += 1;
+        }
+        if let (Some(h), Some(mut kept)) = (hunch, counted.kept) {
+            if h.first <= i && j <= h.last {
+                // The hunch held the page: this pass was the last.
+                let before = below2 + counts[..h.first].iter().sum::<u64>();
+                kept.sort_unstable();
+                let rank = clamp(offset.saturating_sub(before)).min(kept.len());
+                let end = (rank + clamp(limit)).min(kept.len());
+                let rest = rest_after(&p2, &counted.before_tally, &kept[..end]);
+                kept.truncate(end);
+                kept.drain(..rank);
+                return Ok(Selection { page: kept, offset: before + rank as u64, pass: p2, rest, lost_page: false, held });
+            }
         }
         if j < samples.len() {
             page_end = Some(samples[j].clone());
@@ -936,7 +1030,7 @@ mod tests {
             filter in proptest::option::of(proptest::sample::select(vec!["a", "b*", "*1*", "*.txt"])),
             limit in 1u64..9,
             window in 1usize..12,
-            sample in 2usize..24,
+            sample in 2usize..80,
             spread in 0u64..3,
             extra in 0u64..200,
         ) {
