@@ -10,28 +10,39 @@
 //!   only counted (that count is the page's true offset), the rest compete
 //!   for a heap of `limit`.
 //! - **Any other offset** (a jump to the end, a scrollbar drag): narrowing by
-//!   counting, in three passes as a rule.
+//!   counting, in two passes as a rule, three at worst.
 //!   1. Count the folder and draw a uniform random sample of
-//!      `SELECTION_SAMPLE` names (reservoir sampling; a name is copied only
-//!      when it enters the reservoir).
-//!   2. Sort the sample; count how many entries fall between each pair of
-//!      neighbouring sample names (a binary search per entry, comparing raw
-//!      names: no sort key is built). The counts give the bucket that holds
-//!      entry `offset`, the number of entries before it, and a sample name
-//!      past the page's end.
-//!   3. Keep only entries from that bucket's first name up to that upper
-//!      bound, in a heap of (rank in the bucket + `limit`).
+//!      `SELECTION_SAMPLE` names (reservoir sampling; a name is copied, and
+//!      its sort key built, only when it enters the reservoir). If the page
+//!      now lies within `SELECTION_WINDOW` of the end, one more pass keeps
+//!      the last `total - offset` entries, as a first page keeps the first
+//!      ones: done.
+//!   2. Sort the sample; count how many entries fall between neighbouring
+//!      sample names near where the sample places the page (within
+//!      `SELECTION_SPREAD_SD` standard deviations; the rest are placed by the
+//!      outermost two). The counts give the bucket that holds entry
+//!      `offset`, the number of entries before it, and a sample name past
+//!      the page's end. The same pass keeps the entries of the buckets
+//!      around the estimate, as many as the sample held less what is left
+//!      of it: when the counts show the page among them, done.
+//!   3. Otherwise keep only entries from that bucket's first name up to that
+//!      upper bound, in a heap of (rank in the bucket + `limit`).
 //!
 //!   A bucket holds about `total / SELECTION_SAMPLE` entries; in the rare
-//!   case that the target bucket holds more than `SELECTION_WINDOW`, steps 1
-//!   and 2 repeat inside it (up to `SELECTION_ROUNDS` rounds), so memory stays bounded:
-//!   `SELECTION_SAMPLE` names, `SELECTION_SAMPLE + 1` counters and at most
-//!   `SELECTION_WINDOW + limit` candidates. Time is three reads of the
-//!   folder, but passes 1 and 2 build no sort keys, so a deep page costs
-//!   about two to three times the first page. The offset reported is always
-//!   the true position of the first entry returned, counted in the last pass.
-//!   Under the size or modified order every pass `lstat`s every entry again:
-//!   a deep page then costs three rounds of `lstat` (a cursor, one).
+//!   case that the target bucket holds more than `SELECTION_WINDOW` (or lies
+//!   outside the counted spread), steps 1 and 2 repeat inside it (up to
+//!   `SELECTION_ROUNDS` rounds), so memory stays bounded: `SELECTION_SAMPLE`
+//!   names, `SELECTION_SAMPLE + 1` counters and at most
+//!   `max(SELECTION_SAMPLE, SELECTION_WINDOW + limit)` candidates. Passes
+//!   after the first build a name's sort key only as far as comparing it
+//!   with the bounds and samples needs ([`PartKey`]), so the reads of the
+//!   folder dominate: a deep page costs about two first pages, three when
+//!   the page is not where the sample placed it (likelier the bigger the
+//!   folder: the estimate's error grows as `total / sqrt(SELECTION_SAMPLE)`).
+//!   The offset reported is always the true position of the first entry
+//!   returned, counted in the last pass. Under the size or modified order
+//!   every pass `lstat`s every entry again: a deep page then costs two or
+//!   three rounds of `lstat` (a cursor, one).
 //!
 //! Every pass applies, in this order: the dotfile setting (`dotfilesHidden`),
 //! the ignore rules (`ignoredHidden`), then the name filter (the entries
