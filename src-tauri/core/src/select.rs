@@ -553,8 +553,8 @@ fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<
         };
         inside += 1;
         if let Some(j) = slot {
-            let key = PartKey::new(order, group, e.primary, e.name, &mut key).finish();
-            let keyed = Keyed { key: key.into(), pos: SortPosition { group, primary: e.primary, name: e.name.into() } };
+            sort_key_for(order, group, e.primary, e.name, &mut key);
+            let keyed = Keyed { key: key.as_slice().into(), pos: SortPosition { group, primary: e.primary, name: e.name.into() } };
             if j == reservoir.len() {
                 reservoir.push(keyed);
             } else {
@@ -654,8 +654,9 @@ fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, hunch: Optio
 
 /// The samples within `spread_sd` standard deviations of the page's
 /// estimated place: entries `rank` to `rank + limit` of the `inside` entries
-/// the `samples` were drawn from uniformly. The number of samples below an
-/// entry is binomial, with a standard deviation of at most `sqrt(samples) / 2`.
+/// the `samples` were drawn from uniformly, and the index of the first one
+/// kept. The number of samples below an entry is binomial, with a standard
+/// deviation of at most `sqrt(samples) / 2`.
 fn near_the_page(mut samples: Vec<Keyed>, rank: u64, limit: u64, inside: u64, spread_sd: u64) -> (Vec<Keyed>, usize) {
     let m = samples.len() as u64;
     if inside == 0 || m == 0 {
