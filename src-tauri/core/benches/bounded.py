@@ -16,6 +16,10 @@ It asserts nothing: the figures are read by people and go in the notes.
 
     cargo build --release -p canopy-core --bin canopy-list --example dead_mount
     python3 src-tauri/core/benches/bounded.py [--runs 5] [--before OLD_CANOPY_LIST]
+
+With --deep-pages it prints only offsets 0, 50,000 and 99,500 of the long
+names, under each order and a filter, with CPU time beside wall time (on a
+shared machine the CPU time is the steadier figure).
 """
 
 import argparse
@@ -65,18 +69,68 @@ def bushy(path):
 
 
 def measure(argv):
-    """(wall seconds, peak KiB, exit code) of one run, output discarded."""
+    """(wall seconds, peak KiB, exit code, CPU seconds, cut by the time budget) of one run."""
     t = time.perf_counter()
-    r = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t
-    peak = int(r.stderr.strip().splitlines()[-1])
-    return wall, peak, r.returncode
+    peak, user, system = r.stderr.decode().strip().splitlines()[-1].split()
+    return wall, int(peak), r.returncode, float(user) + float(system), b"[TIMEOUT]" in r.stdout
 
 
 def median_of(argv, runs):
     measure(argv)  # warm
     samples = [measure(argv) for _ in range(runs)]
     return statistics.median(s[0] for s in samples), max(s[1] for s in samples), samples[-1][2]
+
+
+# The orders a deep page is measured under: (label, extra canopy-list arguments).
+ORDERS = [
+    ("name", []),
+    ("name, reversed", ["--reverse"]),
+    ("size", ["--sort", "size"]),
+    ("modified", ["--sort", "modified"]),
+    ("type, reversed", ["--sort", "type", "--reverse"]),
+    ("filter *5*", ["--filter", "*5*"]),
+]
+
+
+def deep_pages(bins, runs, orders):
+    """Offsets 0, 50,000 and 99,500 of the 100,000 long names, side by side:
+    wall and CPU time (median) and peak RSS, each against offset 0 of the same
+    binary and order. The binaries' runs interleave, so a busy machine slows
+    them alike."""
+    path = once(os.path.join(DISK, "names200"), long_names)
+    offsets = (0, 50_000, 99_500)
+    print("1. a page of 500 of 100,000 files with 200-character names (disk): "
+          "median wall and CPU time, peak RSS, ratio to offset 0")
+    for label, extra in orders:
+        if label.startswith("filter"):
+            # 40,951 of the names hold a 5; the same offsets, scaled.
+            these = (0, 20_000, 40_451)
+        else:
+            these = offsets
+        print(f"  {label}")
+        got = {}
+        for _ in range(runs):
+            for name, b in bins:
+                for offset in these:
+                    got.setdefault((name, offset), []).append(measure([b, path, "--depth", "1", "--offset", str(offset), *extra]))
+        for name, _ in bins:
+            base = got[(name, 0)]
+            base_wall = statistics.median(s[0] for s in base)
+            base_cpu = statistics.median(s[3] for s in base)
+            base_peak = max(s[1] for s in base)
+            for offset in these:
+                s = got[(name, offset)]
+                wall = statistics.median(x[0] for x in s)
+                cpu = statistics.median(x[3] for x in s)
+                peak = max(x[1] for x in s)
+                code = "" if s[-1][2] == 0 else f"  (exit {s[-1][2]})"
+                cut = sum(x[4] for x in s)
+                if cut:
+                    code += f"  ({cut} of {len(s)} cut by the time budget: no page)"
+                print(f"    {name:7} offset {offset:>6,}  {wall*1000:7.0f} ms ({wall/base_wall:4.2f}x)  "
+                      f"cpu {cpu*1000:5.0f} ms ({cpu/base_cpu:4.2f}x)  {peak/1024:6.2f} MiB (+{(peak-base_peak)/1024:5.2f}){code}")
 
 
 def pages(bins, runs):
@@ -164,10 +218,15 @@ def main():
     ap.add_argument("--bin", default="target/release/canopy-list")
     ap.add_argument("--before", help="an older canopy-list to compare with (the baseline)")
     ap.add_argument("--dead-mount", default="target/release/examples/dead_mount")
+    ap.add_argument("--deep-pages", action="store_true",
+                    help="only offsets 0, 50,000 and 99,500 of the long names, under every order")
     args = ap.parse_args()
     bins = [("before", os.path.abspath(args.before))] if args.before else []
     bins.append(("after", os.path.abspath(args.bin)))
     print(f"machine: {os.cpu_count()} cores; median of {args.runs} runs, warm caches\n")
+    if args.deep_pages:
+        deep_pages(bins, args.runs, ORDERS)
+        return
     pages(bins, args.runs)
     bushy_reply(bins, max(1, args.runs // 2))
     dead_mounts(os.path.abspath(args.dead_mount), os.path.abspath(args.bin))

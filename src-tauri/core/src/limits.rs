@@ -26,6 +26,10 @@ pub const SELECTION_WINDOW: usize = 2048;
 /// further unlucky round in a row is far less likely than the folder
 /// changing while it is read.
 pub const SELECTION_ROUNDS: u32 = 4;
+/// How far from the sample's estimate of a deep page (in standard
+/// deviations) its counting pass tells the sample's buckets apart; entries
+/// beyond are counted by comparing with the outermost boundaries only.
+pub const SELECTION_SPREAD_SD: u64 = 8;
 /// Longest filter accepted, in bytes (a name holds at most 255).
 pub const MAX_FILTER_BYTES: usize = 1024;
 /// Under the size or modified order every entry is `lstat`ed; that scan may

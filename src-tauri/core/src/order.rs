@@ -66,8 +66,28 @@ impl Order {
     /// Compares two entries whose sort keys are `ka` and `kb`.
     #[inline]
     pub fn compare_keyed(self, ka: &[u32], a: &[u8], kb: &[u32], b: &[u8]) -> Ordering {
-        ka.cmp(kb).then_with(|| if self.bytes_reversed() { b.cmp(a) } else { a.cmp(b) })
+        compare_keys(ka, kb).then_with(|| if self.bytes_reversed() { b.cmp(a) } else { a.cmp(b) })
     }
+}
+
+/// Units compared at once while skipping the prefix two keys share.
+const KEY_CHUNK: usize = 8;
+
+/// `a.cmp(b)`, with the shared prefix skipped `KEY_CHUNK` units at a time
+/// (one vector comparison each): names in one folder often share long
+/// prefixes, and a deep page compares every name with its bounds.
+#[inline]
+fn compare_keys(a: &[u32], b: &[u32]) -> Ordering {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    for (x, y) in a[..n].chunks_exact(KEY_CHUNK).zip(b[..n].chunks_exact(KEY_CHUNK)) {
+        let (x, y): (&[u32; KEY_CHUNK], &[u32; KEY_CHUNK]) = (x.try_into().unwrap(), y.try_into().unwrap());
+        if x != y {
+            break;
+        }
+        i += KEY_CHUNK;
+    }
+    a[i..].cmp(&b[i..])
 }
 
 /// The value an entry is placed by under the size or modified order.
@@ -109,6 +129,42 @@ const KEY_TOP: u32 = u32::MAX;
 /// flips every unit and ends the run with [`KEY_TOP`].
 fn push_units(name: &[u8], reverse: bool, out: &mut Vec<u32>) {
     let start = out.len();
+    if name.is_ascii() {
+        push_ascii_units(name, out);
+    } else {
+        push_units_of_any(name, out);
+    }
+    if reverse {
+        for w in &mut out[start..] {
+            *w = KEY_TOP - 1 - *w;
+        }
+        out.push(KEY_TOP);
+    }
+}
+
+/// The units of an ASCII name, a run at a time (the common case; every
+/// pass over a folder keys every name): the same units as
+/// [`push_units_of_any`], as an ASCII character lowercases to one and
+/// never to a digit.
+fn push_ascii_units(name: &[u8], out: &mut Vec<u32>) {
+    let mut rest = name;
+    while !rest.is_empty() {
+        let letters = rest.iter().position(u8::is_ascii_digit).unwrap_or(rest.len());
+        out.extend(rest[..letters].iter().map(|&b| u32::from(b.to_ascii_lowercase())));
+        rest = &rest[letters..];
+        if rest.is_empty() {
+            break;
+        }
+        let end = digit_end(rest, 0);
+        let digits = strip_zeros(&rest[..end]);
+        out.push('0' as u32);
+        out.push(digits.len() as u32);
+        out.extend(digits.iter().map(|&d| u32::from(d)));
+        rest = &rest[end..];
+    }
+}
+
+fn push_units_of_any(name: &[u8], out: &mut Vec<u32>) {
     for unit in Units::new(name) {
         match unit {
             Unit::Code(c) => out.push(c),
@@ -118,12 +174,6 @@ fn push_units(name: &[u8], reverse: bool, out: &mut Vec<u32>) {
                 out.extend(digits.iter().map(|&d| d as u32));
             }
         }
-    }
-    if reverse {
-        for w in &mut out[start..] {
-            *w = KEY_TOP - 1 - *w;
-        }
-        out.push(KEY_TOP);
     }
 }
 
@@ -135,6 +185,102 @@ fn push_units(name: &[u8], reverse: bool, out: &mut Vec<u32>) {
 /// `0` and the value (two words, flipped when reversed) or `1` for a missing
 /// value, or the extension's units and a terminator; then the name's units.
 pub fn sort_key_for(order: Order, group: Group, primary: Primary, name: &[u8], out: &mut Vec<u32>) {
+    push_key_head(order, group, primary, name, out);
+    push_units(name, order.reverse && order.by == SortBy::Name, out);
+}
+
+/// The sort key of an entry ([`sort_key_for`]) built only as far as the
+/// comparisons made with it need: a pass that only places a name between
+/// two bounds stops where the name first differs from them. The key of an
+/// ASCII name grows a run of letters or one number at a time; any other
+/// name is keyed whole at once.
+pub struct PartKey<'a> {
+    out: &'a mut Vec<u32>,
+    /// The ASCII name's bytes not yet in `out`.
+    rest: &'a [u8],
+    reverse: bool,
+    done: bool,
+}
+
+impl<'a> PartKey<'a> {
+    /// Starts the key of an entry in `out` (cleared).
+    pub fn new(order: Order, group: Group, primary: Primary, name: &'a [u8], out: &'a mut Vec<u32>) -> PartKey<'a> {
+        push_key_head(order, group, primary, name, out);
+        let reverse = order.reverse && order.by == SortBy::Name;
+        if name.is_ascii() {
+            PartKey { out, rest: name, reverse, done: false }
+        } else {
+            push_units(name, reverse, out);
+            PartKey { out, rest: &[], reverse, done: true }
+        }
+    }
+
+    /// Adds the next run of letters or the next number (or ends the key).
+    fn grow(&mut self) {
+        let start = self.out.len();
+        let rest = self.rest;
+        match rest.first() {
+            None => {
+                self.done = true;
+                if self.reverse {
+                    self.out.push(KEY_TOP);
+                }
+                return;
+            }
+            Some(b) if b.is_ascii_digit() => {
+                let end = digit_end(rest, 0);
+                let digits = strip_zeros(&rest[..end]);
+                self.out.push('0' as u32);
+                self.out.push(digits.len() as u32);
+                self.out.extend(digits.iter().map(|&d| u32::from(d)));
+                self.rest = &rest[end..];
+            }
+            Some(_) => {
+                let letters = rest.iter().position(u8::is_ascii_digit).unwrap_or(rest.len());
+                self.out.extend(rest[..letters].iter().map(|&b| u32::from(b.to_ascii_lowercase())));
+                self.rest = &rest[letters..];
+            }
+        }
+        if self.reverse {
+            for w in &mut self.out[start..] {
+                *w = KEY_TOP - 1 - *w;
+            }
+        }
+    }
+
+    /// How this key compares to the whole key `other`, as `compare_keys` would.
+    pub fn compare(&mut self, other: &[u32]) -> Ordering {
+        let mut from = 0;
+        loop {
+            let n = self.out.len().min(other.len());
+            match compare_keys(&self.out[from..n], &other[from..n]) {
+                Ordering::Equal => {}
+                o => return o,
+            }
+            if self.out.len() > n {
+                return Ordering::Greater; // `other` is a proper prefix
+            }
+            if self.done {
+                return n.cmp(&other.len());
+            }
+            from = n;
+            self.grow();
+        }
+    }
+
+    /// The whole key.
+    pub fn finish(self) -> &'a [u32] {
+        let mut this = self;
+        while !this.done {
+            this.grow();
+        }
+        this.out
+    }
+}
+
+/// The part of a sort key before the name's units: the group, and the
+/// primary value when the order places this group by one.
+fn push_key_head(order: Order, group: Group, primary: Primary, name: &[u8], out: &mut Vec<u32>) {
     out.clear();
     out.push(group as u32);
     if order.uses_primary(group) {
@@ -161,7 +307,6 @@ pub fn sort_key_for(order: Order, group: Group, primary: Primary, name: &[u8], o
             },
         }
     }
-    push_units(name, order.reverse && order.by == SortBy::Name, out);
 }
 
 /// The group an entry sorts in.
@@ -577,6 +722,45 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_part_key_compares_and_ends_as_the_whole_key(
+            a in "([aAb_.-]|1|007|10|\\u{e9}){0,10}",
+            b in "([aAb_.-]|1|007|10|\\u{e9}){0,10}",
+            prefix in "[aA0]{0,20}",
+            by in 0usize..4,
+            reverse in proptest::bool::ANY,
+            folder in proptest::bool::ANY,
+            value in 0i64..3,
+        ) {
+            let order = Order { by: [SortBy::Name, SortBy::Size, SortBy::Modified, SortBy::Type][by], reverse };
+            let group = if folder { Group::Folder } else { Group::Other };
+            let (a, b) = ([prefix.as_bytes(), a.as_bytes()].concat(), [prefix.as_bytes(), b.as_bytes()].concat());
+            let whole_a = key_of(order, &(group, Primary::Value(value), a.clone()));
+            let whole_b = key_of(order, &(Group::Other, Primary::Value(1), b.clone()));
+            let mut buffer = Vec::new();
+            let mut part = PartKey::new(order, group, Primary::Value(value), &a, &mut buffer);
+            proptest::prop_assert_eq!(part.compare(&whole_b), compare_keys(&whole_a, &whole_b), "{:?}: {:?} vs {:?}", order, a, b);
+            proptest::prop_assert_eq!(part.compare(&whole_a), Ordering::Equal, "against its own key");
+            proptest::prop_assert_eq!(part.finish(), whole_a.as_slice());
+        }
+
+        #[test]
+        fn keys_compare_as_slices_do(shared in proptest::collection::vec(0u32..3, 0..40), a in proptest::collection::vec(0u32..3, 0..12), b in proptest::collection::vec(0u32..3, 0..12)) {
+            let (a, b) = ([shared.as_slice(), &a].concat(), [shared.as_slice(), &b].concat());
+            proptest::prop_assert_eq!(compare_keys(&a, &b), a.cmp(&b), "{:?} vs {:?}", a, b);
+        }
+
+        #[test]
+        fn an_ascii_name_keys_as_the_general_path_keys_it(name in "[ -~]{0,40}", digits in "[0-9]{0,30}") {
+            let name = [name.as_bytes(), digits.as_bytes(), name.as_bytes()].concat();
+            let (mut fast, mut general) = (Vec::new(), Vec::new());
+            push_ascii_units(&name, &mut fast);
+            push_units_of_any(&name, &mut general);
+            proptest::prop_assert_eq!(fast, general, "{:?}", String::from_utf8_lossy(&name));
         }
     }
 

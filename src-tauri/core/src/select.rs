@@ -10,28 +10,39 @@
 //!   only counted (that count is the page's true offset), the rest compete
 //!   for a heap of `limit`.
 //! - **Any other offset** (a jump to the end, a scrollbar drag): narrowing by
-//!   counting, in three passes as a rule.
+//!   counting, in two passes as a rule, three at worst.
 //!   1. Count the folder and draw a uniform random sample of
-//!      `SELECTION_SAMPLE` names (reservoir sampling; a name is copied only
-//!      when it enters the reservoir).
-//!   2. Sort the sample; count how many entries fall between each pair of
-//!      neighbouring sample names (a binary search per entry, comparing raw
-//!      names: no sort key is built). The counts give the bucket that holds
-//!      entry `offset`, the number of entries before it, and a sample name
-//!      past the page's end.
-//!   3. Keep only entries from that bucket's first name up to that upper
-//!      bound, in a heap of (rank in the bucket + `limit`).
+//!      `SELECTION_SAMPLE` names (reservoir sampling; a name is copied, and
+//!      its sort key built, only when it enters the reservoir). If the page
+//!      now lies within `SELECTION_WINDOW` of the end, one more pass keeps
+//!      the last `total - offset` entries, as a first page keeps the first
+//!      ones: done.
+//!   2. Sort the sample; count how many entries fall between neighbouring
+//!      sample names near where the sample places the page (within
+//!      `SELECTION_SPREAD_SD` standard deviations; the rest are placed by the
+//!      outermost two). The counts give the bucket that holds entry
+//!      `offset`, the number of entries before it, and a sample name past
+//!      the page's end. The same pass keeps the entries of the buckets
+//!      around the estimate, as many as the sample held less what is left
+//!      of it: when the counts show the page among them, done.
+//!   3. Otherwise keep only entries from that bucket's first name up to that
+//!      upper bound, in a heap of (rank in the bucket + `limit`).
 //!
 //!   A bucket holds about `total / SELECTION_SAMPLE` entries; in the rare
-//!   case that the target bucket holds more than `SELECTION_WINDOW`, steps 1
-//!   and 2 repeat inside it (up to `SELECTION_ROUNDS` rounds), so memory stays bounded:
-//!   `SELECTION_SAMPLE` names, `SELECTION_SAMPLE + 1` counters and at most
-//!   `SELECTION_WINDOW + limit` candidates. Time is three reads of the
-//!   folder, but passes 1 and 2 build no sort keys, so a deep page costs
-//!   about two to three times the first page. The offset reported is always
-//!   the true position of the first entry returned, counted in the last pass.
-//!   Under the size or modified order every pass `lstat`s every entry again:
-//!   a deep page then costs three rounds of `lstat` (a cursor, one).
+//!   case that the target bucket holds more than `SELECTION_WINDOW` (or lies
+//!   outside the counted spread), steps 1 and 2 repeat inside it (up to
+//!   `SELECTION_ROUNDS` rounds), so memory stays bounded: `SELECTION_SAMPLE`
+//!   names, `SELECTION_SAMPLE + 1` counters and at most
+//!   `max(SELECTION_SAMPLE, SELECTION_WINDOW + limit)` candidates. Passes
+//!   after the first build a name's sort key only as far as comparing it
+//!   with the bounds and samples needs ([`PartKey`]), so the reads of the
+//!   folder dominate: a deep page costs about two first pages, three when
+//!   the page is not where the sample placed it (likelier the bigger the
+//!   folder: the estimate's error grows as `total / sqrt(SELECTION_SAMPLE)`).
+//!   The offset reported is always the true position of the first entry
+//!   returned, counted in the last pass. Under the size or modified order
+//!   every pass `lstat`s every entry again: a deep page then costs two or
+//!   three rounds of `lstat` (a cursor, one).
 //!
 //! Every pass applies, in this order: the dotfile setting (`dotfilesHidden`),
 //! the ignore rules (`ignoredHidden`), then the name filter (the entries
@@ -63,8 +74,8 @@ use crate::dirio::{Dir, Meta, RawEntry};
 use crate::filter::{FilterScratch, NameFilter};
 use crate::ignore_pattern::{Halt, Meter};
 use crate::ignore_rules::{IgnoreRules, IgnoreScratch};
-use crate::limits::{SELECTION_ROUNDS, SELECTION_SAMPLE, SELECTION_WINDOW, STATS_PER_CLOCK};
-use crate::order::{sort_key_for, Group, Order, Primary};
+use crate::limits::{SELECTION_ROUNDS, SELECTION_SAMPLE, SELECTION_SPREAD_SD, SELECTION_WINDOW, STATS_PER_CLOCK};
+use crate::order::{sort_key_for, Group, Order, PartKey, Primary};
 use crate::rest::{slot_of, Slot, Tally};
 use crate::wire::{EntryKind, KindCounts, SortBy};
 
@@ -98,10 +109,6 @@ impl Candidate {
     /// The `lstat` made to place it, if any (reused to describe it).
     pub fn meta(&self) -> Option<Meta> {
         self.placed.as_ref().and_then(|p| p.1)
-    }
-
-    fn beats(&self, key: &[u32], name: &[u8]) -> bool {
-        self.cmp_with(key, name) == Ordering::Less
     }
 
     fn cmp_with(&self, key: &[u32], name: &[u8]) -> Ordering {
@@ -145,10 +152,11 @@ impl Keyed {
         Keyed { key: key.into(), pos }
     }
 
-    /// How the entry (`key`, `name`) compares to this position.
+    /// How the entry (`key`, `name`) compares to this position, as
+    /// [`Order::compare_keyed`] would with its whole key.
     #[inline]
-    pub fn compare(&self, order: Order, key: &[u32], name: &[u8]) -> Ordering {
-        order.compare_keyed(key, name, &self.key, &self.pos.name)
+    pub fn compare(&self, order: Order, key: &mut PartKey<'_>, name: &[u8]) -> Ordering {
+        key.compare(&self.key).then_with(|| if order.bytes_reversed() { self.pos.name.as_ref().cmp(name) } else { name.cmp(&self.pos.name) })
     }
 }
 
@@ -368,7 +376,7 @@ impl Bounds<'_> {
     }
 
     /// `Less` below the range, `Equal` inside, `Greater` above.
-    fn place(&self, order: Order, key: &[u32], name: &[u8]) -> Ordering {
+    fn place(&self, order: Order, key: &mut PartKey<'_>, name: &[u8]) -> Ordering {
         if let Some((lo, inclusive)) = self.lo {
             match lo.compare(order, key, name) {
                 Ordering::Less => return Ordering::Less,
@@ -383,7 +391,7 @@ impl Bounds<'_> {
     }
 }
 
-/// One pass keeping the best `keep` entries within `bounds`, in order.
+/// One pass keeping the first (or last) `keep` entries within `bounds`, in order.
 struct Kept {
     pass: Pass,
     best: Vec<Candidate>,
@@ -392,21 +400,70 @@ struct Kept {
     below_tally: Tally,
 }
 
-/// Entries go into a plain vector until there are more than `keep`; only then
-/// does it become a max-heap of the best `keep`, so a small folder costs one
-/// sort and a huge one O(keep) memory and about one comparison per entry.
+/// Which end of the order a pass keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    First,
+    Last,
+}
+
+/// A kept candidate in the heap: the heap's top is the one to give up first
+/// (the greatest when keeping the first entries, the least when keeping the last).
+trait Held: Ord {
+    const END: End;
+    fn hold(c: Candidate) -> Self;
+    fn candidate(&self) -> &Candidate;
+    fn release(self) -> Candidate;
+}
+
+impl Held for Candidate {
+    const END: End = End::First;
+    fn hold(c: Candidate) -> Self {
+        c
+    }
+    fn candidate(&self) -> &Candidate {
+        self
+    }
+    fn release(self) -> Candidate {
+        self
+    }
+}
+
+impl Held for std::cmp::Reverse<Candidate> {
+    const END: End = End::Last;
+    fn hold(c: Candidate) -> Self {
+        std::cmp::Reverse(c)
+    }
+    fn candidate(&self) -> &Candidate {
+        &self.0
+    }
+    fn release(self) -> Candidate {
+        self.0
+    }
+}
+
 fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
-    let mut small: Vec<Candidate> = Vec::new();
-    let mut heap: Option<BinaryHeap<Candidate>> = None;
+    keep_end::<Candidate>(dir, keep, bounds, rd)
+}
+
+/// Entries go into a plain vector until there are more than `keep`; only then
+/// does it become a heap of the `keep` kept so far, so a small folder costs one
+/// sort and a huge one O(keep) memory and about one comparison per entry.
+/// The kept entries are returned in order (ascending, whichever end was kept).
+fn keep_end<H: Held>(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
+    let mut small: Vec<H> = Vec::new();
+    let mut heap: Option<BinaryHeap<H>> = None;
     let mut below = 0u64;
     let mut below_tally = Tally::default();
     let mut key = Vec::new();
     let order = rd.order;
+    // The top of the heap gives way to an entry that compares this way to it.
+    let gives_way = if H::END == End::First { Ordering::Greater } else { Ordering::Less };
     let p = pass(dir, rd, &mut |e| {
         let group = Group::of(e.kind);
-        sort_key_for(order, group, e.primary, e.name, &mut key);
+        let mut part = PartKey::new(order, group, e.primary, e.name, &mut key);
         if bounds.is_set() {
-            match bounds.place(order, &key, e.name) {
+            match bounds.place(order, &mut part, e.name) {
                 Ordering::Less => {
                     below += 1;
                     below_tally.add(e.slot);
@@ -419,19 +476,22 @@ fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> R
         if keep == 0 {
             return;
         }
-        let make = || Candidate {
-            key: key.as_slice().into(),
-            order,
-            kind: e.kind,
-            name: e.name.into(),
-            placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
+        let key = part.finish();
+        let make = || {
+            H::hold(Candidate {
+                key: key.into(),
+                order,
+                kind: e.kind,
+                name: e.name.into(),
+                placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
+            })
         };
         match &mut heap {
             Some(h) => {
-                if let Some(mut worst) = h.peek_mut() {
-                    // Allocate only for a name that beats the current worst.
-                    if !worst.beats(&key, e.name) {
-                        *worst = make();
+                if let Some(mut top) = h.peek_mut() {
+                    // Allocate only for a name that beats the one to give up.
+                    if top.candidate().cmp_with(key, e.name) == gives_way {
+                        *top = make();
                     }
                 }
             }
@@ -445,7 +505,8 @@ fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> R
             }
         }
     })?;
-    let mut best = heap.map(BinaryHeap::into_vec).unwrap_or(small);
+    let held = heap.map(BinaryHeap::into_vec).unwrap_or(small);
+    let mut best: Vec<Candidate> = held.into_iter().map(H::release).collect();
     best.sort_unstable();
     Ok(Kept { pass: p, best, below, below_tally })
 }
@@ -481,9 +542,12 @@ struct Tuning {
     window: usize,
     /// Narrowing rounds before a bucket is kept whatever its size.
     rounds: u32,
+    /// Standard deviations of the sample's estimate around the page that
+    /// the counting pass tells apart.
+    spread: u64,
 }
 
-const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: SELECTION_ROUNDS };
+const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: SELECTION_ROUNDS, spread: SELECTION_SPREAD_SD };
 
 /// Pass 1: counts and a uniform sample of the positions within `bounds`, sorted.
 fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<'_>) -> Result<(Pass, Vec<Keyed>, u64, u64), Stop> {
@@ -493,21 +557,32 @@ fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<
     let mut key = Vec::new();
     let p = pass(dir, rd, &mut |e| {
         let group = Group::of(e.kind);
-        sort_key_for(order, group, e.primary, e.name, &mut key);
-        match bounds.place(order, &key, e.name) {
-            Ordering::Less => below += 1,
-            Ordering::Greater => {}
-            Ordering::Equal => {
-                let keyed = || Keyed { key: key.as_slice().into(), pos: SortPosition { group, primary: e.primary, name: e.name.into() } };
-                if (inside as usize) < k {
-                    reservoir.push(keyed());
-                } else {
-                    let j = rng.below(inside + 1) as usize;
-                    if j < k {
-                        reservoir[j] = keyed();
-                    }
+        // Unbounded (the first round), only a name entering the reservoir
+        // needs its key: most of a big folder is just counted.
+        if bounds.is_set() {
+            let mut part = PartKey::new(order, group, e.primary, e.name, &mut key);
+            match bounds.place(order, &mut part, e.name) {
+                Ordering::Less => {
+                    below += 1;
+                    return;
                 }
-                inside += 1;
+                Ordering::Greater => return,
+                Ordering::Equal => {}
+            }
+        }
+        let slot = if (inside as usize) < k {
+            Some(reservoir.len())
+        } else {
+            Some(rng.below(inside + 1) as usize).filter(|&j| j < k)
+        };
+        inside += 1;
+        if let Some(j) = slot {
+            sort_key_for(order, group, e.primary, e.name, &mut key);
+            let keyed = Keyed { key: key.as_slice().into(), pos: SortPosition { group, primary: e.primary, name: e.name.into() } };
+            if j == reservoir.len() {
+                reservoir.push(keyed);
+            } else {
+                reservoir[j] = keyed;
             }
         }
     })?;
@@ -517,25 +592,134 @@ fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<
     Ok((p, reservoir, below, inside))
 }
 
+/// The buckets a counting pass also keeps, in case the page lies within
+/// them: `first..=last`, at most `cap` entries (past it, nothing is kept).
+#[derive(Debug, Clone, Copy)]
+struct Hunch {
+    first: usize,
+    last: usize,
+    cap: usize,
+}
+
+/// What the counting pass saw.
+struct Counted {
+    pass: Pass,
+    /// Entries within the bounds in each bucket `[samples[i-1], samples[i])`.
+    counts: Vec<u64>,
+    /// Entries below the bounds.
+    below: u64,
+    /// The entries of the hunch's buckets, unless there were more than its cap.
+    kept: Option<Vec<Candidate>>,
+    /// The most entries `kept` held.
+    most_kept: usize,
+    /// The groups of the entries below the bounds or the hunch's first bucket.
+    before_tally: Tally,
+}
+
 /// Pass 2: how many entries within `bounds` fall in each bucket
-/// `[samples[i-1], samples[i])`, and how many lie below the bounds.
-fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<(Pass, Vec<u64>, u64), Stop> {
+/// `[samples[i-1], samples[i])`, and how many lie below the bounds; and the
+/// entries of the buckets `hunch` guesses the page is in.
+fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, hunch: Option<Hunch>, rd: &Reading<'_>) -> Result<Counted, Stop> {
     let mut counts = vec![0u64; samples.len() + 1];
     let mut below = 0u64;
+    let mut kept = hunch.map(|_| Vec::new());
+    let mut most_kept = 0;
+    let mut before_tally = Tally::default();
     let order = rd.order;
     let mut key = Vec::new();
     let p = pass(dir, rd, &mut |e| {
-        sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
-        match bounds.place(order, &key, e.name) {
-            Ordering::Less => below += 1,
+        let mut part = PartKey::new(order, Group::of(e.kind), e.primary, e.name, &mut key);
+        match bounds.place(order, &mut part, e.name) {
+            Ordering::Less => {
+                below += 1;
+                before_tally.add(e.slot);
+            }
             Ordering::Greater => {}
             Ordering::Equal => {
-                let i = samples.partition_point(|s| s.compare(order, &key, e.name) != Ordering::Less);
+                // Most entries lie outside the first and last boundary: two
+                // comparisons, not a binary search over every sample.
+                let n = samples.len();
+                let i = match (samples.first(), samples.last()) {
+                    (Some(first), Some(last)) => {
+                        if first.compare(order, &mut part, e.name) == Ordering::Less {
+                            0
+                        } else if last.compare(order, &mut part, e.name) != Ordering::Less {
+                            n
+                        } else {
+                            1 + samples[1..n - 1].partition_point(|s| s.compare(order, &mut part, e.name) != Ordering::Less)
+                        }
+                    }
+                    _ => 0,
+                };
                 counts[i] += 1;
+                let Some(h) = hunch else { return };
+                if i < h.first {
+                    before_tally.add(e.slot);
+                } else if i <= h.last {
+                    if kept.as_ref().is_some_and(|v| v.len() == h.cap) {
+                        kept = None;
+                    }
+                    if let Some(v) = &mut kept {
+                        v.push(Candidate {
+                            key: part.finish().into(),
+                            order,
+                            kind: e.kind,
+                            name: e.name.into(),
+                            placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
+                        });
+                        most_kept = most_kept.max(v.len());
+                    }
+                }
             }
         }
     })?;
-    Ok((p, counts, below))
+    Ok(Counted { pass: p, counts, below, kept, most_kept, before_tally })
+}
+
+/// The samples within `spread_sd` standard deviations of the page's
+/// estimated place: entries `rank` to `rank + limit` of the `inside` entries
+/// the `samples` were drawn from uniformly, and the index of the first one
+/// kept. The number of samples below an entry is binomial, with a standard
+/// deviation of at most `sqrt(samples) / 2`.
+fn near_the_page(mut samples: Vec<Keyed>, rank: u64, limit: u64, inside: u64, spread_sd: u64) -> (Vec<Keyed>, usize) {
+    let m = samples.len() as u64;
+    if inside == 0 || m == 0 {
+        return (samples, 0);
+    }
+    // At least a boundary each side, so that a round always splits its range.
+    let spread = (spread_sd * (m.isqrt() + 1) / 2).max(1);
+    let at = |r: u64| (u128::from(r.min(inside)) * u128::from(m) / u128::from(inside)) as u64;
+    let from = at(rank).saturating_sub(spread);
+    let to = at(rank.saturating_add(limit)).saturating_add(spread + 1).min(m);
+    samples.truncate(to as usize);
+    samples.drain(..from as usize);
+    (samples, from as usize)
+}
+
+/// Share of a hunch's cap its buckets are expected to fill, so that it is
+/// seldom overrun by chance.
+const HUNCH_FILL_PERCENT: u64 = 80;
+
+/// The buckets of the samples `from..from + n` (of `all` drawn from `inside`
+/// entries) that the counting pass keeps in case the page lies within them:
+/// centred on where the sample places entries `rank..rank + limit`, as many
+/// as are expected to hold `HUNCH_FILL_PERCENT` of `cap` entries. When the
+/// page lies within them it is known after two passes, not three.
+fn hunch_for(all: usize, from: usize, n: usize, rank: u64, limit: u64, inside: u64, cap: usize) -> Option<Hunch> {
+    if inside == 0 || all == 0 || cap == 0 {
+        return None;
+    }
+    let m = all as u64;
+    // Bucket t of the kept samples is bucket `from + t` of all of them.
+    let bucket = |r: u64| ((u128::from(r.min(inside)) * u128::from(m) / u128::from(inside)) as u64).saturating_sub(from as u64).min(n as u64);
+    let (page_first, page_last) = (bucket(rank), bucket(rank.saturating_add(limit)));
+    let buckets = (u128::from(cap as u64) * u128::from(HUNCH_FILL_PERCENT) * u128::from(m) / 100 / u128::from(inside)) as u64;
+    let span = page_last - page_first + 1;
+    if buckets < span + 2 {
+        return None;
+    }
+    let extra = (buckets - span) / 2;
+    Some(Hunch { first: page_first.saturating_sub(extra) as usize, last: (page_last + extra).min(n as u64) as usize, cap })
 }
 
 /// Which page of a folder to choose.
@@ -582,6 +766,10 @@ fn rest_after(pass: &Pass, below: &Tally, before_end: &[Candidate]) -> Tally {
 
 /// Chooses the page `window` of `dir` (see the module docs).
 pub(crate) fn select(dir: &Dir, window: Window<'_>, rd: &Reading<'_>) -> Result<Selection, Stop> {
+    select_tuned(dir, window, TUNING, rd)
+}
+
+fn select_tuned(dir: &Dir, window: Window<'_>, tuning: Tuning, rd: &Reading<'_>) -> Result<Selection, Stop> {
     match window {
         Window::Everything => {
             let k = keep_best(dir, usize::MAX, &Bounds::default(), rd)?;
@@ -593,7 +781,7 @@ pub(crate) fn select(dir: &Dir, window: Window<'_>, rd: &Reading<'_>) -> Result<
             let rest = rest_after(&k.pass, &k.below_tally, &k.best);
             Ok(Selection { held: k.best.len(), page: k.best, offset: k.below, pass: k.pass, rest, lost_page: false })
         }
-        Window::At { offset, limit } if offset <= TUNING.window as u64 => {
+        Window::At { offset, limit } if offset <= tuning.window as u64 => {
             let mut k = keep_best(dir, clamp(offset.saturating_add(limit)), &Bounds::default(), rd)?;
             let held = k.best.len();
             let rest = rest_after(&k.pass, &k.below_tally, &k.best);
@@ -601,7 +789,7 @@ pub(crate) fn select(dir: &Dir, window: Window<'_>, rd: &Reading<'_>) -> Result<
             k.best.drain(..from);
             Ok(Selection { page: k.best, offset, pass: k.pass, rest, lost_page: false, held })
         }
-        Window::At { offset, limit } => narrow(dir, offset, limit, TUNING, rd),
+        Window::At { offset, limit } => narrow(dir, offset, limit, tuning, rd),
     }
 }
 
@@ -644,13 +832,29 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
                 // Past the end: an empty page with the true total.
                 return Ok(Selection { page: Vec::new(), offset, pass: p, rest: Tally::default(), lost_page: false, held });
             }
+            // A page within a window of the end: keep the last entries instead.
+            let tail = p.total - offset;
+            if tail.saturating_sub(limit) <= tuning.window as u64 {
+                drop(samples);
+                return from_end(dir, offset, limit, tail, p, held, rd);
+            }
             whole = Some(p);
         }
         let rank = offset.saturating_sub(below);
         if inside <= tuning.window as u64 {
             break (lo, rank);
         }
-        let (p2, counts, below2) = bucket_counts(dir, &samples, &bounds, rd)?;
+        // Only the boundaries near where the sample places the page are
+        // counted between: the page lies that near but about once in 10^15
+        // rounds, and then the next round narrows to the side it fell on.
+        let all = samples.len();
+        let (samples, from) = near_the_page(samples, rank, limit, inside, tuning.spread);
+        // Memory for the hunch: what the sample held, less what is left of it.
+        let cap = tuning.sample.max(tuning.window + clamp(limit)).saturating_sub(samples.len());
+        let hunch = hunch_for(all, from, samples.len(), rank, limit, inside, cap);
+        let counted = bucket_counts(dir, &samples, &bounds, hunch, rd)?;
+        held = held.max(samples.len() + counted.most_kept);
+        let (p2, counts, below2) = (counted.pass, counted.counts, counted.below);
         if cut(&p2) {
             return lost(whole, p2, held);
         }
@@ -666,6 +870,19 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
         while j < counts.len() && end + counts[j] < offset.saturating_add(limit) {
             end += counts[j];
             j += 1;
+        }
+        if let (Some(h), Some(mut kept)) = (hunch, counted.kept) {
+            if h.first <= i && j <= h.last {
+                // The hunch held the page: this pass was the last.
+                let before = below2 + counts[..h.first].iter().sum::<u64>();
+                kept.sort_unstable();
+                let rank = clamp(offset.saturating_sub(before)).min(kept.len());
+                let end = (rank + clamp(limit)).min(kept.len());
+                let rest = rest_after(&p2, &counted.before_tally, &kept[..end]);
+                kept.truncate(end);
+                kept.drain(..rank);
+                return Ok(Selection { page: kept, offset: before + rank as u64, pass: p2, rest, lost_page: false, held });
+            }
         }
         if j < samples.len() {
             page_end = Some(samples[j].clone());
@@ -692,6 +909,30 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
     k.best.truncate(end);
     k.best.drain(..rank);
     Ok(Selection { page: k.best, offset: k.below + rank as u64, pass: k.pass, rest, lost_page: false, held })
+}
+
+/// The page at `offset` when the first pass counted `tail` entries from it
+/// to the end: one more pass keeps the last `tail` entries, as a first page
+/// keeps the first ones. The last pass decides the true position (the
+/// folder may have changed): the kept entries are the last of its total.
+fn from_end(dir: &Dir, offset: u64, limit: u64, tail: u64, whole: Pass, held: usize, rd: &Reading<'_>) -> Result<Selection, Stop> {
+    let mut k = keep_end::<std::cmp::Reverse<Candidate>>(dir, clamp(tail), &Bounds::default(), rd)?;
+    let held = held.max(k.best.len());
+    if k.pass.cut_short() || k.pass.unchecked > 0 {
+        let mut pass = whole;
+        pass.timed_out = true;
+        return Ok(Selection { page: Vec::new(), offset, pass, rest: Tally::default(), lost_page: true, held });
+    }
+    let first = k.pass.total - k.best.len() as u64;
+    let rank = clamp(offset.saturating_sub(first)).min(k.best.len());
+    let end = (rank + clamp(limit)).min(k.best.len());
+    let mut rest = Tally::default();
+    for c in &k.best[end..] {
+        rest.add(k.pass.tally.canonical(slot_of(&c.name, c.kind)));
+    }
+    k.best.truncate(end);
+    k.best.drain(..rank);
+    Ok(Selection { page: k.best, offset: first + rank as u64, pass: k.pass, rest, lost_page: false, held })
 }
 
 #[cfg(test)]
@@ -731,7 +972,7 @@ mod tests {
         let (t, names) = folder_of(3_000);
         let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
         // A tiny sample makes buckets far larger than the window: several rounds.
-        let tight = Tuning { sample: 4, window: 16, rounds: 64 };
+        let tight = Tuning { sample: 4, window: 16, rounds: 64, spread: 8 };
         for offset in [17, 400, 1_499, 2_990, 2_999] {
             for _ in 0..20 {
                 let s = narrow(&dir, offset, 10, tight, &reading()).unwrap();
@@ -754,6 +995,113 @@ mod tests {
             "held {} names at once: bounded by the sample or one bucket plus the page, not by the offset",
             s.held
         );
+    }
+
+    /// A folder of `n` entries drawn from `seed`: names that tie under the
+    /// natural order but for their bytes (`a1`, `A1`, `a01`), few sizes,
+    /// times and extensions (ties under every order), some folders.
+    fn tied_folder(n: usize, seed: u64) -> tempfile::TempDir {
+        let t = tempfile::tempdir().unwrap();
+        let mut rng = Rng(seed);
+        let stems = ["a1", "A1", "a01", "b", "B", "b2", "b10", "ß", "é", "-", "_"];
+        let exts = ["", ".txt", ".TXT", ".jpg", ".b", ".tar.gz"];
+        let mut made = 0;
+        while made < n {
+            let pick = |rng: &mut Rng, from: &[&'static str]| from[rng.below(from.len() as u64) as usize];
+            let name = format!("{}{}{}", pick(&mut rng, &stems), pick(&mut rng, &stems), pick(&mut rng, &exts));
+            let path = t.path().join(&name);
+            if path.exists() {
+                continue;
+            }
+            if rng.below(8) == 0 {
+                std::fs::create_dir(&path).unwrap();
+            } else {
+                std::fs::write(&path, vec![b'x'; rng.below(4) as usize]).unwrap();
+            }
+            let when = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + rng.below(3));
+            std::fs::File::open(&path).unwrap().set_modified(when).unwrap();
+            made += 1;
+        }
+        t
+    }
+
+    /// Every entry of `dir` that `rd` keeps, sorted by the engine's comparator
+    /// (itself checked against a reference in `order`): the whole order.
+    fn sorted_whole(dir: &Dir, path: &std::path::Path, rd: &Reading<'_>) -> Vec<(Vec<u8>, EntryKind)> {
+        let mut scratch = FilterScratch::default();
+        let mut v: Vec<(Vec<u32>, Vec<u8>, EntryKind)> = std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let name = std::os::unix::ffi::OsStrExt::as_bytes(e.file_name().as_os_str()).to_vec();
+                let meta = dir.stat_child(&name, false).unwrap();
+                let primary = match rd.order.by {
+                    SortBy::Size if meta.kind != EntryKind::Folder => Primary::of_size(meta.size),
+                    SortBy::Modified => Primary::Value(meta.modified_ms.unwrap()),
+                    _ => Primary::None,
+                };
+                let mut key = Vec::new();
+                sort_key_for(rd.order, Group::of(meta.kind), primary, &name, &mut key);
+                (key, name, meta.kind)
+            })
+            .filter(|(_, name, _)| rd.filter.is_none_or(|f| f.matches(name, &mut scratch)))
+            .collect();
+        v.sort_by(|a, b| rd.order.compare_keyed(&a.0, &a.1, &b.0, &b.1));
+        v.into_iter().map(|(_, name, kind)| (name, kind)).collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+
+        /// A page at any offset, under any order and filter, is the same
+        /// slice of the whole order, whichever way it was chosen: the first
+        /// pages, narrowing, or from the other end (a tiny window makes
+        /// every way reachable in a small folder).
+        #[test]
+        fn a_page_at_any_offset_is_the_slice_of_the_whole_order(
+            n in 20usize..120,
+            seed in proptest::prelude::any::<u64>(),
+            by in 0usize..4,
+            reverse in proptest::prelude::any::<bool>(),
+            filter in proptest::option::of(proptest::sample::select(vec!["a", "b*", "*1*", "*.txt"])),
+            limit in 1u64..9,
+            window in 1usize..12,
+            sample in 2usize..80,
+            spread in 0u64..3,
+            extra in 0u64..200,
+        ) {
+            let t = tied_folder(n, seed);
+            let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
+            let order = Order { by: [SortBy::Name, SortBy::Size, SortBy::Modified, SortBy::Type][by], reverse };
+            let filter = filter.map(|f| NameFilter::parse(f).unwrap());
+            let rd = Reading { order, filter: filter.as_ref(), ..reading() };
+            let whole = sorted_whole(&dir, t.path(), &rd);
+            let total = whole.len() as u64;
+            let tuning = Tuning { sample, window, rounds: 64, spread };
+            let half = total / 2;
+            let tail = total.saturating_sub(limit);
+            let offsets = [0, 1, half.saturating_sub(1), half, half + 1, tail.saturating_sub(1), tail, tail + 1, total.saturating_sub(1), total, total + 3, extra];
+            for offset in offsets {
+                let s = select_tuned(&dir, Window::At { offset, limit }, tuning, &rd).unwrap();
+                let (from, end) = ((offset.min(total)) as usize, ((offset + limit).min(total)) as usize);
+                let want: Vec<Vec<u8>> = whole[from..end].iter().map(|(n, _)| n.clone()).collect();
+                let why = format!("seed {seed}, {n} entries, {order:?}, filter {filter:?}, offset {offset} of {total}, limit {limit}, {tuning:?}");
+                proptest::prop_assert_eq!(page_names(&s), want, "the page is the slice: {}", why);
+                proptest::prop_assert_eq!(s.pass.total, total, "{}", why);
+                if offset < total {
+                    proptest::prop_assert_eq!(s.offset, offset, "the true offset: {}", why);
+                }
+                proptest::prop_assert!(!s.lost_page, "{}", why);
+                proptest::prop_assert!(s.held <= tuning.sample.max(window + limit as usize), "held {}: {}", s.held, why);
+                let mut rest = Tally::default();
+                for (name, kind) in &whole[end..] {
+                    rest.add(s.pass.tally.canonical(slot_of(name, *kind)));
+                }
+                if offset < total {
+                    proptest::prop_assert_eq!(s.rest.groups(), rest.groups(), "the rest is what follows the page: {}", why);
+                }
+            }
+        }
     }
 
     #[test]

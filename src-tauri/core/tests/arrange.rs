@@ -169,17 +169,21 @@ fn cursor_pages_under_a_size_order_walk_every_entry_once_in_order() {
 }
 
 #[test]
-fn a_deep_page_under_a_size_order_is_the_same_slice_as_in_the_whole_order() {
+fn a_deep_page_under_a_size_order_either_way_is_the_same_slice_as_in_the_whole_order() {
     let t = Tree::new_in_memory();
     let sizes = sized_files(&t, "top", 5_000);
-    let want = by_size(&sizes, false);
-    for offset in [2_049u64, 3_500, 4_990] {
-        let o = ListOptions { offset, limit: Some(50), ..with_order(SortBy::Size, false, 1, 100) };
-        let l = list(&t.at("top"), &o).unwrap();
-        let f = folder(&l.root);
-        let end = (offset as usize + 50).min(want.len());
-        assert_eq!(owned(f), want[offset as usize..end], "offset {offset}");
-        assert_eq!((f.offset, f.total), (offset, Some(5_000)));
+    for reverse in [false, true] {
+        let want = by_size(&sizes, reverse);
+        // Narrowing around the half; from the other end from 2,902 on
+        // (2,048 entries or fewer after the page), and 2,901 just before.
+        for offset in [2_049u64, 2_499, 2_500, 2_501, 2_901, 2_902, 3_500, 4_950, 4_990, 4_999] {
+            let o = ListOptions { offset, limit: Some(50), ..with_order(SortBy::Size, reverse, 1, 100) };
+            let l = list(&t.at("top"), &o).unwrap();
+            let f = folder(&l.root);
+            let end = (offset as usize + 50).min(want.len());
+            assert_eq!(owned(f), want[offset as usize..end], "offset {offset}, reverse {reverse}");
+            assert_eq!((f.offset, f.total), (offset, Some(5_000)), "offset {offset}, reverse {reverse}");
+        }
     }
 }
 
