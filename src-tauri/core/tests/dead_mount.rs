@@ -177,6 +177,27 @@ fn canopy_list_prints_its_listing_and_closes_its_output_while_a_call_is_stuck() 
 }
 
 #[test]
+fn two_listings_reaching_a_dead_device_first_at_once_leave_one_thread_behind() {
+    let s = Scene::new(false);
+    let dead = s.at("mnt/dead");
+    let start = std::sync::Barrier::new(2);
+    let errors: Vec<_> = std::thread::scope(|scope| {
+        let one = || {
+            start.wait();
+            list(&dead, &quick(1)).map(|_| ()).unwrap_err()
+        };
+        let a = scope.spawn(one);
+        let b = scope.spawn(one);
+        vec![a.join().unwrap(), b.join().unwrap()]
+    });
+    for e in &errors {
+        assert_eq!(e.code, ErrorCode::Timeout, "{}", e.message);
+    }
+    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "the second waited for the first's outcome instead of asking too");
+    assert_eq!(Pool::global().stuck_threads(), 1);
+}
+
+#[test]
 fn a_preview_of_a_file_whose_open_never_answers_times_out_once() {
     let s = Scene::new(false);
     let frozen = encode_handle(&s.at("mnt/frozen.txt"));
