@@ -101,8 +101,8 @@ pub fn supervise() {
     let set = forwarded_set();
     let mut fds = [-1; 2];
     // SAFETY: plain syscalls on local buffers; between fork and return the
-    // child runs only async-signal-safe calls (sigprocmask, close, prctl,
-    // getppid, raise) and atexit, and the process has one thread.
+    // child runs only async-signal-safe calls (signal, sigprocmask, close,
+    // prctl, getppid, raise) and atexit, and the process has one thread.
     unsafe {
         if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) < 0 {
             return;
@@ -127,13 +127,18 @@ pub fn supervise() {
         // Blocked before the fork: a signal sent to the supervisor while it
         // starts is pending, then read from its signalfd, never lost.
         libc::sigprocmask(libc::SIG_BLOCK, &set, &mut old);
+        // A caller may start us with SIGCHLD ignored, which would reap the
+        // program unseen; the program gets the caller's setting back.
+        let chld = libc::signal(libc::SIGCHLD, libc::SIG_DFL);
         match libc::fork() {
             -1 => {
+                libc::signal(libc::SIGCHLD, chld);
                 libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
                 libc::close(fds[0]);
                 libc::close(fds[1]);
             }
             0 => {
+                libc::signal(libc::SIGCHLD, chld);
                 libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
                 libc::close(fds[0]);
                 LIFELINE.store(fds[1], Ordering::SeqCst);
