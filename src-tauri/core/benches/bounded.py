@@ -127,7 +127,17 @@ def time_to_eof(argv):
     out = p.stdout.read()
     err = p.stderr.read()
     took = time.perf_counter() - t
+    p.started = t
     return took, out.decode(errors="replace"), err.decode(errors="replace"), p
+
+
+def exit_time(p, patience=10.0):
+    """When `p`'s parent's wait returned, from its start; None if not within `patience` s."""
+    try:
+        p.wait(timeout=max(0.0, patience - (time.perf_counter() - p.started)))
+        return time.perf_counter() - p.started
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def dead_mounts(tool, cli):
@@ -148,10 +158,10 @@ def dead_mounts(tool, cli):
               f"(folder budget 2,000 ms + grace 250 ms); the dead one: {[l for l in out.splitlines() if 'mnt' in l]}")
         took2, _, err, p2 = time_to_eof([cli, point])
         print(f"    the dead folder as the root: output ended after {took2*1000:.0f} ms: {err.strip()}")
-        for proc in (p, p2):
-            proc.poll()
-        alive = sum(proc.returncode is None for proc in (p, p2))
-        print(f"    canopy-list processes still alive then (a thread stuck in FUSE): {alive} of 2")
+        for label, proc in (("beside a dead one", p), ("the dead one as the root", p2)):
+            took = exit_time(proc)
+            said = f"exited (its parent's wait returned) after {took*1000:.0f} ms" if took else "had not exited 10 s after its start"
+            print(f"    canopy-list on {label}: {said}")
     finally:
         mount.stdin.close()
         mount.wait()

@@ -56,6 +56,9 @@ const FORWARDED: [libc::c_int; 6] = [libc::SIGTERM, libc::SIGHUP, libc::SIGINT, 
 /// How often the supervisor reads the program's state while its files are
 /// still open (they stay open while a thread is stuck).
 const LOOK_EVERY_MS: libc::c_int = 20;
+/// How long the supervisor waits to collect a program whose main thread has
+/// exited, before it takes the status from `/proc` (a thread is stuck).
+const REAP_WITHIN: std::time::Duration = std::time::Duration::from_millis(200);
 /// The supervisor's command line: its own, so `ps` tells it from the program.
 const ARG0_SUFFIX: &str = " (supervisor)";
 
@@ -216,13 +219,16 @@ fn watch_over(child: libc::pid_t, lifeline: libc::c_int) -> ! {
         libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         let signals = libc::signalfd(-1, &set, libc::SFD_CLOEXEC);
         let mut ended = false;
+        // Since when the program's main thread is seen exited (`Z`) while it
+        // cannot be collected yet.
+        let mut exited_since: Option<std::time::Instant> = None;
         loop {
             let mut polled = [
                 libc::pollfd { fd: if ended { -1 } else { lifeline }, events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: signals, events: libc::POLLIN, revents: 0 },
             ];
-            // Once the lifeline ended, the program's last thread is going: look often.
-            libc::poll(polled.as_mut_ptr(), 2, if ended { 1 } else { LOOK_EVERY_MS });
+            // While the program is exiting, look often.
+            libc::poll(polled.as_mut_ptr(), 2, if exited_since.is_some() { 1 } else { LOOK_EVERY_MS });
             if polled[1].revents & libc::POLLIN != 0 {
                 let mut info: libc::signalfd_siginfo = std::mem::zeroed();
                 let size = std::mem::size_of::<libc::signalfd_siginfo>();
@@ -237,7 +243,9 @@ fn watch_over(child: libc::pid_t, lifeline: libc::c_int) -> ! {
             if polled[0].revents != 0 {
                 let mut byte = 0u8;
                 if libc::read(lifeline, (&mut byte as *mut u8).cast(), 1) <= 0 {
+                    // Every thread let go of the lifeline: collected in a moment.
                     ended = true;
+                    exited_since.get_or_insert_with(std::time::Instant::now);
                 }
             }
             let mut status = 0;
@@ -246,8 +254,19 @@ fn watch_over(child: libc::pid_t, lifeline: libc::c_int) -> ! {
                 r if r == child => exit_as(status),
                 _ => libc::_exit(1),
             }
+            // The main thread exits before the others: a program seen exited
+            // is given REAP_WITHIN to be collected (a program left uncollected
+            // is a zombie for whoever adopts it); one that cannot be by then
+            // has a thread stuck, and its status is read from /proc.
             if let Some(status) = exited_with_threads_left(child) {
-                exit_as(status);
+                match exited_since {
+                    Some(t) if t.elapsed() >= REAP_WITHIN => exit_as(status),
+                    Some(_) => {}
+                    None => exited_since = Some(std::time::Instant::now()),
+                }
+            } else if ended && exited_since.is_some_and(|t| t.elapsed() >= REAP_WITHIN) {
+                // The lifeline ended but the program goes on (it closed it): look as before.
+                exited_since = None;
             }
         }
     }
