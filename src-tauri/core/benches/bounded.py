@@ -154,12 +154,13 @@ def dead_mounts(tool, cli):
     try:
         assert mount.stdout.readline().strip() == b"ready"
         took, out, _, p = time_to_eof([cli, parent])
+        exited = exit_time(p)
         print(f"    live folder beside a dead one: output ended after {took*1000:.0f} ms "
               f"(folder budget 2,000 ms + grace 250 ms); the dead one: {[l for l in out.splitlines() if 'mnt' in l]}")
         took2, _, err, p2 = time_to_eof([cli, point])
+        exited2 = exit_time(p2)
         print(f"    the dead folder as the root: output ended after {took2*1000:.0f} ms: {err.strip()}")
-        for label, proc in (("beside a dead one", p), ("the dead one as the root", p2)):
-            took = exit_time(proc)
+        for label, took in (("beside a dead one", exited), ("the dead one as the root", exited2)):
             said = f"exited (its parent's wait returned) after {took*1000:.0f} ms" if took else "had not exited 10 s after its start"
             print(f"    canopy-list on {label}: {said}")
     finally:

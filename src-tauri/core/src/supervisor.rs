@@ -17,10 +17,12 @@
 //! program has exited it exits with the program's status. Promises:
 //!
 //! - the pid the caller started exits, with the program's exit code or the
-//!   signal that ended it, as soon as the program has exited, even while a
-//!   thread of the program is stuck: it reads the program's state and exit
-//!   status from `/proc/PID/stat` (a thread group whose leader has exited is
-//!   `Z` there with the group's status while a stuck thread lives on);
+//!   signal that ended it, as soon as the program has exited and been
+//!   collected; while a thread of the program is stuck, `REAP_WITHIN`
+//!   (200 ms) after its main thread exited, with the status read from
+//!   `/proc/PID/stat` (a thread group whose leader has exited is `Z` there
+//!   with the group's status while a stuck thread lives on). A program that
+//!   is not stuck is always collected, never left a zombie for init;
 //! - a program that exits (`exit`, a return from `main`) while an engine call
 //!   is running or stuck first closes every file it holds, so whoever reads
 //!   its output gets the end, and a session-bus name it held is released;
