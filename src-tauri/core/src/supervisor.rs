@@ -221,6 +221,9 @@ fn watch_over(child: libc::pid_t, lifeline: libc::c_int) -> ! {
         libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         let signals = libc::signalfd(-1, &set, libc::SFD_CLOEXEC);
         let mut ended = false;
+        // Readable once the program can be collected (Linux 5.3+; else -1):
+        // a program that simply exits is collected at once.
+        let mut pidfd = libc::syscall(libc::SYS_pidfd_open, child, 0) as libc::c_int;
         // Since when the program's main thread is seen exited (`Z`) while it
         // cannot be collected yet.
         let mut exited_since: Option<std::time::Instant> = None;
@@ -228,9 +231,10 @@ fn watch_over(child: libc::pid_t, lifeline: libc::c_int) -> ! {
             let mut polled = [
                 libc::pollfd { fd: if ended { -1 } else { lifeline }, events: libc::POLLIN, revents: 0 },
                 libc::pollfd { fd: signals, events: libc::POLLIN, revents: 0 },
+                libc::pollfd { fd: pidfd, events: libc::POLLIN, revents: 0 },
             ];
             // While the program is exiting, look often.
-            libc::poll(polled.as_mut_ptr(), 2, if exited_since.is_some() { 1 } else { LOOK_EVERY_MS });
+            libc::poll(polled.as_mut_ptr(), 3, if exited_since.is_some() { 1 } else { LOOK_EVERY_MS });
             if polled[1].revents & libc::POLLIN != 0 {
                 let mut info: libc::signalfd_siginfo = std::mem::zeroed();
                 let size = std::mem::size_of::<libc::signalfd_siginfo>();
@@ -252,6 +256,9 @@ fn watch_over(child: libc::pid_t, lifeline: libc::c_int) -> ! {
             }
             let mut status = 0;
             match libc::waitpid(child, &mut status, libc::WNOHANG) {
+                // A pidfd readable before the program can be collected (an
+                // older kernel's meaning) would keep poll from waiting: drop it.
+                0 if polled[2].revents != 0 => pidfd = -1,
                 0 => {}
                 r if r == child => exit_as(status),
                 _ => libc::_exit(1),
