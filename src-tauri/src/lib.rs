@@ -228,6 +228,9 @@ pub fn configure<R: Runtime>(
 /// Runs the desktop app. `canopy PATH` opens PATH (or its folder, with the
 /// file selected); no argument restores the remembered view, or opens the
 /// home folder.
+///
+/// The pid started is a supervisor ([`canopy_core::supervisor`]): it exits
+/// when the app has, even while a thread of the app is stuck on a dead mount.
 pub fn run() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let cwd = std::env::current_dir().ok();
@@ -240,6 +243,8 @@ pub fn run() {
             eprintln!("canopy: could not restart with the path as a handle ({err}); going on without it");
         }
     }
+    // After the restart above (which would supervise twice), before any thread.
+    canopy_core::supervisor::supervise();
     let state_path = canopy_core::saved_view::state_path();
     let loaded = state_path.as_deref().map(canopy_core::saved_view::load).unwrap_or_default();
     let window = loaded.remembered.window;

@@ -3,6 +3,7 @@
 import { tauriBackend } from "./backend";
 import { DirectoryController } from "./directory-controller";
 import type { FolderState } from "./tree-state";
+import type { WatchShortfallKind } from "./bindings/WatchShortfallKind";
 import { install as installTestHooks } from "./e2e-hooks";
 import { Highlighter, spawnColourWorker } from "./highlight/highlighter";
 import { el } from "./view/dom";
@@ -52,7 +53,7 @@ function rootSummary(f: FolderState | null): string {
   return parts.join(" · ");
 }
 
-function liveNotice(kind: "cap" | "systemLimit" | "unavailable", unwatched: number): string {
+function liveNotice(kind: WatchShortfallKind, unwatched: number): string {
   const n = `${unwatched.toLocaleString("en-US")} open ${unwatched === 1 ? "folder" : "folders"}`;
   switch (kind) {
     case "cap":
@@ -61,6 +62,8 @@ function liveNotice(kind: "cap" | "systemLimit" | "unavailable", unwatched: numb
       return `The system's watch limit is reached: ${n} refresh when the window regains focus.`;
     case "unavailable":
       return "Live refresh is off: folders refresh when the window regains focus.";
+    case "notResponding":
+      return `Not responding (a dead or hung mount?): ${n} refresh when the window regains focus.`;
   }
 }
 

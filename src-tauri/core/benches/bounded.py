@@ -181,7 +181,17 @@ def time_to_eof(argv):
     out = p.stdout.read()
     err = p.stderr.read()
     took = time.perf_counter() - t
+    p.started = t
     return took, out.decode(errors="replace"), err.decode(errors="replace"), p
+
+
+def exit_time(p, patience=10.0):
+    """When `p`'s parent's wait returned, from its start; None if not within `patience` s."""
+    try:
+        p.wait(timeout=max(0.0, patience - (time.perf_counter() - p.started)))
+        return time.perf_counter() - p.started
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def dead_mounts(tool, cli):
@@ -198,14 +208,15 @@ def dead_mounts(tool, cli):
     try:
         assert mount.stdout.readline().strip() == b"ready"
         took, out, _, p = time_to_eof([cli, parent])
+        exited = exit_time(p)
         print(f"    live folder beside a dead one: output ended after {took*1000:.0f} ms "
               f"(folder budget 2,000 ms + grace 250 ms); the dead one: {[l for l in out.splitlines() if 'mnt' in l]}")
         took2, _, err, p2 = time_to_eof([cli, point])
+        exited2 = exit_time(p2)
         print(f"    the dead folder as the root: output ended after {took2*1000:.0f} ms: {err.strip()}")
-        for proc in (p, p2):
-            proc.poll()
-        alive = sum(proc.returncode is None for proc in (p, p2))
-        print(f"    canopy-list processes still alive then (a thread stuck in FUSE): {alive} of 2")
+        for label, took in (("beside a dead one", exited), ("the dead one as the root", exited2)):
+            said = f"exited (its parent's wait returned) after {took*1000:.0f} ms" if took else "had not exited 10 s after its start"
+            print(f"    canopy-list on {label}: {said}")
     finally:
         mount.stdin.close()
         mount.wait()

@@ -14,9 +14,15 @@
 //!   more thread: a job that reaches a stuck place (its device, or a path at
 //!   or below a stuck path) stops there;
 //! - at most `MAX_STUCK_THREADS` workers are stuck in all; while that many
-//!   are, every new step fails at once, whatever its place. (Two requests
-//!   reaching the same dead device for the first time at the same moment can
-//!   each leave one thread there; after that, the device is marked.)
+//!   are, every new step fails at once, whatever its place;
+//! - at most one call is ever stuck per device, from the first: a device is
+//!   *unproven* until a step on it has ended. The first step to reach an
+//!   unproven device is its probe; a step reaching it while the probe runs
+//!   waits for the probe's outcome, at most until its own deadline, and
+//!   fails (`TIMEOUT`) if the probe was given up or is still running then.
+//!   Once a step on the device has ended the device is proven, and calls on
+//!   it never wait for each other (healthy disks are not serialised); a
+//!   device whose step is given up is unproven again;
 //! - an abandoned job publishes nothing: it checks [`Watch::abandoned`]
 //!   before committing what it found, and its late result is dropped on its
 //!   own thread;
@@ -27,12 +33,13 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::cell::Cell;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{ABANDON_GRACE, IDLE_WORKERS, MAX_STUCK_PER_DEVICE, MAX_STUCK_THREADS};
+use crate::limits::{ABANDON_GRACE, IDLE_WORKERS, MAX_PROVEN, MAX_STUCK_PER_DEVICE, MAX_STUCK_THREADS};
 
 /// Where a step's calls act. A step can be at several places at once (a
 /// folder's entry in its parent, then its device once known).
@@ -68,6 +75,9 @@ pub enum Unresponsive {
     Stuck,
     /// `MAX_STUCK_THREADS` workers are stuck.
     TooMany,
+    /// The first call on a device not yet proven to answer had not answered
+    /// by this step's deadline.
+    Unproven,
 }
 
 impl Unresponsive {
@@ -81,6 +91,10 @@ impl Unresponsive {
             Unresponsive::TooMany => CanopyError::new(
                 ErrorCode::Timeout,
                 format!("not responding: {MAX_STUCK_THREADS} calls on unresponsive filesystems have not returned yet"),
+            ),
+            Unresponsive::Unproven => CanopyError::new(
+                ErrorCode::Timeout,
+                "not responding: the first call on this device has not returned yet (a dead or hung mount?)",
             ),
         }
     }
@@ -115,12 +129,45 @@ struct Registry {
     stuck_threads: usize,
     /// Workers alive (idle or busy), for tests and the thread bound.
     workers: usize,
+    /// Devices a step has ended on since they were last given up: calls on
+    /// them never wait for each other. Few (one per mounted filesystem in
+    /// use), and capped at `MAX_PROVEN`.
+    proven: Vec<u64>,
+    /// Unproven devices with a step in flight (the probe), and whose it is.
+    probing: Vec<(u64, usize)>,
+}
+
+/// Engine calls running or stuck, in every pool (see [`calls_pending`]).
+static PENDING: AtomicUsize = AtomicUsize::new(0);
+
+/// How many engine calls are running or stuck in this process: a thread in
+/// one of them may outlive `exit` (see [`crate::supervisor`]).
+pub fn calls_pending() -> usize {
+    PENDING.load(Ordering::SeqCst)
+}
+
+/// Counts one call as pending for as long as it lives.
+struct PendingCall;
+
+impl PendingCall {
+    fn new() -> PendingCall {
+        PENDING.fetch_add(1, Ordering::SeqCst);
+        PendingCall
+    }
+}
+
+impl Drop for PendingCall {
+    fn drop(&mut self) {
+        PENDING.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Workers and the stuck places. One per process ([`Pool::global`]); tests
 /// make their own.
 pub struct Pool {
     registry: Mutex<Registry>,
+    /// Woken when a probe ends or is given up.
+    settled: Condvar,
 }
 
 impl Default for Pool {
@@ -132,7 +179,15 @@ impl Default for Pool {
 impl Pool {
     pub const fn new() -> Pool {
         Pool {
-            registry: Mutex::new(Registry { idle: Vec::new(), stuck: Vec::new(), stuck_threads: 0, workers: 0 }),
+            registry: Mutex::new(Registry {
+                idle: Vec::new(),
+                stuck: Vec::new(),
+                stuck_threads: 0,
+                workers: 0,
+                proven: Vec::new(),
+                probing: Vec::new(),
+            }),
+            settled: Condvar::new(),
         }
     }
 
@@ -157,7 +212,10 @@ impl Pool {
     }
 
     fn check(&self, place: &Place) -> Result<(), Unresponsive> {
-        let r = self.lock();
+        Self::check_in(&self.lock(), place)
+    }
+
+    fn check_in(r: &Registry, place: &Place) -> Result<(), Unresponsive> {
         if r.stuck.iter().any(|(s, n)| *n >= MAX_STUCK_PER_DEVICE && place.blocked_by(s)) {
             return Err(Unresponsive::Stuck);
         }
@@ -167,10 +225,61 @@ impl Pool {
         Ok(())
     }
 
+    /// Lets a step of job `job` reach device `dev`: at once when the device
+    /// is proven or `job` is its probe; else `job` becomes the probe
+    /// (`Ok(true)`), or waits for the probe's outcome until `deadline`.
+    fn admit(&self, dev: u64, job: usize, deadline: Instant) -> Result<bool, Unresponsive> {
+        let place = Place::Device(dev);
+        let mut r = self.lock();
+        loop {
+            Self::check_in(&r, &place)?;
+            if r.proven.contains(&dev) {
+                return Ok(false);
+            }
+            match r.probing.iter().find(|(d, _)| *d == dev) {
+                None => {
+                    r.probing.push((dev, job));
+                    return Ok(true);
+                }
+                Some(&(_, j)) if j == job => return Ok(false),
+                Some(_) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Err(Unresponsive::Unproven);
+                    }
+                    r = self.settled.wait_timeout(r, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+                }
+            }
+        }
+    }
+
+    /// Ends `job`'s probes of `devices`: proven when it answered, else only
+    /// no longer probed. Wakes the steps waiting for them.
+    fn settle(&self, r: &mut Registry, devices: &[u64], job: usize, answered: bool) {
+        if devices.is_empty() {
+            return;
+        }
+        r.probing.retain(|(d, j)| !(*j == job && devices.contains(d)));
+        if answered {
+            for d in devices {
+                if !r.proven.contains(d) {
+                    if r.proven.len() >= MAX_PROVEN {
+                        r.proven.remove(0);
+                    }
+                    r.proven.push(*d);
+                }
+            }
+        }
+        self.settled.notify_all();
+    }
+
     fn mark(r: &mut Registry, places: &[Place]) {
         // One stuck thread, whatever number of places it is stuck at.
         r.stuck_threads += 1;
         for p in places {
+            if let Place::Device(d) = p {
+                r.proven.retain(|x| x != d);
+            }
             match r.stuck.iter_mut().find(|(s, _)| s == p) {
                 Some((_, n)) => *n += 1,
                 None => r.stuck.push((p.clone(), 1)),
@@ -239,6 +348,10 @@ struct Shared {
     abandoned: Option<Vec<Place>>,
     /// The job ended (with or without a result).
     ended: bool,
+    /// Unproven devices this job is the probe of.
+    probes: Vec<u64>,
+    /// The caller gave the job up once: what it reaches proves nothing.
+    given_up: bool,
 }
 
 /// The job's side: marks steps, and says whether the job was given up.
@@ -252,14 +365,60 @@ impl Watch {
         self.inner.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// This job's token in the pool's probe list.
+    fn job(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
+
+    /// Ends the probes of devices that are not among `places`: the calls
+    /// that reached them returned.
+    fn leave(&self, places: &[Place]) {
+        let (done, answered) = {
+            let mut s = self.shared();
+            let done: Vec<u64> = s.probes.iter().copied().filter(|d| !places.contains(&Place::Device(*d))).collect();
+            s.probes.retain(|d| !done.contains(d));
+            (done, !s.given_up)
+        };
+        if !done.is_empty() {
+            let mut r = self.pool.lock();
+            self.pool.settle(&mut r, &done, self.job(), answered);
+        }
+    }
+
+    /// Lets the current step reach `places` (by `deadline`): checks each,
+    /// and holds at a device whose first call is still out (see the module docs).
+    fn enter(&self, places: &[Place], deadline: Instant) -> Result<(), Unresponsive> {
+        for p in places {
+            match p {
+                Place::Device(d) => {
+                    if self.pool.admit(*d, self.job(), deadline)? {
+                        self.shared().probes.push(*d);
+                    }
+                }
+                _ => self.pool.check(p)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn deadline(&self) -> Instant {
+        self.shared().step.as_ref().map(|(_, d)| *d).unwrap_or_else(|| Instant::now() + ABANDON_GRACE)
+    }
+
     /// Starts a step at `place` that must end by `deadline`.
     ///
     /// # Errors
     /// [`Unresponsive`] when the place is stuck or too many threads are; the
     /// job must then not touch the place.
     pub fn begin(&self, place: Place, deadline: Instant) -> Result<(), Unresponsive> {
-        self.pool.check(&place)?;
-        self.shared().step = Some((vec![place], deadline));
+        let places = vec![place];
+        self.leave(&places);
+        self.pool.check(&places[0])?;
+        // The caller's clock runs on the new deadline while this step waits
+        // for a device's first call, so it gives up no sooner.
+        self.shared().step = Some((Vec::new(), deadline));
+        self.enter(&places, deadline)?;
+        self.shared().step = Some((places, deadline));
         Ok(())
     }
 
@@ -277,11 +436,11 @@ impl Watch {
     /// that needed a place is done, the next one acts elsewhere.
     ///
     /// # Errors
-    /// [`Unresponsive`] when one of them is stuck.
+    /// [`Unresponsive`] when one of them is stuck, or is a device whose first
+    /// call did not answer by the deadline.
     pub fn moved(&self, places: Vec<Place>) -> Result<(), Unresponsive> {
-        for p in &places {
-            self.pool.check(p)?;
-        }
+        self.leave(&places);
+        self.enter(&places, self.deadline())?;
         if let Some((current, _)) = &mut self.shared().step {
             *current = places;
         }
@@ -291,9 +450,10 @@ impl Watch {
     /// Adds a place to the current step (e.g. the device, once `fstat` said it).
     ///
     /// # Errors
-    /// [`Unresponsive`] when that place is stuck.
+    /// [`Unresponsive`] when that place is stuck, or is a device whose first
+    /// call did not answer by the deadline.
     pub fn reached(&self, place: Place) -> Result<(), Unresponsive> {
-        self.pool.check(&place)?;
+        self.enter(std::slice::from_ref(&place), self.deadline())?;
         if let Some((places, _)) = &mut self.shared().step {
             places.push(place);
         }
@@ -334,6 +494,7 @@ impl Watch {
 
     /// Ends the current step.
     pub fn end(&self) {
+        self.leave(&[]);
         self.shared().step = None;
     }
 
@@ -350,6 +511,10 @@ impl Watch {
             if let Some(places) = s.abandoned.take() {
                 Pool::unmark(r, &places);
             }
+            let probes = std::mem::take(&mut s.probes);
+            let answered = !s.given_up;
+            drop(s);
+            self.pool.settle(r, &probes, self.job(), answered);
         }
     }
 }
@@ -382,10 +547,15 @@ pub fn run_in<T: Send + 'static>(
     pool: &'static Pool,
     job: impl FnOnce(&Watch) -> T + Send + 'static,
 ) -> Result<T, Abandoned> {
-    let inner = Arc::new((Mutex::new(Shared { step: None, abandoned: None, ended: false }), Condvar::new()));
+    let inner = Arc::new((
+        Mutex::new(Shared { step: None, abandoned: None, ended: false, probes: Vec::new(), given_up: false }),
+        Condvar::new(),
+    ));
+    let pending = PendingCall::new();
     let (done_tx, done_rx) = mpsc::sync_channel::<T>(1);
     let watch = Watch { pool, inner: inner.clone() };
     pool.dispatch(Box::new(move |park: &dyn Fn(&mut Registry)| {
+        let _pending = pending;
         let value = job(&watch);
         // Under the registry lock: the caller either finds the result, or
         // gave up before and left its marks for `finish` to clear.
@@ -444,6 +614,9 @@ pub fn run_in<T: Send + 'static>(
     places.extend(mounted);
     Pool::mark(&mut r, &places);
     s.abandoned = Some(places.clone());
+    s.given_up = true;
+    // Steps waiting for this job's probes find their devices stuck now.
+    pool.settled.notify_all();
     Err(Abandoned { places })
 }
 
@@ -512,6 +685,9 @@ mod tests {
     use super::*;
     use std::sync::mpsc::Receiver;
 
+    /// A device number no real mount has (a real one's mount points would be marked too).
+    const FAKE_DEV: u64 = 0xdead_0000_0000;
+
     fn pool() -> &'static Pool {
         Box::leak(Box::new(Pool::new()))
     }
@@ -551,6 +727,60 @@ mod tests {
         }
         let later = run_in(pool, |w| w.begin(Place::Device(7), Instant::now() + Duration::from_secs(1)));
         assert_eq!(later.unwrap(), Ok(()));
+    }
+
+    #[test]
+    fn two_first_calls_on_a_dead_device_leave_one_thread_behind_not_two() {
+        let pool = pool();
+        let budget = Duration::from_millis(200);
+        let start = std::sync::Barrier::new(2);
+        let (first, second) = std::thread::scope(|s| {
+            let one = s.spawn(|| {
+                start.wait();
+                hang(pool, Place::Device(FAKE_DEV), budget)
+            });
+            let two = s.spawn(|| {
+                start.wait();
+                hang(pool, Place::Device(FAKE_DEV), budget)
+            });
+            (one.join().unwrap(), two.join().unwrap())
+        });
+        let outcomes = [&first.0, &second.0];
+        let left_behind = outcomes.iter().filter(|r| r.is_err()).count();
+        assert_eq!(left_behind, 1, "one call is the probe and is left behind: {outcomes:?}");
+        let refused = outcomes.iter().find_map(|r| r.as_ref().ok()).unwrap();
+        assert!(
+            matches!(refused, Err(Unresponsive::Unproven | Unresponsive::Stuck)),
+            "the other waited for the probe and never reached the device: {refused:?}"
+        );
+        assert_eq!(pool.stuck_threads(), 1);
+        drop((first, second));
+        while pool.stuck_threads() > 0 {
+            std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn a_device_that_answered_once_never_makes_calls_wait_for_each_other() {
+        let pool = pool();
+        let quick = |d| run_in(pool, move |w| w.begin(Place::Device(d), Instant::now() + Duration::from_secs(5)).map(|()| w.end()));
+        assert_eq!(quick(FAKE_DEV + 1).unwrap(), Ok(()), "the probe answers: the device is proven");
+        // A long call on the proven device is in flight ...
+        let (release, wait) = mpsc::channel::<()>();
+        let (entered_tx, entered) = mpsc::channel::<()>();
+        let long = std::thread::spawn(move || {
+            run_in(pool, move |w| {
+                w.begin(Place::Device(FAKE_DEV + 1), Instant::now() + Duration::from_secs(600)).unwrap();
+                entered_tx.send(()).unwrap();
+                let _ = wait.recv();
+                w.end();
+            })
+        });
+        entered.recv().unwrap();
+        // ... and another call on it goes through without waiting for it.
+        assert_eq!(quick(FAKE_DEV + 1).unwrap(), Ok(()));
+        release.send(()).unwrap();
+        assert!(long.join().unwrap().is_ok());
     }
 
     #[test]

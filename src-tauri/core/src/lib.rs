@@ -26,6 +26,7 @@ pub mod preview;
 pub mod rest;
 pub mod saved_view;
 pub mod shell_quote;
+pub mod supervisor;
 pub(crate) mod select;
 pub mod startup;
 pub mod text;

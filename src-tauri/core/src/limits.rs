@@ -86,6 +86,9 @@ pub const MAX_STUCK_PER_DEVICE: usize = 1;
 pub const MAX_STUCK_THREADS: usize = 8;
 /// Idle I/O workers kept for reuse.
 pub const IDLE_WORKERS: usize = 2;
+/// Devices remembered as answering (their calls never wait for a first
+/// call's outcome); beyond this the oldest is forgotten and probed again.
+pub const MAX_PROVEN: usize = 4_096;
 
 /// The furthest time from the epoch, either way, that a date can hold
 /// (ECMAScript's `Date` range): a modification time beyond it is left out.

@@ -435,6 +435,8 @@ pub enum WatchShortfallKind {
     SystemLimit,
     /// Watching could not start at all (e.g. the inotify instance limit).
     Unavailable,
+    /// A folder's filesystem did not answer in time (a dead or hung mount).
+    NotResponding,
 }
 
 /// Some folders are not watched: they refresh when the window regains focus.

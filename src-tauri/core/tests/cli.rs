@@ -154,6 +154,27 @@ fn a_root_that_cannot_be_listed_exits_1_with_its_code_on_stderr() {
 }
 
 #[test]
+fn the_exit_status_is_the_listings_even_when_started_with_sigchld_ignored() {
+    // canopy-list is a supervisor of the process that lists (see
+    // canopy_core::supervisor); a caller that ignores SIGCHLD would let the
+    // kernel reap that process before its status is read.
+    let t = demo();
+    for (args, want) in [(vec![t.at("demo").into_os_string()], 0), (vec!["/tmp".into(), "--depth".into(), "0".into()], 2)] {
+        let mut command = Command::new(cli());
+        command.args(&args);
+        // SAFETY: signal is async-signal-safe; an ignored SIGCHLD survives exec.
+        unsafe {
+            std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+                libc::signal(libc::SIGCHLD, libc::SIG_IGN);
+                Ok(())
+            })
+        };
+        let o = command.output().unwrap();
+        assert_eq!(o.status.code(), Some(want), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+#[test]
 fn bad_arguments_exit_2() {
     for args in [
         vec![],

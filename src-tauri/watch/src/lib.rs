@@ -15,7 +15,15 @@
 //!   refused by the system's inotify limit, are returned as `unwatched` with
 //!   the reason, for the window to refresh on focus and say so;
 //! - when the kernel's event queue overflows, every watched folder is
-//!   reported once (`overflow`).
+//!   reported once (`overflow`);
+//! - a dead mount holds nothing: each folder is looked at (`stat`) on the
+//!   engine's deadline workers ([`canopy_core::bounded`]) before it is
+//!   watched, outside every lock, all by one deadline (`TIME_BUDGET`); a
+//!   folder that does not answer in time is returned as `unwatched` and says
+//!   so (`NotResponding`), and is not asked again while its call is stuck. A
+//!   call that waits for another's set-up gives up at the same deadline.
+//!   (The watch itself is added by `notify`'s thread right after the folder
+//!   answered; a mount that dies in that instant can still hold that thread.)
 //!
 //! This crate has no GUI dependency; the Tauri shell forwards reports to the
 //! window.
@@ -23,10 +31,11 @@
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError};
+use std::time::{Duration, Instant};
 
-use canopy_core::limits::{MAX_WATCHED_FOLDERS, WATCH_MAX_DELAY, WATCH_QUIET};
+use canopy_core::bounded::{self, Place};
+use canopy_core::limits::{MAX_WATCHED_FOLDERS, TIME_BUDGET, WATCH_MAX_DELAY, WATCH_QUIET};
 use canopy_core::names::decode_handle;
 use canopy_core::wire::{WatchShortfall, WatchShortfallKind, WatchStatus};
 use notify::event::{AccessKind, AccessMode, EventKind, Flag};
@@ -172,8 +181,30 @@ impl FolderWatch {
     /// Watches exactly these folders (handles, in the window's order: the
     /// first `MAX_WATCHED_FOLDERS` distinct folders are watched). Folders that
     /// are gone, unreadable or not folders are not watched and not reported.
+    ///
+    /// Returns by `TIME_BUDGET` (plus the workers' grace) whatever the
+    /// folders' filesystems do: those that do not answer in time, and all of
+    /// them when another call's set-up is still holding the watcher then, are
+    /// `unwatched` with `NotResponding`.
     pub fn set_folders(&self, handles: &[String]) -> WatchStatus {
-        let mut watcher = self.watcher.lock().unwrap_or_else(|e| e.into_inner());
+        let deadline = Instant::now() + TIME_BUDGET;
+        // Resolve on the deadline workers, outside every lock: a stat can hang
+        // on a dead mount, events and other calls must not wait for it.
+        let paths: Vec<Option<PathBuf>> = handles.iter().map(|h| decode_handle(h).ok()).collect();
+        let ids = resolve(paths.iter().flatten().cloned().collect(), deadline);
+        let mut ids = ids.into_iter();
+        let resolved: Vec<(&String, Option<(PathBuf, Answer)>)> =
+            handles.iter().zip(paths).map(|(h, p)| (h, p.map(|p| (p, ids.next().unwrap_or(Answer::Gone))))).collect();
+        let mut watcher = match lock_by(&self.watcher, deadline) {
+            Some(w) => w,
+            None => {
+                return WatchStatus {
+                    watched: 0,
+                    unwatched: handles.to_vec(),
+                    shortfall: Some(not_responding("an earlier change of watched folders has not finished")),
+                }
+            }
+        };
         let watcher = match watcher.as_mut() {
             Ok(w) => w,
             Err(why) => {
@@ -184,14 +215,22 @@ impl FolderWatch {
                 }
             }
         };
-        // Resolve outside the state lock: a stat can be slow, events must not wait.
         let mut wanted: Vec<(DirId, PathBuf, Vec<String>)> = Vec::new();
         let mut index: HashMap<DirId, usize> = HashMap::new();
         let mut unwatched = Vec::new();
         let mut shortfall = None;
-        for h in handles {
-            let Ok(path) = decode_handle(h) else { continue };
-            let Some(id) = dir_id(&path) else { continue };
+        let mut silent = Vec::new();
+        for (h, found) in resolved {
+            let Some((path, answer)) = found else { continue };
+            let id = match answer {
+                Answer::Folder(id) => id,
+                Answer::Gone => continue,
+                Answer::Silent(why) => {
+                    silent.push(h.clone());
+                    shortfall.get_or_insert_with(|| not_responding(&why));
+                    continue;
+                }
+            };
             if let Some(&i) = index.get(&id) {
                 wanted[i].2.push(h.clone());
             } else if wanted.len() < MAX_WATCHED_FOLDERS {
@@ -250,10 +289,10 @@ impl FolderWatch {
             st.watched.insert(id, Watched { path, handles: hs });
             watched += 1;
         }
-        // Folders beyond a reached system limit come after those beyond the cap in tree order.
-        if limit_hit {
-            unwatched.sort_by_key(|h| handles.iter().position(|x| x == h));
-        }
+        // Folders that did not answer and those beyond a reached system limit
+        // join the others in tree order.
+        unwatched.extend(silent);
+        unwatched.sort_by_key(|h| handles.iter().position(|x| x == h));
         WatchStatus { watched, unwatched, shortfall }
     }
 
@@ -279,6 +318,76 @@ impl Drop for FolderWatch {
 fn dir_id(path: &Path) -> Option<DirId> {
     let meta = std::fs::metadata(path).ok()?;
     meta.is_dir().then(|| (meta.dev(), meta.ino()))
+}
+
+/// The step a folder gets once the call's deadline has passed.
+const LATE_STEP: Duration = Duration::from_millis(100);
+
+/// What looking at a folder to watch found.
+#[derive(Debug, Clone)]
+enum Answer {
+    Folder(DirId),
+    /// Gone, unreadable or not a folder: not watched, not reported.
+    Gone,
+    /// It did not answer in time, or its filesystem has a call stuck.
+    Silent(String),
+}
+
+fn not_responding(why: &str) -> WatchShortfall {
+    WatchShortfall {
+        kind: WatchShortfallKind::NotResponding,
+        message: format!("{why}; those folders refresh when the window regains focus"),
+    }
+}
+
+/// Looks at each folder on the engine's deadline workers, one step per
+/// folder at its path, all by `deadline`. A folder whose step is left behind
+/// is `Silent`, and the look goes on from the next one on a fresh worker.
+fn resolve(paths: Vec<PathBuf>, deadline: Instant) -> Vec<Answer> {
+    let done: Arc<Mutex<Vec<Answer>>> = Arc::default();
+    while done.lock().unwrap_or_else(|e| e.into_inner()).len() < paths.len() {
+        let from = done.lock().unwrap_or_else(|e| e.into_inner()).len();
+        let rest = paths[from..].to_vec();
+        let out = Arc::clone(&done);
+        let run = bounded::run(move |w| {
+            for path in rest {
+                // Past the deadline (a folder before took it all), each folder
+                // still gets a short step: a healthy stat takes microseconds.
+                let by = deadline.max(Instant::now() + LATE_STEP);
+                let answer = match w.begin(Place::path(&path), by) {
+                    Ok(()) => dir_id(&path).map_or(Answer::Gone, Answer::Folder),
+                    Err(u) => Answer::Silent(u.error().message),
+                };
+                w.end();
+                if w.abandoned() {
+                    return;
+                }
+                out.lock().unwrap_or_else(|e| e.into_inner()).push(answer);
+            }
+        });
+        if let Err(left) = run {
+            // The folder being looked at when the job was left behind.
+            let mut d = done.lock().unwrap_or_else(|e| e.into_inner());
+            if d.len() < paths.len() {
+                d.push(Answer::Silent(left.error(TIME_BUDGET).message));
+            }
+        }
+    }
+    let answers = std::mem::take(&mut *done.lock().unwrap_or_else(|e| e.into_inner()));
+    answers
+}
+
+/// Takes `lock` by `deadline`, or gives up (`None`): a call whose set-up is
+/// held by a dead mount must not hold every later call too.
+fn lock_by<T>(lock: &Mutex<T>, deadline: Instant) -> Option<MutexGuard<'_, T>> {
+    loop {
+        match lock.try_lock() {
+            Ok(guard) => return Some(guard),
+            Err(TryLockError::Poisoned(e)) => return Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Err(TryLockError::WouldBlock) => return None,
+        }
+    }
 }
 
 /// Waits for changes, lets them settle, and reports each batch.

@@ -3,4 +3,4 @@
 /**
  * Why some requested folders are not watched.
  */
-export type WatchShortfallKind = "cap" | "systemLimit" | "unavailable";
+export type WatchShortfallKind = "cap" | "systemLimit" | "unavailable" | "notResponding";

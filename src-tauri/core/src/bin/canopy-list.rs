@@ -7,8 +7,10 @@
 //!
 //! The listing is bounded like the window's (a page of the top level, the
 //! request budget, each folder's time budget, dead mounts left behind), and
-//! the output is closed before returning from `main`: a thread stuck on a dead
-//! mount may keep the process from exiting, never a reader from its EOF.
+//! the output is closed before returning from `main`. The process a caller
+//! starts is a supervisor ([`canopy_core::supervisor`]) that exits as soon as
+//! the listing has: a thread stuck on a dead mount holds neither a reader
+//! from its EOF nor a caller from its `wait`.
 //! `--all` lifts the page and the request budget: it holds every name of the
 //! top level in memory.
 
@@ -133,6 +135,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
 }
 
 fn main() -> ExitCode {
+    canopy_core::supervisor::supervise();
     let args = match parse(std::env::args_os().skip(1)) {
         Ok(Some(a)) => a,
         Ok(None) => {
