@@ -21,6 +21,7 @@ import {
   launch,
   previewReady,
   removeTree,
+  rightClick,
   rowSelector,
   saveScreenshot,
   scrollToRow,
@@ -127,22 +128,7 @@ for (const theme of ["light", "dark"]) {
 
     test("the row menu", async () => {
       const many = await rowSelector(s, "many");
-      const el = await s.find(`${many} .name`);
-      await s.cmd("POST", "/actions", {
-        actions: [
-          {
-            type: "pointer",
-            id: "mouse",
-            parameters: { pointerType: "mouse" },
-            actions: [
-              { type: "pointerMove", origin: { "element-6066-11e4-a52e-4f735466cecf": el }, x: 0, y: 0 },
-              { type: "pointerDown", button: 2 },
-              { type: "pointerUp", button: 2 },
-            ],
-          },
-        ],
-      });
-      await s.cmd("DELETE", "/actions");
+      await rightClick(s, `${many} .name`);
       await s.waitFor(() => document.querySelector('[role="menu"] [role="menuitem"]'), { what: "the row's menu" });
       await expectAccessible(s, "the row menu", ['[role="menuitem"]']);
       await shot("menu");

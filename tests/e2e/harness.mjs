@@ -193,6 +193,26 @@ export async function rowSelector(s, name) {
   return `[id="${r.id}"]`;
 }
 
+/** Presses and releases the right mouse button on the element `css` (WebDriver pointer actions; WebKitWebDriver sends a click after the release). */
+export async function rightClick(s, css) {
+  const el = await s.find(css);
+  await s.cmd("POST", "/actions", {
+    actions: [
+      {
+        type: "pointer",
+        id: "mouse",
+        parameters: { pointerType: "mouse" },
+        actions: [
+          { type: "pointerMove", origin: { "element-6066-11e4-a52e-4f735466cecf": el }, x: 0, y: 0 },
+          { type: "pointerDown", button: 2 },
+          { type: "pointerUp", button: 2 },
+        ],
+      },
+    ],
+  });
+  await s.cmd("DELETE", "/actions");
+}
+
 export async function saveScreenshot(s, name) {
   fs.mkdirSync(SHOTS, { recursive: true });
   const png = await s.screenshot();

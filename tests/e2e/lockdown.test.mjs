@@ -11,7 +11,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ACTION_LOG, REPO, diffManifests, file, launch, manifest, removeTree, rowSelector, saveScreenshot, tempTree } from "./harness.mjs";
+import { ACTION_LOG, REPO, diffManifests, file, launch, manifest, removeTree, rightClick as clickRight, rowSelector, saveScreenshot, tempTree } from "./harness.mjs";
 
 let root;
 let manifestBefore;
@@ -87,24 +87,7 @@ describe("the locked-down webview", () => {
       // Last in line (bubble phase on the window): sees whether anything before prevented the default menu.
       window.addEventListener("contextmenu", (e) => window.__menus.push({ on: e.target.closest("[role]")?.getAttribute("role") ?? e.target.tagName, prevented: e.defaultPrevented }));
     });
-    const rightClick = async (css) => {
-      const el = await s.find(css);
-      await s.cmd("POST", "/actions", {
-        actions: [
-          {
-            type: "pointer",
-            id: "mouse",
-            parameters: { pointerType: "mouse" },
-            actions: [
-              { type: "pointerMove", origin: { "element-6066-11e4-a52e-4f735466cecf": el }, x: 0, y: 0 },
-              { type: "pointerDown", button: 2 },
-              { type: "pointerUp", button: 2 },
-            ],
-          },
-        ],
-      });
-      await s.cmd("DELETE", "/actions");
-    };
+    const rightClick = (css) => clickRight(s, css);
     // The preview's empty area, the toolbar and the status bar: no menu of Canopy's there.
     for (const css of ['[role="region"][aria-label="Preview"]', '[role="toolbar"]', ".status-bar"]) await rightClick(css);
     const outside = await s.waitFor(() => window.__menus.length >= 3 && window.__menus, { what: "three context-menu events" });

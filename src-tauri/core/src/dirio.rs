@@ -350,25 +350,7 @@ impl Dir {
     /// # Errors
     /// The OS error (`EINVAL` when it is not a symlink any more).
     pub fn read_link(&self, name: &[u8]) -> io::Result<Vec<u8>> {
-        let c = cstr(name)?;
-        let mut buf = vec![0u8; 256];
-        loop {
-            // SAFETY: buf is writable for buf.len() bytes.
-            let n = unsafe { libc::readlinkat(self.fd.as_raw_fd(), c.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
-            if n < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            let n = n as usize;
-            if n < buf.len() {
-                buf.truncate(n);
-                return Ok(buf);
-            }
-            if buf.len() >= 64 * 1024 {
-                return Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG));
-            }
-            let bigger = buf.len() * 4;
-            buf.resize(bigger, 0);
-        }
+        read_link_at(self.fd.as_raw_fd(), &cstr(name)?)
     }
 
     /// Starts reading the directory from its first entry, in `buffer`
@@ -545,29 +527,36 @@ impl Anchor {
     /// # Errors
     /// The OS error; `EINVAL` when it is not a symlink.
     pub fn link_target(&self) -> io::Result<Vec<u8>> {
-        let mut buf = vec![0u8; 256];
-        loop {
-            // SAFETY: buf is writable for buf.len() bytes; an empty path names the fd itself.
-            let n = unsafe { libc::readlinkat(self.fd.as_raw_fd(), c"".as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
-            if n < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            let n = n as usize;
-            if n < buf.len() {
-                buf.truncate(n);
-                return Ok(buf);
-            }
-            if buf.len() >= 64 * 1024 {
-                return Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG));
-            }
-            let bigger = buf.len() * 4;
-            buf.resize(bigger, 0);
-        }
+        // An empty path names the descriptor itself.
+        read_link_at(self.fd.as_raw_fd(), c"")
     }
 
     /// The descriptor, for listing or reading what was held.
     pub fn into_fd(self) -> OwnedFd {
         self.fd
+    }
+}
+
+/// The target text of the symlink `name` relative to `at` (`readlinkat`),
+/// growing the buffer up to 64 KiB.
+fn read_link_at(at: RawFd, name: &std::ffi::CStr) -> io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; 256];
+    loop {
+        // SAFETY: buf is writable for buf.len() bytes; `name` is a valid C string and `at` a live fd.
+        let n = unsafe { libc::readlinkat(at, name.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let n = n as usize;
+        if n < buf.len() {
+            buf.truncate(n);
+            return Ok(buf);
+        }
+        if buf.len() >= 64 * 1024 {
+            return Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG));
+        }
+        let bigger = buf.len() * 4;
+        buf.resize(bigger, 0);
     }
 }
 
