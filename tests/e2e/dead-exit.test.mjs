@@ -207,6 +207,9 @@ describe("a window on a dead mount, sent SIGTERM", () => {
     assert.equal(nameHasOwner(bus.address, INSTANCE_NAME), false, `${INSTANCE_NAME} is still owned, by the first window's stuck program`);
     assert.ok(waiting(connection) > 0, "the mount still holds the first program's request");
 
+    // The driver holds one session at a time: end the first window's (its app is gone).
+    await quitSoon(first);
+    first = undefined;
     second = await launch([path.join(root, "live")], { env: { DBUS_SESSION_BUS_ADDRESS: bus.address } });
     await waitForRow(second, "inner1", "the second window's listing");
     const crumb = await second.exec(() => Array.from(document.querySelectorAll(".crumb")).at(-1)?.textContent ?? null);
