@@ -119,12 +119,9 @@ fn save_on_signals(state: Arc<AppState>) {
             }
         }
         state.save();
-        let number = libc::c_int::from(number);
-        // SAFETY: the default action again, then the signal that was sent.
-        unsafe {
-            libc::signal(number, libc::SIG_DFL);
-            libc::raise(number);
-        }
+        // The default action again, then the signal that was sent, having let
+        // go of every file if an engine call is stuck on a dead mount.
+        canopy_core::supervisor::end_by_signal(libc::c_int::from(number));
     });
     if spawned.is_err() {
         return;

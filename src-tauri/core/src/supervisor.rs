@@ -23,9 +23,10 @@
 //!   `/proc/PID/stat` (a thread group whose leader has exited is `Z` there
 //!   with the group's status while a stuck thread lives on). A program that
 //!   is not stuck is always collected, never left a zombie for init;
-//! - a program that exits (`exit`, a return from `main`) while an engine call
-//!   is running or stuck first closes every file it holds, so whoever reads
-//!   its output gets the end, and a session-bus name it held is released;
+//! - a program that exits (`exit`, a return from `main`, or a signal handler
+//!   ending it through [`end_by_signal`]) while an engine call is running or
+//!   stuck first closes every file it holds, so whoever reads its output gets
+//!   the end, and a session-bus name it held is released;
 //! - signals sent to the pid (`kill`, a logout's SIGHUP and SIGTERM, SIGINT,
 //!   SIGQUIT, SIGUSR1/2) are passed to the program; a terminal's Ctrl-C,
 //!   which reaches the whole process group, is not passed twice;
@@ -186,6 +187,26 @@ extern "C" fn close_files_if_calls_pending() {
     }
     let keep = LIFELINE.load(Ordering::SeqCst);
     close_all_but(keep);
+}
+
+/// Ends the program by `signal`, as the signal's default action would, for a
+/// handler that did its work (the shell's, which saves the view on SIGTERM)
+/// and must now die of the signal it caught. Like an `exit`, it first closes
+/// every file if an engine call is running or stuck: a fatal signal runs no
+/// `atexit`, and the stuck thread would keep them open (the session-bus
+/// connection among them, and with it the single-instance name).
+pub fn end_by_signal(signal: libc::c_int) -> ! {
+    // SAFETY: the default action again, then the signal; the process ends here.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        close_files_if_calls_pending();
+        let mut one: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut one);
+        libc::sigaddset(&mut one, signal);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &one, std::ptr::null_mut());
+        libc::raise(signal);
+        libc::_exit(128 + signal);
+    }
 }
 
 /// Closes every descriptor but `keep`. Async-signal-safe.
