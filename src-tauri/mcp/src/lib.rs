@@ -4,9 +4,11 @@
 //! [`server`] holds the tools, [`page`] and [`read`] render replies within
 //! the reply budget, [`access`] decides which folders may be seen, and
 //! [`engine`] is the one module that calls Canopy's engine; [`transport`]
-//! reads and writes the JSON-RPC lines.
+//! reads and writes the JSON-RPC lines; [`diagnostics`] writes stderr
+//! without ever making a call wait for it.
 
 pub mod access;
+pub mod diagnostics;
 pub mod engine;
 pub mod page;
 pub mod read;

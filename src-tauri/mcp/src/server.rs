@@ -366,7 +366,7 @@ fn parse<T: serde::de::DeserializeOwned>(tool: &str, args: JsonObject) -> Result
 
 /// One line on stderr per call: what it came to (never a name).
 fn log(tool: &str, what: &str) {
-    eprintln!("canopy-mcp: {tool}: {what}");
+    crate::diagnostics::line(format!("{tool}: {what}"));
 }
 
 fn finish<T: Serialize>(tool: &str, outcome: Result<(String, T), CanopyError>) -> CallToolResult {

@@ -222,7 +222,7 @@ fn classify(bytes: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, Option<Value>>
         }
         // A notification is never answered, even when it does not fit.
         (Err(e), Some(name), None) if !m.contains_key("id") => {
-            eprintln!("canopy-mcp: a notification that does not fit was ignored: {}", cut(&format!("{name}: {e}")));
+            crate::diagnostics::line(format!("a notification that does not fit was ignored: {}", cut(&format!("{name}: {e}"))));
             Err(None)
         }
         (Err(e), Some(name), Some(id)) if known => Err(Some(error(id, INVALID_PARAMS, &format!("Invalid params: {name}: {e}")))),

@@ -121,22 +121,26 @@ struct RawServer {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
-    _tree: Tree,
+    tree: Tree,
 }
 
 impl RawServer {
     fn start() -> RawServer {
+        RawServer::start_with_stderr(Stdio::null())
+    }
+
+    fn start_with_stderr(stderr: Stdio) -> RawServer {
         let tree = Tree::new();
         let mut child = Command::new(binary())
             .arg("--root")
             .arg(tree.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let (stdin, stdout) = (child.stdin.take().unwrap(), BufReader::new(child.stdout.take().unwrap()));
-        let mut s = RawServer { child, stdin, stdout, _tree: tree };
+        let mut s = RawServer { child, stdin, stdout, tree };
         s.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#);
         assert_eq!(s.reply()["id"], json!(0), "initialize is answered");
         s.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
@@ -227,6 +231,34 @@ fn no_error_echoes_a_huge_value_whole() {
     // A well-formed call of a tool that does not exist: rmcp's own error quotes the name.
     let (reply, bytes) = s.call(&format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"{huge}"}}}}"#), &json!(3));
     within_limit(&reply, bytes, -32602, "a 5 MB tool name");
+}
+
+#[test]
+fn a_client_that_never_reads_stderr_still_gets_every_reply() {
+    // One log line a call: 4,000 calls write far more than a pipe holds
+    // (64 KiB), so a server that waits for its stderr to drain stops answering.
+    const CALLS: u64 = 4_000;
+    let mut s = RawServer::start_with_stderr(Stdio::piped());
+    let unread = s.child.stderr.take();
+    let root = serde_json::to_string(&s.tree.path().to_string_lossy()).unwrap();
+    let (done, finished) = std::sync::mpsc::channel();
+    let caller = std::thread::spawn(move || {
+        for n in 1..=CALLS {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"list_directory","arguments":{{"path":{root}}}}}}}"#);
+            let (reply, _) = s.call(&line, &json!(n));
+            assert!(reply.get("result").is_some(), "call {n} is answered with a result: {reply}");
+            let _ = done.send(n);
+        }
+        s
+    });
+    let mut answered = 0;
+    // A liveness bound only: a stuck server answers nothing more, ever.
+    while let Ok(n) = finished.recv_timeout(std::time::Duration::from_secs(60)) {
+        answered = n;
+    }
+    assert_eq!(answered, CALLS, "the server stopped answering after {answered} calls while its stderr was full");
+    drop(caller.join().unwrap());
+    drop(unread);
 }
 
 fn within_limit(reply: &Value, bytes: usize, code: i64, what: &str) {
