@@ -33,9 +33,11 @@
 //! - the global excludes file at git's default place,
 //!   `$XDG_CONFIG_HOME/git/ignore` (when set and not empty), else
 //!   `$HOME/.config/git/ignore`; a relative one is taken from the
-//!   repository's top folder, where git runs. A `core.excludesFile` set in a
-//!   git config file is not read (that would mean running git, or parsing
-//!   its config): a difference.
+//!   repository's top folder, where git runs. Git's config files are not read
+//!   (that would mean running git, or parsing its config): a
+//!   `core.excludesFile` there is not used, and `core.ignorecase` (set by
+//!   `git init` on case-insensitive filesystems) is not honoured, so rules
+//!   match case as written. Both are differences.
 //!
 //! Outside a repository nothing is ignored, as with git. Inside one, an entry
 //! named `.git` is always ignored (git never lists one; editors hide it too),
