@@ -136,6 +136,11 @@ pub fn write_entry(e: &Entry, path: &str, out: &mut impl Write) -> io::Result<()
         };
         let target = line_name(&link.target, link.target_parts.as_deref());
         write!(out, " -> {target}{note}")?;
+    } else if e.kind == EntryKind::Symlink {
+        // Seen as a link, but its target could not be read (it was swapped
+        // for a folder meanwhile; the error line follows): an empty target,
+        // which no real link has, so the line keeps its one ` -> `.
+        write!(out, " -> {}", LINK_NOTES[2])?;
     }
     out.write_all(b"\n")?;
     if let Some(err) = &e.error {
@@ -197,4 +202,25 @@ fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl 
         writeln!(out, "[IGNORED] {label}: {} items hidden by ignore rules", folder.ignored_hidden)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{list, CanopyError, ErrorCode, ListOptions};
+
+    #[test]
+    fn a_link_whose_target_could_not_be_read_keeps_its_one_arrow() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("elsewhere", dir.path().join("x")).unwrap();
+        let listing = list(dir.path(), &ListOptions::default()).unwrap();
+        let mut e = listing.root.folder.unwrap().entries.remove(0);
+        // What a rename between the entry's lstat and its readlink leaves.
+        e.link = None;
+        e.error = Some(CanopyError::new(ErrorCode::Io, "the link changed while it was read"));
+        let mut out = Vec::new();
+        write_entry(&e, "x", &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text, "[LINK] x ->  (unchecked)\n[IO] x\n", "the link line holds ` -> ` once, the error its own line");
+    }
 }
