@@ -408,6 +408,21 @@ fn lexical(path: &Path) -> PathBuf {
     out
 }
 
+/// A client's root as a real folder, looked up only where this server may
+/// look: `..` is taken lexically, and the path is resolved only when it lies
+/// within a server root or above one (whose ancestors are known to exist).
+/// Any other is dropped without being looked at, so the roots a client
+/// lists tell nothing of what exists outside (a client root reached only
+/// through a symlink elsewhere is dropped too).
+fn client_root(path: &Path, server: &[PathBuf]) -> Option<PathBuf> {
+    let path = lexical(path);
+    let near = server.iter().any(|r| access::within(&path, r) || access::within(r, &path));
+    if !near {
+        return None;
+    }
+    engine::real_folder(&path).ok()
+}
+
 async fn blocking<T: Send + 'static>(job: impl FnOnce() -> Result<T, CanopyError> + Send + 'static) -> Result<T, CanopyError> {
     tokio::task::spawn_blocking(job)
         .await
@@ -460,7 +475,8 @@ impl Canopy {
             Err(_) => return Err(CanopyError::new(ErrorCode::Timeout, "the client offers roots but did not list them in time")),
         };
         let uris: Vec<PathBuf> = listed.roots.iter().filter_map(|r| access::file_uri_path(&r.uri)).collect();
-        let client = blocking(move || Ok(uris.iter().filter_map(|p| engine::real_folder(p).ok()).collect::<Vec<_>>())).await?;
+        let server = self.roots.clone();
+        let client = blocking(move || Ok(uris.iter().filter_map(|p| client_root(p, &server)).collect::<Vec<_>>())).await?;
         let allowed = access::intersect(&self.roots, &client);
         let mut known = self.client_roots.lock().unwrap_or_else(|e| e.into_inner());
         if known.generation == generation {

@@ -121,6 +121,26 @@ async fn client_roots_narrow_what_is_allowed_and_never_widen_it() {
 }
 
 #[tokio::test]
+async fn a_client_root_through_a_place_outside_tells_nothing_of_it() {
+    let t = Tree::new();
+    let root = t.dir("root");
+    let a = t.dir("root/a");
+    let b = t.dir("root/b");
+    let outside = t.dir("outside");
+    let uri = |p: &std::path::Path| format!("file://{}", path_arg(p));
+    // Both lead into the server's root by `..`: one through a folder that
+    // exists outside it, one through a name that does not.
+    let through_existing = uri(&outside.join("../root/a"));
+    let through_missing = uri(&t.path().join("missing/../root/b"));
+    let roots = Arc::new(Mutex::new(vec![through_existing, through_missing]));
+    let s = Server::start_with(Start { roots: vec![root.clone()], client_roots: Some(roots), ..Start::default() }).await;
+    for (folder, what) in [(&a, "through a folder that exists outside"), (&b, "through a name that exists nowhere")] {
+        let r = s.list(list_args(folder)).await;
+        assert!(!r.is_error, "a root {what} is taken the same way: {}", r.text);
+    }
+}
+
+#[tokio::test]
 async fn whether_a_path_outside_the_roots_exists_is_never_told() {
     let t = Tree::new();
     let root = t.dir("root");
