@@ -113,6 +113,8 @@ fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
 }
 
 const DIR_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY;
+/// A folder opened only to look names up in it: searching it needs no read right.
+const SEARCH_FLAGS: libc::c_int = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
 
 /// An open directory. It can be shared between threads (a folder's children
 /// are opened relative to it while the folder is released by its reader),
@@ -234,6 +236,51 @@ impl Dir {
         let fd = check(unsafe { libc::openat(at, c.as_ptr(), flags) })?;
         // SAFETY: fresh fd, owned here.
         Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, stat_delay: None, read_before: AtomicBool::new(false), links_unfollowed: false })
+    }
+
+    /// Opens the folder `path` (following links) only to look names up in
+    /// it (`O_PATH`): it needs the right to search the folder, not to read
+    /// it, as a `stat` of a path through it does. Its entries cannot be read;
+    /// `stat_child`, `read_small_file`, `read_link` and [`Dir::search_child`]
+    /// work. Paths longer than `PATH_MAX` are walked one component at a time.
+    ///
+    /// # Errors
+    /// The OS error: `ENOTDIR`, `ENOENT`, `EACCES`, `ELOOP` ...
+    pub fn search_path(path: &Path, hooks: &IoHooks) -> io::Result<Dir> {
+        let bytes = path.as_os_str().as_bytes();
+        let mut dir = if bytes.len() < PATH_MAX {
+            Dir::open_at(libc::AT_FDCWD, bytes, SEARCH_FLAGS)?
+        } else {
+            let mut current: Option<Dir> = None;
+            for comp in path.components() {
+                let name: &[u8] = match comp {
+                    Component::RootDir => b"/",
+                    Component::CurDir => continue,
+                    Component::ParentDir => b"..",
+                    Component::Normal(n) => n.as_bytes(),
+                    Component::Prefix(_) => return Err(io::Error::from_raw_os_error(libc::EINVAL)),
+                };
+                let at = current.as_ref().map_or(libc::AT_FDCWD, |d| d.fd.as_raw_fd());
+                current = Some(Dir::open_at(at, name, SEARCH_FLAGS)?);
+            }
+            current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?
+        };
+        dir.links_unfollowed = hooks.links_unfollowed;
+        Ok(dir)
+    }
+
+    /// Opens the folder at `rel` (a name, or a path relative to this folder;
+    /// an absolute one is taken as it is) only to look names up in it, as
+    /// [`Dir::search_path`] does. A final symlink is followed only when
+    /// `follow` and links may be followed.
+    ///
+    /// # Errors
+    /// The OS error; `ENOTDIR` or `ELOOP` when it is not a folder.
+    pub fn search_child(&self, rel: &[u8], follow: bool) -> io::Result<Dir> {
+        let flags = if follow && !self.links_unfollowed { SEARCH_FLAGS } else { SEARCH_FLAGS | libc::O_NOFOLLOW };
+        let mut dir = Dir::open_at(self.fd.as_raw_fd(), rel, flags)?;
+        dir.links_unfollowed = self.links_unfollowed;
+        Ok(dir)
     }
 
     /// Looks the child folder `name` up without opening it (`O_PATH`,

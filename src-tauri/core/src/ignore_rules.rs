@@ -23,10 +23,13 @@
 //!
 //! Which files, from highest precedence to lowest, as git reads them:
 //! - the `.gitignore` of the folder, then of each folder above it up to the
-//!   repository's root (the nearest folder holding `.git`, a folder, a file
-//!   or a link; not a fifo, a socket or a device), found from the folder's
-//!   real location (a folder reached through a symlink into a repository is
-//!   in that repository, as it is for git run there); a deeper file's rule,
+//!   repository's root (the nearest folder whose `.git` git takes for a
+//!   repository: a folder holding a valid `HEAD`, `objects` and `refs`, a
+//!   link to one, or a `gitdir: PATH` file naming one; an empty `.git`
+//!   folder, a dangling link, a fifo is passed over, as git passes over
+//!   it), found from the folder's real location (a folder reached through a
+//!   symlink into a repository is in that repository, as it is for git run
+//!   there); a deeper file's rule,
 //!   or its `!negation`, wins over a shallower one;
 //! - `.git/info/exclude` (when `.git` is a folder; a worktree's `.git` file is
 //!   not followed);
@@ -42,24 +45,24 @@
 //! Outside a repository nothing is ignored, as with git. Inside one, an entry
 //! named `.git` is always ignored (git never lists one; editors hide it too),
 //! and inside a `.git` folder no rule applies: listed by itself, it shows
-//! everything. A folder holding `.git` below the listed one starts its own
-//! repository's rules. A folder inside an ignored folder (the listed folder
-//! itself may be one, e.g. a build output folder) has every entry ignored, as
+//! everything. A folder below the listed one whose `.git` is a repository
+//! starts that repository's rules; one whose `.git` is not keeps the rules
+//! around. A folder inside an ignored folder (the listed folder itself may
+//! be one, e.g. a build output folder) has every entry ignored, as
 //! git does not look inside an ignored folder. Names and rule lines are
 //! bytes: neither needs to be UTF-8.
 
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::dirio::{kind_of_mode, Dir, IoHooks, SmallFile};
+use crate::dirio::{Dir, IoHooks, SmallFile};
 use crate::error::{CanopyError, ErrorCode};
 use crate::ignore_pattern::{rule_lines, ByteSet, Halt, Meter, Pattern, States, Subject};
-use crate::limits::{MAX_IGNORE_COMPILED_BYTES, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_RULES, MAX_IGNORE_RULE_BYTES};
+use crate::limits::{MAX_GIT_MARKER_BYTES, MAX_IGNORE_COMPILED_BYTES, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_RULES, MAX_IGNORE_RULE_BYTES};
 use crate::wire::EntryKind;
 
 /// The rules of one ignore file, for the folder it applies from, in the
@@ -233,18 +236,75 @@ fn read_layer_at(file: &Path, prefix: &str, follow: bool, hooks: &IoHooks, budge
         return (None, None);
     };
     let what = format!("{prefix}{}", file.display());
-    match Dir::open_path(dir_path, hooks) {
+    // Only searched, not read: a folder git may look a name up in (mode 711) serves.
+    match Dir::search_path(dir_path, hooks) {
         Ok(dir) => read_layer(&dir, name.as_bytes(), &what, follow, budget),
         Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => (None, None),
         Err(e) => (None, Some(CanopyError::from_io(&e, &format!("cannot read {what}")))),
     }
 }
 
-/// True when an entry named `.git` of this kind can make its folder a
-/// repository's root: a folder, a file (a worktree's `gitdir:` file) or a
-/// link to one; git does not take a fifo, a socket or a device for one.
-fn could_be_git(kind: EntryKind) -> bool {
-    matches!(kind, EntryKind::Folder | EntryKind::File | EntryKind::Symlink)
+/// True when the `.git` in `dir` makes the folder a repository's root, as
+/// git's `is_git_directory` and `read_gitfile` decide (setup.c): a folder
+/// that is a repository, a link to one, or a regular file (or a link to
+/// one) whose text is `gitdir: PATH` naming one, a relative PATH taken from
+/// the folder. Anything else named `.git` (an empty folder, a dangling
+/// link, a fifo) git passes over, and so the rules of the repository around
+/// keep applying. A few `stat`s relative to `dir` and at most two reads of
+/// `MAX_GIT_MARKER_BYTES`, never of a fifo or a device; like git, it needs
+/// the right to search `.git`, not to read it. A `.git` link is not followed
+/// when links never are (`canopy-mcp`): such a `.git` is not a repository.
+fn is_repository(dir: &Dir) -> bool {
+    let Ok(meta) = dir.stat_child(b".git", false) else {
+        return false;
+    };
+    let kind = match meta.kind {
+        EntryKind::Symlink => match dir.stat_child(b".git", true) {
+            Ok(target) => target.kind,
+            Err(_) => return false,
+        },
+        other => other,
+    };
+    let follow = meta.kind == EntryKind::Symlink;
+    match kind {
+        EntryKind::Folder => dir.search_child(b".git", follow).is_ok_and(|g| is_git_directory(&g)),
+        EntryKind::File => match dir.read_small_file(b".git", MAX_GIT_MARKER_BYTES, follow) {
+            // The file may name a repository anywhere (a worktree's names
+            // `.git/worktrees/NAME` of its main repository): git goes there.
+            Ok(SmallFile::Read(text)) => gitdir_of(&text).is_some_and(|to| dir.search_child(to, true).is_ok_and(|g| is_git_directory(&g))),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The PATH of a `.git` file's `gitdir: PATH`, as git's `read_gitfile`
+/// takes it: the text after the prefix, line ends at its end dropped.
+fn gitdir_of(text: &[u8]) -> Option<&[u8]> {
+    let mut rest = text.strip_prefix(b"gitdir: ")?;
+    while let [head @ .., b'\n' | b'\r'] = rest {
+        rest = head;
+    }
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// Git's `is_git_directory` over the opened folder `g`: a valid `HEAD`,
+/// `refs`, and `objects` (or, in a worktree's own folder, `commondir`).
+fn is_git_directory(g: &Dir) -> bool {
+    let head = match g.stat_child(b"HEAD", false).map(|m| m.kind) {
+        // git's validate_headref: a link into refs/, or a symbolic ref or an object name.
+        Ok(EntryKind::Symlink) => g.read_link(b"HEAD").is_ok_and(|t| t.starts_with(b"refs/")),
+        Ok(EntryKind::File) => match g.read_small_file(b"HEAD", MAX_GIT_MARKER_BYTES, false) {
+            Ok(SmallFile::Read(text)) => match text.strip_prefix(b"ref:") {
+                Some(r) => r.trim_ascii_start().starts_with(b"refs/"),
+                None => text.len() >= 40 && text[..40].iter().all(u8::is_ascii_hexdigit),
+            },
+            _ => false,
+        },
+        _ => false,
+    };
+    let folder = |name: &[u8]| g.stat_child(name, true).is_ok_and(|m| m.kind == EntryKind::Folder);
+    head && (g.has_child(b"commondir") || folder(b"objects")) && folder(b"refs")
 }
 
 /// Git's default global excludes file, named as git 2.x names it:
@@ -319,7 +379,7 @@ impl IgnoreRules {
     /// if it stops, nothing is ignored and the error says why.
     pub(crate) fn for_folder(path: &Path, hooks: &IoHooks, meter: &mut Meter<'_>) -> (IgnoreRules, Option<CanopyError>) {
         let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let holds_git = |a: &Path| std::fs::symlink_metadata(a.join(".git")).is_ok_and(|m| could_be_git(kind_of_mode(m.mode())));
+        let holds_git = |a: &Path| Dir::search_path(a, hooks).is_ok_and(|d| is_repository(&d));
         let Some(repo) = real.ancestors().find(|a| holds_git(a)) else {
             return (IgnoreRules::none(), None);
         };
@@ -365,7 +425,7 @@ impl IgnoreRules {
             return inactive();
         }
         let mut problems = Vec::new();
-        let holds_git = dir.stat_child(b".git", false).is_ok_and(|m| could_be_git(m.kind));
+        let holds_git = is_repository(dir);
         let mut rules = if holds_git {
             // A repository of its own: its rules alone.
             let base = repository_layers(path, hooks, &self.budget, &mut problems);

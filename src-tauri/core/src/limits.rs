@@ -51,6 +51,9 @@ pub const REST_GROUPS_SHOWN: usize = 5;
 /// Largest ignore file read (`.gitignore`, `.git/info/exclude`, the global
 /// excludes file); a larger one is not used, and its folder says so.
 pub const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
+/// Largest `.git` file (`gitdir: PATH`) or `.git/HEAD` read when deciding
+/// whether a `.git` is a repository; a larger one does not make one.
+pub const MAX_GIT_MARKER_BYTES: u64 = 4096;
 /// Ignore rules one listing compiles at most, over all its ignore files, and
 /// their text in bytes: compiled rules are kept until the listing ends, and
 /// every name is matched against them, so a hostile folder (a `.gitignore`

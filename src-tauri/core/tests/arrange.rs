@@ -310,6 +310,7 @@ fn locate_finds_the_position_a_listing_has_under_every_order_and_filter() {
 /// A repository: rules at the root, in a subfolder, a negation below, and
 /// `.git/info/exclude`.
 fn repository(t: &Tree) -> std::path::PathBuf {
+    t.repo("repo");
     t.dir("repo/.git/info");
     t.write("repo/.git/info/exclude", b"# local only\nsecret*\n");
     t.write("repo/.gitignore", b"*.log\r\n/build/\nnode_modules\n");
@@ -367,9 +368,9 @@ fn inside_an_ignored_folder_every_entry_is_ignored_and_outside_a_repository_none
 fn a_folder_holding_git_starts_its_own_repositorys_rules() {
     let t = Tree::new();
     t.write("outer/.gitignore", b"*.md\n");
-    t.dir("outer/.git");
+    t.repo("outer");
     t.write("outer/inner/.gitignore", b"*.txt\n");
-    t.dir("outer/inner/.git");
+    t.repo("outer/inner");
     t.file("outer/inner/read.md");
     t.file("outer/inner/notes.txt");
     let l = hidden_by_rules(opts(2, 100), &t.at("outer"));
@@ -380,7 +381,7 @@ fn a_folder_holding_git_starts_its_own_repositorys_rules() {
 #[test]
 fn an_ignore_file_that_is_a_fifo_or_a_link_is_never_opened_and_says_so() {
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     t.dir("repo/fifo");
     t.fifo("repo/fifo/.gitignore");
     t.file("repo/fifo/a.txt");
@@ -402,6 +403,7 @@ fn an_ignore_file_that_is_a_fifo_or_a_link_is_never_opened_and_says_so() {
 #[test]
 fn every_unusable_ignore_file_of_a_repository_is_counted_in_its_error() {
     let t = Tree::new();
+    t.repo("top/repo");
     t.dir("top/repo/.git/info");
     symlink("/dev/zero", t.at("top/repo/.git/info/exclude")).unwrap();
     t.dir("top/repo/.gitignore");
@@ -420,7 +422,7 @@ fn every_unusable_ignore_file_of_a_repository_is_counted_in_its_error() {
 #[test]
 fn an_ignore_file_over_the_cap_is_not_used_and_says_too_large() {
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     let mut big = b"*.txt\n".to_vec();
     big.resize(canopy_core::limits::MAX_IGNORE_FILE_BYTES as usize + 1, b'#');
     t.write("repo/sub/.gitignore", &big);
@@ -446,7 +448,7 @@ fn an_ignore_file_with_more_rules_than_a_listing_compiles_says_too_large_never_s
     // 60,000 globs fit in 1 MiB; compiled they took 500 MB, or failed to
     // compile and were dropped without a word (a.txt shown, no error).
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     t.write("repo/sub/.gitignore", &many_rules(60_000));
     t.file("repo/sub/a.txt");
     t.write("repo/fits/.gitignore", &many_rules(100));
@@ -463,7 +465,7 @@ fn an_ignore_file_with_more_rules_than_a_listing_compiles_says_too_large_never_s
 #[test]
 fn the_rule_budget_is_shared_by_every_folder_of_a_listing() {
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     let most = canopy_core::limits::MAX_IGNORE_RULES * 3 / 5;
     for name in ["a", "b"] {
         t.write(format!("repo/{name}/.gitignore"), &many_rules(most));
@@ -482,6 +484,7 @@ fn info_exclude_reached_through_a_symlink_is_used_as_git_does() {
     // .gitignore in the worktree is never followed. A link to a device is
     // still never opened.
     let t = Tree::new();
+    t.repo("repo");
     t.dir("repo/.git/info");
     t.write("rules/exclude", b"*.log\n");
     t.symlink("../../../rules/exclude", "repo/.git/info/exclude");
@@ -500,7 +503,7 @@ fn info_exclude_reached_through_a_symlink_is_used_as_git_does() {
 #[test]
 fn a_byte_order_mark_before_the_first_rule_is_skipped_as_git_does() {
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     t.write("repo/.gitignore", b"\xef\xbb\xbf*.log\n*.tmp\n");
     for f in ["a.log", "b.tmp", "c.txt"] {
         t.file(format!("repo/{f}"));
@@ -512,7 +515,7 @@ fn a_byte_order_mark_before_the_first_rule_is_skipped_as_git_does() {
 /// The names git keeps in a repository whose `.gitignore` is `rules`, of `files`.
 fn kept_by(rules: &[u8], files: &[&[u8]]) -> Vec<String> {
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     t.write("repo/.gitignore", rules);
     for f in files {
         let mut path = b"repo/".to_vec();
@@ -572,7 +575,7 @@ fn thousands_of_star_heavy_rules_hide_what_they_match_within_the_folders_budget(
     // they took 3.1 GB and ended TIMEOUT; matched without backtracking they
     // cost at most (tokens + 2) steps a byte of a name.
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     let mut rules = Vec::new();
     let mut letter_sets = Vec::new();
     for i in 0..5_000u64 {
@@ -607,7 +610,7 @@ fn matching_that_outlasts_the_folders_deadline_stops_itself_and_says_timeout() {
     // TIMEOUT and its worker returns; were it not checked, the worker would
     // be left behind still matching ("not responding", a stuck thread).
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     let mut rules = Vec::new();
     for i in 0..4_000u32 {
         let class: String = [i % 25, i / 25 % 25, i / 625].iter().map(|&k| (b'b' + k as u8) as char).collect();
@@ -631,7 +634,7 @@ fn an_ignore_file_that_would_compile_past_the_budget_says_too_large_with_its_pat
     // 5,000 distinct rules of eight classes each: within the rule count and
     // text budget, but 32 bytes a class compiled.
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     let mut rules = Vec::new();
     for i in 0..5_000u32 {
         let [x, y, z] = [i % 26, i / 26 % 26, i / 676].map(|k| (b'a' + k as u8) as char);
@@ -648,10 +651,109 @@ fn an_ignore_file_that_would_compile_past_the_budget_says_too_large_with_its_pat
     assert!(names(folder(&l.root)).contains(&"abcdefgh"), "its rules are not used");
 }
 
+// What git takes for a repository (setup.c's `is_git_directory` and
+// `read_gitfile`): a `.git` folder holding HEAD, objects and refs, or a
+// `.git` file saying `gitdir: PATH` of one. Any other `.git` git passes over,
+// and the rules of the repository around keep applying. Each verdict is
+// also asked of git itself.
+
+#[test]
+fn an_empty_git_folder_below_a_repository_does_not_start_one() {
+    let t = Tree::new();
+    let repo = t.at("r");
+    git_init(&repo);
+    t.write("r/.gitignore", b"build/\n");
+    t.dir("r/a/.git");
+    t.file("r/a/build/x");
+    t.file("r/a/keep.c");
+    assert!(git_ignores(&repo, "a/build/x"), "git: the root's build/ reaches a/build");
+    let l = hidden_by_rules(opts(3, 100), &repo);
+    let a = folder(child(folder(&l.root), "a"));
+    assert_eq!((names(a), a.ignored_hidden), (vec!["keep.c"], 2), "build and .git hidden");
+}
+
+#[test]
+fn a_dangling_git_link_below_a_repository_does_not_start_one() {
+    let t = Tree::new();
+    let repo = t.at("r");
+    git_init(&repo);
+    t.write("r/.gitignore", b"*.o\n");
+    t.dir("r/a");
+    t.symlink("nowhere", "r/a/.git");
+    t.file("r/a/x.o");
+    t.file("r/a/y.c");
+    assert!(git_ignores(&repo, "a/x.o"));
+    let l = hidden_by_rules(opts(2, 100), &repo);
+    assert_eq!(names(folder(child(folder(&l.root), "a"))), ["y.c"]);
+}
+
+#[test]
+fn a_git_file_starts_a_repository_only_when_its_gitdir_names_one() {
+    let t = Tree::new();
+    let repo = t.at("r");
+    git_init(&repo);
+    git_init(&t.at("other"));
+    t.write("r/.gitignore", b"*.o\n");
+    // A worktree's or a submodule's `.git`: a file naming the repository, relative to its folder.
+    t.write("r/c/.git", b"gitdir: ../../other/.git\n");
+    t.write("r/c/.gitignore", b"*.txt\n");
+    t.file("r/c/x.o");
+    t.file("r/c/y.txt");
+    // One naming nothing, and one naming a folder that is no repository.
+    t.write("r/d/.git", b"gitdir: ../nowhere\n");
+    t.file("r/d/x.o");
+    t.dir("r/empty");
+    t.write("r/e/.git", b"gitdir: ../empty\n");
+    t.file("r/e/x.o");
+    assert_eq!((git_ignores(&t.at("r/c"), "x.o"), git_ignores(&t.at("r/c"), "y.txt")), (false, true), "git in c: c's rules alone");
+    assert!(git_ignores(&repo, "d/x.o") && git_ignores(&repo, "e/x.o"));
+    let l = hidden_by_rules(opts(2, 100), &repo);
+    let root = folder(&l.root);
+    assert_eq!(names(folder(child(root, "c"))), [".gitignore", "x.o"], "the outer *.o does not reach into another repository");
+    assert_eq!(names(folder(child(root, "d"))), Vec::<&str>::new(), "d/.git names nothing: the outer *.o applies");
+    assert_eq!(names(folder(child(root, "e"))), Vec::<&str>::new(), "e/.git names no repository: the outer *.o applies");
+}
+
+#[test]
+fn a_worktree_is_a_repository_of_its_own() {
+    // `git worktree add`: the worktree's `.git` file names
+    // `.git/worktrees/NAME`, which has `commondir` in place of `objects`.
+    let t = Tree::new();
+    let repo = t.at("r");
+    git_init(&repo);
+    t.write("r/.gitignore", b"*.o\n");
+    let other = t.at("other");
+    git_init(&other);
+    let ok = |o: std::process::Output| assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    ok(git_in(&other).args(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x"]).output().unwrap());
+    ok(git_in(&other).args(["worktree", "add", "-q", "../r/wt"]).output().unwrap());
+    t.file("r/wt/x.o");
+    assert!(!git_ignores(&t.at("r/wt"), "x.o"), "git in wt: the worktree's own rules, not r's");
+    let l = hidden_by_rules(opts(2, 100), &repo);
+    assert_eq!(names(folder(child(folder(&l.root), "wt"))), ["x.o"]);
+    let l = hidden_by_rules(opts(1, 100), &t.at("r/wt"));
+    assert_eq!(names(folder(&l.root)), ["x.o"], "listed itself, wt is its own repository's root");
+}
+
+#[test]
+fn an_invalid_git_above_the_listed_folder_is_passed_over_for_the_repository_above() {
+    let t = Tree::new();
+    let repo = t.at("r");
+    git_init(&repo);
+    t.write("r/.gitignore", b"*.o\n");
+    t.dir("r/mid/.git");
+    t.file("r/mid/sub/x.o");
+    t.file("r/mid/sub/y.c");
+    t.symlink("nowhere", "r/mid/sub/.git");
+    assert!(git_ignores(&t.at("r/mid/sub"), "x.o"), "git run in sub passes over sub and mid and finds r");
+    let l = hidden_by_rules(opts(1, 100), &t.at("r/mid/sub"));
+    assert_eq!(names(folder(&l.root)), ["y.c"]);
+}
+
 #[test]
 fn a_fifo_named_git_does_not_make_a_repository() {
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     t.write("repo/.gitignore", b"*.o\n");
     t.file("repo/sub/x.o");
     t.fifo("repo/sub/.git");
@@ -685,12 +787,11 @@ fn hiding_ignored_entries_hides_git_itself_and_counts_it() {
 fn inside_git_itself_no_ignore_rule_applies() {
     let t = Tree::new();
     let repo = repository(&t);
-    t.file("repo/.git/HEAD");
     t.file("repo/.git/debug.log");
     t.file("repo/.git/info/secret.key");
     let l = hidden_by_rules(opts(2, 100), &repo.join(".git"));
     let git = folder(&l.root);
-    assert_eq!((names(git), git.ignored_hidden), (vec!["info", "debug.log", "HEAD"], 0), "*.log does not reach into .git");
+    assert_eq!((names(git), git.ignored_hidden), (vec!["info", "objects", "refs", "debug.log", "HEAD"], 0), "*.log does not reach into .git");
     assert_eq!(names(folder(child(git, "info"))), ["exclude", "secret.key"], "nor does info/exclude's secret*");
 }
 

@@ -377,7 +377,7 @@ fn a_bushy_walk_holds_descriptors_only_for_folders_whose_children_wait() {
 #[test]
 fn every_line_kind_in_its_place_match_first_and_each_folders_own_after_its_last_descendant() {
     let t = Tree::new();
-    t.dir("top/.git");
+    t.repo("top");
     t.write("top/.gitignore", b"*.log\nskip/\n");
     for i in 0..5 {
         t.file(format!("top/photos/img_{i}.jpg"));
@@ -440,7 +440,7 @@ fn sort_and_filter_flags_choose_the_first_over_the_whole_folder() {
 #[test]
 fn the_global_excludes_file_is_read_from_xdg_config_home() {
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     t.file("repo/keep.txt");
     t.file("repo/mine.swp");
     t.write("config/git/ignore", b"*.swp\n");
@@ -453,12 +453,46 @@ fn the_global_excludes_file_is_read_from_xdg_config_home() {
 }
 
 #[test]
+fn gitignore_passes_over_a_git_that_is_no_repository_as_git_does() {
+    // mkdir -p r/a && cd r && git init -q && echo 'build/' > .gitignore &&
+    // mkdir a/.git a/build && touch a/build/x && canopy-list . --gitignore --depth 3
+    let t = Tree::new();
+    let repo = t.at("r");
+    git_init(&repo);
+    t.write("r/.gitignore", b"build/\n*.o\n");
+    t.dir("r/a/.git");
+    t.file("r/a/build/x");
+    t.dir("r/b");
+    t.symlink("nowhere", "r/b/.git");
+    t.file("r/b/x.o");
+    assert!(git_ignores(&repo, "a/build/x") && git_ignores(&repo, "b/x.o"));
+    let o = run_in(&repo, &["--gitignore", "--depth", "3"]);
+    let out = stdout(&o);
+    assert!(!out.contains("build") && !out.contains("x.o"), "an empty .git folder and a dangling .git link start no repository:\n{out}");
+}
+
+#[test]
+fn a_repository_whose_root_and_git_may_be_searched_but_not_read_is_found() {
+    // A home folder kept in git is often mode 711: git finds its `.git` by
+    // looking names up, which needs no right to read the folder.
+    let t = Tree::new();
+    t.repo("home");
+    t.write("home/.gitignore", b"*.o\n");
+    t.file("home/src/x.o");
+    t.file("home/src/y.c");
+    t.chmod("home/.git", 0o711);
+    t.chmod("home", 0o711);
+    let o = run_in(&t.at("home/src"), &["--gitignore"]);
+    assert_eq!(stdout(&o), "[FILE] y.c\n[IGNORED] src: 1 items hidden by ignore rules\n");
+}
+
+#[test]
 fn a_folder_listed_through_a_symlink_into_a_repository_uses_that_repositorys_rules() {
     // `ln -s repo/sub lnk; canopy-list lnk --gitignore`: git run in lnk finds
     // the repository from its real location, and so does Canopy; the lines
     // still name the folder as it was given.
     let t = Tree::new();
-    t.dir("repo/.git");
+    t.repo("repo");
     t.write("repo/.gitignore", b"*.log\n");
     t.write("repo/sub/.gitignore", b"local.*\n");
     for f in ["a.log", "local.txt", "keep.txt"] {

@@ -383,7 +383,7 @@ fn the_dead_mount_fixture_really_hangs_a_plain_reader() {
 fn an_ignore_file_whose_open_never_answers_costs_its_folder_a_timeout_not_a_hang() {
     let s = Scene::new(false);
     // The repository is the temp tree; the dead mount lies inside it.
-    s.t.dir(".git");
+    s.t.repo("");
     // Without hiding ignored entries nothing opens it: the folder lists.
     let plain = list(&s.at("mnt/rules"), &ListOptions { details: false, ..quick(1) }).unwrap();
     assert_eq!(names(folder(&plain.root)), [".gitignore", "c.txt"]);

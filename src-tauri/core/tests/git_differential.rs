@@ -1,7 +1,8 @@
 //! "Hide ignored" against git itself: generated rule files (a root and a
 //! nested `.gitignore`, `.git/info/exclude`, the global excludes file) built
 //! from the pieces git's rule language is most easily misread on, over
-//! generated trees of files, folders and links, each path's verdict
+//! generated trees of files, folders and links (sometimes with a `.git` in a
+//! subfolder that git does not take for a repository), each path's verdict
 //! compared with `git check-ignore --no-index`. In a test binary of its own:
 //! it sets `XDG_CONFIG_HOME`, which every listing of the process reads.
 //!
@@ -162,6 +163,22 @@ fn tree(r: &mut Rng, repo: &Path) -> Vec<Vec<u8>> {
     paths
 }
 
+/// Puts in `folder` a `.git` that is no repository for git (setup.c's
+/// `is_git_directory`): an empty folder, one missing `refs`, a dangling
+/// link, or a `gitdir:` file naming nothing.
+fn invalid_git(r: &mut Rng, folder: &Path) {
+    let git = folder.join(".git");
+    match r.below(4) {
+        0 => std::fs::create_dir(&git).unwrap(),
+        1 => {
+            std::fs::create_dir_all(git.join("objects")).unwrap();
+            std::fs::write(git.join("HEAD"), b"ref: refs/heads/main\n").unwrap();
+        }
+        2 => std::os::unix::fs::symlink("nowhere", &git).unwrap(),
+        _ => std::fs::write(&git, b"gitdir: nowhere\n").unwrap(),
+    }
+}
+
 fn git(repo: &Path, home: &Path) -> Command {
     let mut c = Command::new("git");
     c.current_dir(repo)
@@ -247,6 +264,13 @@ fn round(seed: u64, config: &Path, figures: &mut Figures) {
         files.push((path.escape_ascii().to_string(), text));
         paths.push(path);
         figures.rules += n;
+    }
+    if r.chance(30) {
+        // A `.git` that git does not take for a repository: the rules
+        // around still reach the folder holding it.
+        if let Some(folder) = nested.get(r.below(nested.len().max(1))) {
+            invalid_git(&mut r, &repo.join(std::ffi::OsStr::from_bytes(folder)));
+        }
     }
     let (exclude, n) = rule_file(&mut r, 4);
     std::fs::write(repo.join(".git/info/exclude"), &exclude).unwrap();

@@ -15,7 +15,7 @@ fn a_global_excludes_file_reached_through_a_symlink_is_used_as_git_does() {
     t.dir("config/git");
     t.symlink("../../dotfiles/git-ignore", "config/git/ignore");
     std::env::set_var("XDG_CONFIG_HOME", t.at("config"));
-    t.dir("repo/.git");
+    t.repo("repo");
     t.file("repo/a.log");
     t.file("repo/b.txt");
     let hide = |o: ListOptions| list(&t.at("repo"), &ListOptions { hide_ignored: true, ..o }).unwrap();

@@ -13,7 +13,7 @@ use canopy_core::text::write_text;
 use canopy_core::rest::RestGroup;
 use canopy_core::wire::{EntryKind, Folder, LinkTarget, Listing};
 use canopy_core::{list, ListOptions};
-use common::Tree;
+use common::{make_repository, Tree};
 use proptest::prelude::*;
 
 /// One line, as the grammar reads it.
@@ -286,7 +286,7 @@ proptest! {
         let root = t.dir("root \u{2028} -> x (loop)");
         build(&root, &entries);
         // A repository ignoring names that start with Z, and anything in a folder named "a".
-        std::fs::create_dir(root.join(".git")).unwrap();
+        make_repository(&root);
         std::fs::write(root.join(".gitignore"), b"Z*\na/\n").unwrap();
         let opts = ListOptions {
             depth: 2,

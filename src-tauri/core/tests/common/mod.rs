@@ -68,6 +68,14 @@ impl Tree {
         p
     }
 
+    /// Makes `rel` a repository's root, as git decides one without running
+    /// git: see [`make_repository`]. Returns the root.
+    pub fn repo(&self, rel: impl AsRef<[u8]>) -> PathBuf {
+        let root = self.dir(rel);
+        make_repository(&root);
+        root
+    }
+
     pub fn symlink(&self, target: impl AsRef<[u8]>, rel: impl AsRef<[u8]>) -> PathBuf {
         let p = self.at(rel);
         std::os::unix::fs::symlink(OsStr::from_bytes(target.as_ref()), &p).unwrap();
@@ -236,4 +244,45 @@ pub fn set_mtime(path: &Path, secs: i64, nanos: i64) {
     ];
     let rc = unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), times.as_ptr(), libc::AT_SYMLINK_NOFOLLOW) };
     assert_eq!(rc, 0, "utimensat {}: {}", path.display(), std::io::Error::last_os_error());
+}
+
+/// Makes the folder `root` a repository's root: a `.git` folder holding
+/// what git's `is_git_directory` asks for (a `HEAD` naming a branch,
+/// `objects` and `refs`). An empty `.git` folder is not one, for git.
+pub fn make_repository(root: &Path) {
+    fs::create_dir_all(root.join(".git/objects")).unwrap();
+    fs::create_dir_all(root.join(".git/refs")).unwrap();
+    fs::write(root.join(".git/HEAD"), b"ref: refs/heads/main\n").unwrap();
+}
+
+/// `git` run in `dir`, away from the user's and the system's configuration.
+pub fn git_in(dir: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.current_dir(dir)
+        .env("HOME", "/nonexistent")
+        .env("XDG_CONFIG_HOME", "/nonexistent")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env("LC_ALL", "C");
+    c
+}
+
+/// Runs `git init -q` in `dir` (made if need be).
+pub fn git_init(dir: &Path) {
+    fs::create_dir_all(dir).unwrap();
+    let o = git_in(dir).args(["init", "-q"]).output().expect("git is needed for this test (scripts/test installs it)");
+    assert!(o.status.success(), "git init: {}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// What `git check-ignore --no-index` run in `dir` says of `path`
+/// (relative to `dir`): true when ignored.
+pub fn git_ignores(dir: &Path, path: &str) -> bool {
+    let o = git_in(dir).args(["check-ignore", "--no-index", "-q", path]).output().expect("git is needed for this test (scripts/test installs it)");
+    match o.status.code() {
+        Some(0) => true,
+        Some(1) => false,
+        _ => panic!("git check-ignore {path} in {}: {}", dir.display(), String::from_utf8_lossy(&o.stderr)),
+    }
 }
