@@ -705,6 +705,16 @@ mod tests {
         (r, release)
     }
 
+    /// Waits until every stuck call has come back; they were all released,
+    /// so the bound only turns a call that never returns into a failure.
+    fn until_none_stuck(pool: &Pool) {
+        let give_up = Instant::now() + Duration::from_secs(30);
+        while pool.stuck_threads() > 0 {
+            assert!(Instant::now() < give_up, "a released call never came back");
+            std::thread::yield_now();
+        }
+    }
+
     #[test]
     fn a_call_that_never_returns_is_given_up_and_its_place_fails_at_once() {
         let pool = pool();
@@ -722,9 +732,7 @@ mod tests {
         assert_eq!(fine.unwrap(), Ok(5));
         // Once the stuck call returns, the device is usable again.
         release.send(()).unwrap();
-        while pool.stuck_threads() > 0 {
-            std::thread::yield_now();
-        }
+        until_none_stuck(pool);
         let later = run_in(pool, |w| w.begin(Place::Device(7), Instant::now() + Duration::from_secs(1)));
         assert_eq!(later.unwrap(), Ok(()));
     }
@@ -755,9 +763,7 @@ mod tests {
         );
         assert_eq!(pool.stuck_threads(), 1);
         drop((first, second));
-        while pool.stuck_threads() > 0 {
-            std::thread::yield_now();
-        }
+        until_none_stuck(pool);
     }
 
     #[test]
@@ -818,9 +824,7 @@ mod tests {
         assert_eq!(pool.stuck_threads(), MAX_STUCK_THREADS);
         assert!(pool.workers() <= before + 1, "20 refusals add at most one (idle) thread");
         drop(releases);
-        while pool.stuck_threads() > 0 {
-            std::thread::yield_now();
-        }
+        until_none_stuck(pool);
     }
 
     #[test]
@@ -838,9 +842,7 @@ mod tests {
             });
             // Either outcome is allowed at the edge, but never a stuck mark left behind.
             let _ = r;
-            while pool.stuck_threads() > 0 {
-                std::thread::yield_now();
-            }
+            until_none_stuck(pool);
             assert!(pool.check(&Place::Device(1)).is_ok());
         }
     }

@@ -8,8 +8,11 @@
 //! is a shell, an interpreter, Wine, Java or a terminal emulator, or when it
 //! cannot be found to be read. An entry that runs in a terminal
 //! (`Terminal=true`: vim, nano, less) is allowed for the allowlist's types
-//! when its own program is none of those: the file's name reaches it as one
-//! argument and it runs nothing of the file. Where the system has no
+//! when its own program is none of those: the user chose it for that type,
+//! and the file's name reaches it as one argument, never as a command. What
+//! it then does with the content is its own handling, as when the user runs
+//! it in a terminal (vim's modelines, a `LESSOPEN` filter): it is trusted as
+//! much as any other default application. Where the system has no
 //! `xdg-mime`, nothing can be vetted and the answer is a refusal; where it
 //! names no application, there is nothing to vet.
 
@@ -339,8 +342,9 @@ fn program_refusal(program: &str) -> Option<&'static str> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Terminal {
     /// For the allowlist's types: a terminal editor or pager (vim, less)
-    /// runs nothing of the file it is given.
+    /// the user chose gets the file's name as one argument.
     Allowed,
+    /// Any entry with `Terminal=true` is refused.
     Refused,
 }
 
@@ -416,7 +420,7 @@ mod tests {
     fn a_terminal_editor_is_allowed_only_where_terminals_are() {
         let vim = "[Desktop Entry]\nType=Application\nTryExec=vim\nExec=vim %F\nTerminal=true\n";
         assert_eq!(vet_entry("vim.desktop", vim, Terminal::Refused), Err("runs in a terminal".into()));
-        assert_eq!(vet_entry("vim.desktop", vim, Terminal::Allowed), Ok(()), "vim runs nothing of the file");
+        assert_eq!(vet_entry("vim.desktop", vim, Terminal::Allowed), Ok(()), "an editor chosen for text opens it");
         for exec in ["bash %f", "python3 %f", "x-terminal-emulator -e less %f", "tmux new vim %f", "env A=1 sh -c \"less %f\""] {
             let entry = format!("[Desktop Entry]\nType=Application\nExec={exec}\nTerminal=true\n");
             assert!(vet_entry("t.desktop", &entry, Terminal::Allowed).is_err(), "{exec} in a terminal is still refused");

@@ -327,6 +327,14 @@ fn hide_ignored_agrees_with_git_check_ignore_on_generated_rules() {
         figures.ignored,
         figures.disagreements.len()
     );
+    if seeds.len() > 1 {
+        assert!(
+            figures.ignored > 0 && figures.ignored < figures.paths,
+            "the generated cases must have git ignore some paths and keep others ({} of {} ignored): a matcher that hides nothing, or everything, must not pass",
+            figures.ignored,
+            figures.paths
+        );
+    }
     assert!(
         figures.disagreements.is_empty(),
         "{} of {} paths disagree with git (replay one with CANOPY_DIFF_SEED=seed); the first:\n{}",

@@ -112,10 +112,16 @@ impl LineTransport {
         LineTransport { lines, out }
     }
 
-    fn answer(&self, reply: Value) {
+    /// Writes an error reply to a line that was no request, and waits until
+    /// it is written: a client that floods bad lines and never reads its
+    /// replies stops being read from, instead of queueing replies in memory.
+    async fn answer(&self, reply: Value) {
         let mut line = serde_json::to_vec(&reply).unwrap_or_default();
         line.push(b'\n');
-        let _ = self.out.send(Outgoing { line, written: None });
+        let (tx, rx) = oneshot::channel();
+        if self.out.send(Outgoing { line, written: Some(tx) }).is_ok() {
+            let _ = rx.await;
+        }
     }
 
     /// Waits until every line queued so far is written.
@@ -135,7 +141,7 @@ async fn read_line(read: &mut (impl AsyncBufRead + Unpin)) -> Option<Line> {
         let buf = match read.fill_buf().await {
             Ok(b) => b,
             Err(e) => {
-                eprintln!("canopy-mcp: IO: cannot read stdin: {e}");
+                crate::diagnostics::line(format!("IO: cannot read stdin: {e}"));
                 return None;
             }
         };
@@ -275,13 +281,13 @@ impl Transport<RoleServer> for LineTransport {
                 Line::Bytes(b) => b,
                 Line::TooLong => {
                     let what = format!("Invalid Request: the line is longer than {MAX_LINE_BYTES} bytes and was skipped");
-                    self.answer(error(Value::Null, INVALID_REQUEST, &what));
+                    self.answer(error(Value::Null, INVALID_REQUEST, &what)).await;
                     continue;
                 }
             };
             match classify(&bytes) {
                 Ok(message) => return Some(message),
-                Err(Some(reply)) => self.answer(reply),
+                Err(Some(reply)) => self.answer(reply).await,
                 Err(None) => {}
             }
         }
