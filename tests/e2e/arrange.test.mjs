@@ -51,8 +51,9 @@ describe("order, filter, ignored and the rest in the window", () => {
     // 540 photos of scattered sizes and 12 small .json files: 552 entries, 100 shown.
     for (let i = 1; i <= 540; i++) file(path.join(root, "photos", `img_${String(i).padStart(4, "0")}.jpg`), "x".repeat(sizeOf(i)));
     for (let i = 1; i <= 12; i++) file(path.join(root, "photos", `meta${String(i).padStart(2, "0")}.json`), "{}");
-    // A repository: its rules hide two logs and a build folder.
-    fs.mkdirSync(path.join(root, "repo", ".git"), { recursive: true });
+    // A repository (a .git git takes for one: HEAD, objects, refs): its rules hide two logs and a build folder.
+    for (const d of ["objects", "refs"]) fs.mkdirSync(path.join(root, "repo", ".git", d), { recursive: true });
+    file(path.join(root, "repo", ".git", "HEAD"), "ref: refs/heads/main\n");
     file(path.join(root, "repo", ".gitignore"), "*.log\nbuild/\n");
     for (const f of ["a.txt", "b.log", "c.log", "build/out.o", "src/main.rs"]) file(path.join(root, "repo", f), "data");
     file(path.join(root, "small.txt"), "1");

@@ -2,7 +2,32 @@
 // Canopy's real window through tauri-driver. Every wait has a liveness
 // timeout; none of them asserts speed.
 
+import fs from "node:fs";
+
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+/**
+ * Waits (10 s at most, then goes on) until no process started with
+ * `XDG_CONFIG_HOME=configHome` still runs. The driver stops the pid it started,
+ * Canopy's supervisor, and the program behind it ends a moment later, saving
+ * its view on the way: what it left is read only once it is gone.
+ */
+async function appGone(configHome) {
+  const needle = `XDG_CONFIG_HOME=${configHome}\0`;
+  const running = (pid) => {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/environ`).includes(needle)) return false;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+      return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]);
+    } catch {
+      return false;
+    }
+  };
+  const deadline = Date.now() + 10000;
+  while (Date.now() < deadline && fs.readdirSync("/proc").some((p) => /^\d+$/.test(p) && running(p))) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 export const Key = {
   Enter: "\uE007",
@@ -76,6 +101,7 @@ export class Session {
     } catch {
       /* already gone */
     }
+    if (this.configHome) await appGone(this.configHome);
   }
 
   /** Runs `fn` (a function's source) in the page with `args`; returns its result. */
