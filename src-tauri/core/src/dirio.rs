@@ -334,11 +334,6 @@ impl Dir {
         self.stat_raw(name, follow).map(|st| Meta::from_stat(&st))
     }
 
-    /// True when the child `name` exists (an `lstat`; a symlink counts).
-    pub fn has_child(&self, name: &[u8]) -> bool {
-        self.stat_raw(name, false).is_ok()
-    }
-
     /// Reads the child `name` if it is a regular file of at most `max`
     /// bytes, through [`open_regular_at`]: never a fifo or a device, a
     /// symlink only when `follow` (and then only to a regular file), and

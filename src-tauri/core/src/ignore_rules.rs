@@ -281,15 +281,13 @@ fn is_repository(dir: &Dir) -> bool {
 /// The PATH of a `.git` file's `gitdir: PATH`, as git's `read_gitfile`
 /// takes it: the text after the prefix, line ends at its end dropped.
 fn gitdir_of(text: &[u8]) -> Option<&[u8]> {
-    let mut rest = text.strip_prefix(b"gitdir: ")?;
-    while let [head @ .., b'\n' | b'\r'] = rest {
-        rest = head;
-    }
+    let rest = trim_line_ends(text.strip_prefix(b"gitdir: ")?);
     (!rest.is_empty()).then_some(rest)
 }
 
-/// Git's `is_git_directory` over the opened folder `g`: a valid `HEAD`,
-/// `refs`, and `objects` (or, in a worktree's own folder, `commondir`).
+/// Git's `is_git_directory` over the opened folder `g`: a valid `HEAD`, then
+/// `objects` and `refs` in the common folder (the one a worktree's
+/// `commondir` file names, relative to `g`; else `g` itself).
 fn is_git_directory(g: &Dir) -> bool {
     let head = match g.stat_child(b"HEAD", false).map(|m| m.kind) {
         // git's validate_headref: a link into refs/, or a symbolic ref or an object name.
@@ -303,8 +301,27 @@ fn is_git_directory(g: &Dir) -> bool {
         },
         _ => false,
     };
-    let folder = |name: &[u8]| g.stat_child(name, true).is_ok_and(|m| m.kind == EntryKind::Folder);
-    head && (g.has_child(b"commondir") || folder(b"objects")) && folder(b"refs")
+    if !head {
+        return false;
+    }
+    let common = match g.read_small_file(b"commondir", MAX_GIT_MARKER_BYTES, false) {
+        Ok(SmallFile::Read(text)) => match g.search_child(trim_line_ends(&text), true) {
+            Ok(c) => Some(c),
+            Err(_) => return false,
+        },
+        _ => None,
+    };
+    let common = common.as_ref().unwrap_or(g);
+    let folder = |name: &[u8]| common.stat_child(name, true).is_ok_and(|m| m.kind == EntryKind::Folder);
+    folder(b"objects") && folder(b"refs")
+}
+
+/// `text` without the line ends at its end, as git reads a one-line file.
+fn trim_line_ends(mut text: &[u8]) -> &[u8] {
+    while let [head @ .., b'\n' | b'\r'] = text {
+        text = head;
+    }
+    text
 }
 
 /// Git's default global excludes file, named as git 2.x names it:

@@ -715,6 +715,23 @@ fn a_git_file_starts_a_repository_only_when_its_gitdir_names_one() {
 }
 
 #[test]
+fn a_worktree_whose_own_folder_has_no_refs_is_a_repository_through_its_commondir() {
+    // What git 2.39 (Debian 12) leaves for `git worktree add`: the worktree's
+    // folder holds HEAD and `commondir`, while objects and refs are only in
+    // the common folder it names.
+    let t = Tree::new();
+    let repo = t.repo("r");
+    t.write("r/.gitignore", b"*.o\n");
+    let main = t.repo("main");
+    t.write("main/.git/worktrees/wt/HEAD", b"ref: refs/heads/wt\n");
+    t.write("main/.git/worktrees/wt/commondir", b"../..\n");
+    t.write("r/wt/.git", format!("gitdir: {}\n", main.join(".git/worktrees/wt").display()).as_bytes());
+    t.file("r/wt/x.o");
+    let l = hidden_by_rules(opts(2, 100), &repo);
+    assert_eq!(names(folder(child(folder(&l.root), "wt"))), ["x.o"], "wt is its own repository: r's *.o does not reach it");
+}
+
+#[test]
 fn a_worktree_is_a_repository_of_its_own() {
     // `git worktree add`: the worktree's `.git` file names
     // `.git/worktrees/NAME`, which has `commondir` in place of `objects`.
