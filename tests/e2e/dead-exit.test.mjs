@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { APP, REPO, launch, removeTree, rowSelector, saveScreenshot, tempTree, waitForRow } from "./harness.mjs";
+import { APP, REPO, launch, removeTree, rowSelector, saveScreenshot, startBus, tempTree, waitForRow } from "./harness.mjs";
 
 const DEAD_MOUNT = path.join(REPO, "target/debug/examples/dead_mount");
 /** tauri-plugin-single-instance's name: the app's identifier + ".SingleInstance" (src/platform_impl/linux.rs). */
@@ -25,22 +25,6 @@ const EXIT_WITHIN_MS = 6000;
 const SUPERVISOR_SUFFIX = " (supervisor)";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** A session bus for this test file, as single-instance.test.mjs starts one. */
-function startBus() {
-  return new Promise((resolve, reject) => {
-    const bus = spawn("dbus-run-session", ["--", "sh", "-c", 'echo "$DBUS_SESSION_BUS_ADDRESS"; exec sleep 600'], { stdio: ["ignore", "pipe", "ignore"], detached: true });
-    let out = "";
-    bus.on("error", reject);
-    bus.stdout.on("data", (d) => {
-      out += d;
-      if (!out.includes("\n")) return;
-      bus.stdout.destroy();
-      bus.unref();
-      resolve({ address: out.trim(), stop: () => process.kill(-bus.pid, "SIGTERM") });
-    });
-  });
-}
 
 /** Whether `name` has an owner on the bus at `address`. */
 function nameHasOwner(address, name) {

@@ -3,7 +3,7 @@
 // run.mjs has started, under Xvfb when there is no display).
 
 import { createHash } from "node:crypto";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -332,4 +332,21 @@ export function diffManifests(before, after) {
     if (a !== b) changes.push(`${Buffer.from(k, "hex").toString()}: ${a} -> ${b}`);
   }
   return changes;
+}
+
+/** A private session bus: `dbus-run-session` keeps it while its child (a sleep) lives; `stop()` ends both. */
+export function startBus() {
+  return new Promise((resolve, reject) => {
+    // Its own process group, so stopping it stops the bus daemon and the sleep too.
+    const bus = spawn("dbus-run-session", ["--", "sh", "-c", 'echo "$DBUS_SESSION_BUS_ADDRESS"; exec sleep 600'], { stdio: ["ignore", "pipe", "ignore"], detached: true });
+    let out = "";
+    bus.on("error", reject);
+    bus.stdout.on("data", (d) => {
+      out += d;
+      if (!out.includes("\n")) return;
+      bus.stdout.destroy();
+      bus.unref();
+      resolve({ address: out.trim(), stop: () => process.kill(-bus.pid, "SIGTERM") });
+    });
+  });
 }

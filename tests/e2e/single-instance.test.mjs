@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { APP, file, freshConfigHome, launch, removeTree, saveScreenshot, tempTree } from "./harness.mjs";
+import { APP, file, freshConfigHome, launch, removeTree, saveScreenshot, startBus, tempTree } from "./harness.mjs";
 
 let first;
 let second;
@@ -27,23 +27,6 @@ after(() => {
   removeTree(first);
   removeTree(second);
 });
-
-/** A session bus for this test file: `dbus-run-session` keeps it while its child (a sleep) lives. */
-function startBus() {
-  return new Promise((resolve, reject) => {
-    // Its own process group, so stopping it stops the bus daemon and the sleep too.
-    const bus = spawn("dbus-run-session", ["--", "sh", "-c", 'echo "$DBUS_SESSION_BUS_ADDRESS"; exec sleep 600'], { stdio: ["ignore", "pipe", "ignore"], detached: true });
-    let out = "";
-    bus.on("error", reject);
-    bus.stdout.on("data", (d) => {
-      out += d;
-      if (!out.includes("\n")) return;
-      bus.stdout.destroy();
-      bus.unref();
-      resolve({ address: out.trim(), stop: () => process.kill(-bus.pid, "SIGTERM") });
-    });
-  });
-}
 
 /** Runs a second Canopy through `sh -c script` and resolves with its exit code (liveness timeout only). */
 function secondInstance(script, env) {
