@@ -208,6 +208,16 @@ impl Dir {
             let fd = unsafe { OwnedFd::from_raw_fd(fd) };
             return Ok(Dir { fd, delay, stat_delay, read_before: AtomicBool::new(false), links_unfollowed: hooks.links_unfollowed });
         }
+        let mut dir = Dir::walk(path, DIR_FLAGS)?;
+        dir.delay = delay;
+        dir.stat_delay = stat_delay;
+        dir.links_unfollowed = hooks.links_unfollowed;
+        Ok(dir)
+    }
+
+    /// Opens `path` one component at a time, each with `flags` relative to
+    /// the folder before it: a path longer than `PATH_MAX` still opens.
+    fn walk(path: &Path, flags: libc::c_int) -> io::Result<Dir> {
         let mut current: Option<Dir> = None;
         for comp in path.components() {
             let name: &[u8] = match comp {
@@ -217,17 +227,10 @@ impl Dir {
                 Component::Normal(n) => n.as_bytes(),
                 Component::Prefix(_) => return Err(io::Error::from_raw_os_error(libc::EINVAL)),
             };
-            let next = match &current {
-                None => Dir::open_at(libc::AT_FDCWD, name, DIR_FLAGS)?,
-                Some(dir) => Dir::open_at(dir.fd.as_raw_fd(), name, DIR_FLAGS)?,
-            };
-            current = Some(next);
+            let at = current.as_ref().map_or(libc::AT_FDCWD, |d| d.fd.as_raw_fd());
+            current = Some(Dir::open_at(at, name, flags)?);
         }
-        let mut dir = current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
-        dir.delay = delay;
-        dir.stat_delay = stat_delay;
-        dir.links_unfollowed = hooks.links_unfollowed;
-        Ok(dir)
+        current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
     }
 
     fn open_at(at: RawFd, name: &[u8], flags: libc::c_int) -> io::Result<Dir> {
@@ -251,19 +254,7 @@ impl Dir {
         let mut dir = if bytes.len() < PATH_MAX {
             Dir::open_at(libc::AT_FDCWD, bytes, SEARCH_FLAGS)?
         } else {
-            let mut current: Option<Dir> = None;
-            for comp in path.components() {
-                let name: &[u8] = match comp {
-                    Component::RootDir => b"/",
-                    Component::CurDir => continue,
-                    Component::ParentDir => b"..",
-                    Component::Normal(n) => n.as_bytes(),
-                    Component::Prefix(_) => return Err(io::Error::from_raw_os_error(libc::EINVAL)),
-                };
-                let at = current.as_ref().map_or(libc::AT_FDCWD, |d| d.fd.as_raw_fd());
-                current = Some(Dir::open_at(at, name, SEARCH_FLAGS)?);
-            }
-            current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?
+            Dir::walk(path, SEARCH_FLAGS)?
         };
         dir.links_unfollowed = hooks.links_unfollowed;
         Ok(dir)
