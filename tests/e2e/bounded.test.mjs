@@ -7,12 +7,10 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { APP, REPO, launch, removeTree, rowSelector, saveScreenshot, tempTree, waitForRow } from "./harness.mjs";
+import { APP, REPO, launch, mountDead, removeTree, rowSelector, saveScreenshot, tempTree, waitForRow } from "./harness.mjs";
 
-const DEAD_MOUNT = path.join(REPO, "target/debug/examples/dead_mount");
 const LIMIT_VALUES = fs.readFileSync(path.join(REPO, "ui/src/bindings/limit-values.ts"), "utf8");
 const MAX_STUCK_THREADS = Number(/maxStuckThreads: (\d+)/.exec(LIMIT_VALUES)[1]);
 
@@ -92,20 +90,11 @@ describe("a dead mount beside a live folder", () => {
     root = tempTree("canopy-e2e-dead-");
     for (let i = 1; i <= 3; i++) fs.mkdirSync(path.join(root, "live", `inner${i}`), { recursive: true });
     fs.mkdirSync(path.join(root, "mnt"));
-    mount = spawn(DEAD_MOUNT, ["--dead-root", path.join(root, "mnt")], { stdio: ["pipe", "pipe", "inherit"] });
-    const ready = await new Promise((resolve) => {
-      mount.stdout.once("data", (d) => resolve(String(d).trim()));
-      mount.once("exit", () => resolve("exited"));
-    });
-    assert.equal(ready, "ready", `the dead_mount tool (${DEAD_MOUNT}) mounted its filesystem`);
+    mount = await mountDead(path.join(root, "mnt"));
   });
   after(async () => {
     // Aborts the connection (every stuck reader returns) and unmounts.
-    if (mount.exitCode === null) {
-      const exited = new Promise((r) => mount.once("exit", r));
-      mount.stdin.end();
-      await exited;
-    }
+    await mount?.stop();
     removeTree(root);
   });
 

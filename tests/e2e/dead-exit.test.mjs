@@ -10,12 +10,11 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { APP, REPO, launch, removeTree, rowSelector, saveScreenshot, startBus, tempTree, waitForRow } from "./harness.mjs";
+import { APP, REPO, launch, mountDead, removeTree, rowSelector, saveScreenshot, startBus, tempTree, waitForRow } from "./harness.mjs";
 
-const DEAD_MOUNT = path.join(REPO, "target/debug/examples/dead_mount");
 /** tauri-plugin-single-instance's name: the app's identifier + ".SingleInstance" (src/platform_impl/linux.rs). */
 const IDENTIFIER = JSON.parse(fs.readFileSync(path.join(REPO, "tauri.conf.json"), "utf8")).identifier;
 const INSTANCE_NAME = `${IDENTIFIER}.SingleInstance`;
@@ -116,12 +115,7 @@ describe("a window on a dead mount, sent SIGTERM", () => {
     root = tempTree("canopy-e2e-dead-exit-");
     for (let i = 1; i <= 3; i++) fs.mkdirSync(path.join(root, "live", `inner${i}`), { recursive: true });
     fs.mkdirSync(path.join(root, "mnt"));
-    mount = spawn(DEAD_MOUNT, ["--dead-root", path.join(root, "mnt")], { stdio: ["pipe", "pipe", "inherit"] });
-    const ready = await new Promise((resolve) => {
-      mount.stdout.once("data", (d) => resolve(String(d).trim()));
-      mount.once("exit", () => resolve("exited"));
-    });
-    assert.equal(ready, "ready", `the dead_mount tool (${DEAD_MOUNT}) mounted its filesystem`);
+    mount = await mountDead(path.join(root, "mnt"));
     connection = fuseConnection(path.join(root, "mnt"));
     bus = await startBus();
   });
@@ -134,11 +128,7 @@ describe("a window on a dead mount, sent SIGTERM", () => {
         /* already gone */
       }
     }
-    if (mount && mount.exitCode === null) {
-      const exited = new Promise((r) => mount.once("exit", r));
-      mount.stdin.end();
-      await exited;
-    }
+    await mount?.stop();
     await quitSoon(first);
     await quitSoon(second);
     // Whatever of the first session is left (a program that outlived its supervisor).

@@ -350,3 +350,26 @@ export function startBus() {
     });
   });
 }
+
+/**
+ * Mounts the dead FUSE filesystem (`dead_mount`, a test tool) on `point`:
+ * every request on it goes unanswered. `stop()` aborts its connection, so
+ * every stuck reader returns, and unmounts.
+ */
+export async function mountDead(point) {
+  const tool = path.join(REPO, "target/debug/examples/dead_mount");
+  const mount = spawn(tool, ["--dead-root", point], { stdio: ["pipe", "pipe", "inherit"] });
+  const ready = await new Promise((resolve) => {
+    mount.stdout.once("data", (d) => resolve(String(d).trim()));
+    mount.once("exit", () => resolve("exited"));
+  });
+  if (ready !== "ready") throw new Error(`the dead_mount tool (${tool}) did not mount its filesystem: ${ready}`);
+  return {
+    stop: async () => {
+      if (mount.exitCode !== null) return;
+      const exited = new Promise((r) => mount.once("exit", r));
+      mount.stdin.end();
+      await exited;
+    },
+  };
+}
