@@ -4,6 +4,7 @@
 //! bindings) the UI all read these; nothing else hard-codes a depth, cap or size.
 
 use std::time::Duration;
+pub use crate::wire::Limits;
 
 /// Levels listed when the caller does not say: the folder's entries and theirs.
 pub const DEFAULT_DEPTH: u32 = 2;
@@ -166,34 +167,6 @@ pub const MCP_MAX_OFFSET: u64 = i64::MAX as u64;
 pub const MCP_CONCURRENT_CALLS: usize = 4;
 /// `canopy-mcp`: longest wait for the client to answer `roots/list`.
 pub const MCP_ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The limits the UI needs, as one value. Exported through ts-rs: the type to
-/// `ui/src/bindings/Limits.ts` and the values to `ui/src/bindings/limit-values.ts`
-/// (by `export_bindings_limits_values`; not `limits.ts`, which would clash
-/// with `Limits.ts` on a case-insensitive disk), so the UI never restates a number
-/// and the bindings' staleness check covers them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct Limits {
-    pub default_depth: u32,
-    pub max_depth: u32,
-    pub nested_cap: u32,
-    pub page: u32,
-    pub max_page: u32,
-    /// `TIME_BUDGET`, per folder.
-    pub time_budget_ms: u64,
-    /// `REQUEST_TIME`, per request.
-    pub request_time_ms: u64,
-    pub max_reply_entries: u64,
-    pub max_names_read: u64,
-    pub max_stuck_threads: u32,
-    pub preview_chunk: u64,
-    pub max_preview_chunk: u64,
-    pub image_cap: u64,
-    /// `SAVED_EXPANDED_MAX`.
-    pub saved_expanded_max: u32,
-}
 
 /// The values of [`Limits`].
 pub const LIMITS: Limits = Limits {

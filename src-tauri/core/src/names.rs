@@ -8,14 +8,13 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use serde::Serialize;
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
-use ts_rs::TS;
 
 use crate::error::CanopyError;
+pub use crate::wire::NamePart;
 
 /// Encodes a path as a handle. The handle round-trips the exact bytes.
 pub fn encode_handle(path: &Path) -> String {
@@ -35,16 +34,6 @@ pub fn decode_handle(handle: &str) -> Result<PathBuf, CanopyError> {
         return Err(CanopyError::invalid("the handle does not decode to a path"));
     }
     Ok(PathBuf::from(std::ffi::OsString::from_vec(bytes)))
-}
-
-/// One run of a name as shown to a person: plain text, or an escape marker
-/// standing for a character or byte that must not be shown raw.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub enum NamePart {
-    Text(String),
-    Escape(String),
 }
 
 /// A name prepared for display.

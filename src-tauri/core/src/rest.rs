@@ -12,49 +12,11 @@
 //! name is counted in the same group every time it is looked at: the groups
 //! of a folder's shown entries can be taken from its counts exactly.
 
-use serde::Serialize;
-use ts_rs::TS;
 
 use crate::limits::{REST_EXTENSIONS, REST_EXTENSION_BYTES, REST_GROUPS_SHOWN};
 use crate::order::extension;
 use crate::wire::EntryKind;
-
-/// One group of a folder's hidden entries.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(tag = "group", rename_all = "camelCase", rename_all_fields = "camelCase")]
-#[ts(export)]
-pub enum RestGroup {
-    /// Real folders.
-    Folders { count: u64 },
-    /// Entries (not folders) with this extension (lowercase ASCII letters and digits).
-    Extension { extension: String, count: u64 },
-    /// Entries (not folders) without an extension.
-    NoExtension { count: u64 },
-    /// Everything not named by the groups before it.
-    Other { count: u64 },
-}
-
-impl RestGroup {
-    /// The entries in this group.
-    pub fn count(&self) -> u64 {
-        match self {
-            RestGroup::Folders { count }
-            | RestGroup::Extension { count, .. }
-            | RestGroup::NoExtension { count }
-            | RestGroup::Other { count } => *count,
-        }
-    }
-
-    /// The group as `canopy-list --summary` prints it: `343 .jpg`, `3 folders`.
-    pub fn label(&self) -> String {
-        match self {
-            RestGroup::Folders { count } => format!("{count} folders"),
-            RestGroup::Extension { extension, count } => format!("{count} .{extension}"),
-            RestGroup::NoExtension { count } => format!("{count} without extension"),
-            RestGroup::Other { count } => format!("{count} other"),
-        }
-    }
-}
+pub use crate::wire::RestGroup;
 
 // An admitted extension is packed into one `u128` (see `Slot::Extension`).
 const _: () = assert!(REST_EXTENSION_BYTES <= std::mem::size_of::<u128>());

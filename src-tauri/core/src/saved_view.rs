@@ -33,40 +33,16 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use ts_rs::TS;
 
 use crate::dirio::{open_regular_at, RegularOpen};
 use crate::limits::{MAX_DEPTH, SAVED_EXPANDED_MAX, SAVED_VIEW_MAX_BYTES, SAVE_MAX_DELAY, SAVE_QUIET};
 use crate::names::decode_handle;
+pub use crate::wire::SavedView;
 
 /// The file format's version; a file of another version is ignored.
 const VERSION: u32 = 1;
 const APP_FOLDER: &str = "canopy";
 const FILE_NAME: &str = "state.json";
-
-/// What the window shows, as the window reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[ts(export)]
-pub struct SavedView {
-    /// Handle of the open folder.
-    pub folder: String,
-    pub depth: u32,
-    pub show_dotfiles: bool,
-    /// Handles of the expanded folders, in tree order.
-    pub expanded: Vec<String>,
-    /// Handle of the selected entry.
-    pub selected: Option<String>,
-    /// The order chosen by a column header (absent in files from before it
-    /// existed: the name order).
-    #[serde(default)]
-    pub sort: crate::wire::SortBy,
-    #[serde(default)]
-    pub reverse: bool,
-    /// The "Hide ignored" toggle.
-    #[serde(default)]
-    pub hide_ignored: bool,
-}
 
 /// Where the window was, in physical pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

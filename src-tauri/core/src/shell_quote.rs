@@ -12,23 +12,12 @@
 //! bare runs `reboot`, and one with a space splits into two arguments.
 //! `$'…'` is understood by bash, zsh and ksh (and by sh since POSIX.1-2024).
 
-use serde::Serialize;
 use std::fmt::Write as _;
-use ts_rs::TS;
 
 use crate::error::CanopyError;
 use crate::names::{decode_handle, is_escaped_char};
 use crate::preview::FileRequest;
-
-/// `copy_path`'s answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct CopiedPath {
-    /// The path was written as `$'…'` (it holds characters a shell or a
-    /// person would misread).
-    pub quoted: bool,
-}
+pub use crate::wire::CopiedPath;
 
 /// A path as text for the clipboard.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,27 +14,17 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-use ts_rs::TS;
 
+use crate::bounded::{self, Place};
+use crate::limits::TIME_BUDGET;
 use crate::names::{decode_handle, encode_handle};
-use crate::saved_view::{Loaded, SavedView};
+use crate::root::absolute;
+use crate::saved_view::Loaded;
 use crate::wire::{RootSpec, Startup};
+pub use crate::wire::Launch;
 
 /// The flag that carries a path as a handle.
 pub const HANDLE_FLAG: &str = "--handle=";
-
-/// What the window gets at start.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct Launch {
-    pub startup: Startup,
-    /// The saved view to restore (started without a path, and one was saved).
-    pub restore: Option<SavedView>,
-    /// Something to say at start, e.g. that the saved view was ignored.
-    pub notice: Option<String>,
-}
 
 /// The path argument: the first argument after the program, or the path
 /// encoded by `--handle=`.
@@ -125,7 +115,7 @@ pub fn startup_from_forwarded(argv: &[String], cwd: &str) -> Result<Option<Start
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::saved_view::Remembered;
+    use crate::saved_view::{Remembered, SavedView};
     use std::os::unix::ffi::OsStringExt;
 
     fn os(v: &[u8]) -> OsString {
@@ -204,5 +194,30 @@ mod tests {
         assert!(err.contains("could not be passed"), "{err}");
         let err = startup_from_forwarded(&["canopy".into(), "--handle=!!".into()], "/").unwrap_err();
         assert!(err.contains("--handle="), "{err}");
+    }
+}
+
+/// What `canopy PATH` opens: a folder opens as itself; anything else opens
+/// its folder with it selected; no argument opens the home folder. A path that
+/// does not exist, or does not answer within the folder budget, is opened
+/// anyway, so the window shows its error.
+pub fn startup_from_arg(arg: Option<std::ffi::OsString>) -> Startup {
+    let Some(arg) = arg else {
+        return Startup { folder: RootSpec::Text("~".into()), select: None };
+    };
+    let path = absolute(Path::new(&arg)).unwrap_or_else(|_| PathBuf::from(&arg));
+    // Looking the path up may hang on a dead mount: then it is opened as a
+    // folder, and its listing says it is not responding.
+    let probe = path.clone();
+    let (is_dir, exists) = bounded::call(Place::path(&path), TIME_BUDGET, move |_| {
+        (std::fs::metadata(&probe).is_ok_and(|m| m.is_dir()), std::fs::symlink_metadata(&probe).is_ok())
+    })
+    .unwrap_or((true, true));
+    match path.parent() {
+        Some(parent) if exists && !is_dir => Startup {
+            folder: RootSpec::Handle(encode_handle(parent)),
+            select: Some(encode_handle(&path)),
+        },
+        _ => Startup { folder: RootSpec::Handle(encode_handle(&path)), select: None },
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use canopy_core::dirio::IoHooks;
 use canopy_core::limits::{MAX_REPLY_ENTRIES, NESTED_CAP, PAGE};
-use canopy_core::listing::RequestBudget;
+use canopy_core::walk::RequestBudget;
 use canopy_core::wire::{Entry, Folder};
 use canopy_core::{list, ErrorCode, ListOptions};
 use common::*;

@@ -28,7 +28,7 @@ use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::{Anchor, IoHooks};
 use canopy_core::filter::NameFilter;
 use canopy_core::limits::{MCP_PAGE, TIME_BUDGET};
-use canopy_core::listing::RequestBudget;
+use canopy_core::walk::RequestBudget;
 use canopy_core::preview::PreviewChunk;
 use canopy_core::wire::{Entry, EntryKind, Folder, LinkTarget, Listing, SortBy};
 

@@ -23,7 +23,7 @@ use canopy_core::dirio::IoHooks;
 use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE};
 use canopy_core::text::write_text;
 use canopy_core::wire::{RootSpec, SortBy};
-use canopy_core::listing::RequestBudget;
+use canopy_core::walk::RequestBudget;
 use canopy_core::{list, resolve_root, ErrorCode, ListOptions};
 
 const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] \

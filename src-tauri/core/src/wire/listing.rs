@@ -1,23 +1,9 @@
-//! The types that cross to the UI (over IPC) and to scripts (`canopy-list --json`).
-//!
-//! They derive `Serialize` + `ts_rs::TS` and are exported to `ui/src/bindings/`;
-//! the UI imports them from there and never redefines them. Requests are parsed
-//! here too, so every malformed request, whoever sends it, gets `INVALID_ARGUMENT`.
+//! The listing as it crosses to the UI and to scripts: entries, folders, counts.
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::error::CanopyError;
-use crate::names::NamePart;
-use crate::rest::RestGroup;
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
+use super::{is_false, is_zero, CanopyError};
 
 /// What an entry is, from the directory entry's own type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, TS)]
@@ -293,185 +279,49 @@ pub struct Listing {
     pub next_cursor: Option<String>,
 }
 
-/// Where a listing starts: text a person typed, or a handle from a reply.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+/// One group of a folder's hidden entries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "group", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[ts(export)]
+pub enum RestGroup {
+    /// Real folders.
+    Folders { count: u64 },
+    /// Entries (not folders) with this extension (lowercase ASCII letters and digits).
+    Extension { extension: String, count: u64 },
+    /// Entries (not folders) without an extension.
+    NoExtension { count: u64 },
+    /// Everything not named by the groups before it.
+    Other { count: u64 },
+}
+
+impl RestGroup {
+    /// The entries in this group.
+    pub fn count(&self) -> u64 {
+        match self {
+            RestGroup::Folders { count }
+            | RestGroup::Extension { count, .. }
+            | RestGroup::NoExtension { count }
+            | RestGroup::Other { count } => *count,
+        }
+    }
+
+    /// The group as `canopy-list --summary` prints it: `343 .jpg`, `3 folders`.
+    pub fn label(&self) -> String {
+        match self {
+            RestGroup::Folders { count } => format!("{count} folders"),
+            RestGroup::Extension { extension, count } => format!("{count} .{extension}"),
+            RestGroup::NoExtension { count } => format!("{count} without extension"),
+            RestGroup::Other { count } => format!("{count} other"),
+        }
+    }
+}
+
+/// One run of a name as shown to a person: plain text, or an escape marker
+/// standing for a character or byte that must not be shown raw.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
-pub enum RootSpec {
+pub enum NamePart {
     Text(String),
-    Handle(String),
-}
-
-fn default_depth() -> u32 {
-    crate::limits::DEFAULT_DEPTH
-}
-fn default_limit() -> u32 {
-    crate::limits::PAGE
-}
-fn default_true() -> bool {
-    true
-}
-
-/// `list_directory`'s request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[ts(export)]
-pub struct ListRequest {
-    pub root: RootSpec,
-    #[serde(default = "default_depth")]
-    pub depth: u32,
-    #[serde(default)]
-    pub offset: u64,
-    /// A `nextCursor` from an earlier reply: the page is the `limit` entries
-    /// after the entry it names (then `offset` must be 0). Opaque.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub after: Option<String>,
-    #[serde(default = "default_limit")]
-    pub limit: u32,
-    #[serde(default = "default_true")]
-    pub show_dotfiles: bool,
-    /// The order of every folder listed (folders first under every order).
-    #[serde(default)]
-    pub sort: SortBy,
-    /// Reverse the order (ties still fall back to the name, ascending).
-    #[serde(default)]
-    pub reverse: bool,
-    /// Keep only the root's entries whose name matches (see [`crate::filter`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub filter: Option<String>,
-    /// Leave out what git would ignore (see [`crate::ignore_rules`]).
-    #[serde(default)]
-    pub hide_ignored: bool,
-    #[serde(default)]
-    pub request_id: u64,
-}
-
-/// `cancel_listing`'s request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[ts(export)]
-pub struct CancelRequest {
-    pub request_id: u64,
-}
-
-/// `locate`'s request: find a name prefix in a folder's order, under the
-/// same settings as the listing it is shown in.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[ts(export)]
-pub struct LocateRequest {
-    pub folder: String,
-    pub prefix: String,
-    #[serde(default = "default_true")]
-    pub show_dotfiles: bool,
-    #[serde(default)]
-    pub sort: SortBy,
-    #[serde(default)]
-    pub reverse: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub filter: Option<String>,
-    #[serde(default)]
-    pub hide_ignored: bool,
-}
-
-/// `locate`'s answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct Located {
-    /// Position in the folder's order of the first entry whose name starts
-    /// with the prefix; when none does, where a non-folder of that name
-    /// would sort (under the size and modified orders: among those without
-    /// a value, at the end).
-    pub index: u64,
-    /// True when the entry at `index` starts with the prefix.
-    pub matched: bool,
-    pub total: u64,
-}
-
-/// Parses a request sent as JSON, mapping every shape error to `INVALID_ARGUMENT`.
-///
-/// # Errors
-/// `INVALID_ARGUMENT` when the value is missing, has the wrong types, unknown
-/// fields, or out-of-range numbers (serde's message says which).
-pub fn parse_request<T: serde::de::DeserializeOwned>(
-    value: Option<serde_json::Value>,
-) -> Result<T, CanopyError> {
-    let value = value.ok_or_else(|| CanopyError::invalid("the request is missing"))?;
-    serde_json::from_value(value).map_err(|e| CanopyError::invalid(format!("malformed request: {e}")))
-}
-
-/// What the window opens first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct Startup {
-    /// The folder to open.
-    pub folder: RootSpec,
-    /// The handle of a file inside it to select, when started on a file.
-    pub select: Option<String>,
-}
-
-/// `watch_folders`' request: the folders whose rows are on show, root first,
-/// in tree order (the first ones are watched when there are too many).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-#[ts(export)]
-pub struct WatchRequest {
-    pub folders: Vec<String>,
-}
-
-/// Why some requested folders are not watched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub enum WatchShortfallKind {
-    /// More folders than `MAX_WATCHED_FOLDERS` are open.
-    Cap,
-    /// The system's inotify watch limit was reached.
-    SystemLimit,
-    /// Watching could not start at all (e.g. the inotify instance limit).
-    Unavailable,
-    /// A folder's filesystem did not answer in time (a dead or hung mount).
-    NotResponding,
-}
-
-/// Some folders are not watched: they refresh when the window regains focus.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct WatchShortfall {
-    pub kind: WatchShortfallKind,
-    pub message: String,
-}
-
-/// `watch_folders`' answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "camelCase")]
-#[ts(export)]
-pub struct WatchStatus {
-    /// Folders watched now.
-    pub watched: u32,
-    /// Handles asked for but not watched because of `shortfall`.
-    pub unwatched: Vec<String>,
-    pub shortfall: Option<WatchShortfall>,
-}
-
-/// What the app pushes to the window unasked, over the channel the window
-/// gave `listen_shell`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
-#[ts(export)]
-pub enum ShellEvent {
-    /// These watched folders changed on disk (handles as the window sent
-    /// them). `overflow`: the system dropped events, so every watched folder
-    /// is listed.
-    FoldersChanged { folders: Vec<String>, overflow: bool },
-    /// A second `canopy PATH` asked the running window to open PATH.
-    Open { startup: Startup },
-    /// Something the window should say (e.g. a path that could not be passed).
-    Notice { message: String },
+    Escape(String),
 }

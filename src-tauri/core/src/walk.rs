@@ -65,12 +65,11 @@
 //! [`ListRequest`] and call [`list_request`]), call [`list`]; for type-ahead,
 //! [`locate`] with the same order, filter and settings.
 
-use std::cmp::Ordering;
 use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -86,12 +85,12 @@ use crate::limits::{
     DEFAULT_DEPTH, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, NESTED_CAP, PAGE, REQUEST_TIME,
     STAT_TIME_SHARE_PERCENT, TIME_BUDGET,
 };
-use crate::names::{decode_handle, encode_handle, DisplayName};
-use crate::order::{sort_key_for, starts_with_folded, Group, Order, Primary};
-use crate::select::{pass, select, Candidate, Reading, Selection, Stop, Window};
+use crate::names::{encode_handle, DisplayName};
+use crate::root::resolve_root;
+use crate::order::Order;
+use crate::select::{select, Candidate, Reading, Selection, Stop, Window};
 use crate::wire::{
-    Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, LocateRequest,
-    Located, RootSpec, SortBy, Startup,
+    Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, SortBy,
 };
 
 /// What one request may spend in all (see the module docs).
@@ -236,7 +235,7 @@ impl Settings {
 
 /// When a stat scan started now must stop, to leave time for the names
 /// before `deadline` (see `STAT_TIME_SHARE_PERCENT`).
-fn stat_deadline(deadline: Instant) -> Instant {
+pub(crate) fn stat_deadline(deadline: Instant) -> Instant {
     let now = Instant::now();
     now + deadline.saturating_duration_since(now) * STAT_TIME_SHARE_PERCENT / 100
 }
@@ -847,55 +846,6 @@ fn check_depth(depth: u32) -> Result<(), CanopyError> {
     Ok(())
 }
 
-/// Turns what a person typed or a handle into an absolute path.
-///
-/// `~` and `~/…` expand to the home folder; a relative path is taken from the
-/// current folder; a path with `..` is resolved by the filesystem.
-///
-/// # Errors
-/// `INVALID_ARGUMENT` for empty text, NUL bytes or an undecodable handle;
-/// the filesystem's code when `..` cannot be resolved.
-pub fn resolve_root(spec: &RootSpec) -> Result<PathBuf, CanopyError> {
-    let raw = match spec {
-        RootSpec::Handle(h) => decode_handle(h)?,
-        RootSpec::Text(t) => {
-            if t.is_empty() {
-                return Err(CanopyError::invalid("the path is empty"));
-            }
-            if t.contains('\0') {
-                return Err(CanopyError::invalid("the path contains a NUL character"));
-            }
-            expand_home(t)
-        }
-    };
-    absolute(&raw)
-}
-
-fn expand_home(text: &str) -> PathBuf {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    match (text, home) {
-        ("~", Some(home)) => home,
-        (t, Some(home)) if t.starts_with("~/") => home.join(&t[2..]),
-        (t, _) => PathBuf::from(t),
-    }
-}
-
-fn absolute(path: &Path) -> Result<PathBuf, CanopyError> {
-    let joined = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().map_err(|e| CanopyError::from_io(&e, "cannot find the current folder"))?.join(path)
-    };
-    if joined.components().any(|c| c == Component::ParentDir) {
-        // Resolving `..` asks the filesystem, which may not answer.
-        let place = Place::path(&joined);
-        return bounded::call(place, TIME_BUDGET, move |_| std::fs::canonicalize(&joined))?
-            .map_err(|e| CanopyError::from_io(&e, "cannot open folder"));
-    }
-    // Drops `.` components and trailing slashes.
-    Ok(joined.components().collect())
-}
-
 fn crumbs_of(path: &Path) -> Vec<Crumb> {
     let mut crumbs: Vec<Crumb> = path
         .ancestors()
@@ -935,108 +885,4 @@ pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHoo
         ..ListOptions::default()
     };
     list(&root, &opts)
-}
-
-/// Finds where a name prefix falls in a folder's order (for type-ahead),
-/// under the request's order, filter, dotfile and ignore settings: the
-/// position is the one the entry has in a listing made with them.
-///
-/// Two passes over the folder, O(1) memory: the first finds the first entry
-/// (in the order) whose name starts with the prefix, the second counts the
-/// entries before it. Under the size or modified order each pass `lstat`s
-/// every entry.
-///
-/// # Errors
-/// `INVALID_ARGUMENT` for a bad handle or filter; the folder's code when it
-/// cannot be read; `TIMEOUT` when a pass exceeds the time budget.
-pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyError> {
-    let path = decode_handle(&req.folder)?;
-    let filter = req.filter.as_deref().map(NameFilter::parse).transpose()?;
-    let (req, hooks) = (req.clone(), hooks.clone());
-    bounded::call(Place::path(&path), TIME_BUDGET, move |watch| locate_in(&path, &req, filter.as_ref(), &hooks, watch))?
-}
-
-fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hooks: &IoHooks, watch: &Watch) -> Result<Located, CanopyError> {
-    let dir = Dir::open_path(path, hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
-    let (id, _) = dir.identity().map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
-    watch.reached(Place::Device(id.dev)).map_err(|u| u.error())?;
-    let deadline = Instant::now() + TIME_BUDGET;
-    let rules = req.hide_ignored.then(|| IgnoreRules::for_folder(path, hooks, &mut Meter::new(Some(deadline), None)).0);
-    let prefix = req.prefix.as_bytes();
-    let order = Order { by: req.sort, reverse: req.reverse };
-    let rd = Reading {
-        show_dotfiles: req.show_dotfiles,
-        deadline,
-        stat_deadline: stat_deadline(deadline),
-        cancel: None,
-        order,
-        filter,
-        rules: rules.as_ref(),
-        tally: false,
-    };
-    let read = |each: &mut dyn FnMut(&crate::select::Seen<'_>)| -> Result<u64, CanopyError> {
-        let p = pass(&dir, &rd, each).map_err(|Stop::Cancelled| CanopyError::cancelled())?;
-        if p.timed_out {
-            // Not `timeout_error`: locate shows nothing of what it read.
-            return Err(CanopyError::new(
-                ErrorCode::Timeout,
-                format!("finding the prefix in this folder took longer than {} ms", TIME_BUDGET.as_millis()),
-            ));
-        }
-        if let Some(e) = &p.failed {
-            return Err(CanopyError::from_io(e, "cannot read folder"));
-        }
-        Ok(p.total)
-    };
-    let mut best: Option<(Vec<u32>, Box<[u8]>)> = None;
-    let mut key = Vec::new();
-    let total = read(&mut |e| {
-        if !starts_with_folded(e.name, prefix) {
-            return;
-        }
-        sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
-        if best.as_ref().is_none_or(|(k, n)| order.compare_keyed(&key, e.name, k, n) == Ordering::Less) {
-            best = Some((key.clone(), e.name.into()));
-        }
-    })?;
-    let matched = best.is_some();
-    let (tk, tn) = best.unwrap_or_else(|| {
-        let primary = if order.needs_stat() { Primary::Missing } else { Primary::None };
-        let mut k = Vec::new();
-        sort_key_for(order, Group::Other, primary, prefix, &mut k);
-        (k, prefix.into())
-    });
-    let mut index = 0u64;
-    read(&mut |e| {
-        sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
-        if order.compare_keyed(&key, e.name, &tk, &tn) == Ordering::Less {
-            index += 1;
-        }
-    })?;
-    Ok(Located { index, matched, total })
-}
-
-/// What `canopy PATH` opens: a folder opens as itself; anything else opens
-/// its folder with it selected; no argument opens the home folder. A path that
-/// does not exist, or does not answer within the folder budget, is opened
-/// anyway, so the window shows its error.
-pub fn startup_from_arg(arg: Option<std::ffi::OsString>) -> Startup {
-    let Some(arg) = arg else {
-        return Startup { folder: RootSpec::Text("~".into()), select: None };
-    };
-    let path = absolute(Path::new(&arg)).unwrap_or_else(|_| PathBuf::from(&arg));
-    // Looking the path up may hang on a dead mount: then it is opened as a
-    // folder, and its listing says it is not responding.
-    let probe = path.clone();
-    let (is_dir, exists) = bounded::call(Place::path(&path), TIME_BUDGET, move |_| {
-        (std::fs::metadata(&probe).is_ok_and(|m| m.is_dir()), std::fs::symlink_metadata(&probe).is_ok())
-    })
-    .unwrap_or((true, true));
-    match path.parent() {
-        Some(parent) if exists && !is_dir => Startup {
-            folder: RootSpec::Handle(encode_handle(parent)),
-            select: Some(encode_handle(&path)),
-        },
-        _ => Startup { folder: RootSpec::Handle(encode_handle(&path)), select: None },
-    }
 }

@@ -1,0 +1,114 @@
+//! A bounded read of a file, as the preview pane asks for it and gets it.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// `read_preview`'s request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct PreviewRequest {
+    pub handle: String,
+    #[serde(default)]
+    pub offset: u64,
+    #[serde(default = "default_length")]
+    pub length: u64,
+}
+
+/// `read_image`'s (and the file actions') request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct FileRequest {
+    pub handle: String,
+}
+
+/// Image formats recognized by their magic bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum ImageFormat {
+    Png,
+    Jpeg,
+    Gif,
+    Webp,
+    Bmp,
+    Ico,
+    Svg,
+}
+
+impl ImageFormat {
+    pub fn mime(self) -> &'static str {
+        match self {
+            ImageFormat::Png => "image/png",
+            ImageFormat::Jpeg => "image/jpeg",
+            ImageFormat::Gif => "image/gif",
+            ImageFormat::Webp => "image/webp",
+            ImageFormat::Bmp => "image/bmp",
+            ImageFormat::Ico => "image/x-icon",
+            ImageFormat::Svg => "image/svg+xml",
+        }
+    }
+}
+
+/// The text encodings a preview decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[ts(export)]
+pub enum TextEncoding {
+    #[serde(rename = "utf-8")]
+    Utf8,
+    #[serde(rename = "utf-16le")]
+    Utf16Le,
+    #[serde(rename = "utf-16be")]
+    Utf16Be,
+    /// Bytes that are not UTF-8 and have no BOM are read as Windows-1252.
+    #[serde(rename = "windows-1252")]
+    Windows1252,
+}
+
+/// A chunk's content, classified.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[ts(export)]
+pub enum PreviewContent {
+    /// Decoded text.
+    #[serde(rename_all = "camelCase")]
+    Text {
+        text: String,
+        encoding: TextEncoding,
+        /// Some bytes could not be decoded and were replaced by U+FFFD.
+        lossy: bool,
+    },
+    /// Bytes for the hex view (at most `HEX_VIEW_BYTES`), base64.
+    #[serde(rename_all = "camelCase")]
+    Binary { base64: String },
+}
+
+/// A bounded chunk of one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct PreviewChunk {
+    pub offset: u64,
+    /// Bytes of the file this chunk covers; the next chunk starts at `offset + length`.
+    pub length: u64,
+    /// The length asked for after clamping to `MAX_PREVIEW_CHUNK`.
+    pub requested: u64,
+    /// True when the request asked for more than `MAX_PREVIEW_CHUNK`.
+    pub clamped: bool,
+    /// The file's size as `fstat` reports it (0 for many `/proc` files).
+    pub size: u64,
+    /// There is more after this chunk.
+    pub more: bool,
+    /// The file's magic bytes say it is an image the UI can show.
+    pub image: Option<ImageFormat>,
+    /// That image's MIME type (`image/png`...), for the UI's image element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub image_mime: Option<String>,
+    pub content: PreviewContent,
+}
+
+fn default_length() -> u64 {
+    crate::limits::PREVIEW_CHUNK
+}

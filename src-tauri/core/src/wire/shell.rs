@@ -1,0 +1,152 @@
+//! What the app shell and the window say to each other besides listings.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::RootSpec;
+
+/// What the window opens first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Startup {
+    /// The folder to open.
+    pub folder: RootSpec,
+    /// The handle of a file inside it to select, when started on a file.
+    pub select: Option<String>,
+}
+
+/// `watch_folders`' request: the folders whose rows are on show, root first,
+/// in tree order (the first ones are watched when there are too many).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct WatchRequest {
+    pub folders: Vec<String>,
+}
+
+/// Why some requested folders are not watched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum WatchShortfallKind {
+    /// More folders than `MAX_WATCHED_FOLDERS` are open.
+    Cap,
+    /// The system's inotify watch limit was reached.
+    SystemLimit,
+    /// Watching could not start at all (e.g. the inotify instance limit).
+    Unavailable,
+    /// A folder's filesystem did not answer in time (a dead or hung mount).
+    NotResponding,
+}
+
+/// Some folders are not watched: they refresh when the window regains focus.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct WatchShortfall {
+    pub kind: WatchShortfallKind,
+    pub message: String,
+}
+
+/// `watch_folders`' answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct WatchStatus {
+    /// Folders watched now.
+    pub watched: u32,
+    /// Handles asked for but not watched because of `shortfall`.
+    pub unwatched: Vec<String>,
+    pub shortfall: Option<WatchShortfall>,
+}
+
+/// What the app pushes to the window unasked, over the channel the window
+/// gave `listen_shell`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[ts(export)]
+pub enum ShellEvent {
+    /// These watched folders changed on disk (handles as the window sent
+    /// them). `overflow`: the system dropped events, so every watched folder
+    /// is listed.
+    FoldersChanged { folders: Vec<String>, overflow: bool },
+    /// A second `canopy PATH` asked the running window to open PATH.
+    Open { startup: Startup },
+    /// Something the window should say (e.g. a path that could not be passed).
+    Notice { message: String },
+}
+
+/// What the window gets at start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Launch {
+    pub startup: Startup,
+    /// The saved view to restore (started without a path, and one was saved).
+    pub restore: Option<SavedView>,
+    /// Something to say at start, e.g. that the saved view was ignored.
+    pub notice: Option<String>,
+}
+
+/// What the window shows, as the window reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct SavedView {
+    /// Handle of the open folder.
+    pub folder: String,
+    pub depth: u32,
+    pub show_dotfiles: bool,
+    /// Handles of the expanded folders, in tree order.
+    pub expanded: Vec<String>,
+    /// Handle of the selected entry.
+    pub selected: Option<String>,
+    /// The order chosen by a column header (absent in files from before it
+    /// existed: the name order).
+    #[serde(default)]
+    pub sort: crate::wire::SortBy,
+    #[serde(default)]
+    pub reverse: bool,
+    /// The "Hide ignored" toggle.
+    #[serde(default)]
+    pub hide_ignored: bool,
+}
+
+/// `copy_path`'s answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct CopiedPath {
+    /// The path was written as `$'…'` (it holds characters a shell or a
+    /// person would misread).
+    pub quoted: bool,
+}
+
+/// The limits the UI needs, as one value. Exported through ts-rs: the type to
+/// `ui/src/bindings/Limits.ts` and the values to `ui/src/bindings/limit-values.ts`
+/// (by `export_bindings_limits_values`; not `limits.ts`, which would clash
+/// with `Limits.ts` on a case-insensitive disk), so the UI never restates a number
+/// and the bindings' staleness check covers them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Limits {
+    pub default_depth: u32,
+    pub max_depth: u32,
+    pub nested_cap: u32,
+    pub page: u32,
+    pub max_page: u32,
+    /// `TIME_BUDGET`, per folder.
+    pub time_budget_ms: u64,
+    /// `REQUEST_TIME`, per request.
+    pub request_time_ms: u64,
+    pub max_reply_entries: u64,
+    pub max_names_read: u64,
+    pub max_stuck_threads: u32,
+    pub preview_chunk: u64,
+    pub max_preview_chunk: u64,
+    pub image_cap: u64,
+    /// `SAVED_EXPANDED_MAX`.
+    pub saved_expanded_max: u32,
+}
