@@ -14,10 +14,21 @@
 //! (a logout, a shutdown) before the process ends, and shortly after changes
 //! (`canopy_core::saved_view::SaveSchedule`: a folder that never stops
 //! changing cannot keep it from being written, so a crash loses little).
+//!
+//! The commands are named once, in `command_list.rs`: the build script
+//! declares the same list to the ACL, and the UI's `CommandName` is made
+//! from it.
 
+include!("command_list.rs");
+
+// A handler that `command_list.rs` does not name would be registered nowhere:
+// unused code is an error here, not a warning.
+#[deny(dead_code)]
 mod commands;
 mod outbox;
 mod placement;
+#[cfg(test)]
+mod tests;
 pub mod window;
 
 use std::path::PathBuf;
@@ -34,6 +45,17 @@ use tauri::{Builder, Manager, Runtime, WindowEvent};
 
 pub use canopy_core::wire::Startup;
 pub use outbox::Outbox;
+
+/// The names of Canopy's commands, as the window invokes them (the list in
+/// `command_list.rs`).
+pub const COMMANDS: &[&str] = with_command_list!(command_name_slice);
+
+/// `generate_handler!` over `commands::<name>` for each listed name.
+macro_rules! command_handler {
+    ($($name:ident),* $(,)?) => {
+        tauri::generate_handler![$(commands::$name),*]
+    };
+}
 
 /// State shared by the commands.
 pub struct AppState {
@@ -205,21 +227,7 @@ pub fn configure<R: Runtime>(
                 _ => {}
             }
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::list_directory,
-            commands::cancel_listing,
-            commands::locate,
-            commands::startup_target,
-            commands::read_preview,
-            commands::read_image,
-            commands::reveal,
-            commands::open_default,
-            commands::copy_path,
-            commands::pick_folder,
-            commands::watch_folders,
-            commands::listen_shell,
-            commands::remember_view,
-        ])
+        .invoke_handler(with_command_list!(command_handler))
 }
 
 /// Runs the desktop app. `canopy PATH` opens PATH (or its folder, with the
