@@ -169,23 +169,9 @@ pub fn configure<R: Runtime>(
     window: Option<WindowPlacement>,
     state_path: Option<PathBuf>,
 ) -> Builder<R> {
-    let outbox = Arc::new(Outbox::default());
-    let watched = Arc::clone(&outbox);
-    let watch = Arc::new(FolderWatch::new(move |c| watched.send(ShellEvent::FoldersChanged { folders: c.folders, overflow: c.overflow })));
-    let state = Arc::new(AppState {
-        cancels: Arc::default(),
-        hooks: IoHooks::from_env(),
-        launch,
-        watch,
-        outbox,
-        view: Mutex::new(None),
-        placement: Mutex::new(window),
-        state_path,
-        schedule: Mutex::default(),
-        writing: Mutex::default(),
-    });
+    let state = app_state(launch, window, state_path);
     let signalled = Arc::clone(&state);
-    builder
+    let builder = builder
         // First: a second instance hands over its path before anything else starts.
         .plugin(tauri_plugin_single_instance::init(|app, argv, cwd| {
             let event = match canopy_core::startup::startup_from_forwarded(&argv, &cwd) {
@@ -201,11 +187,8 @@ pub fn configure<R: Runtime>(
                 let _ = w.show();
                 let _ = w.set_focus();
             }
-        }))
-        .plugin(tauri_plugin_dialog::init())
-        .plugin(tauri_plugin_clipboard_manager::init())
-        .plugin(tauri_plugin_opener::init())
-        .manage(state)
+        }));
+    with_commands(builder, state)
         .setup(move |app| {
             save_on_signals(signalled);
             window::open_main(app.handle())?;
@@ -227,7 +210,42 @@ pub fn configure<R: Runtime>(
                 _ => {}
             }
         })
+}
+
+/// The state the commands share, before anything has happened.
+fn app_state(launch: Launch, window: Option<WindowPlacement>, state_path: Option<PathBuf>) -> Arc<AppState> {
+    let outbox = Arc::new(Outbox::default());
+    let watched = Arc::clone(&outbox);
+    let watch = Arc::new(FolderWatch::new(move |c| watched.send(ShellEvent::FoldersChanged { folders: c.folders, overflow: c.overflow })));
+    Arc::new(AppState {
+        cancels: Arc::default(),
+        hooks: IoHooks::from_env(),
+        launch,
+        watch,
+        outbox,
+        view: Mutex::new(None),
+        placement: Mutex::new(window),
+        state_path,
+        schedule: Mutex::default(),
+        writing: Mutex::default(),
+    })
+}
+
+/// Installs what the commands need (the plugins they call, the shared
+/// state) and the commands. Nothing here touches the desktop until a
+/// command runs, so tests drive it on the mock runtime.
+fn with_commands<R: Runtime>(builder: Builder<R>, state: Arc<AppState>) -> Builder<R> {
+    builder
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_clipboard_manager::init())
+        .plugin(tauri_plugin_opener::init())
+        .manage(state)
         .invoke_handler(with_command_list!(command_handler))
+}
+
+/// The app's configuration, UI and capabilities, compiled in.
+fn context<R: Runtime>() -> tauri::Context<R> {
+    tauri::generate_context!("tauri.conf.json")
 }
 
 /// Runs the desktop app. `canopy PATH` opens PATH (or its folder, with the
@@ -255,7 +273,7 @@ pub fn run() {
     let window = loaded.remembered.window;
     let launch = canopy_core::startup::launch(&args, loaded);
     let app = configure(tauri::Builder::default(), launch, window, state_path)
-        .build(tauri::generate_context!("tauri.conf.json"))
+        .build(context())
         .expect("error while starting Canopy");
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
