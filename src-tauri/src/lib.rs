@@ -232,8 +232,9 @@ fn app_state(launch: Launch, window: Option<WindowPlacement>, state_path: Option
 }
 
 /// Installs what the commands need (the plugins they call, the shared
-/// state) and the commands. Nothing here touches the desktop until a
-/// command runs, so tests drive it on the mock runtime.
+/// state) and the commands. Nothing here shows a window or a dialog, or
+/// hands anything to the desktop, until a command asks: tests drive it on
+/// the mock runtime (`tests::ipc`).
 fn with_commands<R: Runtime>(builder: Builder<R>, state: Arc<AppState>) -> Builder<R> {
     builder
         .plugin(tauri_plugin_dialog::init())
