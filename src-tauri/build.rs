@@ -1,5 +1,6 @@
-//! Builds the Tauri context. Every app command is declared here so the ACL
-//! generates an `allow-<command>` permission for it, and capabilities live in
+//! Builds the Tauri context. Every app command (the one list in
+//! `src/command_list.rs`) is declared here so the ACL generates an
+//! `allow-<command>` permission for it, and capabilities live in
 //! `src-tauri/capabilities/` (not beside tauri.conf.json).
 //!
 //! Which UI is embedded follows the cargo feature, so it cannot be mixed up:
@@ -9,24 +10,14 @@
 //! and as `rustc-env` for `generate_context!`, which reads it while the crate
 //! compiles.
 
-const COMMANDS: &[&str] = &[
-    "list_directory",
-    "cancel_listing",
-    "locate",
-    "startup_target",
-    "read_preview",
-    "read_image",
-    "reveal",
-    "open_default",
-    "copy_path",
-    "pick_folder",
-    "watch_folders",
-    "listen_shell",
-    "remember_view",
-];
+include!("src/command_list.rs");
+
+/// Canopy's commands (`src/command_list.rs`).
+const COMMANDS: &[&str] = with_command_list!(command_name_slice);
 
 fn main() {
     println!("cargo:rerun-if-changed=src-tauri/capabilities");
+    println!("cargo:rerun-if-changed=src-tauri/src/command_list.rs");
     let e2e = std::env::var_os("CARGO_FEATURE_E2E").is_some();
     let dist = if e2e { "ui/dist-e2e" } else { "ui/dist" };
     // generate_context! embeds the folder only when the crate recompiles:

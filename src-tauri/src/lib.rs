@@ -14,10 +14,21 @@
 //! (a logout, a shutdown) before the process ends, and shortly after changes
 //! (`canopy_core::saved_view::SaveSchedule`: a folder that never stops
 //! changing cannot keep it from being written, so a crash loses little).
+//!
+//! The commands are named once, in `command_list.rs`: the build script
+//! declares the same list to the ACL, and the UI's `CommandName` is made
+//! from it.
 
+include!("command_list.rs");
+
+// A handler that `command_list.rs` does not name would be registered nowhere:
+// unused code is an error here, not a warning.
+#[deny(dead_code)]
 mod commands;
 mod outbox;
 mod placement;
+#[cfg(test)]
+mod tests;
 pub mod window;
 
 use std::path::PathBuf;
@@ -34,6 +45,17 @@ use tauri::{Builder, Manager, Runtime, WindowEvent};
 
 pub use canopy_core::wire::Startup;
 pub use outbox::Outbox;
+
+/// The names of Canopy's commands, as the window invokes them (the list in
+/// `command_list.rs`).
+pub const COMMANDS: &[&str] = with_command_list!(command_name_slice);
+
+/// `generate_handler!` over `commands::<name>` for each listed name.
+macro_rules! command_handler {
+    ($($name:ident),* $(,)?) => {
+        tauri::generate_handler![$(commands::$name),*]
+    };
+}
 
 /// State shared by the commands.
 pub struct AppState {
@@ -147,23 +169,9 @@ pub fn configure<R: Runtime>(
     window: Option<WindowPlacement>,
     state_path: Option<PathBuf>,
 ) -> Builder<R> {
-    let outbox = Arc::new(Outbox::default());
-    let watched = Arc::clone(&outbox);
-    let watch = Arc::new(FolderWatch::new(move |c| watched.send(ShellEvent::FoldersChanged { folders: c.folders, overflow: c.overflow })));
-    let state = Arc::new(AppState {
-        cancels: Arc::default(),
-        hooks: IoHooks::from_env(),
-        launch,
-        watch,
-        outbox,
-        view: Mutex::new(None),
-        placement: Mutex::new(window),
-        state_path,
-        schedule: Mutex::default(),
-        writing: Mutex::default(),
-    });
+    let state = app_state(launch, window, state_path);
     let signalled = Arc::clone(&state);
-    builder
+    let builder = builder
         // First: a second instance hands over its path before anything else starts.
         .plugin(tauri_plugin_single_instance::init(|app, argv, cwd| {
             let event = match canopy_core::startup::startup_from_forwarded(&argv, &cwd) {
@@ -179,11 +187,8 @@ pub fn configure<R: Runtime>(
                 let _ = w.show();
                 let _ = w.set_focus();
             }
-        }))
-        .plugin(tauri_plugin_dialog::init())
-        .plugin(tauri_plugin_clipboard_manager::init())
-        .plugin(tauri_plugin_opener::init())
-        .manage(state)
+        }));
+    with_commands(builder, state)
         .setup(move |app| {
             save_on_signals(signalled);
             window::open_main(app.handle())?;
@@ -205,21 +210,43 @@ pub fn configure<R: Runtime>(
                 _ => {}
             }
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::list_directory,
-            commands::cancel_listing,
-            commands::locate,
-            commands::startup_target,
-            commands::read_preview,
-            commands::read_image,
-            commands::reveal,
-            commands::open_default,
-            commands::copy_path,
-            commands::pick_folder,
-            commands::watch_folders,
-            commands::listen_shell,
-            commands::remember_view,
-        ])
+}
+
+/// The state the commands share, before anything has happened.
+fn app_state(launch: Launch, window: Option<WindowPlacement>, state_path: Option<PathBuf>) -> Arc<AppState> {
+    let outbox = Arc::new(Outbox::default());
+    let watched = Arc::clone(&outbox);
+    let watch = Arc::new(FolderWatch::new(move |c| watched.send(ShellEvent::FoldersChanged { folders: c.folders, overflow: c.overflow })));
+    Arc::new(AppState {
+        cancels: Arc::default(),
+        hooks: IoHooks::from_env(),
+        launch,
+        watch,
+        outbox,
+        view: Mutex::new(None),
+        placement: Mutex::new(window),
+        state_path,
+        schedule: Mutex::default(),
+        writing: Mutex::default(),
+    })
+}
+
+/// Installs what the commands need (the plugins they call, the shared
+/// state) and the commands. Nothing here shows a window or a dialog, or
+/// hands anything to the desktop, until a command asks: tests drive it on
+/// the mock runtime (`tests::ipc`).
+fn with_commands<R: Runtime>(builder: Builder<R>, state: Arc<AppState>) -> Builder<R> {
+    builder
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_clipboard_manager::init())
+        .plugin(tauri_plugin_opener::init())
+        .manage(state)
+        .invoke_handler(with_command_list!(command_handler))
+}
+
+/// The app's configuration, UI and capabilities, compiled in.
+fn context<R: Runtime>() -> tauri::Context<R> {
+    tauri::generate_context!("tauri.conf.json")
 }
 
 /// Runs the desktop app. `canopy PATH` opens PATH (or its folder, with the
@@ -247,7 +274,7 @@ pub fn run() {
     let window = loaded.remembered.window;
     let launch = canopy_core::startup::launch(&args, loaded);
     let app = configure(tauri::Builder::default(), launch, window, state_path)
-        .build(tauri::generate_context!("tauri.conf.json"))
+        .build(context())
         .expect("error while starting Canopy");
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {

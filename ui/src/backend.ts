@@ -1,11 +1,14 @@
 // The one typed module through which the UI reaches the engine.
 //
-// Command names are a closed union; every call sends one `request` object and
+// Command names are a closed union (`CommandName`, generated from the Rust
+// list the app registers and its capability allows, so a misspelled or
+// removed command does not type-check); every call sends one `request` object and
 // every failure arrives as a `BackendError` carrying the engine's stable
 // `code`. The UI branches on `code`, never on message text. `tauriBackend`
 // talks to the real app; tests use the in-memory fake in `fake-backend.ts`.
 
-import { Channel, invoke } from "@tauri-apps/api/core";
+import { Channel, invoke, type InvokeArgs } from "@tauri-apps/api/core";
+import type { CommandName } from "./bindings/CommandName";
 import type { ErrorCode } from "./bindings/ErrorCode";
 import type { CanopyError } from "./bindings/CanopyError";
 import type { ListRequest } from "./bindings/ListRequest";
@@ -19,21 +22,6 @@ import type { WatchStatus } from "./bindings/WatchStatus";
 import type { PreviewRequest } from "./bindings/PreviewRequest";
 import type { PreviewChunk } from "./bindings/PreviewChunk";
 import type { CopiedPath } from "./bindings/CopiedPath";
-
-export type CommandName =
-  | "list_directory"
-  | "cancel_listing"
-  | "locate"
-  | "startup_target"
-  | "read_preview"
-  | "read_image"
-  | "reveal"
-  | "open_default"
-  | "copy_path"
-  | "pick_folder"
-  | "watch_folders"
-  | "listen_shell"
-  | "remember_view";
 
 export interface Backend {
   listDirectory(request: ListRequest): Promise<Listing>;
@@ -90,12 +78,17 @@ export function toBackendError(err: unknown): BackendError {
   return new BackendError("IO", typeof err === "string" ? err : String(err));
 }
 
-async function call<T>(command: CommandName, request?: unknown): Promise<T> {
+/** The one place a command is invoked: only a listed name type-checks. */
+async function invokeCommand<T>(command: CommandName, args: InvokeArgs): Promise<T> {
   try {
-    return await invoke<T>(command, request === undefined ? {} : { request });
+    return await invoke<T>(command, args);
   } catch (err) {
     throw toBackendError(err);
   }
+}
+
+function call<T>(command: CommandName, request?: unknown): Promise<T> {
+  return invokeCommand<T>(command, request === undefined ? {} : { request });
 }
 
 export const tauriBackend: Backend & PreviewBackend = {
@@ -115,11 +108,7 @@ export const tauriBackend: Backend & PreviewBackend = {
   listenShell: async (onEvent) => {
     const channel = new Channel<ShellEvent>();
     channel.onmessage = onEvent;
-    try {
-      await invoke("listen_shell", { channel });
-    } catch (err) {
-      throw toBackendError(err);
-    }
+    await invokeCommand<void>("listen_shell", { channel });
   },
   rememberView: (view) => call<void>("remember_view", view),
 };

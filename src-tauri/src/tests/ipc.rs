@@ -1,0 +1,341 @@
+//! Each command called as the window calls it: through Tauri's IPC layer
+//! (invoke key, the capability's ACL, argument parsing, the handler, the
+//! reply's serialization) on the mock runtime, from the `main` window built
+//! as the app builds it, with the app's own compiled-in configuration and
+//! capabilities. Once with a well-formed request, once with a malformed one.
+//!
+//! What cannot run headless: `reveal`, `copy_path` and `pick_folder` reach a
+//! file manager, the clipboard and a native dialog. In the `e2e` build (the
+//! one `scripts/test` tests) their seams record the action instead, so they
+//! are called for real there; without it their well-formed call is left
+//! out. `open_default` would start an application: its well-formed call
+//! asks for a script, which the policy refuses before anything starts.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use canopy_core::names::encode_handle;
+use serde_json::{json, Value};
+use tauri::ipc::{CallbackFn, InvokeBody, InvokeResponseBody};
+use tauri::test::{get_ipc_response, mock_builder, MockRuntime, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::{App, Manager, WebviewWindow};
+use tempfile::TempDir;
+
+use crate::COMMANDS;
+
+/// The smallest PNG header `read_image` takes for one (it sniffs magic bytes).
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+const NOTES: &str = "hello canopy\n";
+
+/// The app on the mock runtime with its `main` window, over a folder of a
+/// text file, an image, a script and a subfolder.
+struct Fixture {
+    dir: TempDir,
+    _app: App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        record_actions_instead();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), NOTES).unwrap();
+        std::fs::write(dir.path().join("tiny.png"), PNG).unwrap();
+        std::fs::write(dir.path().join("run.sh"), "#!/bin/sh\necho hi\n").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let args = [OsString::from("canopy"), dir.path().as_os_str().to_owned()];
+        let launch = canopy_core::startup::launch(&args, Default::default());
+        // The commands as `configure` installs them, without the single-instance
+        // plugin (it would hand this process over to a running Canopy), the
+        // signal handlers, or a state file.
+        let app = crate::with_commands(mock_builder(), crate::app_state(launch, None, None))
+            .build(crate::context())
+            .expect("the app builds on the mock runtime");
+        crate::window::open_main(app.handle()).expect("the main window opens on the mock runtime");
+        let window = app.get_webview_window(crate::window::MAIN).unwrap();
+        Fixture { dir, _app: app, window }
+    }
+
+    fn folder(&self) -> String {
+        encode_handle(self.dir.path())
+    }
+
+    fn handle(&self, name: &str) -> String {
+        encode_handle(&self.dir.path().join(name))
+    }
+
+    /// Invokes `command` with `args` (the `invoke` call's second argument)
+    /// from the app's own page.
+    fn invoke(&self, command: &str, args: Value) -> Result<InvokeResponseBody, Value> {
+        self.invoke_from(command, args, "tauri://localhost")
+    }
+
+    fn invoke_from(&self, command: &str, args: Value, page: &str) -> Result<InvokeResponseBody, Value> {
+        get_ipc_response(
+            &self.window,
+            InvokeRequest {
+                cmd: command.into(),
+                callback: CallbackFn(0),
+                error: CallbackFn(1),
+                url: page.parse().unwrap(),
+                body: InvokeBody::Json(args),
+                headers: Default::default(),
+                invoke_key: INVOKE_KEY.to_string(),
+            },
+        )
+    }
+}
+
+/// Where the `e2e` build's seams write what they would have done.
+fn action_log() -> PathBuf {
+    std::env::temp_dir().join(format!("canopy-ipc-test-{}.log", std::process::id()))
+}
+
+/// Points the `e2e` build's seams at [`action_log`] and at a canned folder
+/// for the picker, before any command runs (once per process: tests run on
+/// threads of one process).
+fn record_actions_instead() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::env::set_var("CANOPY_TEST_ACTION_LOG", action_log());
+        std::env::set_var("CANOPY_TEST_PICK_FOLDER", picked_folder());
+    });
+}
+
+fn picked_folder() -> PathBuf {
+    std::env::temp_dir()
+}
+
+/// The lines of the action log that name `path`.
+fn recorded(path: &Path) -> Vec<String> {
+    let log = std::fs::read(action_log()).unwrap_or_default();
+    let path = path.as_os_str().as_encoded_bytes();
+    log.split(|&b| b == b'\n')
+        .filter(|line| line.ends_with(path))
+        .map(|line| String::from_utf8_lossy(line).into_owned())
+        .collect()
+}
+
+/// A JSON reply's body.
+fn json(reply: InvokeResponseBody) -> Value {
+    match reply {
+        InvokeResponseBody::Json(text) => serde_json::from_str(&text).unwrap(),
+        InvokeResponseBody::Raw(bytes) => panic!("expected JSON, got {} raw bytes", bytes.len()),
+    }
+}
+
+/// How a malformed request must be refused.
+enum Refusal {
+    /// A Canopy error with this code.
+    Code(&'static str),
+    /// By Tauri before the handler runs (a plain string, the UI's `IO`):
+    /// an argument of Tauri's own type is missing.
+    Tauri,
+}
+
+type Reply = Result<InvokeResponseBody, Value>;
+
+/// One command's calls.
+struct Case {
+    command: &'static str,
+    /// A well-formed request and what its reply must show; `None` where it
+    /// cannot run here (see the module's comment).
+    valid: Option<(Value, fn(&Fixture, Reply))>,
+    /// A malformed request and its refusal; `None` for a command that takes
+    /// no argument, so has none to get wrong.
+    invalid: Option<(Value, Refusal)>,
+}
+
+/// Whether the seams that record file actions are built in.
+const SEAMS: bool = cfg!(feature = "e2e");
+
+fn cases(f: &Fixture) -> Vec<Case> {
+    vec![
+        Case {
+            command: "list_directory",
+            valid: Some((json!({ "request": { "requestId": 1, "root": { "handle": f.folder() } } }), |f, reply| {
+                let listing = json(reply.expect("a folder lists"));
+                assert_eq!(listing["requestId"], 1, "the reply answers the request");
+                assert_eq!(listing["path"], f.dir.path().to_str().unwrap());
+                let names: Vec<&str> = listing["root"]["folder"]["entries"]
+                    .as_array()
+                    .expect("the root holds its entries")
+                    .iter()
+                    .map(|e| e["name"].as_str().unwrap())
+                    .collect();
+                assert_eq!(names, ["sub", "notes.txt", "run.sh", "tiny.png"], "folders first, then by name");
+            })),
+            invalid: Some((json!({ "request": { "requestId": 1 } }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+        Case {
+            command: "cancel_listing",
+            valid: Some((json!({ "request": { "requestId": 7 } }), |_, reply| {
+                assert_eq!(json(reply.unwrap()), false, "no listing 7 is in flight");
+            })),
+            invalid: Some((json!({ "request": { "requestId": "seven" } }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+        Case {
+            command: "locate",
+            valid: Some((json!({ "request": { "folder": f.folder(), "prefix": "ru" } }), |_, reply| {
+                let located = json(reply.unwrap());
+                assert_eq!(located, json!({ "index": 2, "matched": true, "total": 4 }), "run.sh is third, after sub and notes.txt");
+            })),
+            invalid: Some((
+                json!({ "request": { "folder": f.folder(), "prefix": "ru", "unknown": 1 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "startup_target",
+            valid: Some((json!({}), |f, reply| {
+                let launch = json(reply.unwrap());
+                assert_eq!(launch["startup"]["folder"], json!({ "handle": f.folder() }), "started on the fixture");
+            })),
+            invalid: None,
+        },
+        Case {
+            command: "read_preview",
+            valid: Some((json!({ "request": { "handle": f.handle("notes.txt"), "offset": 0, "length": 100 } }), |_, reply| {
+                let chunk = json(reply.unwrap());
+                assert_eq!(chunk["length"], NOTES.len(), "the whole file, which is shorter than asked");
+                assert_eq!(chunk["more"], false);
+                assert!(chunk["content"].to_string().contains("hello canopy"), "the text is in the chunk: {chunk}");
+            })),
+            invalid: Some((
+                json!({ "request": { "handle": f.handle("notes.txt"), "offset": -1, "length": 100 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "read_image",
+            valid: Some((json!({ "request": { "handle": f.handle("tiny.png") } }), |_, reply| {
+                match reply.unwrap() {
+                    InvokeResponseBody::Raw(bytes) => assert_eq!(bytes, PNG, "the image's bytes, raw (no base64)"),
+                    InvokeResponseBody::Json(text) => panic!("expected raw bytes, got JSON {text}"),
+                }
+            })),
+            invalid: Some((json!({ "request": {} }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+        Case {
+            command: "reveal",
+            valid: SEAMS.then(|| {
+                (json!({ "request": { "handle": f.handle("notes.txt") } }), (|f, reply| {
+                    assert_eq!(json(reply.unwrap()), Value::Null);
+                    let path = f.dir.path().join("notes.txt");
+                    assert_eq!(recorded(&path), [format!("reveal {}", path.display())]);
+                }) as fn(&Fixture, Reply))
+            }),
+            invalid: Some((json!({ "request": { "handle": 5 } }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+        Case {
+            command: "open_default",
+            // Anything it may open would start an application: a script, which
+            // the policy never hands over, shows the engine answered.
+            valid: Some((json!({ "request": { "handle": f.handle("run.sh") } }), |_, reply| {
+                let refusal = reply.expect_err("a script is never opened");
+                assert_eq!(refusal["code"], "NOT_OPENABLE", "{refusal}");
+            })),
+            invalid: Some((json!({ "request": null }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+        Case {
+            command: "copy_path",
+            valid: SEAMS.then(|| {
+                (json!({ "request": { "handle": f.handle("tiny.png") } }), (|f, reply| {
+                    assert_eq!(json(reply.unwrap()), json!({ "quoted": false }), "a plain path is copied as it is");
+                    let path = f.dir.path().join("tiny.png");
+                    assert_eq!(recorded(&path), [format!("copy {}", path.display())]);
+                }) as fn(&Fixture, Reply))
+            }),
+            invalid: Some((json!({ "request": { "handle": "not base64!" } }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+        Case {
+            command: "pick_folder",
+            valid: SEAMS.then(|| {
+                (json!({}), (|_, reply| {
+                    assert_eq!(json(reply.unwrap()), encode_handle(&picked_folder()), "the canned folder");
+                }) as fn(&Fixture, Reply))
+            }),
+            invalid: None,
+        },
+        Case {
+            command: "watch_folders",
+            valid: Some((json!({ "request": { "folders": [f.folder()] } }), |_, reply| {
+                let status = json(reply.unwrap());
+                assert_eq!(status, json!({ "watched": 1, "unwatched": [], "shortfall": null }));
+            })),
+            invalid: Some((json!({ "request": { "folders": f.folder() } }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+        Case {
+            command: "listen_shell",
+            valid: Some((json!({ "channel": "__CHANNEL__:1" }), |_, reply| {
+                assert_eq!(json(reply.unwrap()), Value::Null);
+            })),
+            invalid: Some((json!({}), Refusal::Tauri)),
+        },
+        Case {
+            command: "remember_view",
+            valid: Some((
+                json!({ "request": {
+                    "folder": f.folder(), "depth": 2, "showDotfiles": false, "expanded": [f.handle("sub")],
+                    "selected": f.handle("notes.txt"), "sort": "name", "reverse": false, "hideIgnored": false,
+                } }),
+                |_, reply| assert_eq!(json(reply.unwrap()), Value::Null),
+            )),
+            invalid: Some((json!({ "request": { "folder": f.folder() } }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+    ]
+}
+
+#[test]
+fn every_listed_command_has_a_case_here() {
+    let f = Fixture::new();
+    let covered: Vec<&str> = cases(&f).iter().map(|c| c.command).collect();
+    assert_eq!(covered, COMMANDS, "one case per command, in the list's order");
+}
+
+#[test]
+fn every_command_answers_a_well_formed_request() {
+    let f = Fixture::new();
+    for case in cases(&f) {
+        let Some((args, check)) = case.valid else { continue };
+        let reply = f.invoke(case.command, args);
+        if let Err(refusal) = &reply {
+            // Said before the case's own check, which may not expect a refusal.
+            eprintln!("{} refused: {refusal}", case.command);
+        }
+        check(&f, reply);
+    }
+    let _ = std::fs::remove_file(action_log());
+}
+
+#[test]
+fn every_command_refuses_a_malformed_request_with_its_code() {
+    let f = Fixture::new();
+    for case in cases(&f) {
+        let Some((args, refusal)) = case.invalid else { continue };
+        let reply = f.invoke(case.command, args.clone());
+        let Err(error) = reply else { panic!("{} accepted {args}", case.command) };
+        match refusal {
+            Refusal::Code(code) => assert_eq!(error["code"], code, "{} answered {error} to {args}", case.command),
+            Refusal::Tauri => assert!(error.is_string(), "{} answered {error} to {args}", case.command),
+        }
+    }
+}
+
+#[test]
+fn a_page_that_is_not_the_apps_can_call_no_command() {
+    let f = Fixture::new();
+    for command in COMMANDS {
+        let reply = f.invoke_from(command, json!({}), "https://example.com/");
+        let Err(error) = reply else { panic!("{command} answered a remote page") };
+        assert!(error.as_str().is_some_and(|m| m.contains("not allowed")), "{command}: the ACL refuses: {error}");
+    }
+}
+
+#[test]
+fn a_command_that_is_not_listed_is_refused() {
+    let f = Fixture::new();
+    let error = f.invoke("plugin:opener|open_path", json!({ "path": "/" })).expect_err("no plugin is callable from the page");
+    assert!(error.as_str().is_some_and(|m| m.contains("not allowed")), "the ACL refuses: {error}");
+}

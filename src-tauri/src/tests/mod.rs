@@ -1,0 +1,7 @@
+//! The shell's promises about its commands: that the one list in
+//! `command_list.rs` is what the capability allows and what the UI may
+//! invoke (`command_list`), and that each command answers through the IPC
+//! layer as the window calls it (`ipc`, on Tauri's mock runtime).
+
+mod command_list;
+mod ipc;

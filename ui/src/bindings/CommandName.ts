@@ -1,0 +1,19 @@
+// Generated from src-tauri/src/command_list.rs by `cargo test -p canopy`. Do not edit.
+
+/**
+ * The name of a command the window may invoke.
+ */
+export type CommandName =
+  | "list_directory"
+  | "cancel_listing"
+  | "locate"
+  | "startup_target"
+  | "read_preview"
+  | "read_image"
+  | "reveal"
+  | "open_default"
+  | "copy_path"
+  | "pick_folder"
+  | "watch_folders"
+  | "listen_shell"
+  | "remember_view";
