@@ -10,20 +10,33 @@ use rmcp::{tool, tool_router, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use canopy_core::limits::{MAX_FILTER_BYTES, MCP_REPLY_CHARS};
 use canopy_core::CanopyError;
 
+use super::grouped;
 use super::listing::{structured_chars, yes, Listed, OrderState, SortOrder, Wanted};
 use crate::engine;
 use crate::server::{finish, input_schema, parse, Canopy};
 
-/// What `find_in_folder` tells a model. Kept under 2 KB (a test checks).
-pub const FIND_DESCRIPTION: &str = "Find the entries of one folder whose names match a pattern, over the whole folder however big (its own entries, not its subfolders'). A plain pattern matches anywhere in the name (`report` finds `Q3_Report.pdf`); one with `*`, `?` or `[...]` is a glob over the whole name (`*.jpg`, `IMG_??.png`, `[ab]*`). Case is ignored; a `[` without a closing `]` is a plain character.
+/// What `find_in_folder` tells a model, its limits taken from
+/// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
+pub fn description() -> String {
+    let reply = grouped(MCP_REPLY_CHARS as u64);
+    format!("Find the entries of one folder whose names match a pattern, over the whole folder however big (its own entries, not its subfolders'). A plain pattern matches anywhere in the name (`report` finds `Q3_Report.pdf`); one with `*`, `?` or `[...]` is a glob over the whole name (`*.jpg`, `IMG_??.png`, `[ab]*`). Case is ignored; a `[` without a closing `]` is a plain character.
 
 The first line counts the matches: `[MATCH] folder: M of N entries match \"PATTERN\"` (the pattern escaped like names). Then one line per match as list_directory prints entries (`[DIR] name`, `[FILE] name`, ...), folders first, in natural name order or by `sort` (size, modified, type; `reverse` for largest or newest first). Names are escaped as in list_directory; pass them back as printed.
 
-Every reply (text and structuredContent) is at most 40,000 characters. When more match than fit, `[WARNING]` says how many are hidden and the reply ends with `[NEXT] call find_in_folder with cursor \"<c>\"`: call again with the same path, pattern and options and that cursor (also structuredContent.nextCursor). No [NEXT] line: every match was shown. To look inside a matching folder, call list_directory with its path (the searched folder's path, a slash, the name as printed).
+Every reply (text and structuredContent) is at most {reply} characters. When more match than fit, `[WARNING]` says how many are hidden and the reply ends with `[NEXT] call find_in_folder with cursor \"<c>\"`: call again with the same path, pattern and options and that cursor (also structuredContent.nextCursor). No [NEXT] line: every match was shown. To look inside a matching folder, call list_directory with its path (the searched folder's path, a slash, the name as printed).
 
-A pattern that is empty, holds `/` or is longer than 1024 bytes is INVALID_ARGUMENT. structuredContent holds path, matching (substring or glob), matched M, total N, offset, shown, nextCursor and order.";
+A pattern that is empty, holds `/` or is longer than {MAX_FILTER_BYTES} bytes is INVALID_ARGUMENT. structuredContent holds path, matching (substring or glob), matched M, total N, offset, shown, nextCursor and order.")
+}
+
+/// The numbers `find_in_folder`'s texts state (see [`super::Numbers`]).
+#[cfg(test)]
+pub(crate) const NUMBERS: super::Numbers = super::Numbers {
+    constants: &[("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64), ("MAX_FILTER_BYTES", MAX_FILTER_BYTES as u64)],
+    examples: &["Q3_Report"],
+};
 
 /// `find_in_folder`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -147,7 +160,7 @@ impl Canopy {
     #[tool(
         name = "find_in_folder",
         title = "Find entries in a folder by name",
-        description = FIND_DESCRIPTION,
+        description = description(),
         input_schema = input_schema::<FindInFolderArgs>(),
         output_schema = schema_for_output::<FindInFolderOutput>(),
         annotations(title = "Find entries in a folder by name", read_only_hint = true, destructive_hint = false, open_world_hint = false)

@@ -10,21 +10,34 @@ use rmcp::{tool, tool_router, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use canopy_core::limits::{MCP_MAX_DEPTH, MCP_REPLY_CHARS, NESTED_CAP};
 use canopy_core::CanopyError;
 
+use super::grouped;
 use super::listing::{structured_chars, yes, Listed, OrderState, SortOrder, Wanted};
 use crate::server::{finish, input_schema, parse, Canopy};
 
-/// What `list_directory` tells a model. Kept under 2 KB (a test checks).
-pub const LIST_DESCRIPTION: &str = "List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target ending in (outside the roots) is outside the allowed folders, not followed. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10), or by `sort`: size (smallest first), modified (oldest first) or type (extension); `reverse` gives largest or newest first. The order covers the whole folder, not only what is shown.
+/// What `list_directory` tells a model, its limits taken from
+/// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
+pub fn description() -> String {
+    let reply = grouped(MCP_REPLY_CHARS as u64);
+    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target ending in (outside the roots) is outside the allowed folders, not followed. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10), or by `sort`: size (smallest first), modified (oldest first) or type (extension); `reverse` gives largest or newest first. The order covers the whole folder, not only what is shown.
 
-Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{202e} (an invisible or bidi character), \\\\ (a backslash). Pass paths back exactly as printed: the tools read the escapes back.
+Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{{202e}} (an invisible or bidi character), \\\\ (a backslash). Pass paths back exactly as printed: the tools read the escapes back.
 
-Below the listed folder, each folder shows at most 100 entries. `[WARNING] path: N items hidden (showing first 100 of M total)` follows a folder shown in part, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
+Below the listed folder, each folder shows at most {NESTED_CAP} entries. `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)` follows a folder shown in part, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
 
-Every reply (text and structuredContent) is at most 40,000 characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor. No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
+Every reply (text and structuredContent) is at most {reply} characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor. No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
 
-Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total, offset, shown, nextCursor, order, truncatedFolders and unexpandedFolders (counts).";
+Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total, offset, shown, nextCursor, order, truncatedFolders and unexpandedFolders (counts).")
+}
+
+/// The numbers `list_directory`'s texts state (see [`super::Numbers`]).
+#[cfg(test)]
+pub(crate) const NUMBERS: super::Numbers = super::Numbers {
+    constants: &[("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64), ("NESTED_CAP", NESTED_CAP as u64)],
+    examples: &["file2 before file10", "not UTF-8", "\\u{202e}", "95 .log, 3 folders", "Use depth 1", "1 is the folder's own entries, 2 adds theirs"],
+};
 
 fn default_depth() -> u32 {
     canopy_core::limits::DEFAULT_DEPTH
@@ -38,7 +51,7 @@ pub struct ListDirectoryArgs {
     pub path: String,
     /// Levels to list: 1 is the folder's own entries, 2 adds theirs.
     #[serde(default = "default_depth")]
-    #[schemars(range(min = 1, max = 10))]
+    #[schemars(range(min = 1, max = MCP_MAX_DEPTH))]
     pub depth: u32,
     /// The nextCursor of the previous page of this same folder, to get the next page.
     #[serde(default)]
@@ -142,7 +155,7 @@ impl Canopy {
     #[tool(
         name = "list_directory",
         title = "List a folder",
-        description = LIST_DESCRIPTION,
+        description = description(),
         input_schema = input_schema::<ListDirectoryArgs>(),
         output_schema = schema_for_output::<ListDirectoryOutput>(),
         annotations(title = "List a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)

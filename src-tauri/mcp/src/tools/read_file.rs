@@ -3,7 +3,7 @@
 //!
 //! Its arguments, its structured result, what it tells a model and its call.
 
-use canopy_core::limits::{MCP_MAX_OFFSET, MCP_READ_CHUNK};
+use canopy_core::limits::{HEX_VIEW_BYTES, MCP_MAX_OFFSET, MCP_READ_CHUNK};
 use canopy_core::wire::EntryKind;
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::handler::server::tool::schema_for_output;
@@ -17,10 +17,31 @@ use crate::engine;
 use crate::read;
 use crate::server::{blocking, finish, input_schema, kind_token, parse, Canopy};
 
-/// What `read_file` tells a model. Kept under 2 KB (a test checks).
-pub const READ_DESCRIPTION: &str = "Read part of a file: at most 32768 bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-32768 of 100000; call read_file with offset 32768 for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-4096 of 9000 as a hex dump` (a binary file shows at most 4096 bytes per call). A file whose size reads 0 but that has content, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
+/// The sizes of the files in the description's examples: each more than
+/// one call reads, so the examples show a first part with more to come.
+const EXAMPLE_TEXT_SIZE: u64 = 100_000;
+const EXAMPLE_BINARY_SIZE: u64 = 9_000;
+const _: () = assert!(EXAMPLE_TEXT_SIZE > MCP_READ_CHUNK && EXAMPLE_BINARY_SIZE > HEX_VIEW_BYTES, "an example file must take more than one call to read");
 
-Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back). structuredContent holds offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.";
+/// What `read_file` tells a model, its limits taken from
+/// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
+pub fn description() -> String {
+    format!("Read part of a file: at most {MCP_READ_CHUNK} bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-{MCP_READ_CHUNK} of {EXAMPLE_TEXT_SIZE}; call read_file with offset {MCP_READ_CHUNK} for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-{HEX_VIEW_BYTES} of {EXAMPLE_BINARY_SIZE} as a hex dump` (a binary file shows at most {HEX_VIEW_BYTES} bytes per call). A file whose size reads 0 but that has content, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
+
+Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back). structuredContent holds offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.")
+}
+
+/// The numbers `read_file`'s texts state (see [`super::Numbers`]).
+#[cfg(test)]
+pub(crate) const NUMBERS: super::Numbers = super::Numbers {
+    constants: &[
+        ("MCP_READ_CHUNK", MCP_READ_CHUNK),
+        ("HEX_VIEW_BYTES", HEX_VIEW_BYTES),
+        ("EXAMPLE_TEXT_SIZE", EXAMPLE_TEXT_SIZE),
+        ("EXAMPLE_BINARY_SIZE", EXAMPLE_BINARY_SIZE),
+    ],
+    examples: &["(default 0)", "bytes 0-", "utf-8", "utf-16le", "utf-16be", "windows-1252", "reads 0", "U+FFFD"],
+};
 
 /// `read_file`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -31,9 +52,10 @@ pub struct ReadFileArgs {
     /// First byte to read.
     #[serde(default)]
     pub offset: u64,
-    /// Bytes to read, at most 32768 (the default).
+    /// Bytes to read, at most [`MCP_READ_CHUNK`] (the default).
     #[serde(default)]
-    #[schemars(range(min = 1, max = 32768))]
+    #[schemars(description = format!("Bytes to read, at most {MCP_READ_CHUNK} (the default)."))]
+    #[schemars(range(min = 1, max = MCP_READ_CHUNK))]
     pub length: Option<u64>,
 }
 
@@ -117,7 +139,7 @@ impl Canopy {
     #[tool(
         name = "read_file",
         title = "Read part of a file",
-        description = READ_DESCRIPTION,
+        description = description(),
         input_schema = input_schema::<ReadFileArgs>(),
         output_schema = schema_for_output::<ReadFileOutput>(),
         annotations(title = "Read part of a file", read_only_hint = true, destructive_hint = false, open_world_hint = false)
