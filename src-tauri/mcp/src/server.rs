@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::dirio::IoHooks;
-use canopy_core::limits::{MCP_CONCURRENT_CALLS, MCP_PROGRESS_INTERVAL, MCP_ROOTS_TIMEOUT};
+use canopy_core::limits::{MCP_CONCURRENT_CALLS, MCP_PROGRESS_INTERVAL, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
 use canopy_core::wire::EntryKind;
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -278,15 +278,21 @@ impl Canopy {
     }
 }
 
+/// What the server tells a model when it connects, for the folders `roots`.
+fn instructions(roots: &[PathBuf]) -> String {
+    format!(
+        "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}. Every reply fits {} characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
+        roots_text(roots),
+        tools::grouped(MCP_REPLY_CHARS as u64)
+    )
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Canopy {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("canopy-mcp", env!("CARGO_PKG_VERSION")).with_title("Canopy"))
-            .with_instructions(format!(
-                "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}. Every reply fits 40,000 characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
-                roots_text(&self.roots)
-            ))
+            .with_instructions(instructions(&self.roots))
     }
 
     /// The revisions with an `initialize` handshake, whose `roots/list`
@@ -299,5 +305,18 @@ impl ServerHandler for Canopy {
         let mut known = self.client_roots.lock().unwrap_or_else(|e| e.into_inner());
         known.known = None;
         known.generation += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_instructions_state_the_reply_budget_from_its_constant() {
+        let text = instructions(&[PathBuf::from("/srv/data")]);
+        assert!(text.contains(&format!("fits {} characters", tools::grouped(MCP_REPLY_CHARS as u64))), "{text}");
+        let digits: String = text.replace(&tools::grouped(MCP_REPLY_CHARS as u64), "").chars().filter(char::is_ascii_digit).collect();
+        assert_eq!(digits, "", "every number in the instructions comes from a constant: {text}");
     }
 }
