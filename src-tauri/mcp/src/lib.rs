@@ -1,7 +1,8 @@
 //! `canopy-mcp`: Canopy's bounded listing and preview served to AI agents
 //! over the Model Context Protocol (stdio), through the official Rust SDK.
 //!
-//! [`server`] holds the tools, [`page`] and [`read`] render replies within
+//! [`tools`] defines the tools, one module each; [`server`] serves them and
+//! holds what every call shares; [`page`] and [`read`] render replies within
 //! the reply budget, [`access`] decides which folders may be seen, and
 //! [`engine`] is the one module that calls Canopy's engine; [`transport`]
 //! reads and writes the JSON-RPC lines; [`diagnostics`] writes stderr
@@ -13,4 +14,5 @@ pub mod engine;
 pub mod page;
 pub mod read;
 pub mod server;
+pub mod tools;
 pub mod transport;

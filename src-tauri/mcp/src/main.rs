@@ -16,10 +16,11 @@ use rmcp::ServiceExt;
 const USAGE: &str = "usage: canopy-mcp --root DIR [--root DIR]...";
 
 fn help() -> String {
+    let reply = canopy_mcp::tools::grouped(canopy_core::limits::MCP_REPLY_CHARS as u64);
     format!(
         "{USAGE}\n\n\
          Serves Canopy's bounded folder listing and file preview to AI agents over MCP (stdio).\n\
-         Tools: list_directory (paged, sorted; every reply within 40,000 characters),\n\
+         Tools: list_directory (paged, sorted; every reply within {reply} characters),\n\
          find_in_folder (names matching a pattern, over the whole folder) and read_file.\n\
          Only folders inside a --root (real paths: symlinks and .. are resolved) are shown;\n\
          when the client offers roots, only folders inside both.\n"

@@ -10,34 +10,8 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use canopy_core::preview::{PreviewChunk, PreviewContent, TextEncoding};
-use schemars::JsonSchema;
-use serde::Serialize;
 
-/// `read_file`'s structured result.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ReadFileOutput {
-    /// First byte shown.
-    pub offset: u64,
-    /// Bytes shown; the next chunk starts at `offset + length`.
-    pub length: u64,
-    /// The file's size, or absent when it reads 0 but has content (as in `/proc`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
-    /// Pass as `offset` for the next chunk; absent at the end of the file.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_offset: Option<u64>,
-    /// `text` or `binary` (shown as a hex dump).
-    pub content: String,
-    /// The text's encoding (`utf-8`, `utf-16le`, `utf-16be`, `windows-1252`); absent for binary.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub encoding: Option<String>,
-    /// Some bytes could not be decoded and show as U+FFFD.
-    pub lossy: bool,
-    /// The file's first bytes say it is this kind of image.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub image: Option<String>,
-}
+use crate::tools::read_file::ReadFileOutput;
 
 fn encoding_name(e: TextEncoding) -> &'static str {
     match e {

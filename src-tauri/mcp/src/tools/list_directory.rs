@@ -1,0 +1,167 @@
+//! The `list_directory` tool: a page of a folder, and of its folders below
+//! it as far as `depth` and the reply budget allow, one line per entry.
+//!
+//! Its arguments, its structured result, what it tells a model and its call.
+
+use rmcp::handler::server::tool::schema_for_output;
+use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, RoleServer};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use canopy_core::limits::{MCP_MAX_DEPTH, MCP_REPLY_CHARS, NESTED_CAP};
+use canopy_core::CanopyError;
+
+use super::grouped;
+use super::listing::{structured_chars, yes, Listed, OrderState, SortOrder, Wanted};
+use crate::server::{finish, input_schema, parse, Canopy};
+
+/// What `list_directory` tells a model, its limits taken from
+/// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
+pub fn description() -> String {
+    let reply = grouped(MCP_REPLY_CHARS as u64);
+    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target ending in (outside the roots) is outside the allowed folders, not followed. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10), or by `sort`: size (smallest first), modified (oldest first) or type (extension); `reverse` gives largest or newest first. The order covers the whole folder, not only what is shown.
+
+Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{{202e}} (an invisible or bidi character), \\\\ (a backslash). Pass paths back exactly as printed: the tools read the escapes back.
+
+Below the listed folder, each folder shows at most {NESTED_CAP} entries. `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)` follows a folder shown in part, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
+
+Every reply (text and structuredContent) is at most {reply} characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor. No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
+
+Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total, offset, shown, nextCursor, order, truncatedFolders and unexpandedFolders (counts).")
+}
+
+/// The numbers `list_directory`'s texts state (see [`super::Numbers`]).
+#[cfg(test)]
+pub(crate) const NUMBERS: super::Numbers = super::Numbers {
+    constants: &[("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64), ("NESTED_CAP", NESTED_CAP as u64)],
+    examples: &["file2 before file10", "not UTF-8", "\\u{202e}", "95 .log, 3 folders", "Use depth 1", "1 is the folder's own entries, 2 adds theirs"],
+};
+
+fn default_depth() -> u32 {
+    canopy_core::limits::DEFAULT_DEPTH
+}
+
+/// `list_directory`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListDirectoryArgs {
+    /// The folder: absolute, or relative to the first allowed folder; names as listings print them.
+    pub path: String,
+    /// Levels to list: 1 is the folder's own entries, 2 adds theirs.
+    #[serde(default = "default_depth")]
+    #[schemars(range(min = 1, max = MCP_MAX_DEPTH))]
+    pub depth: u32,
+    /// The nextCursor of the previous page of this same folder, to get the next page.
+    #[serde(default)]
+    pub cursor: Option<String>,
+    /// The order of every folder listed, folders first: name (natural: file2 before file10), size (smallest first), modified (oldest first) or type (by extension, then name).
+    #[serde(default)]
+    pub sort: SortOrder,
+    /// Reverse the order (size: largest first; modified: newest first). Ties stay in name order.
+    #[serde(default)]
+    pub reverse: bool,
+    /// List names starting with a dot.
+    #[serde(default = "yes")]
+    pub show_dotfiles: bool,
+}
+
+/// `list_directory`'s structured result: what a client needs to page and to
+/// act, in a few hundred characters (the text says the rest).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListDirectoryOutput {
+    /// The listed folder's real path, escaped as names are printed.
+    pub path: String,
+    /// Entries in the folder (after the dotfile setting); at least this many when `totalIsLowerBound`.
+    pub total: u64,
+    /// Reading the folder was cut short (it did not answer in time).
+    pub total_is_lower_bound: bool,
+    /// Position of this page's first entry in the folder's order.
+    pub offset: u64,
+    /// Top-level entries on this page.
+    pub shown: u64,
+    /// Pass as `cursor`, with the same path and options, for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// The order every folder is listed in.
+    pub sort: SortOrder,
+    /// The order is reversed.
+    pub reverse: bool,
+    /// Whether the listed folder's order is whole.
+    pub order: OrderState,
+    /// Folders below the listed one shown in part: each has its `[WARNING] path` and `[REST] path` lines in the text.
+    pub truncated_folders: u64,
+    /// Folders below the listed one printed `[BUDGET] path`: list each by its path to see it.
+    pub unexpanded_folders: u64,
+}
+
+impl ListDirectoryOutput {
+    /// The longest this result can serialize to, for the folder printed
+    /// as `path` and a cursor of `cursor_chars`.
+    fn widest(path: &str, cursor_chars: usize) -> usize {
+        let widest = ListDirectoryOutput {
+            path: path.into(),
+            total: u64::MAX,
+            total_is_lower_bound: true,
+            offset: u64::MAX,
+            shown: u64::MAX,
+            next_cursor: Some("A".repeat(cursor_chars)),
+            sort: SortOrder::Modified,
+            reverse: true,
+            order: OrderState { partial: true, checked: Some(u64::MAX) },
+            truncated_folders: u64::MAX,
+            unexpanded_folders: u64::MAX,
+        };
+        structured_chars(&widest)
+    }
+}
+
+impl Canopy {
+    async fn list_directory_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, ListDirectoryOutput), CanopyError> {
+        let args: ListDirectoryArgs = parse("list_directory", args)?;
+        let want = Wanted {
+            path: args.path,
+            depth: args.depth,
+            cursor: args.cursor,
+            sort: args.sort,
+            reverse: args.reverse,
+            show_dotfiles: args.show_dotfiles,
+            filter: None,
+            widest: ListDirectoryOutput::widest,
+        };
+        let Listed { listing, page, path, next_cursor } = self.listing_call("list_directory", want, &ctx).await?;
+        let folder = listing.root.folder.as_deref();
+        let out = ListDirectoryOutput {
+            path,
+            total: folder.and_then(|f| f.total).unwrap_or(0),
+            total_is_lower_bound: folder.is_some_and(|f| f.count_is_lower_bound),
+            offset: folder.map_or(0, |f| f.offset),
+            shown: page.shown as u64,
+            next_cursor,
+            sort: args.sort,
+            reverse: args.reverse,
+            order: OrderState::of(folder),
+            truncated_folders: page.truncated,
+            unexpanded_folders: page.unexpanded,
+        };
+        Ok((page.text, out))
+    }
+}
+
+#[tool_router(router = list_directory_router, vis = "pub(crate)")]
+impl Canopy {
+    #[tool(
+        name = "list_directory",
+        title = "List a folder",
+        description = description(),
+        input_schema = input_schema::<ListDirectoryArgs>(),
+        output_schema = schema_for_output::<ListDirectoryOutput>(),
+        annotations(title = "List a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
+    )]
+    async fn list_directory(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        let outcome = self.list_directory_call(args, ctx).await;
+        finish("list_directory", outcome)
+    }
+}

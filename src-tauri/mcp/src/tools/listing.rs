@@ -1,0 +1,163 @@
+//! What the two listing tools, `list_directory` and `find_in_folder`,
+//! share: the order they take, the order state they report, and one
+//! listing call that checks the arguments and the roots, runs the engine
+//! (cancellable, with progress) and renders the page.
+//!
+//! Promises: a page's text and its structured result together fit
+//! `MCP_REPLY_CHARS` (the text gets what the structured result's widest
+//! form leaves), and a page that ends before its folder does ends with its
+//! `[NEXT]` line and carries the same cursor as `nextCursor`.
+
+use std::os::unix::ffi::OsStrExt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use canopy_core::cancel::CancelToken;
+use canopy_core::limits::{MCP_MAX_DEPTH, MCP_REPLY_CHARS};
+use canopy_core::wire::{EntryKind, SortBy};
+use canopy_core::{CanopyError, ErrorCode};
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{self, ListCall};
+use crate::page;
+use crate::server::{kind_token, log, Canopy};
+
+/// The orders a listing can be in (folders first under each).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(inline)]
+pub enum SortOrder {
+    #[default]
+    Name,
+    Size,
+    Modified,
+    Type,
+}
+
+impl From<SortOrder> for SortBy {
+    fn from(o: SortOrder) -> SortBy {
+        match o {
+            SortOrder::Name => SortBy::Name,
+            SortOrder::Size => SortBy::Size,
+            SortOrder::Modified => SortBy::Modified,
+            SortOrder::Type => SortBy::Type,
+        }
+    }
+}
+
+/// The default of `show_dotfiles`: dotfiles are listed.
+pub(crate) fn yes() -> bool {
+    true
+}
+
+/// Whether a folder's order is whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OrderState {
+    /// The shown entries are the first of those that could be placed, not of the whole folder: under size or modified, the size or time of only `checked` entries could be read in time (the rest sort after them, and this order cannot be paged further: use sort name), or the folder was not read in full.
+    pub partial: bool,
+    /// Under size or modified: entries whose size or time was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked: Option<u64>,
+}
+
+impl OrderState {
+    pub(crate) fn of(folder: Option<&canopy_core::wire::Folder>) -> OrderState {
+        OrderState { partial: folder.is_some_and(|f| f.partial_order), checked: folder.and_then(|f| f.checked) }
+    }
+}
+
+/// Characters of `structuredContent` as sent (compact JSON): they count in
+/// the reply's budget with the text's.
+pub(crate) fn structured_chars<T: Serialize>(value: &T) -> usize {
+    serde_json::to_string(value).map_or(0, |s| s.chars().count())
+}
+
+/// What a listing call asks, whichever tool makes it.
+pub(crate) struct Wanted {
+    pub path: String,
+    pub depth: u32,
+    pub cursor: Option<String>,
+    pub sort: SortOrder,
+    pub reverse: bool,
+    pub show_dotfiles: bool,
+    pub filter: Option<String>,
+    /// The longest the tool's structured result can serialize to, for the
+    /// folder printed as its first argument and a cursor as long as its second.
+    pub widest: fn(&str, usize) -> usize,
+}
+
+/// A listing and its rendered page.
+pub(crate) struct Listed {
+    pub listing: canopy_core::wire::Listing,
+    pub page: page::Page,
+    /// The listed folder's real path, escaped.
+    pub path: String,
+    pub next_cursor: Option<String>,
+}
+
+impl Canopy {
+    /// Lists a folder for `tool`: checks the arguments and the roots, runs
+    /// the engine (cancellable, with progress) and renders the page.
+    pub(crate) async fn listing_call(&self, tool: &'static str, want: Wanted, ctx: &RequestContext<RoleServer>) -> Result<Listed, CanopyError> {
+        if !(1..=MCP_MAX_DEPTH).contains(&want.depth) {
+            return Err(CanopyError::invalid(format!("depth must be 1 to {MCP_MAX_DEPTH}, not {}", want.depth)));
+        }
+        let _turn = self.turn(tool, ctx).await?;
+        let roots = self.allowed(ctx).await?;
+        let opened = self.open_allowed(&want.path, roots.clone()).await?;
+        if opened.kind != EntryKind::Folder {
+            let hint = if opened.kind == EntryKind::File { ": call read_file to read it" } else { "" };
+            return Err(CanopyError::new(
+                ErrorCode::NotADirectory,
+                format!("{} is not a folder ({}){hint}", want.path, kind_token(opened.kind)),
+            ));
+        }
+        let (dev, ino) = (opened.dev, opened.ino);
+        let after = want.cursor.as_deref().map(|c| page::decode_cursor(c, dev, ino)).transpose()?;
+        let filter_bytes = want.filter.as_ref().map_or(0, String::len);
+        let cancel = CancelToken::default();
+        let folders = Arc::new(AtomicU64::new(0));
+        let counter = folders.clone();
+        let call = ListCall {
+            depth: want.depth,
+            after,
+            show_dotfiles: want.show_dotfiles,
+            sort: want.sort.into(),
+            reverse: want.reverse,
+            filter: want.filter,
+            cancel: cancel.clone(),
+            on_folder: Arc::new(move || {
+                counter.fetch_add(1, Ordering::Relaxed);
+            }),
+            hooks: self.hooks.clone(),
+        };
+        log(tool, "started");
+        let job = move || {
+            let mut listing = engine::list(&opened, call)?;
+            engine::confine_links(&mut listing, &opened.real, &roots);
+            Ok((listing, opened))
+        };
+        let (listing, opened) = self.run_listing(ctx, cancel, folders, job).await?;
+        let label = match opened.real.file_name() {
+            Some(name) => canopy_core::names::escape_for_line(name.as_bytes()),
+            None => engine::shown_path(&opened.real),
+        };
+        let reserve = page::next_line_reserve(tool, filter_bytes);
+        // The structured result counts in the budget too: the text gets what
+        // its widest form leaves.
+        let cursor_chars = page::max_cursor_len(filter_bytes);
+        let path = engine::shown_path(&opened.real);
+        let structured = (want.widest)(&path, cursor_chars);
+        let mut page = page::render(&listing, &label, MCP_REPLY_CHARS.saturating_sub(structured), reserve);
+        let engine_next = if page.cut { engine::cursor_after(&listing, page.shown - 1)? } else { listing.next_cursor.clone() };
+        let next_cursor = engine_next.map(|c| page::encode_cursor(dev, ino, &c));
+        if let Some(c) = &next_cursor {
+            page.text.push_str(&page::next_line(tool, c));
+        }
+        Ok(Listed { listing, page, path, next_cursor })
+    }
+}

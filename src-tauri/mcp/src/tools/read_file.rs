@@ -1,0 +1,151 @@
+//! The `read_file` tool: one chunk of a regular file, as text in its
+//! detected encoding or as a hex dump (rendered by [`crate::read`]).
+//!
+//! Its arguments, its structured result, what it tells a model and its call.
+
+use canopy_core::limits::{HEX_VIEW_BYTES, MCP_MAX_OFFSET, MCP_READ_CHUNK};
+use canopy_core::wire::EntryKind;
+use canopy_core::{CanopyError, ErrorCode};
+use rmcp::handler::server::tool::schema_for_output;
+use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_router, RoleServer};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::engine;
+use crate::read;
+use crate::server::{blocking, finish, input_schema, kind_token, parse, Canopy};
+
+/// The sizes of the files in the description's examples: each more than
+/// one call reads, so the examples show a first part with more to come.
+const EXAMPLE_TEXT_SIZE: u64 = 100_000;
+const EXAMPLE_BINARY_SIZE: u64 = 9_000;
+const _: () = assert!(EXAMPLE_TEXT_SIZE > MCP_READ_CHUNK && EXAMPLE_BINARY_SIZE > HEX_VIEW_BYTES, "an example file must take more than one call to read");
+
+/// What `read_file` tells a model, its limits taken from
+/// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
+pub fn description() -> String {
+    format!("Read part of a file: at most {MCP_READ_CHUNK} bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-{MCP_READ_CHUNK} of {EXAMPLE_TEXT_SIZE}; call read_file with offset {MCP_READ_CHUNK} for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-{HEX_VIEW_BYTES} of {EXAMPLE_BINARY_SIZE} as a hex dump` (a binary file shows at most {HEX_VIEW_BYTES} bytes per call). A file whose size reads 0 but that has content, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
+
+Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back). structuredContent holds offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.")
+}
+
+/// The numbers `read_file`'s texts state (see [`super::Numbers`]).
+#[cfg(test)]
+pub(crate) const NUMBERS: super::Numbers = super::Numbers {
+    constants: &[
+        ("MCP_READ_CHUNK", MCP_READ_CHUNK),
+        ("HEX_VIEW_BYTES", HEX_VIEW_BYTES),
+        ("EXAMPLE_TEXT_SIZE", EXAMPLE_TEXT_SIZE),
+        ("EXAMPLE_BINARY_SIZE", EXAMPLE_BINARY_SIZE),
+    ],
+    examples: &["(default 0)", "bytes 0-", "utf-8", "utf-16le", "utf-16be", "windows-1252", "reads 0", "U+FFFD"],
+};
+
+/// `read_file`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadFileArgs {
+    /// The file: absolute, or relative to the first allowed folder; names as listings print them.
+    pub path: String,
+    /// First byte to read.
+    #[serde(default)]
+    pub offset: u64,
+    /// Bytes to read, at most [`MCP_READ_CHUNK`] (the default).
+    #[serde(default)]
+    #[schemars(description = format!("Bytes to read, at most {MCP_READ_CHUNK} (the default)."))]
+    #[schemars(range(min = 1, max = MCP_READ_CHUNK))]
+    pub length: Option<u64>,
+}
+
+/// `read_file`'s structured result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ReadFileOutput {
+    /// First byte shown.
+    pub offset: u64,
+    /// Bytes shown; the next chunk starts at `offset + length`.
+    pub length: u64,
+    /// The file's size, or absent when it reads 0 but has content (as in `/proc`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Pass as `offset` for the next chunk; absent at the end of the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+    /// `text` or `binary` (shown as a hex dump).
+    pub content: String,
+    /// The text's encoding (`utf-8`, `utf-16le`, `utf-16be`, `windows-1252`); absent for binary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+    /// Some bytes could not be decoded and show as U+FFFD.
+    pub lossy: bool,
+    /// The file's first bytes say it is this kind of image.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+}
+
+fn kind_name(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::Fifo => "a fifo",
+        EntryKind::Socket => "a socket",
+        EntryKind::CharDevice => "a character device",
+        EntryKind::BlockDevice => "a block device",
+        EntryKind::Symlink => "a symlink",
+        EntryKind::Folder => "a folder",
+        EntryKind::File => "a file",
+        EntryKind::Unknown => "of an unknown kind",
+    }
+}
+
+impl Canopy {
+    async fn read_file_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, ReadFileOutput), CanopyError> {
+        let args: ReadFileArgs = parse("read_file", args)?;
+        let asked = args.length.unwrap_or(MCP_READ_CHUNK);
+        if asked == 0 {
+            return Err(CanopyError::invalid("length must be at least 1"));
+        }
+        if args.offset > MCP_MAX_OFFSET {
+            return Err(CanopyError::invalid(format!("offset must be at most {MCP_MAX_OFFSET}, not {}", args.offset)));
+        }
+        let length = asked.min(MCP_READ_CHUNK);
+        let _turn = self.turn("read_file", &ctx).await?;
+        let roots = self.allowed(&ctx).await?;
+        let opened = self.open_allowed(&args.path, roots).await?;
+        match opened.kind {
+            EntryKind::File => {}
+            EntryKind::Folder => {
+                return Err(CanopyError::new(
+                    ErrorCode::NotAFile,
+                    format!("{} is a folder ([DIR]): call list_directory to list it", args.path),
+                ))
+            }
+            kind => {
+                return Err(CanopyError::new(
+                    ErrorCode::NotAFile,
+                    format!("{} is {} ({}): only regular files are read, and it was not opened", args.path, kind_name(kind), kind_token(kind)),
+                ))
+            }
+        }
+        let offset = args.offset;
+        let chunk = blocking(move || engine::read(opened, offset, length)).await?;
+        let clamped = (asked > MCP_READ_CHUNK).then_some(MCP_READ_CHUNK);
+        Ok(read::render(&chunk, clamped))
+    }
+}
+
+#[tool_router(router = read_file_router, vis = "pub(crate)")]
+impl Canopy {
+    #[tool(
+        name = "read_file",
+        title = "Read part of a file",
+        description = description(),
+        input_schema = input_schema::<ReadFileArgs>(),
+        output_schema = schema_for_output::<ReadFileOutput>(),
+        annotations(title = "Read part of a file", read_only_hint = true, destructive_hint = false, open_world_hint = false)
+    )]
+    async fn read_file(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
+        let outcome = self.read_file_call(args, ctx).await;
+        finish("read_file", outcome)
+    }
+}
