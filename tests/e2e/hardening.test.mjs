@@ -307,7 +307,7 @@ describe("malformed IPC is INVALID_ARGUMENT", () => {
   test("25 depth 0, depth 1000, negative and non-numeric values", async () => {
     const h = Buffer.from(root).toString("base64url");
     for (const depth of [0, 1000, -1, "two", 2.5, null]) {
-      const r = await invoke(s, "list_directory", { request: { root: { handle: h }, depth } });
+      const r = await invoke(s, "list_directory", { request: { root: { handle: h }, settings: { depth } } });
       assert.deepEqual(r, { code: "INVALID_ARGUMENT" }, `depth ${JSON.stringify(depth)}`);
     }
   });
@@ -320,7 +320,7 @@ describe("malformed IPC is INVALID_ARGUMENT", () => {
       ["list_directory", { request: { root: "/" } }],
       ["list_directory", { request: { root: { handle: h }, after: "bm90LWEtY3Vyc29y" } }],
       ["list_directory", { request: { root: { handle: h }, after: 7 } }],
-      ["list_directory", { request: { root: { handle: h }, limit: 0 } }],
+      ["list_directory", { request: { root: { handle: h }, settings: { limit: 0 } } }],
       ["list_directory", {}],
       ["list_directory", { request: "nonsense" }],
       ["locate", { request: { folder: 7, prefix: "a" } }],

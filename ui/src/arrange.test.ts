@@ -37,27 +37,27 @@ describe("order", () => {
     c.select("/r/big/sub/deep");
     const before = fake.calls.length;
     await c.sortBy("size");
-    expect(fake.calls.slice(before).every((r) => r.sort === "size" && !r.reverse)).toBe(true);
+    expect(fake.calls.slice(before).every((r) => r.settings.sort === "size" && !r.settings.reverse)).toBe(true);
     expect(findNode(state(), "/r/big/sub")!.node.expanded).toBe(true);
     expect(findNode(state(), "/r/small")!.node.expanded).toBe(false);
     expect(state().selected).toBe("/r/big/sub/deep");
-    expect(c.snapshot()).toMatchObject({ sort: "size", reverse: false });
+    expect(c.snapshot().settings).toMatchObject({ sort: "size", reverse: false });
     const big = childNames(c, "/r/big");
     expect(big.slice(0, 3)).toEqual(["sub", "f0001", "f0096"]);
     await c.sortBy("size");
-    expect(c.snapshot()).toMatchObject({ sort: "size", reverse: true });
-    expect(fake.calls.at(-1)).toMatchObject({ sort: "size", reverse: true });
+    expect(c.snapshot().settings).toMatchObject({ sort: "size", reverse: true });
+    expect(fake.calls.at(-1)).toMatchObject({ settings: { sort: "size", reverse: true } });
     await c.sortBy("name");
-    expect(c.snapshot()).toMatchObject({ sort: "name", reverse: false });
+    expect(c.snapshot().settings).toMatchObject({ sort: "name", reverse: false });
   });
 
   it("'Show next' and expanding carry the order, so pages continue in it", async () => {
     const { c, fake } = await opened();
     await c.sortBy("size");
     await c.showNext("/r/big");
-    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, sort: "size" });
+    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, settings: { sort: "size" } });
     await c.expand("/r/big/sub");
-    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big/sub" }, sort: "size" });
+    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big/sub" }, settings: { sort: "size" } });
   });
 });
 
@@ -67,7 +67,7 @@ describe("filter", () => {
     await c.expand("/r/big/sub");
     const before = childNames(c, "/r/big");
     await c.setFilter("/r/big", "F02");
-    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, filter: "F02", limit: 100 });
+    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, settings: { filter: "F02", limit: 100 } });
     const f = findFolder(state(), "/r/big")!;
     expect([f.filter, f.total, f.unfilteredTotal, loadedCount(f)]).toEqual(["F02", 52, 252, 52]);
     expect(childNames(c, "/r/big")[0]).toBe("f0200");
@@ -83,22 +83,22 @@ describe("filter", () => {
     const { c, fake } = await opened();
     await c.setFilter("/r/big", "f");
     await c.showNext("/r/big");
-    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, filter: "f" });
+    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, settings: { filter: "f" } });
     expect(loadedCount(findFolder(c.state!, "/r/big")!)).toBe(200);
     const before = fake.calls.length;
     fake.push({ type: "foldersChanged", folders: ["/r/big", "/r/small"], overflow: false });
     await settle();
     await settle();
     const rereads = fake.calls.slice(before);
-    expect(rereads.filter((r) => "handle" in r.root && r.root.handle === "/r/big").every((r) => r.filter === "f")).toBe(true);
-    expect(rereads.find((r) => "handle" in r.root && r.root.handle === "/r/small")!.filter).toBeUndefined();
+    expect(rereads.filter((r) => "handle" in r.root && r.root.handle === "/r/big").every((r) => r.settings.filter === "f")).toBe(true);
+    expect(rereads.find((r) => "handle" in r.root && r.root.handle === "/r/small")!.settings.filter).toBeUndefined();
   });
 
   it("a filter stays when the order changes", async () => {
     const { c, fake, state } = await opened();
     await c.setFilter("/r/big", "F02");
     await c.sortBy("size");
-    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, filter: "F02", sort: "size" });
+    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, settings: { filter: "F02", sort: "size" } });
     expect(findFolder(state(), "/r/big")!.total).toBe(52);
     await c.setFilter("/r/big", null);
     expect(findFolder(state(), "/r/big")!.total).toBe(252);
@@ -136,7 +136,7 @@ describe("filter", () => {
   it("the root can be filtered too", async () => {
     const { c, fake, state } = await opened();
     await c.setFilter("/r", "read");
-    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r" }, filter: "read", depth: 2, limit: 500 });
+    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r" }, settings: { filter: "read", depth: 2, limit: 500 } });
     expect(childNames(c, "/r")).toEqual(["readme"]);
     expect(state().root.unfilteredTotal).toBe(4);
   });
@@ -146,7 +146,7 @@ describe("ignored entries", () => {
   it("'Hide ignored' goes with every request and each folder says how many it hid", async () => {
     const { c, fake, state } = await opened();
     await c.setHideIgnored(true);
-    expect(fake.calls.at(-1)).toMatchObject({ hideIgnored: true });
+    expect(fake.calls.at(-1)).toMatchObject({ settings: { hideIgnored: true } });
     expect(childNames(c, "/r")).toEqual(["big", "small", "readme"]);
     expect(state().root.ignoredHidden).toBe(1);
     expect(findFolder(state(), "/r/small")!.ignoredHidden).toBe(1);
@@ -162,7 +162,7 @@ describe("type-ahead", () => {
     await c.setFilter("/r/big", "f01");
     const t = new TypeAhead(c);
     const hit = await t.key("f", "/r/big");
-    expect(fake.locates.at(-1)).toMatchObject({ folder: "/r/big", prefix: "f", sort: "size", filter: "f01" });
+    expect(fake.locates.at(-1)).toMatchObject({ folder: "/r/big", prefix: "f", settings: { sort: "size", filter: "f01" } });
     expect(hit).toEqual({ folder: "/r/big", index: 0 });
     const hit2 = await t.key("0", "/r/big");
     expect(fake.locates.at(-1)!.prefix).toBe("f0");

@@ -35,7 +35,7 @@ async function opened(fake = new FakeBackend(tree())) {
 describe("directory-controller", () => {
   it("opens the folder at depth 2 and shows each nested folder's first 100", async () => {
     const { fake, state } = await opened();
-    expect(fake.calls[0]).toMatchObject({ depth: 2, offset: 0, limit: 500 });
+    expect(fake.calls[0]).toMatchObject({ settings: { depth: 2, limit: 500 }, offset: 0 });
     const big = findFolder(state(), "/r/big")!;
     expect(big.total).toBe(252);
     expect(loadedCount(big)).toBe(100);
@@ -51,7 +51,7 @@ describe("directory-controller", () => {
     const smallBefore = findNode(state(), "/r/small")!.node;
     await c.showNext("/r/big");
     const req = fake.calls.at(-1)!;
-    expect(req).toMatchObject({ root: { handle: "/r/big" }, offset: 100, limit: 100, depth: 1 });
+    expect(req).toMatchObject({ root: { handle: "/r/big" }, offset: 100, settings: { limit: 100, depth: 1 } });
     const big = findFolder(state(), "/r/big")!;
     expect(loadedCount(big)).toBe(200);
     const loaded = big.chunks.flatMap((ch) => ch.nodes.map((n) => n.entry.name));
@@ -148,7 +148,7 @@ describe("directory-controller", () => {
   it("expands a folder at the depth limit by listing it at depth D", async () => {
     const { c, fake, state } = await opened();
     await c.expand("/r/big/sub");
-    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big/sub" }, depth: 2, limit: 100 });
+    expect(fake.calls.at(-1)).toMatchObject({ root: { handle: "/r/big/sub" }, settings: { depth: 2, limit: 100 } });
     const sub = findNode(state(), "/r/big/sub")!.node;
     expect(sub.expanded).toBe(true);
     expect(sub.folder!.total).toBe(1);
@@ -202,7 +202,7 @@ describe("directory-controller", () => {
     const { c, fake } = await opened();
     await c.setDepth(4);
     await c.showNext("/r/big");
-    expect(fake.calls.at(-1)).toMatchObject({ depth: 3, offset: 100 });
+    expect(fake.calls.at(-1)).toMatchObject({ settings: { depth: 3 }, offset: 100 });
   });
 
   it("'Show next' continues from the engine's cursor once it has one, in order", async () => {
@@ -212,7 +212,7 @@ describe("directory-controller", () => {
     expect(fake.calls.at(-1)).toMatchObject({ offset: 100 });
     expect(fake.calls.at(-1)!.after).toBeUndefined();
     await c.showNext("/r/big");
-    expect(fake.calls.at(-1)).toMatchObject({ offset: 0, after: "/r/big#200", limit: 100 });
+    expect(fake.calls.at(-1)).toMatchObject({ offset: 0, after: "/r/big#200", settings: { limit: 100 } });
     const big = findFolder(state(), "/r/big")!;
     expect(loadedCount(big)).toBe(252);
     const loaded = big.chunks.flatMap((ch) => ch.nodes.map((n) => n.entry.name));

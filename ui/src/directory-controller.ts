@@ -11,8 +11,9 @@
 // - a change of a folder's total between pages reloads its loaded pages and
 //   marks it changed;
 // - merging never touches other folders' expansion, the selection or scroll;
-// - every request carries the view's order (`sort`, `reverse`) and the
-//   "Hide ignored" toggle, and a folder's own filter when it has one; a
+// - the view's settings are one `ListSettings` (the engine's type); every
+//   request carries them, with its own depth and page size, and a folder's
+//   own filter when it has one (the view's never holds a filter); a
 //   change of order or toggle re-lists the view at the same expansion and
 //   selection; a filter applies to its folder alone, and clearing it brings
 //   the folder back as it was (expansion below kept);
@@ -26,14 +27,14 @@ import type { Backend } from "./backend";
 import { BackendError, toBackendError } from "./backend";
 import type { RootSpec } from "./bindings/RootSpec";
 import type { CanopyError } from "./bindings/CanopyError";
-import type { ListRequest } from "./bindings/ListRequest";
+import type { ListSettings } from "./bindings/ListSettings";
 import type { SavedView } from "./bindings/SavedView";
 import type { ShellEvent } from "./bindings/ShellEvent";
 import type { SortBy } from "./bindings/SortBy";
 import type { WatchShortfall } from "./bindings/WatchShortfall";
 import { DEFAULT_DEPTH, MAX_UI_DEPTH, NESTED_CAP, PAGE } from "./limits";
 import { LiveRefresh } from "./live-refresh";
-import { openExpanded, ViewMemory, type RestoreHost, type ViewSettings } from "./restore";
+import { openExpanded, ViewMemory, type RestoreHost } from "./restore";
 import {
   applyFilter,
   attachChildren,
@@ -64,13 +65,8 @@ export interface ControllerSnapshot {
   readonly opening: boolean;
   readonly canBack: boolean;
   readonly canForward: boolean;
-  readonly depth: number;
-  readonly showDotfiles: boolean;
-  /** The order of every folder. */
-  readonly sort: SortBy;
-  readonly reverse: boolean;
-  /** Entries git ignores are left out. */
-  readonly hideIgnored: boolean;
+  /** The settings the view is listed under (depth, dotfiles, order, "Hide ignored"...); never a filter. */
+  readonly settings: ListSettings;
   /** Set when the tree changed in a way the view should announce. */
   readonly notice: string | null;
   /** Why some open folders do not refresh live (they refresh on focus), if so. */
@@ -80,6 +76,17 @@ export interface ControllerSnapshot {
   /** Bumped when the view should scroll the selection into view (after a restore). */
   readonly revealSelection: number;
 }
+
+/** The view's settings until the user or a remembered view changes them: the engine's defaults. */
+const DEFAULT_SETTINGS: ListSettings = {
+  depth: DEFAULT_DEPTH,
+  cap: NESTED_CAP,
+  limit: PAGE,
+  showDotfiles: true,
+  sort: "name",
+  reverse: false,
+  hideIgnored: false,
+};
 
 interface Pending {
   requestId: number;
@@ -98,11 +105,7 @@ export class DirectoryController {
   private openError: CanopyError | null = null;
   private opening = false;
   private notice: string | null = null;
-  private depth = DEFAULT_DEPTH;
-  private showDotfiles = true;
-  private sort: SortBy = "name";
-  private reverse = false;
-  private hideIgnored = false;
+  private viewSettings: ListSettings = { ...DEFAULT_SETTINGS };
   private nextId = 1;
   /** Open requests in flight, by key ("open" or "<folder handle>@<offset>"). */
   private readonly pending = new Map<string, Pending>();
@@ -123,7 +126,7 @@ export class DirectoryController {
       tree: () => this.tree,
       generation: () => this.generationCount,
       nextRequestId: () => this.nextId++,
-      listSettings: (h) => this.listSettings(h),
+      listSettings: (h, depth, limit) => this.listSettings(h, depth, limit),
       reportFolderError: (h, e) => this.reportFolderError(h, e),
       replaceTree: (next) => {
         this.tree = next;
@@ -138,21 +141,19 @@ export class DirectoryController {
     return this.generationCount;
   }
 
-  /** The settings the view is listed under. */
-  get settings(): ViewSettings {
-    return { depth: this.depth, showDotfiles: this.showDotfiles, sort: this.sort, reverse: this.reverse, hideIgnored: this.hideIgnored };
+  /** The settings the view is listed under (a copy; never a filter). */
+  get settings(): ListSettings {
+    return { ...this.viewSettings };
   }
 
-  /** What a request for `folderHandle` carries besides its range: dotfiles, order, its filter, ignored. */
-  listSettings(folderHandle: string): Pick<ListRequest, "showDotfiles" | "sort" | "reverse" | "hideIgnored" | "filter"> {
+  /**
+   * The settings a request for `folderHandle` carries: the view's, at
+   * `depth` with a page of `limit` entries, and the folder's own filter when
+   * it has one.
+   */
+  listSettings(folderHandle: string, depth = this.viewSettings.depth, limit = this.viewSettings.limit): ListSettings {
     const f = this.tree && findFolder(this.tree, folderHandle);
-    return {
-      showDotfiles: this.showDotfiles,
-      sort: this.sort,
-      reverse: this.reverse,
-      hideIgnored: this.hideIgnored,
-      ...(f?.filter ? { filter: f.filter } : {}),
-    };
+    return { ...this.viewSettings, depth, limit, ...(f?.filter ? { filter: f.filter } : {}) };
   }
 
   subscribe(fn: (s: ControllerSnapshot) => void): () => void {
@@ -168,11 +169,7 @@ export class DirectoryController {
       opening: this.opening,
       canBack: this.back.length > 0,
       canForward: this.forward.length > 0,
-      depth: this.depth,
-      showDotfiles: this.showDotfiles,
-      sort: this.sort,
-      reverse: this.reverse,
-      hideIgnored: this.hideIgnored,
+      settings: this.settings,
       notice: this.notice,
       liveShortfall: this.live.liveShortfall,
       unwatchedCount: this.live.unwatched.length,
@@ -257,13 +254,8 @@ export class DirectoryController {
     try {
       const listing = await this.backend.listDirectory({
         root: spec,
-        depth: this.depth,
+        settings: { ...this.viewSettings },
         offset: 0,
-        limit: PAGE,
-        showDotfiles: this.showDotfiles,
-        sort: this.sort,
-        reverse: this.reverse,
-        hideIgnored: this.hideIgnored,
         requestId: p.requestId,
       });
       if (!this.finish(key, p)) return false;
@@ -327,14 +319,14 @@ export class DirectoryController {
   }
 
   async setDepth(depth: number): Promise<void> {
-    if (depth === this.depth) return;
-    this.depth = depth;
+    if (depth === this.viewSettings.depth) return;
+    this.viewSettings = { ...this.viewSettings, depth };
     await this.refresh();
   }
 
   async setShowDotfiles(show: boolean): Promise<void> {
-    if (show === this.showDotfiles) return;
-    this.showDotfiles = show;
+    if (show === this.viewSettings.showDotfiles) return;
+    this.viewSettings = { ...this.viewSettings, showDotfiles: show };
     await this.refresh();
   }
 
@@ -344,18 +336,15 @@ export class DirectoryController {
    * expansion and selection.
    */
   async sortBy(by: SortBy): Promise<void> {
-    if (by === this.sort) this.reverse = !this.reverse;
-    else {
-      this.sort = by;
-      this.reverse = false;
-    }
+    const s = this.viewSettings;
+    this.viewSettings = by === s.sort ? { ...s, reverse: !s.reverse } : { ...s, sort: by, reverse: false };
     await this.relist();
   }
 
   /** "Hide ignored": leave out what git would ignore, in every folder. */
   async setHideIgnored(hide: boolean): Promise<void> {
-    if (hide === this.hideIgnored) return;
-    this.hideIgnored = hide;
+    if (hide === this.viewSettings.hideIgnored) return;
+    this.viewSettings = { ...this.viewSettings, hideIgnored: hide };
     await this.relist();
   }
 
@@ -405,11 +394,11 @@ export class DirectoryController {
     try {
       const listing = await this.backend.listDirectory({
         root: { handle: folderHandle },
-        depth: isRoot ? this.depth : this.subDepth(this.levelOf(folderHandle)),
+        settings: {
+          ...this.listSettings(folderHandle, isRoot ? this.viewSettings.depth : this.subDepth(this.levelOf(folderHandle)), isRoot || f.showAll ? PAGE : NESTED_CAP),
+          filter,
+        },
         offset: 0,
-        limit: isRoot || f.showAll ? PAGE : NESTED_CAP,
-        ...this.listSettings(folderHandle),
-        filter,
         requestId: p.requestId,
       });
       if (!this.finish(key, p) || !this.tree) return;
@@ -428,7 +417,7 @@ export class DirectoryController {
 
   /** Depth for a sub-query of a folder whose entries are at `level`. */
   private subDepth(level: number): number {
-    return Math.max(1, this.depth - (level - 1));
+    return Math.max(1, this.viewSettings.depth - (level - 1));
   }
 
   /** The level of a folder's entries (the root's entries are 1). */
@@ -452,11 +441,9 @@ export class DirectoryController {
     try {
       const listing = await this.backend.listDirectory({
         root: { handle: folderHandle },
-        depth: this.subDepth(this.levelOf(folderHandle)),
+        settings: this.listSettings(folderHandle, this.subDepth(this.levelOf(folderHandle)), limit),
         offset: after ? 0 : offset,
         ...(after ? { after } : {}),
-        limit,
-        ...this.listSettings(folderHandle),
         requestId: p.requestId,
       });
       if (!this.finish(key, p) || !this.tree) return;
@@ -522,10 +509,8 @@ export class DirectoryController {
     try {
       const listing = await this.backend.listDirectory({
         root: { handle },
-        depth: this.depth,
+        settings: this.listSettings(handle, this.viewSettings.depth, NESTED_CAP),
         offset: 0,
-        limit: NESTED_CAP,
-        ...this.listSettings(handle),
         requestId: p.requestId,
       });
       if (!this.finish(key, p) || !this.tree) return;
@@ -607,8 +592,7 @@ export class DirectoryController {
   /** Position of the first entry starting with `prefix` in a folder's order, under the view's settings. */
   async locate(folderHandle: string, prefix: string): Promise<{ index: number; matched: boolean } | null> {
     try {
-      const { showDotfiles, sort, reverse, hideIgnored, filter } = this.listSettings(folderHandle);
-      const r = await this.backend.locate({ folder: folderHandle, prefix, showDotfiles, sort, reverse, hideIgnored, ...(filter ? { filter } : {}) });
+      const r = await this.backend.locate({ folder: folderHandle, prefix, settings: this.listSettings(folderHandle) });
       return { index: r.index, matched: r.matched };
     } catch {
       return null;
@@ -691,11 +675,16 @@ export class DirectoryController {
    * another).
    */
   async restore(view: SavedView): Promise<boolean> {
-    this.depth = Math.min(MAX_UI_DEPTH, Math.max(1, view.depth));
-    this.showDotfiles = view.showDotfiles;
-    this.sort = view.sort;
-    this.reverse = view.reverse;
-    this.hideIgnored = view.hideIgnored;
+    // The cap and page size stay the UI's own (its paging is built on them),
+    // and a view never restores a filter (a filter belongs to one folder).
+    this.viewSettings = {
+      ...this.viewSettings,
+      depth: Math.min(MAX_UI_DEPTH, Math.max(1, view.depth)),
+      showDotfiles: view.showDotfiles,
+      sort: view.sort,
+      reverse: view.reverse,
+      hideIgnored: view.hideIgnored,
+    };
     return openExpanded(this.restoreHost(), { handle: view.folder }, view.expanded, view.selected, "none");
   }
 

@@ -1,6 +1,9 @@
 // An in-memory Backend for unit tests: folders as lists of names, listed with
 // the engine's shape (depth, nested cap, root page, unread folders at the
-// last level). Calls can be held and released one by one to test ordering.
+// last level, all from the request's settings). Like the engine, it refuses
+// a request with a field it does not know (a setting beside `settings`
+// rather than in it). Calls can be held and released one by one to test
+// ordering.
 //
 // Orders, filters and ignored entries are imitated just enough to test the
 // controller: the name order is the children's order as given, the size and
@@ -17,6 +20,7 @@ import type { ErrorCode } from "./bindings/ErrorCode";
 import type { Folder } from "./bindings/Folder";
 import type { KindCounts } from "./bindings/KindCounts";
 import type { ListRequest } from "./bindings/ListRequest";
+import type { ListSettings } from "./bindings/ListSettings";
 import type { RestGroup } from "./bindings/RestGroup";
 import type { Listing } from "./bindings/Listing";
 import type { LocateRequest } from "./bindings/LocateRequest";
@@ -25,7 +29,6 @@ import type { Launch } from "./bindings/Launch";
 import type { SavedView } from "./bindings/SavedView";
 import type { ShellEvent } from "./bindings/ShellEvent";
 import type { WatchStatus } from "./bindings/WatchStatus";
-import { NESTED_CAP } from "./limits";
 
 export interface FakeNode {
   name: string;
@@ -83,7 +86,8 @@ export class FakeBackend implements Backend {
         e.error = { code: "BUDGET", message: "not read: fake budget" };
         e.folder = unread();
       } else if (level < depth) {
-        e.folder = this.folder(node, path, level + 1, depth, 0, NESTED_CAP, { ...req, filter: undefined });
+        const { filter: _rootOnly, ...nested } = req.settings;
+        e.folder = this.folder(node, path, level + 1, depth, 0, req.settings.cap, { ...req, settings: nested });
       } else {
         e.folder = unread();
       }
@@ -92,7 +96,7 @@ export class FakeBackend implements Backend {
   }
 
   /** A folder's children as a request sees them: ignored ones left out, filtered, ordered. */
-  arranged(node: FakeNode, req: Pick<ListRequest, "sort" | "reverse" | "filter" | "hideIgnored">): { kids: FakeNode[]; ignored: number; unfiltered: number } {
+  arranged(node: FakeNode, req: Pick<ListSettings, "sort" | "reverse" | "filter" | "hideIgnored">): { kids: FakeNode[]; ignored: number; unfiltered: number } {
     let kids = node.children ?? [];
     const before = kids.length;
     if (req.hideIgnored) kids = kids.filter((k) => !k.ignored);
@@ -124,7 +128,7 @@ export class FakeBackend implements Backend {
   }
 
   private folder(node: FakeNode, path: string, level: number, depth: number, offset: number, limit: number, req: ListRequest): Folder {
-    const { kids, ignored, unfiltered } = this.arranged(node, req);
+    const { kids, ignored, unfiltered } = this.arranged(node, req.settings);
     const page = kids.slice(offset, offset + limit);
     const unlisted = { folders: 0, files: 0, other: 0 };
     const kinds: KindCounts = { folders: 0, files: 0, other: 0 };
@@ -145,7 +149,7 @@ export class FakeBackend implements Backend {
     rest.sort((a, b) => b.count - a.count);
     return {
       total: kids.length,
-      ...(req.filter ? { unfilteredTotal: unfiltered } : {}),
+      ...(req.settings.filter ? { unfilteredTotal: unfiltered } : {}),
       childrenLoaded: true,
       offset,
       entries: page.map((k) => this.entry(k, `${path}/${k.name}`, level, depth, req)),
@@ -161,6 +165,8 @@ export class FakeBackend implements Backend {
 
   async listDirectory(request: ListRequest): Promise<Listing> {
     this.calls.push(request);
+    refuseUnknown(request, LIST_REQUEST_FIELDS, "list_directory");
+    refuseUnknown(request.settings, SETTINGS_FIELDS, "list_directory's settings");
     if (this.hold) await new Promise<void>((resolve) => this.held.push({ request, resolve }));
     if (this.honorCancel && this.cancelled.includes(request.requestId)) throw new BackendError("CANCELLED", "cancelled");
     const path = "handle" in request.root ? request.root.handle : request.root.text;
@@ -174,24 +180,20 @@ export class FakeBackend implements Backend {
     const crumbs = [{ name: "/", handle: "/" }, ...parts.map((name, i) => ({ name, handle: "/" + parts.slice(0, i + 1).join("/") }))];
     // The fake's cursors are "<path>#<position after the page>"; opaque to the controller.
     const offset = request.after ? Number(request.after.split("#")[1]) : request.offset;
-    const end = offset + request.limit;
-    const more = end < this.arranged(node, request).kids.length;
+    const { depth, limit } = request.settings;
+    const end = offset + limit;
+    const more = end < this.arranged(node, request.settings).kids.length;
     return {
       requestId: request.requestId,
       path,
       crumbs,
-      depth: request.depth,
-      showDotfiles: request.showDotfiles,
-      sort: request.sort,
-      reverse: request.reverse,
-      ...(request.filter ? { filter: request.filter } : {}),
-      hideIgnored: request.hideIgnored,
+      settings: { ...request.settings },
       root: {
         name: node.name,
         handle: path,
         kind: "folder",
         canExpand: true,
-        folder: this.folder(node, path, 1, request.depth, offset, request.limit, request),
+        folder: this.folder(node, path, 1, depth, offset, limit, request),
       },
       ...(more ? { nextCursor: `${path}#${end}` } : {}),
     };
@@ -214,8 +216,10 @@ export class FakeBackend implements Backend {
 
   async locate(request: LocateRequest): Promise<Located> {
     this.locates.push(request);
+    refuseUnknown(request, LOCATE_REQUEST_FIELDS, "locate");
+    refuseUnknown(request.settings, SETTINGS_FIELDS, "locate's settings");
     const node = this.nodeAt(request.folder);
-    const kids = node ? this.arranged(node, request).kids : [];
+    const kids = node ? this.arranged(node, request.settings).kids : [];
     const i = kids.findIndex((k) => k.name.toLowerCase().startsWith(request.prefix.toLowerCase()));
     return { index: Math.max(0, i), matched: i >= 0, total: kids.length };
   }
@@ -262,6 +266,17 @@ export class FakeBackend implements Backend {
   async rememberView(view: SavedView): Promise<void> {
     this.remembered.push(view);
   }
+}
+
+// The fields each request may have, as the engine's `deny_unknown_fields` has them.
+const LIST_REQUEST_FIELDS: readonly (keyof ListRequest)[] = ["root", "settings", "offset", "after", "requestId"];
+const LOCATE_REQUEST_FIELDS: readonly (keyof LocateRequest)[] = ["folder", "prefix", "settings"];
+const SETTINGS_FIELDS: readonly (keyof ListSettings)[] = ["depth", "cap", "limit", "showDotfiles", "sort", "reverse", "filter", "hideIgnored"];
+
+/** Refuses `value` with INVALID_ARGUMENT, as the engine does, when it has a field not in `known`. */
+function refuseUnknown(value: object, known: readonly string[], what: string): void {
+  const unknown = Object.keys(value).filter((k) => !known.includes(k));
+  if (unknown.length) throw new BackendError("INVALID_ARGUMENT", `${what}: unknown field ${unknown.join(", ")}`);
 }
 
 function unread(): Folder {

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { DirectoryController } from "./directory-controller";
 import { childNames, openController } from "./controller-fixture";
 import { FakeBackend, fileNodes, settle, type FakeNode } from "./fake-backend";
-import { LIVE_RENDERS_PER_SECOND, NESTED_CAP } from "./limits";
+import { LIVE_RENDERS_PER_SECOND, NESTED_CAP, PAGE } from "./limits";
+import { viewOf } from "./restore";
 import { findFolder, findNode, loadedCount } from "./tree-state";
 
 function tree(): FakeNode {
@@ -47,7 +48,7 @@ describe("live refresh", () => {
     const before = fake.calls.length;
     fake.push({ type: "foldersChanged", folders: ["/r/small"], overflow: false });
     await settle();
-    expect(fake.calls.slice(before)).toEqual([expect.objectContaining({ root: { handle: "/r/small" }, depth: 1, offset: 0, limit: NESTED_CAP })]);
+    expect(fake.calls.slice(before)).toEqual([expect.objectContaining({ root: { handle: "/r/small" }, settings: expect.objectContaining({ depth: 1, limit: NESTED_CAP }), offset: 0 })]);
     expect(childNames(c, "/r/small")).toEqual(["new", "one", "two"]);
     expect(findNode(c.state!, "/r/locked")!.node.expanded).toBe(false);
     expect(loadedCount(findFolder(c.state!, "/r/big")!)).toBe(100);
@@ -173,6 +174,8 @@ describe("restore", () => {
     const ok = await c.restore({
       folder: "/r",
       depth: 2,
+      cap: NESTED_CAP,
+      limit: PAGE,
       showDotfiles: false,
       expanded: ["/r/big", "/r/big/sub", "/r/gone", "/r/locked"],
       selected: "/r/big/sub/deep",
@@ -185,18 +188,18 @@ describe("restore", () => {
     expect(findNode(s, "/r/small")!.node.expanded).toBe(false);
     expect(findNode(s, "/r/big/sub")!.node.expanded).toBe(true);
     expect(s.selected).toBe("/r/big/sub/deep");
-    expect(c.snapshot().showDotfiles).toBe(false);
+    expect(c.snapshot().settings.showDotfiles).toBe(false);
     expect(c.snapshot().revealSelection).toBe(1);
-    expect(fake.calls.every((r) => r.showDotfiles === false)).toBe(true);
-    expect(fake.calls.every((r) => r.sort === "size" && r.reverse && r.hideIgnored)).toBe(true);
-    expect(c.snapshot()).toMatchObject({ sort: "size", reverse: true, hideIgnored: true });
+    expect(fake.calls.every((r) => r.settings.showDotfiles === false)).toBe(true);
+    expect(fake.calls.every((r) => r.settings.sort === "size" && r.settings.reverse && r.settings.hideIgnored)).toBe(true);
+    expect(c.snapshot().settings).toMatchObject({ sort: "size", reverse: true, hideIgnored: true });
     expect(fake.calls.filter((r) => "handle" in r.root && r.root.handle === "/r/gone")).toEqual([]);
   });
 
   it("re-lists with the cap: a folder over it shows its first page", async () => {
     const fake = new FakeBackend(tree());
     const c = new DirectoryController(fake);
-    await c.restore({ folder: "/r", depth: 1, showDotfiles: true, expanded: ["/r/big"], selected: null, sort: "name", reverse: false, hideIgnored: false });
+    await c.restore({ folder: "/r", depth: 1, cap: NESTED_CAP, limit: PAGE, showDotfiles: true, expanded: ["/r/big"], selected: null, sort: "name", reverse: false, hideIgnored: false });
     const big = findFolder(c.state!, "/r/big")!;
     expect([big.showAll, loadedCount(big), big.total]).toEqual([false, 100, 252]);
   });
@@ -205,7 +208,7 @@ describe("restore", () => {
     const fake = new FakeBackend(tree());
     const c = new DirectoryController(fake);
     fake.hold = true;
-    const done = c.restore({ folder: "/r", depth: 1, showDotfiles: true, expanded: ["/r/big", "/r/small"], selected: null, sort: "name", reverse: false, hideIgnored: false });
+    const done = c.restore({ folder: "/r", depth: 1, cap: NESTED_CAP, limit: PAGE, showDotfiles: true, expanded: ["/r/big", "/r/small"], selected: null, sort: "name", reverse: false, hideIgnored: false });
     await settle();
     fake.release(); // the folder itself
     await settle();
@@ -222,7 +225,18 @@ describe("restore", () => {
   it("a folder that cannot be opened any more is reported, not restored", async () => {
     const fake = new FakeBackend(tree());
     const c = new DirectoryController(fake);
-    expect(await c.restore({ folder: "/r/gone", depth: 2, showDotfiles: true, expanded: [], selected: null, sort: "name", reverse: false, hideIgnored: false })).toBe(false);
+    expect(await c.restore({ folder: "/r/gone", depth: 2, cap: NESTED_CAP, limit: PAGE, showDotfiles: true, expanded: [], selected: null, sort: "name", reverse: false, hideIgnored: false })).toBe(false);
+  });
+
+  it("a filter is neither remembered nor restored: it belongs to one folder, not the view", async () => {
+    const fake = new FakeBackend(tree());
+    const c = new DirectoryController(fake);
+    const view = { folder: "/r", depth: 2, cap: NESTED_CAP, limit: PAGE, showDotfiles: true, expanded: [], selected: null, sort: "name" as const, reverse: false, filter: "read", hideIgnored: false };
+    expect(await c.restore(view)).toBe(true);
+    expect(fake.calls.length).toBeGreaterThan(0);
+    expect(fake.calls.every((r) => r.settings.filter === undefined), "a restored view opens unfiltered").toBe(true);
+    await c.setFilter("/r", "read");
+    expect(viewOf(c.state!, { ...c.settings, filter: "read" }, [])).not.toHaveProperty("filter");
   });
 
   it("remembers the view as it changes", async () => {
@@ -233,6 +247,8 @@ describe("restore", () => {
     expect(fake.remembered.at(-1)).toEqual({
       folder: "/r",
       depth: 2,
+      cap: NESTED_CAP,
+      limit: PAGE,
       showDotfiles: true,
       expanded: ["/r/big", "/r/locked"],
       selected: "/r/readme",

@@ -12,7 +12,7 @@
 
 import type { Backend } from "./backend";
 import { BackendError, toBackendError } from "./backend";
-import type { ListRequest } from "./bindings/ListRequest";
+import type { ListSettings } from "./bindings/ListSettings";
 import type { Listing } from "./bindings/Listing";
 import type { WatchShortfall } from "./bindings/WatchShortfall";
 import { LIVE_CONCURRENCY, LIVE_REFRESH_MAX_ENTRIES, LIVE_RENDERS_PER_SECOND, NESTED_CAP, PAGE } from "./limits";
@@ -34,8 +34,8 @@ export interface LiveHost {
   /** Bumped when another folder is opened: re-reads for the old tree are dropped. */
   generation(): number;
   nextRequestId(): number;
-  /** The request fields a listing of this folder carries (dotfiles, order, its filter, ignored). */
-  listSettings(folderHandle: string): Pick<ListRequest, "showDotfiles" | "sort" | "reverse" | "hideIgnored" | "filter">;
+  /** The settings a listing of this folder carries: the view's, at `depth` with a page of `limit`, and its filter. */
+  listSettings(folderHandle: string, depth: number, limit: number): ListSettings;
   reportFolderError(folderHandle: string, e: BackendError): void;
   /** Puts a re-read tree in place without telling anyone (live refresh decides when to render). */
   replaceTree(next: TreeState): void;
@@ -167,10 +167,8 @@ export class LiveRefresh {
         if (from > 0 && from >= total) break;
         const listing = await this.host.backend.listDirectory({
           root: { handle },
-          depth: 1,
+          settings: this.host.listSettings(handle, 1, to - from),
           offset: from,
-          limit: to - from,
-          ...this.host.listSettings(handle),
           requestId: this.host.nextRequestId(),
         });
         pages.push(listing);

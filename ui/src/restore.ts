@@ -4,24 +4,16 @@
 // Promises: a remembered view is re-listed like any other (cap, page and
 // budget; never "Show all"), each remembered folder by its own sub-query as
 // soon as its parent is there, so a slow one delays nothing else; folders
-// that vanished are dropped. The remembered view holds the folder, depth,
-// dotfile toggle, order, ignore toggle, expanded folders and selection.
+// that vanished are dropped. The remembered view holds the folder, the
+// view's settings (the engine's `ListSettings`, without a filter: a filter
+// belongs to a folder, not to the view), expanded folders and selection.
 
 import type { Backend } from "./backend";
+import type { ListSettings } from "./bindings/ListSettings";
 import type { SavedView } from "./bindings/SavedView";
-import type { SortBy } from "./bindings/SortBy";
 import type { RootSpec } from "./bindings/RootSpec";
 import { SAVED_EXPANDED_MAX } from "./limits";
 import { expandedFolders, findNode, type TreeState } from "./tree-state";
-
-/** The settings a view is listed under. */
-export interface ViewSettings {
-  depth: number;
-  showDotfiles: boolean;
-  sort: SortBy;
-  reverse: boolean;
-  hideIgnored: boolean;
-}
 
 /** What restoring needs of the controller. */
 export interface RestoreHost {
@@ -75,15 +67,15 @@ export async function openExpanded(
   return true;
 }
 
-/** The view to remember for `tree` under `settings`. */
-export function viewOf(tree: TreeState, settings: ViewSettings, expanded: readonly string[]): SavedView {
+/**
+ * The view to remember for `tree` under `settings`. A filter is never
+ * remembered: it belongs to one folder, and a restored view opens unfiltered.
+ */
+export function viewOf(tree: TreeState, settings: ListSettings, expanded: readonly string[]): SavedView {
+  const { filter: _perFolder, ...kept } = settings;
   return {
     folder: tree.root.handle,
-    depth: settings.depth,
-    showDotfiles: settings.showDotfiles,
-    sort: settings.sort,
-    reverse: settings.reverse,
-    hideIgnored: settings.hideIgnored,
+    ...kept,
     expanded: expanded.slice(0, SAVED_EXPANDED_MAX),
     selected: tree.selected,
   };
@@ -96,7 +88,7 @@ export class ViewMemory {
   constructor(private readonly backend: Backend) {}
 
   /** `expanded`: the tree's expanded folders when already computed, else null. */
-  follow(tree: TreeState, settings: ViewSettings, expanded: string[] | null): void {
+  follow(tree: TreeState, settings: ListSettings, expanded: string[] | null): void {
     const key = `${tree.root.handle}\n${JSON.stringify(settings)}\n${tree.selected ?? ""}`;
     if (!expanded && key === this.followed) return;
     this.followed = key;

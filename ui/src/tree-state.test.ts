@@ -12,11 +12,7 @@ function listing(total: number, offset: number, names: string[], extra: Partial<
     requestId: 1,
     path: "/r",
     crumbs: [{ name: "/", handle: "/" }, { name: "r", handle: "/r" }],
-    depth: 2,
-    showDotfiles: true,
-    sort: "name",
-    reverse: false,
-    hideIgnored: false,
+    settings: { depth: 2, cap: 100, limit: 500, showDotfiles: true, sort: "name", reverse: false, hideIgnored: false },
     root: {
       name: "r",
       handle: "/r",

@@ -10,6 +10,7 @@ import type { Entry } from "./bindings/Entry";
 import type { Folder } from "./bindings/Folder";
 import type { KindCounts } from "./bindings/KindCounts";
 import type { Listing } from "./bindings/Listing";
+import type { ListSettings } from "./bindings/ListSettings";
 import type { RestGroup } from "./bindings/RestGroup";
 import type { Crumb } from "./bindings/Crumb";
 import type { CanopyError } from "./bindings/CanopyError";
@@ -67,8 +68,8 @@ export interface TreeState {
   readonly crumbs: readonly Crumb[];
   readonly rootEntry: Entry;
   readonly root: FolderState;
-  readonly depth: number;
-  readonly showDotfiles: boolean;
+  /** The settings the root was listed under. */
+  readonly settings: ListSettings;
   readonly selected: string | null;
 }
 
@@ -136,8 +137,7 @@ export function treeFromListing(l: Listing, selected: string | null = null): Tre
     crumbs: l.crumbs,
     rootEntry: stripFolder(l.root),
     root,
-    depth: l.depth,
-    showDotfiles: l.showDotfiles,
+    settings: l.settings,
     selected,
   };
 }

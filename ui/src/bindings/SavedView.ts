@@ -8,7 +8,7 @@ export type SavedView = {
 /**
  * Handle of the open folder.
  */
-folder: string, depth: number, showDotfiles: boolean, 
+folder: string, 
 /**
  * Handles of the expanded folders, in tree order.
  */
@@ -18,11 +18,34 @@ expanded: Array<string>,
  */
 selected: string | null, 
 /**
- * The order chosen by a column header (absent in files from before it
- * existed: the name order).
+ * Levels read, 1..=`MAX_DEPTH` (default `DEFAULT_DEPTH`).
  */
-sort: SortBy, reverse: boolean, 
+depth: number, 
 /**
- * The "Hide ignored" toggle.
+ * Entries shown per folder below the root (default `NESTED_CAP`).
+ */
+cap: number, 
+/**
+ * Size of the root's page (default `PAGE`; a request asks 1..=`MAX_PAGE`).
+ */
+limit: number, 
+/**
+ * List names starting with `.` (default true).
+ */
+showDotfiles: boolean, 
+/**
+ * The order of every folder listed (folders first under every order).
+ */
+sort: SortBy, 
+/**
+ * Reverse the order (ties still fall back to the name, ascending).
+ */
+reverse: boolean, 
+/**
+ * Keep only the root's entries whose name matches (see `filter.rs`).
+ */
+filter?: string, 
+/**
+ * Leave out what git would ignore, in every folder (see `ignore_rules.rs`).
  */
 hideIgnored: boolean, };

@@ -47,8 +47,8 @@ export class ColumnHeaders {
 
   update(s: ControllerSnapshot): void {
     for (const [by, cell] of this.cells) {
-      if (by === s.sort) {
-        cell.setAttribute("aria-sort", s.reverse ? "descending" : "ascending");
+      if (by === s.settings.sort) {
+        cell.setAttribute("aria-sort", s.settings.reverse ? "descending" : "ascending");
         cell.classList.add("sorted");
       } else {
         cell.removeAttribute("aria-sort");

@@ -71,9 +71,9 @@ export class Toolbar {
     this.back.disabled = !s.canBack;
     this.forward.disabled = !s.canForward;
     this.up.disabled = !s.tree || s.tree.crumbs.length < 2;
-    this.depth.value = String(s.depth);
-    this.dotfiles.checked = s.showDotfiles;
-    this.hideIgnored.checked = s.hideIgnored;
+    this.depth.value = String(s.settings.depth);
+    this.dotfiles.checked = s.settings.showDotfiles;
+    this.hideIgnored.checked = s.settings.hideIgnored;
     this.progress.hidden = !s.opening;
   }
 }
