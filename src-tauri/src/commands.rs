@@ -32,10 +32,10 @@ async fn blocking<T: Send + 'static>(
 #[tauri::command]
 pub async fn list_directory(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<Listing, CanopyError> {
     let req: ListRequest = parse_request(request)?;
-    let (cancels, hooks) = (state.cancels.clone(), state.hooks.clone());
+    let (cancels, source) = (state.cancels.clone(), state.source.clone());
     blocking(move || {
         let registration = cancels.register(req.request_id);
-        canopy_core::list_request(&req, Some(registration.token.clone()), hooks)
+        canopy_core::list_request(&source, &req, Some(registration.token.clone()))
     })
     .await
 }
@@ -51,8 +51,8 @@ pub async fn cancel_listing(state: State<'_, Arc<AppState>>, request: Option<Val
 #[tauri::command]
 pub async fn locate(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<Located, CanopyError> {
     let req: LocateRequest = parse_request(request)?;
-    let hooks = state.hooks.clone();
-    blocking(move || canopy_core::locate(&req, &hooks)).await
+    let source = state.source.clone();
+    blocking(move || canopy_core::locate(&source, &req)).await
 }
 
 /// What the window opens first (from the command line, or the remembered view).

@@ -36,7 +36,6 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use canopy_core::cancel::CancelRegistry;
-use canopy_core::dirio::IoHooks;
 use canopy_core::saved_view::{Remembered, SaveSchedule, SavedView, WindowPlacement};
 use canopy_core::startup::Launch;
 use canopy_core::wire::ShellEvent;
@@ -60,7 +59,9 @@ macro_rules! command_handler {
 /// State shared by the commands.
 pub struct AppState {
     pub cancels: Arc<CancelRegistry>,
-    pub hooks: IoHooks,
+    /// Where listings come from: the local filesystem (with the test
+    /// seams of the `e2e` build).
+    pub source: canopy_core::LocalFs,
     pub launch: Launch,
     pub watch: Arc<FolderWatch>,
     pub outbox: Arc<Outbox>,
@@ -219,7 +220,7 @@ fn app_state(launch: Launch, window: Option<WindowPlacement>, state_path: Option
     let watch = Arc::new(FolderWatch::new(move |c| watched.send(ShellEvent::FoldersChanged { folders: c.folders, overflow: c.overflow })));
     Arc::new(AppState {
         cancels: Arc::default(),
-        hooks: IoHooks::from_env(),
+        source: canopy_core::LocalFs::new().with_env_seams(),
         launch,
         watch,
         outbox,

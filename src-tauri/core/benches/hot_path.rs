@@ -2,7 +2,7 @@
 //! that every streamed entry pays, and a capped listing of a large folder.
 
 use canopy_core::order::compare_names;
-use canopy_core::{list, ListOptions};
+use canopy_core::{list, ListCall, ListSettings, LocalFs};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
@@ -28,8 +28,8 @@ fn bench_list(c: &mut Criterion) {
     for name in names(20_000) {
         std::fs::write(dir.path().join(String::from_utf8(name).unwrap()), b"").unwrap();
     }
-    let opts = ListOptions::default();
-    c.bench_function("list/20k files, page 500", |b| b.iter(|| list(black_box(dir.path()), &opts).unwrap()));
+    let (source, settings, call) = (LocalFs::new(), ListSettings::default(), ListCall::default());
+    c.bench_function("list/20k files, page 500", |b| b.iter(|| list(&source, black_box(dir.path()), &settings, &call).unwrap()));
 }
 
 criterion_group!(benches, bench_compare, bench_list);

@@ -24,7 +24,7 @@ use base64::Engine as _;
 use crate::error::CanopyError;
 use crate::names::{unescape_line, NamePart};
 use crate::order::{Group, Order, Primary};
-use crate::wire::{Listing, SortBy};
+use crate::wire::{ListSettings, Listing, SortBy};
 
 const VERSION: u8 = 1;
 const REVERSE: u8 = 1;
@@ -41,20 +41,6 @@ pub struct SortPosition {
     pub name: Box<[u8]>,
 }
 
-/// The settings a page was listed under; a cursor only continues a page made
-/// under the same ones.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct PageSettings {
-    /// Dotfiles were listed.
-    pub show_dotfiles: bool,
-    /// The order and its direction.
-    pub order: Order,
-    /// The filter's text, as given.
-    pub filter: Option<String>,
-    /// What git ignores was left out.
-    pub hide_ignored: bool,
-}
-
 fn order_byte(by: SortBy) -> u8 {
     match by {
         SortBy::Name => 0,
@@ -64,14 +50,23 @@ fn order_byte(by: SortBy) -> u8 {
     }
 }
 
+/// The longest cursor [`encode`] makes for a filter of `filter_bytes`:
+/// version, order, flags, filter length (2), the filter, group, primary
+/// (1 + 8) and a name of at most 255 bytes, in base64url. A face that
+/// prints cursors reserves this much.
+pub fn max_len(filter_bytes: usize) -> usize {
+    (3 + 2 + filter_bytes.min(crate::limits::MAX_FILTER_BYTES) + 1 + 9 + 255).div_ceil(3) * 4
+}
+
 /// Encodes the cursor that follows `last` under `settings`.
-pub fn encode(settings: &PageSettings, last: &SortPosition) -> String {
+pub fn encode(settings: &ListSettings, last: &SortPosition) -> String {
+    let order = Order { by: settings.sort, reverse: settings.reverse };
     let filter = settings.filter.as_deref().unwrap_or("").as_bytes();
     let mut bytes = Vec::with_capacity(16 + filter.len() + last.name.len());
     bytes.push(VERSION);
-    bytes.push(order_byte(settings.order.by));
+    bytes.push(order_byte(settings.sort));
     let mut flags = 0;
-    if settings.order.reverse {
+    if settings.reverse {
         flags |= REVERSE;
     }
     if settings.show_dotfiles {
@@ -88,7 +83,7 @@ pub fn encode(settings: &PageSettings, last: &SortPosition) -> String {
         Group::Folder => 0,
         Group::Other => 1,
     });
-    if settings.order.needs_stat() {
+    if order.needs_stat() {
         match last.primary {
             Primary::None => bytes.push(0),
             Primary::Missing => bytes.push(1),
@@ -107,7 +102,8 @@ pub fn encode(settings: &PageSettings, last: &SortPosition) -> String {
 /// # Errors
 /// `INVALID_ARGUMENT` when the text is not a cursor Canopy issued, or when it
 /// was made for another order, filter, dotfile or ignore setting.
-pub fn decode(text: &str, settings: &PageSettings) -> Result<SortPosition, CanopyError> {
+pub fn decode(text: &str, settings: &ListSettings) -> Result<SortPosition, CanopyError> {
+    let want = Order { by: settings.sort, reverse: settings.reverse };
     let foreign = || CanopyError::invalid("the cursor is not one Canopy issued; list again without it (or from an offset)");
     let bytes = URL_SAFE_NO_PAD.decode(text.as_bytes()).map_err(|_| foreign())?;
     let [version, order, flags, f0, f1, rest @ ..] = bytes.as_slice() else { return Err(foreign()) };
@@ -123,7 +119,7 @@ pub fn decode(text: &str, settings: &PageSettings) -> Result<SortPosition, Canop
     }
     let (filter, rest) = rest.split_at(filter_len);
     let want_filter = settings.filter.as_deref().unwrap_or("").as_bytes();
-    if *order != order_byte(settings.order.by) || (flags & REVERSE != 0) != settings.order.reverse || filter != want_filter {
+    if *order != order_byte(want.by) || (flags & REVERSE != 0) != want.reverse || filter != want_filter {
         return Err(CanopyError::invalid("the cursor was made for another order or filter than this request's"));
     }
     if (flags & IGNORED_HIDDEN != 0) != settings.hide_ignored {
@@ -143,7 +139,7 @@ pub fn decode(text: &str, settings: &PageSettings) -> Result<SortPosition, Canop
         1 => Group::Other,
         _ => return Err(foreign()),
     };
-    let (primary, name) = if settings.order.needs_stat() {
+    let (primary, name) = if want.needs_stat() {
         match rest {
             [0, name @ ..] => (Primary::None, name),
             [1, name @ ..] => (Primary::Missing, name),
@@ -191,7 +187,7 @@ pub fn after_entry(listing: &Listing, index: usize) -> Result<Option<String>, Ca
         }
     };
     let group = Group::of(entry.kind);
-    let order = Order { by: listing.sort, reverse: listing.reverse };
+    let order = Order { by: listing.settings.sort, reverse: listing.settings.reverse };
     // The value the entry was placed by (a listing under these orders always
     // carries the size and time it read, whatever its details setting).
     let primary = match order.by {
@@ -199,13 +195,7 @@ pub fn after_entry(listing: &Listing, index: usize) -> Result<Option<String>, Ca
         SortBy::Modified => entry.modified.map_or(Primary::Missing, Primary::Value),
         _ => Primary::None,
     };
-    let settings = PageSettings {
-        show_dotfiles: listing.show_dotfiles,
-        order,
-        filter: listing.filter.clone(),
-        hide_ignored: listing.hide_ignored,
-    };
-    Ok(Some(encode(&settings, &SortPosition { group, primary, name: name.into() })))
+    Ok(Some(encode(&listing.settings, &SortPosition { group, primary, name: name.into() })))
 }
 
 #[cfg(test)]
@@ -213,8 +203,8 @@ mod tests {
     use super::*;
     use crate::error::ErrorCode;
 
-    fn shown() -> PageSettings {
-        PageSettings { show_dotfiles: true, ..PageSettings::default() }
+    fn shown() -> ListSettings {
+        ListSettings::default()
     }
 
     #[test]
@@ -225,8 +215,9 @@ mod tests {
 
     #[test]
     fn a_cursor_carries_the_order_its_value_and_the_filter() {
-        let by_size = PageSettings {
-            order: Order { by: SortBy::Size, reverse: true },
+        let by_size = ListSettings {
+            sort: SortBy::Size,
+            reverse: true,
             filter: Some("*.jpg".into()),
             hide_ignored: true,
             ..shown()
@@ -237,11 +228,11 @@ mod tests {
         }
         let c = encode(&by_size, &SortPosition { group: Group::Other, primary: Primary::Value(3), name: b"a".as_slice().into() });
         for other in [
-            PageSettings { order: Order { by: SortBy::Size, reverse: false }, ..by_size.clone() },
-            PageSettings { order: Order { by: SortBy::Modified, reverse: true }, ..by_size.clone() },
-            PageSettings { filter: Some("*.png".into()), ..by_size.clone() },
-            PageSettings { filter: None, ..by_size.clone() },
-            PageSettings { hide_ignored: false, ..by_size.clone() },
+            ListSettings { reverse: false, ..by_size.clone() },
+            ListSettings { sort: SortBy::Modified, ..by_size.clone() },
+            ListSettings { filter: Some("*.png".into()), ..by_size.clone() },
+            ListSettings { filter: None, ..by_size.clone() },
+            ListSettings { hide_ignored: false, ..by_size.clone() },
         ] {
             assert_eq!(decode(&c, &other).unwrap_err().code, ErrorCode::InvalidArgument, "{other:?}");
         }
@@ -250,7 +241,7 @@ mod tests {
     #[test]
     fn foreign_and_mismatched_cursors_are_invalid_argument() {
         let c = encode(&shown(), &SortPosition { group: Group::Other, primary: Primary::None, name: b"a".as_slice().into() });
-        let hidden = PageSettings::default();
+        let hidden = ListSettings { show_dotfiles: false, ..ListSettings::default() };
         let err = decode(&c, &hidden).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArgument);
         assert!(err.message.contains("dotfiles shown"), "{}", err.message);
@@ -262,7 +253,7 @@ mod tests {
         }
         let reversed = URL_SAFE_NO_PAD.encode([1, 0, 3, 0, 0, 1, b'a']);
         assert!(decode(&reversed, &shown()).unwrap_err().message.contains("another order"));
-        let by_size = PageSettings { order: Order { by: SortBy::Size, reverse: false }, ..shown() };
+        let by_size = ListSettings { sort: SortBy::Size, ..shown() };
         let short_value = URL_SAFE_NO_PAD.encode([1, 1, 2, 0, 0, 1, 2, 1, 2]);
         assert_eq!(decode(&short_value, &by_size).unwrap_err().code, ErrorCode::InvalidArgument);
     }
@@ -277,14 +268,16 @@ mod tests {
         }
         std::fs::create_dir(dir.path().join("zdir")).unwrap();
         std::os::unix::fs::symlink("zdir", dir.path().join("alink")).unwrap();
-        let opts = crate::ListOptions { depth: 1, details: false, handles: false, ..crate::ListOptions::default() };
-        let all = crate::list(dir.path(), &opts).unwrap();
+        let fs = crate::LocalFs::new();
+        let settings = ListSettings { depth: 1, ..ListSettings::default() };
+        let call = crate::ListCall { details: false, handles: false, ..crate::ListCall::default() };
+        let all = crate::list(&fs, dir.path(), &settings, &call).unwrap();
         let names_of = |l: &Listing| l.root.folder.as_ref().unwrap().entries.iter().map(|e| (e.name.clone(), e.name_parts.clone())).collect::<Vec<_>>();
         let every = names_of(&all);
         assert_eq!(every.len(), 10);
         for i in 0..every.len() {
             let c = after_entry(&all, i).unwrap().expect("a cursor for every shown entry");
-            let rest = crate::list(dir.path(), &crate::ListOptions { after: Some(c), ..opts.clone() }).unwrap();
+            let rest = crate::list(&fs, dir.path(), &settings, &crate::ListCall { after: Some(c), ..call.clone() }).unwrap();
             assert_eq!(names_of(&rest), every[i + 1..].to_vec(), "the page after entry {i} starts right after it");
             assert_eq!(rest.root.folder.as_ref().unwrap().offset, i as u64 + 1, "and knows its position");
         }
@@ -299,24 +292,34 @@ mod tests {
         }
         for by in [SortBy::Size, SortBy::Modified, SortBy::Type, SortBy::Name] {
             // Text mode's settings: no details, no handles.
-            let opts = crate::ListOptions {
-                depth: 1,
-                details: false,
-                handles: false,
-                sort: by,
-                reverse: true,
-                filter: Some("*.JPG".into()),
-                ..crate::ListOptions::default()
-            };
-            let all = crate::list(dir.path(), &opts).unwrap();
+            let fs = crate::LocalFs::new();
+            let settings = ListSettings { depth: 1, sort: by, reverse: true, filter: Some("*.JPG".into()), ..ListSettings::default() };
+            let call = crate::ListCall { details: false, handles: false, ..crate::ListCall::default() };
+            let all = crate::list(&fs, dir.path(), &settings, &call).unwrap();
             let every: Vec<String> = all.root.folder.as_ref().unwrap().entries.iter().map(|e| e.name.clone()).collect();
             assert_eq!(every.len(), 5);
             for i in 0..every.len() {
                 let c = after_entry(&all, i).unwrap().expect("a cursor");
-                let rest = crate::list(dir.path(), &crate::ListOptions { after: Some(c), ..opts.clone() }).unwrap();
+                let rest = crate::list(&fs, dir.path(), &settings, &crate::ListCall { after: Some(c), ..call.clone() }).unwrap();
                 let got: Vec<String> = rest.root.folder.as_ref().unwrap().entries.iter().map(|e| e.name.clone()).collect();
                 assert_eq!(got, every[i + 1..].to_vec(), "{by:?}: the page after entry {i}");
             }
+        }
+    }
+
+    #[test]
+    fn the_widest_cursor_is_max_len() {
+        for filter_bytes in [0, 1, 7, crate::limits::MAX_FILTER_BYTES] {
+            let settings = ListSettings {
+                sort: SortBy::Modified,
+                reverse: true,
+                filter: (filter_bytes > 0).then(|| "\u{ff}".repeat(filter_bytes / 2) + &"x".repeat(filter_bytes % 2)),
+                hide_ignored: true,
+                ..ListSettings::default()
+            };
+            let last = SortPosition { group: Group::Other, primary: Primary::Value(i64::MIN), name: vec![0xffu8; 255].into() };
+            let len = encode(&settings, &last).len();
+            assert!(len <= max_len(filter_bytes) && len + 4 > max_len(filter_bytes), "{filter_bytes}: {len}");
         }
     }
 }

@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::limits::MAX_TIME_MS;
+use crate::source::{EntryStream, SourceFolder};
+pub use crate::source::{Identity, Meta, RawEntry};
 use crate::wire::EntryKind;
 
 /// Bytes asked of `getdents64` at a time: large batches mean few syscalls.
@@ -23,17 +25,11 @@ const BATCH_BYTES: usize = 64 * 1024;
 /// A path longer than this is opened one component at a time.
 const PATH_MAX: usize = libc::PATH_MAX as usize;
 
-/// Called with a folder's path after it was read and before its entries are
-/// examined: the moment another process could change it under us.
-pub type AfterScan = std::sync::Arc<dyn Fn(&Path) + Send + Sync>;
-
 /// Test hooks at the I/O boundary. The default does nothing.
 ///
 /// `slow_folder`: a folder with exactly this name is read slowly (small
 /// batches, each after `slow_delay`), standing in for a hung network mount so
 /// the time budget and the UI's handling of it can be tested for real.
-/// `after_scan`: lets a test delete or replace entries between the read of a
-/// folder and the look at each entry, deterministically.
 /// `slow_stat`: each `lstat` of an entry of the slow folder takes this long
 /// (a slow network filesystem under a size or modified order).
 /// `links_unfollowed`: no symlink is ever followed below the listed folder
@@ -44,7 +40,6 @@ pub type AfterScan = std::sync::Arc<dyn Fn(&Path) + Send + Sync>;
 pub struct IoHooks {
     pub slow_folder: Option<Vec<u8>>,
     pub slow_delay: Duration,
-    pub after_scan: Option<AfterScan>,
     pub slow_stat: Option<Duration>,
     pub links_unfollowed: bool,
 }
@@ -54,7 +49,6 @@ impl std::fmt::Debug for IoHooks {
         f.debug_struct("IoHooks")
             .field("slow_folder", &self.slow_folder)
             .field("slow_delay", &self.slow_delay)
-            .field("after_scan", &self.after_scan.is_some())
             .field("slow_stat", &self.slow_stat)
             .field("links_unfollowed", &self.links_unfollowed)
             .finish()
@@ -75,7 +69,6 @@ impl IoHooks {
         IoHooks {
             slow_folder,
             slow_delay: Duration::from_millis(ms),
-            after_scan: None,
             slow_stat: stat_ms.map(Duration::from_millis),
             links_unfollowed: false,
         }
@@ -93,6 +86,11 @@ impl IoHooks {
             Some(slow) if slow.as_slice() == name => Some(self.slow_delay),
             _ => None,
         }
+    }
+
+    /// What a folder keeps for its children: the seams, when a folder is slowed.
+    fn seams(&self) -> Option<std::sync::Arc<IoHooks>> {
+        self.slow_folder.is_some().then(|| std::sync::Arc::new(self.clone()))
     }
 
     fn stat_delay_for(&self, name: &[u8]) -> Option<Duration> {
@@ -129,24 +127,11 @@ pub struct Dir {
     read_before: AtomicBool,
     /// A child's symlink is never followed (see [`IoHooks`]).
     links_unfollowed: bool,
+    /// The test seams its children inherit (only when a folder is slowed).
+    seams: Option<std::sync::Arc<IoHooks>>,
 }
 
-/// Which object a directory is: its device and inode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Identity {
-    pub dev: u64,
-    pub ino: u64,
-}
 
-/// What a `stat` says, reduced to what listings show.
-#[derive(Debug, Clone, Copy)]
-pub struct Meta {
-    pub kind: EntryKind,
-    pub size: u64,
-    /// Milliseconds since the epoch; `None` when the time lies outside what
-    /// a date can hold (`MAX_TIME_MS` either way), which tmpfs and tar allow.
-    pub modified_ms: Option<i64>,
-}
 
 impl Meta {
     fn from_stat(st: &libc::stat) -> Self {
@@ -206,12 +191,13 @@ impl Dir {
             let fd = check(unsafe { libc::open(c.as_ptr(), DIR_FLAGS) })?;
             // SAFETY: `fd` was just returned by open and is owned by nobody else.
             let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-            return Ok(Dir { fd, delay, stat_delay, read_before: AtomicBool::new(false), links_unfollowed: hooks.links_unfollowed });
+            return Ok(Dir { fd, delay, stat_delay, read_before: AtomicBool::new(false), links_unfollowed: hooks.links_unfollowed, seams: hooks.seams() });
         }
         let mut dir = Dir::walk(path, DIR_FLAGS)?;
         dir.delay = delay;
         dir.stat_delay = stat_delay;
         dir.links_unfollowed = hooks.links_unfollowed;
+        dir.seams = hooks.seams();
         Ok(dir)
     }
 
@@ -238,7 +224,7 @@ impl Dir {
         // SAFETY: valid C string; `at` is a live directory fd or AT_FDCWD.
         let fd = check(unsafe { libc::openat(at, c.as_ptr(), flags) })?;
         // SAFETY: fresh fd, owned here.
-        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, stat_delay: None, read_before: AtomicBool::new(false), links_unfollowed: false })
+        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, stat_delay: None, read_before: AtomicBool::new(false), links_unfollowed: false, seams: None })
     }
 
     /// Opens the folder `path` (following links) only to look names up in
@@ -294,11 +280,14 @@ impl Dir {
     ///
     /// # Errors
     /// The OS error; `ENOTDIR` or `ELOOP` if the entry is no longer a folder.
-    pub fn open_child(&self, name: &[u8], hooks: &IoHooks) -> io::Result<Dir> {
+    pub fn open_child(&self, name: &[u8]) -> io::Result<Dir> {
         let mut dir = Dir::open_at(self.fd.as_raw_fd(), name, DIR_FLAGS | libc::O_NOFOLLOW)?;
-        dir.delay = hooks.delay_for(name);
-        dir.stat_delay = hooks.stat_delay_for(name);
-        dir.links_unfollowed = hooks.links_unfollowed;
+        if let Some(hooks) = &self.seams {
+            dir.delay = hooks.delay_for(name);
+            dir.stat_delay = hooks.stat_delay_for(name);
+            dir.seams = Some(hooks.clone());
+        }
+        dir.links_unfollowed = self.links_unfollowed;
         Ok(dir)
     }
 
@@ -610,12 +599,6 @@ impl LookedUp {
     }
 }
 
-/// One raw directory entry: its name bytes, and its type if `d_type` says.
-#[derive(Debug, Clone, Copy)]
-pub struct RawEntry<'a> {
-    pub name: &'a [u8],
-    pub kind: Option<EntryKind>,
-}
 
 /// A directory being read, batch by batch.
 pub struct Entries<'d> {
@@ -673,5 +656,132 @@ impl Entries<'_> {
             each(RawEntry { name, kind: kind_of_dtype(d_type) });
         }
         Ok(true)
+    }
+}
+
+impl EntryStream for Entries<'_> {
+    fn next_batch(&mut self, each: &mut dyn FnMut(RawEntry<'_>)) -> io::Result<bool> {
+        Entries::next_batch(self, each)
+    }
+
+    fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
+impl SourceFolder for Dir {
+    type Entries<'a> = Entries<'a>;
+    type Found = LookedUp;
+
+    fn identity(&self) -> io::Result<(Identity, Meta)> {
+        Dir::identity(self)
+    }
+
+    fn entries(&self, buffer: Vec<u8>) -> Result<Entries<'_>, (io::Error, Vec<u8>)> {
+        Dir::entries(self, buffer)
+    }
+
+    fn stat_child(&self, name: &[u8], follow: bool) -> io::Result<Meta> {
+        Dir::stat_child(self, name, follow)
+    }
+
+    fn read_link(&self, name: &[u8]) -> io::Result<Vec<u8>> {
+        Dir::read_link(self, name)
+    }
+
+    fn look_up(&self, name: &[u8]) -> io::Result<LookedUp> {
+        Dir::look_up(self, name)
+    }
+
+    fn found_identity(found: &LookedUp) -> io::Result<Identity> {
+        found.identity()
+    }
+
+    fn open_child(&self, name: &[u8]) -> io::Result<Dir> {
+        Dir::open_child(self, name)
+    }
+}
+
+/// The local filesystem as a [`crate::Source`]: folders opened as folders
+/// and read with `getdents64` (see the module docs).
+///
+/// [`LocalFs::new`] follows a symlink given as the folder to list, and
+/// follows a listed link to say where it leads. [`LocalFs::confined`]
+/// follows none: the folder to list must be a real path (each component is
+/// opened without following a link, so a link swapped in fails the open),
+/// and asking where a listed link leads answers `EXDEV` at once, as
+/// `RESOLVE_BENEATH` would, for the caller to judge the link's text itself
+/// (`canopy-mcp`, whose links may lead outside the folders an agent may see).
+#[derive(Debug, Clone, Default)]
+pub struct LocalFs {
+    hooks: IoHooks,
+}
+
+impl LocalFs {
+    /// The local filesystem, following links (the window, `canopy-list`).
+    pub fn new() -> LocalFs {
+        LocalFs::default()
+    }
+
+    /// The local filesystem without following any link (see the type's docs).
+    pub fn confined() -> LocalFs {
+        LocalFs { hooks: IoHooks { links_unfollowed: true, ..IoHooks::default() } }
+    }
+
+    /// The same source with the test seams `hooks` (the `e2e` build only).
+    #[cfg(feature = "e2e")]
+    pub fn with_test_hooks(self, hooks: IoHooks) -> LocalFs {
+        let links_unfollowed = self.hooks.links_unfollowed;
+        LocalFs { hooks: IoHooks { links_unfollowed, ..hooks } }
+    }
+
+    /// The same source with the test seams read from the environment
+    /// ([`IoHooks::from_env`]); without the `e2e` build, the same source.
+    pub fn with_env_seams(self) -> LocalFs {
+        #[cfg(feature = "e2e")]
+        return self.with_test_hooks(IoHooks::from_env());
+        #[cfg(not(feature = "e2e"))]
+        self
+    }
+
+    /// This source follows no link (see [`LocalFs::confined`]).
+    pub fn is_confined(&self) -> bool {
+        self.hooks.links_unfollowed
+    }
+
+    /// Opens the folder at `path`, a real path, one component at a time
+    /// without following a link.
+    fn open_real(&self, path: &Path) -> io::Result<Dir> {
+        let (parent, name) = match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => (parent, name),
+            _ => return Dir::open_path(path, &self.hooks),
+        };
+        let held = Anchor::real_folder(parent)?;
+        let mut dir = Dir::open_at(held.fd.as_raw_fd(), name.as_bytes(), DIR_FLAGS | libc::O_NOFOLLOW)?;
+        dir.delay = self.hooks.delay_for(name.as_bytes());
+        dir.stat_delay = self.hooks.stat_delay_for(name.as_bytes());
+        dir.links_unfollowed = true;
+        dir.seams = self.hooks.seams();
+        Ok(dir)
+    }
+}
+
+impl crate::source::Source for LocalFs {
+    type Folder = Dir;
+
+    fn open_folder(&self, path: &Path) -> io::Result<Dir> {
+        if self.hooks.links_unfollowed {
+            self.open_real(path)
+        } else {
+            Dir::open_path(path, &self.hooks)
+        }
+    }
+
+    fn ignore_rules(&self, path: &Path, meter: &mut crate::ignore_pattern::Meter<'_>) -> (crate::ignore_rules::IgnoreRules, Option<crate::CanopyError>) {
+        crate::ignore_rules::IgnoreRules::for_folder(path, &self.hooks, meter)
+    }
+
+    fn child_ignore_rules(&self, parent: &crate::ignore_rules::IgnoreRules, name: &[u8], folder: &Dir, path: &Path) -> (crate::ignore_rules::IgnoreRules, Option<crate::CanopyError>) {
+        parent.descend(name, folder, path, &self.hooks)
     }
 }

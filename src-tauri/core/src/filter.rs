@@ -382,3 +382,13 @@ mod tests {
         }
     }
 }
+
+/// How a filter pattern is read: `true` for a whole-name glob (it holds
+/// `*`, `?` or a closed `[...]`), `false` for a substring.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a pattern the filter refuses (empty, longer than
+/// `MAX_FILTER_BYTES`, holding NUL or `/`).
+pub fn is_glob(pattern: &str) -> Result<bool, CanopyError> {
+    Ok(NameFilter::parse(pattern)?.is_glob())
+}

@@ -112,7 +112,7 @@ pub(crate) enum Halt {
 
 /// Counts the steps ignore matching takes, and stops it (for good) at a
 /// deadline or a cancel, looking at both every `IGNORE_STEPS_PER_CHECK` steps.
-pub(crate) struct Meter<'a> {
+pub struct Meter<'a> {
     deadline: Option<Instant>,
     cancel: Option<&'a CancelToken>,
     steps: u64,

@@ -10,6 +10,7 @@
 
 pub mod bounded;
 pub mod cancel;
+mod confine;
 pub mod cursor;
 pub mod default_app;
 pub mod dirio;
@@ -29,6 +30,7 @@ pub mod saved_view;
 pub mod shell_quote;
 pub mod supervisor;
 pub(crate) mod select;
+pub mod source;
 pub mod startup;
 pub mod text;
 pub mod wire;
@@ -38,4 +40,20 @@ pub use error::{CanopyError, ErrorCode};
 pub use locate::locate;
 pub use root::resolve_root;
 pub use startup::startup_from_arg;
-pub use walk::{list, list_request, ListOptions};
+pub use confine::{confine_links, real_path, resolve_within, within, Leads};
+pub use cursor::{after_entry as cursor_after, max_len as max_cursor_len};
+pub use dirio::LocalFs;
+pub use filter::is_glob as filter_is_glob;
+pub use preview::read_chunk_at;
+pub use source::{Observer, Source};
+pub use walk::{list, list_request, ListCall, RequestBudget};
+pub use wire::ListSettings;
+
+/// The test seams (the `e2e` build only): the local source's slowed
+/// folders, and what the dead-mount tests count.
+#[cfg(feature = "e2e")]
+pub mod testing {
+    pub use crate::bounded::Pool;
+    pub use crate::dirio::IoHooks;
+    pub use crate::order::{compare_names, extension};
+}

@@ -5,11 +5,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::bounded::{self, Place, Watch};
-use crate::dirio::{Dir, IoHooks};
+use crate::source::{Source, SourceFolder};
 use crate::error::{CanopyError, ErrorCode};
 use crate::filter::NameFilter;
 use crate::ignore_pattern::Meter;
-use crate::ignore_rules::IgnoreRules;
 use crate::limits::TIME_BUDGET;
 use crate::names::decode_handle;
 use crate::order::{sort_key_for, starts_with_folded, Group, Order, Primary};
@@ -29,23 +28,24 @@ use crate::wire::{LocateRequest, Located};
 /// # Errors
 /// `INVALID_ARGUMENT` for a bad handle or filter; the folder's code when it
 /// cannot be read; `TIMEOUT` when a pass exceeds the time budget.
-pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyError> {
+pub fn locate<S: Source>(source: &S, req: &LocateRequest) -> Result<Located, CanopyError> {
     let path = decode_handle(&req.folder)?;
-    let filter = req.filter.as_deref().map(NameFilter::parse).transpose()?;
-    let (req, hooks) = (req.clone(), hooks.clone());
-    bounded::call(Place::path(&path), TIME_BUDGET, move |watch| locate_in(&path, &req, filter.as_ref(), &hooks, watch))?
+    let filter = req.settings.filter.as_deref().map(NameFilter::parse).transpose()?;
+    let (req, source) = (req.clone(), source.clone());
+    bounded::call(Place::path(&path), TIME_BUDGET, move |watch| locate_in(&source, &path, &req, filter.as_ref(), watch))?
 }
 
-fn locate_in(path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, hooks: &IoHooks, watch: &Watch) -> Result<Located, CanopyError> {
-    let dir = Dir::open_path(path, hooks).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
+fn locate_in<S: Source>(source: &S, path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, watch: &Watch) -> Result<Located, CanopyError> {
+    let dir = source.open_folder(path).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
     let (id, _) = dir.identity().map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| u.error())?;
     let deadline = Instant::now() + TIME_BUDGET;
-    let rules = req.hide_ignored.then(|| IgnoreRules::for_folder(path, hooks, &mut Meter::new(Some(deadline), None)).0);
+    let settings = &req.settings;
+    let rules = settings.hide_ignored.then(|| source.ignore_rules(path, &mut Meter::new(Some(deadline), None)).0);
     let prefix = req.prefix.as_bytes();
-    let order = Order { by: req.sort, reverse: req.reverse };
+    let order = Order { by: settings.sort, reverse: settings.reverse };
     let rd = Reading {
-        show_dotfiles: req.show_dotfiles,
+        show_dotfiles: settings.show_dotfiles,
         deadline,
         stat_deadline: stat_deadline(deadline),
         cancel: None,

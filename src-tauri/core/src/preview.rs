@@ -266,6 +266,38 @@ pub fn read_preview_at(pathfd: &OwnedFd, offset: u64, length: u64) -> Result<Pre
     read_chunk(&file, &st, offset, length)
 }
 
+/// Reads one chunk of the regular file at `path` from `source`, on a
+/// bounded worker. A confined source opens it by its real path without
+/// following any link (a link swapped in fails the open, `LOOP` or
+/// `NOT_A_DIRECTORY`); only a regular file is opened for reading.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a zero length or an offset past the end;
+/// `NOT_A_FILE` for anything but a regular file (never opened for reading);
+/// `TIMEOUT` when the file does not answer; the OS code otherwise.
+pub fn read_chunk_at(source: &crate::LocalFs, path: &Path, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
+    if length == 0 {
+        return Err(CanopyError::invalid("length must be at least 1"));
+    }
+    let (owned, confined) = (path.to_path_buf(), source.is_confined());
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| {
+        let (file, st) = if confined { open_real_regular(&owned)? } else { open_regular(&owned)? };
+        read_chunk(&file, &st, offset, length)
+    })?
+}
+
+/// Opens the regular file at the real path `path` (no link in it), each
+/// component without following a link.
+fn open_real_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(not_a_file("this is a folder"));
+    };
+    let folder = crate::dirio::Anchor::real_folder(parent).map_err(|e| CanopyError::from_io(&e, "cannot open file"))?;
+    let name = std::ffi::CString::new(name.as_bytes()).map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
+    let fd = folder.into_fd();
+    regular_or_error(open_regular_at(std::os::fd::AsRawFd::as_raw_fd(&fd), &name, false))
+}
+
 /// Reads and classifies one chunk of an opened regular file.
 fn read_chunk(file: &File, st: &libc::stat, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
     let req = PreviewRequest { handle: String::new(), offset, length };

@@ -212,7 +212,7 @@ pub fn load(path: &Path) -> Loaded {
 /// invalid, expanded handles that do not decode, and the excess beyond
 /// `SAVED_EXPANDED_MAX`; a window of zero size.
 fn checked(mut r: Remembered) -> Remembered {
-    r.view = r.view.filter(|v| decode_handle(&v.folder).is_ok() && (1..=MAX_DEPTH).contains(&v.depth)).map(|mut v| {
+    r.view = r.view.filter(|v| decode_handle(&v.folder).is_ok() && (1..=MAX_DEPTH).contains(&v.settings.depth)).map(|mut v| {
         v.expanded.retain(|h| decode_handle(h).is_ok());
         v.expanded.truncate(SAVED_EXPANDED_MAX);
         v.selected = v.selected.filter(|h| decode_handle(h).is_ok());
@@ -268,13 +268,16 @@ mod tests {
     fn view(folder: &Path) -> SavedView {
         SavedView {
             folder: encode_handle(folder),
-            depth: 3,
-            show_dotfiles: false,
+            settings: crate::wire::ListSettings {
+                depth: 3,
+                show_dotfiles: false,
+                sort: crate::wire::SortBy::Size,
+                reverse: true,
+                hide_ignored: true,
+                ..Default::default()
+            },
             expanded: vec![encode_handle(&folder.join("a")), encode_handle(&folder.join("a/b"))],
             selected: Some(encode_handle(&folder.join("a/b/c.txt"))),
-            sort: crate::wire::SortBy::Size,
-            reverse: true,
-            hide_ignored: true,
         }
     }
 
@@ -349,7 +352,7 @@ mod tests {
         let path = dir.path().join("state.json");
         std::fs::write(&path, br#"{"version":1,"view":{"folder":"L3Q","depth":2,"showDotfiles":true,"expanded":[],"selected":null}}"#).unwrap();
         let view = load(&path).remembered.view.expect("the old view still reads");
-        assert_eq!((view.sort, view.reverse, view.hide_ignored), (crate::wire::SortBy::Name, false, false));
+        assert_eq!((view.settings.sort, view.settings.reverse, view.settings.hide_ignored), (crate::wire::SortBy::Name, false, false));
     }
 
     #[test]
@@ -451,7 +454,7 @@ mod tests {
         assert_eq!(got.window, None, "a zero-size window is not restored");
 
         let mut deep = view(dir.path());
-        deep.depth = MAX_DEPTH + 1;
+        deep.settings.depth = MAX_DEPTH + 1;
         fs::write(&path, serde_json::json!({ "version": 1, "view": deep }).to_string()).unwrap();
         assert_eq!(load(&path).remembered.view, None, "a depth out of range drops the view");
     }

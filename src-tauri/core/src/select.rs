@@ -70,7 +70,7 @@ use std::time::Instant;
 
 use crate::cancel::CancelToken;
 use crate::cursor::SortPosition;
-use crate::dirio::{Dir, Meta, RawEntry};
+use crate::source::{EntryStream, Meta, RawEntry, SourceFolder};
 use crate::filter::{FilterScratch, NameFilter};
 use crate::ignore_pattern::{Halt, Meter};
 use crate::ignore_rules::{IgnoreRules, IgnoreScratch};
@@ -230,7 +230,7 @@ fn is_dotfile(name: &[u8]) -> bool {
 }
 
 /// The kind of an entry: `d_type`, or a `stat` when the filesystem did not say.
-pub(crate) fn kind_of(dir: &Dir, raw: &RawEntry<'_>) -> EntryKind {
+pub(crate) fn kind_of<F: SourceFolder>(dir: &F, raw: &RawEntry<'_>) -> EntryKind {
     match raw.kind {
         Some(kind) => kind,
         None => dir.stat_child(raw.name, false).map(|m| m.kind).unwrap_or(EntryKind::Unknown),
@@ -239,7 +239,7 @@ pub(crate) fn kind_of(dir: &Dir, raw: &RawEntry<'_>) -> EntryKind {
 
 /// Reads `dir` once from its start, calling `each` with every entry that
 /// passes the dotfile setting, the ignore rules and the filter.
-pub(crate) fn pass(dir: &Dir, rd: &Reading<'_>, each: &mut dyn FnMut(&Seen<'_>)) -> Result<Pass, Stop> {
+pub(crate) fn pass<F: SourceFolder>(dir: &F, rd: &Reading<'_>, each: &mut dyn FnMut(&Seen<'_>)) -> Result<Pass, Stop> {
     let mut p = Pass::default();
     let buffer = BUFFER.take();
     let mut entries = match dir.entries(buffer) {
@@ -442,15 +442,15 @@ impl Held for std::cmp::Reverse<Candidate> {
     }
 }
 
-fn keep_best(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
-    keep_end::<Candidate>(dir, keep, bounds, rd)
+fn keep_best<F: SourceFolder>(dir: &F, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
+    keep_end::<F, Candidate>(dir, keep, bounds, rd)
 }
 
 /// Entries go into a plain vector until there are more than `keep`; only then
 /// does it become a heap of the `keep` kept so far, so a small folder costs one
 /// sort and a huge one O(keep) memory and about one comparison per entry.
 /// The kept entries are returned in order (ascending, whichever end was kept).
-fn keep_end<H: Held>(dir: &Dir, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
+fn keep_end<F: SourceFolder, H: Held>(dir: &F, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
     let mut small: Vec<H> = Vec::new();
     let mut heap: Option<BinaryHeap<H>> = None;
     let mut below = 0u64;
@@ -550,7 +550,7 @@ struct Tuning {
 const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: SELECTION_ROUNDS, spread: SELECTION_SPREAD_SD };
 
 /// Pass 1: counts and a uniform sample of the positions within `bounds`, sorted.
-fn sample(dir: &Dir, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<'_>) -> Result<(Pass, Vec<Keyed>, u64, u64), Stop> {
+fn sample<F: SourceFolder>(dir: &F, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<'_>) -> Result<(Pass, Vec<Keyed>, u64, u64), Stop> {
     let mut reservoir: Vec<Keyed> = Vec::new();
     let (mut below, mut inside) = (0u64, 0u64);
     let order = rd.order;
@@ -619,7 +619,7 @@ struct Counted {
 /// Pass 2: how many entries within `bounds` fall in each bucket
 /// `[samples[i-1], samples[i])`, and how many lie below the bounds; and the
 /// entries of the buckets `hunch` guesses the page is in.
-fn bucket_counts(dir: &Dir, samples: &[Keyed], bounds: &Bounds<'_>, hunch: Option<Hunch>, rd: &Reading<'_>) -> Result<Counted, Stop> {
+fn bucket_counts<F: SourceFolder>(dir: &F, samples: &[Keyed], bounds: &Bounds<'_>, hunch: Option<Hunch>, rd: &Reading<'_>) -> Result<Counted, Stop> {
     let mut counts = vec![0u64; samples.len() + 1];
     let mut below = 0u64;
     let mut kept = hunch.map(|_| Vec::new());
@@ -765,11 +765,11 @@ fn rest_after(pass: &Pass, below: &Tally, before_end: &[Candidate]) -> Tally {
 }
 
 /// Chooses the page `window` of `dir` (see the module docs).
-pub(crate) fn select(dir: &Dir, window: Window<'_>, rd: &Reading<'_>) -> Result<Selection, Stop> {
+pub(crate) fn select<F: SourceFolder>(dir: &F, window: Window<'_>, rd: &Reading<'_>) -> Result<Selection, Stop> {
     select_tuned(dir, window, TUNING, rd)
 }
 
-fn select_tuned(dir: &Dir, window: Window<'_>, tuning: Tuning, rd: &Reading<'_>) -> Result<Selection, Stop> {
+fn select_tuned<F: SourceFolder>(dir: &F, window: Window<'_>, tuning: Tuning, rd: &Reading<'_>) -> Result<Selection, Stop> {
     match window {
         Window::Everything => {
             let k = keep_best(dir, usize::MAX, &Bounds::default(), rd)?;
@@ -796,7 +796,7 @@ fn select_tuned(dir: &Dir, window: Window<'_>, tuning: Tuning, rd: &Reading<'_>)
 /// The multi-pass selection of a deep page (see the module docs). A pass
 /// whose stat scan was cut cannot place the page: it is lost like a pass
 /// cut by time.
-fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) -> Result<Selection, Stop> {
+fn narrow<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) -> Result<Selection, Stop> {
     let mut rng = Rng::seeded();
     let mut held = 0;
     // The range holding entry `offset`, and a key known to lie past the page.
@@ -915,8 +915,8 @@ fn narrow(dir: &Dir, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) 
 /// to the end: one more pass keeps the last `tail` entries, as a first page
 /// keeps the first ones. The last pass decides the true position (the
 /// folder may have changed): the kept entries are the last of its total.
-fn from_end(dir: &Dir, offset: u64, limit: u64, tail: u64, whole: Pass, held: usize, rd: &Reading<'_>) -> Result<Selection, Stop> {
-    let mut k = keep_end::<std::cmp::Reverse<Candidate>>(dir, clamp(tail), &Bounds::default(), rd)?;
+fn from_end<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tail: u64, whole: Pass, held: usize, rd: &Reading<'_>) -> Result<Selection, Stop> {
+    let mut k = keep_end::<F, std::cmp::Reverse<Candidate>>(dir, clamp(tail), &Bounds::default(), rd)?;
     let held = held.max(k.best.len());
     if k.pass.cut_short() || k.pass.unchecked > 0 {
         let mut pass = whole;
@@ -938,7 +938,7 @@ fn from_end(dir: &Dir, offset: u64, limit: u64, tail: u64, whole: Pass, held: us
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dirio::IoHooks;
+    use crate::dirio::{Dir, IoHooks};
     use std::time::Duration;
 
     fn folder_of(n: usize) -> (tempfile::TempDir, Vec<Vec<u8>>) {

@@ -129,13 +129,9 @@ mod tests {
             remembered: Remembered {
                 view: Some(SavedView {
                     folder: encode_handle(Path::new("/somewhere")),
-                    depth: 2,
-                    show_dotfiles: true,
+                    settings: crate::wire::ListSettings::default(),
                     expanded: vec![],
                     selected: None,
-                    sort: crate::wire::SortBy::Name,
-                    reverse: false,
-                    hide_ignored: false,
                 }),
                 window: None,
             },

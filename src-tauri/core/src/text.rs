@@ -78,7 +78,7 @@ pub fn write_text(listing: &Listing, out: &mut impl Write) -> io::Result<()> {
 /// the pattern escaped like names and holding no raw quote (the line reads
 /// back from its end); `None` without a filter.
 pub fn match_line(listing: &Listing, label: &str) -> Option<String> {
-    let (filter, folder) = (listing.filter.as_deref()?, listing.root.folder.as_deref()?);
+    let (filter, folder) = (listing.settings.filter.as_deref()?, listing.root.folder.as_deref()?);
     let (matched, of) = (folder.total.unwrap_or(0), folder.unfiltered_total.unwrap_or(0));
     let least = if folder.count_is_lower_bound { "at least " } else { "" };
     let pattern = escape_for_line(filter.as_bytes()).replace('"', "\\u{22}");
@@ -207,13 +207,13 @@ fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{list, CanopyError, ErrorCode, ListOptions};
+    use crate::{list, CanopyError, ErrorCode, ListCall, ListSettings, LocalFs};
 
     #[test]
     fn a_link_whose_target_could_not_be_read_keeps_its_one_arrow() {
         let dir = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink("elsewhere", dir.path().join("x")).unwrap();
-        let listing = list(dir.path(), &ListOptions::default()).unwrap();
+        let listing = list(&LocalFs::new(), dir.path(), &ListSettings::default(), &ListCall::default()).unwrap();
         let mut e = listing.root.folder.unwrap().entries.remove(0);
         // What a rename between the entry's lstat and its readlink leaves.
         e.link = None;

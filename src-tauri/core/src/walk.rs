@@ -75,14 +75,14 @@ use std::time::{Duration, Instant};
 
 use crate::bounded::{self, Place, Watch};
 use crate::cancel::CancelToken;
-use crate::cursor::{self, PageSettings, SortPosition};
-use crate::dirio::{Dir, Identity, IoHooks, Meta};
+use crate::cursor::{self, SortPosition};
+use crate::source::{Identity, Meta, Observer, Source, SourceFolder};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::filter::NameFilter;
 use crate::ignore_pattern::Meter;
 use crate::ignore_rules::IgnoreRules;
 use crate::limits::{
-    DEFAULT_DEPTH, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, NESTED_CAP, PAGE, REQUEST_TIME,
+    MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, REQUEST_TIME,
     STAT_TIME_SHARE_PERCENT, TIME_BUDGET,
 };
 use crate::names::{encode_handle, DisplayName};
@@ -90,7 +90,7 @@ use crate::root::resolve_root;
 use crate::order::Order;
 use crate::select::{select, Candidate, Reading, Selection, Stop, Window};
 use crate::wire::{
-    Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, Listing, SortBy,
+    Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, ListSettings, Listing,
 };
 
 /// What one request may spend in all (see the module docs).
@@ -112,71 +112,71 @@ impl RequestBudget {
     pub const UNLIMITED: RequestBudget = RequestBudget { entries: u64::MAX, names: u64::MAX, time: None };
 }
 
-/// How to list. Build with `ListOptions::default()` and adjust.
-#[derive(Debug, Clone)]
-pub struct ListOptions {
-    /// Levels to read, 1..=`MAX_DEPTH`.
-    pub depth: u32,
+/// What one call to [`list`] asks besides its [`ListSettings`]: where the
+/// root's page starts, who can stop it and who watches it, what the reply
+/// holds, and what it may spend. Build with `ListCall::default()` and adjust.
+#[derive(Clone)]
+pub struct ListCall {
     /// First entry of the root's page, in the folder's order.
     pub offset: u64,
-    /// Size of the root's page; `None` lists the whole top level (and holds
-    /// every name of it in memory to sort them).
-    pub limit: Option<u64>,
-    /// A cursor from an earlier reply's `nextCursor`: the page is the `limit`
-    /// entries after it (then `offset` must be 0).
+    /// A cursor from an earlier reply's `nextCursor`: the page is the
+    /// `limit` entries after it (then `offset` must be 0).
     pub after: Option<String>,
-    /// Entries shown per folder below the root.
-    pub cap: u32,
-    pub show_dotfiles: bool,
-    /// Longest read of any one folder (the describe phase included).
-    pub budget: Duration,
-    /// What the whole request may spend.
-    pub request: RequestBudget,
-    pub cancel: Option<CancelToken>,
-    pub hooks: IoHooks,
+    /// List the whole top level instead of a page of `limit` (`canopy-list
+    /// --all`; every name of it is held in memory to sort them).
+    pub whole_top_level: bool,
     /// Echoed in the reply.
     pub request_id: u64,
+    pub cancel: Option<CancelToken>,
+    /// Told of each folder read, on the engine's workers.
+    pub observer: Option<Arc<dyn Observer>>,
     /// Read size and modified time of shown entries (a `stat` each). Text
     /// mode prints neither and turns this off; symlinks are always resolved.
     pub details: bool,
     /// Issue a handle for each entry. Text mode prints none and turns this
     /// off (entries then carry an empty handle); the root's is always issued.
     pub handles: bool,
-    /// The order of every folder listed (folders first under every order).
-    pub sort: SortBy,
-    /// Reverse the order (ties still fall back to the name, ascending).
-    pub reverse: bool,
-    /// Keep only the root's entries whose name matches (see [`crate::filter`]).
-    pub filter: Option<String>,
-    /// Leave out what git would ignore, in every folder (see [`crate::ignore_rules`]).
-    pub hide_ignored: bool,
     /// Count what each folder's rest is made of (`rest`). Text mode turns
     /// this off unless `--summary`.
     pub summary: bool,
+    /// Longest read of any one folder (the describe phase included).
+    pub budget: Duration,
+    /// What the whole request may spend.
+    pub request: RequestBudget,
 }
 
-impl Default for ListOptions {
+impl Default for ListCall {
     fn default() -> Self {
-        ListOptions {
-            depth: DEFAULT_DEPTH,
+        ListCall {
             offset: 0,
-            limit: Some(PAGE as u64),
             after: None,
-            cap: NESTED_CAP,
-            show_dotfiles: true,
-            budget: TIME_BUDGET,
-            request: RequestBudget::STANDARD,
-            cancel: None,
-            hooks: IoHooks::default(),
+            whole_top_level: false,
             request_id: 0,
+            cancel: None,
+            observer: None,
             details: true,
             handles: true,
-            sort: SortBy::Name,
-            reverse: false,
-            filter: None,
-            hide_ignored: false,
             summary: true,
+            budget: TIME_BUDGET,
+            request: RequestBudget::STANDARD,
         }
+    }
+}
+
+impl std::fmt::Debug for ListCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ListCall")
+            .field("offset", &self.offset)
+            .field("after", &self.after)
+            .field("whole_top_level", &self.whole_top_level)
+            .field("request_id", &self.request_id)
+            .field("observer", &self.observer.is_some())
+            .field("details", &self.details)
+            .field("handles", &self.handles)
+            .field("summary", &self.summary)
+            .field("budget", &self.budget)
+            .field("request", &self.request)
+            .finish()
     }
 }
 
@@ -198,7 +198,8 @@ impl RootWindow {
 }
 
 /// What every step of one listing reads.
-struct Settings {
+struct Settings<S: Source> {
+    source: S,
     root: PathBuf,
     window: RootWindow,
     depth: u32,
@@ -209,7 +210,7 @@ struct Settings {
     /// When the request's time is up.
     request_deadline: Option<Instant>,
     cancel: Option<CancelToken>,
-    hooks: IoHooks,
+    observer: Option<Arc<dyn Observer>>,
     details: bool,
     handles: bool,
     order: Order,
@@ -218,10 +219,10 @@ struct Settings {
     hide_ignored: bool,
     summary: bool,
     /// What the root's cursor carries.
-    page: PageSettings,
+    page: ListSettings,
 }
 
-impl Settings {
+impl<S: Source> Settings<S> {
     fn cancelled(&self) -> bool {
         self.cancel.as_ref().is_some_and(CancelToken::is_cancelled)
     }
@@ -248,8 +249,8 @@ struct Slot {
 }
 
 /// A folder waiting for its turn.
-struct Pending {
-    parent: Arc<Dir>,
+struct Pending<F> {
+    parent: Arc<F>,
     parent_id: Identity,
     name: Box<[u8]>,
     path: PathBuf,
@@ -268,9 +269,8 @@ struct Node {
 
 /// The state of one breadth-first walk, shared by the caller and the
 /// worker(s) running it; a given-up worker publishes nothing.
-#[derive(Default)]
-struct Walk {
-    queue: VecDeque<Pending>,
+struct Walk<F> {
+    queue: VecDeque<Pending<F>>,
     /// Node 0 is the root.
     nodes: Vec<Node>,
     /// Errors for folders that were not read (budget, not responding, cannot open).
@@ -285,7 +285,23 @@ struct Walk {
     next_cursor: Option<String>,
 }
 
-fn lock(walk: &Mutex<Walk>) -> MutexGuard<'_, Walk> {
+impl<F> Default for Walk<F> {
+    fn default() -> Self {
+        Walk {
+            queue: VecDeque::new(),
+            nodes: Vec::new(),
+            marks: Vec::new(),
+            shown: 0,
+            names_read: 0,
+            current: None,
+            generation: 0,
+            root_meta: None,
+            next_cursor: None,
+        }
+    }
+}
+
+fn lock<F>(walk: &Mutex<Walk<F>>) -> MutexGuard<'_, Walk<F>> {
     walk.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -359,14 +375,14 @@ struct FolderPlan<'a> {
 
 /// Chooses an open folder's page and describes its shown entries, all by `deadline`.
 #[allow(clippy::too_many_arguments)]
-fn read_open(
-    dir: &Arc<Dir>,
+fn read_open<S: Source>(
+    dir: &Arc<S::Folder>,
     id: Identity,
     path: &Path,
     level: u32,
     plan: FolderPlan<'_>,
     deadline: Instant,
-    s: &Settings,
+    s: &Settings<S>,
     watch: &Watch,
 ) -> Result<FolderRead, Stop> {
     let rd = Reading {
@@ -379,7 +395,7 @@ fn read_open(
         rules: plan.rules.as_deref(),
         tally: s.summary,
     };
-    let sel: Selection = select(dir, plan.window, &rd)?;
+    let sel: Selection = select(&**dir, plan.window, &rd)?;
     let p = &sel.pass;
     let names_read = p.names_read;
     let mut error = None;
@@ -403,8 +419,8 @@ fn read_open(
         }
         error = Some(CanopyError::from_io(e, "reading the folder failed part way"));
     }
-    if let Some(hook) = &s.hooks.after_scan {
-        hook(path);
+    if let Some(observer) = &s.observer {
+        observer.folder_read(path, names_read);
     }
     let mut shown_counts = KindCounts::default();
     for cand in &sel.page {
@@ -443,7 +459,7 @@ fn read_open(
     Ok(FolderRead { folder, error: error.or(plan.rules_problem), subfolders, last, names_read, rules: plan.rules })
 }
 
-fn link_info(dir: &Arc<Dir>, id: Identity, name: &[u8], watch: &Watch) -> (Option<LinkInfo>, Option<CanopyError>) {
+fn link_info<F: SourceFolder>(dir: &Arc<F>, id: Identity, name: &[u8], watch: &Watch) -> (Option<LinkInfo>, Option<CanopyError>) {
     let target = match dir.read_link(name) {
         Ok(t) => t,
         Err(e) => return (None, Some(entry_error(&e, "cannot read the link"))),
@@ -491,13 +507,13 @@ fn named_entry(name: &[u8], path: Option<&Path>, kind: EntryKind) -> Entry {
 /// (then `late` is set and the rest are named only). Returns the entry and,
 /// for a folder to read next, its path.
 #[allow(clippy::too_many_arguments)]
-fn describe(
-    dir: &Arc<Dir>,
+fn describe<S: Source>(
+    dir: &Arc<S::Folder>,
     id: Identity,
     dir_path: &Path,
     cand: &Candidate,
     level: u32,
-    s: &Settings,
+    s: &Settings<S>,
     deadline: Instant,
     watch: &Watch,
     late: &mut bool,
@@ -544,8 +560,8 @@ fn describe(
 }
 
 /// How a folder below the root turned out.
-enum Child {
-    Read(Box<FolderRead>, Arc<Dir>, Identity),
+enum Child<F> {
+    Read(Box<FolderRead>, Arc<F>, Identity),
     /// Not read: it could not be opened, or it is not responding.
     Failed(CanopyError),
 }
@@ -554,7 +570,7 @@ enum Child {
 /// placed where it acts, so a hang marks what really hangs: the lookup at the
 /// parent's device, the child's `stat` at its entry and path (its device is
 /// not known yet), and the open, reads and describe phase at its device.
-fn read_child(p: &Pending, s: &Settings, watch: &Watch) -> Result<Child, Stop> {
+fn read_child<S: Source>(p: &Pending<S::Folder>, s: &Settings<S>, watch: &Watch) -> Result<Child<S::Folder>, Stop> {
     let deadline = s.folder_deadline();
     let entry = Place::Entry { dev: p.parent_id.dev, ino: p.parent_id.ino, name: p.name.clone() };
     let at = |places: Vec<Place>| watch.moved(places).map_err(|u| u.error());
@@ -567,9 +583,9 @@ fn read_child(p: &Pending, s: &Settings, watch: &Watch) -> Result<Child, Stop> {
         .and_then(|()| p.parent.look_up(&p.name).map_err(|e| entry_error(&e, "cannot open folder")))
         .and_then(|found| {
             at(vec![entry.clone(), path.clone()])?;
-            let id = found.identity().map_err(|e| entry_error(&e, "cannot examine folder"))?;
+            let id = S::Folder::found_identity(&found).map_err(|e| entry_error(&e, "cannot examine folder"))?;
             at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
-            let dir = p.parent.open_child(&p.name, &s.hooks).map_err(|e| entry_error(&e, "cannot open folder"))?;
+            let dir = p.parent.open_child(&p.name).map_err(|e| entry_error(&e, "cannot open folder"))?;
             Ok((Arc::new(dir), id))
         });
     let (dir, id) = match opened {
@@ -581,7 +597,7 @@ fn read_child(p: &Pending, s: &Settings, watch: &Watch) -> Result<Child, Stop> {
     };
     let (rules, rules_problem) = match &p.rules {
         Some(parent) => {
-            let (r, problem) = parent.descend(&p.name, &dir, &p.path, &s.hooks);
+            let (r, problem) = s.source.child_ignore_rules(parent, &p.name, &dir, &p.path);
             (Some(Arc::new(r)), problem)
         }
         None => (None, None),
@@ -593,7 +609,7 @@ fn read_child(p: &Pending, s: &Settings, watch: &Watch) -> Result<Child, Stop> {
 }
 
 /// Files a read folder into the walk; its subfolders join the queue.
-fn commit(w: &mut Walk, read: FolderRead, slot: Option<Slot>, dir: Arc<Dir>, id: Identity, level: u32) {
+fn commit<F>(w: &mut Walk<F>, read: FolderRead, slot: Option<Slot>, dir: Arc<F>, id: Identity, level: u32) {
     let node = w.nodes.len();
     w.shown += read.folder.entries.len() as u64;
     w.names_read += read.names_read;
@@ -620,7 +636,7 @@ impl From<Stop> for WalkStop {
 }
 
 /// Whether the request still has room for one more folder; `BUDGET` if not.
-fn budget_left(w: &Walk, s: &Settings) -> Result<(), CanopyError> {
+fn budget_left<S: Source>(w: &Walk<S::Folder>, s: &Settings<S>) -> Result<(), CanopyError> {
     let spent = |what: String| Err(CanopyError::new(ErrorCode::Budget, format!("not read: {what}; expand this folder to read it")));
     if s.request_deadline.is_some_and(|d| Instant::now() >= d) {
         let secs = s.request.time.unwrap_or_default().as_secs_f32();
@@ -639,16 +655,16 @@ fn budget_left(w: &Walk, s: &Settings) -> Result<(), CanopyError> {
 }
 
 /// Reads the root (opened by path; its failures fail the call).
-fn walk_root(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -> Result<(), WalkStop> {
+fn walk_root<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generation: u64, watch: &Watch) -> Result<(), WalkStop> {
     let deadline = s.folder_deadline();
     let fail = |e: CanopyError| WalkStop::Root(e);
     watch.begin(Place::path(&s.root), deadline).map_err(|u| fail(u.error()))?;
-    let dir = Dir::open_path(&s.root, &s.hooks).map_err(|e| fail(CanopyError::from_io(&e, "cannot open folder")))?;
+    let dir = s.source.open_folder(&s.root).map_err(|e| fail(CanopyError::from_io(&e, "cannot open folder")))?;
     let dir = Arc::new(dir);
     let (id, meta) = dir.identity().map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| fail(u.error()))?;
     let (rules, rules_problem) = if s.hide_ignored {
-        let (r, problem) = IgnoreRules::for_folder(&s.root, &s.hooks, &mut Meter::new(Some(deadline), s.cancel.as_ref()));
+        let (r, problem) = s.source.ignore_rules(&s.root, &mut Meter::new(Some(deadline), s.cancel.as_ref()));
         (Some(Arc::new(r)), problem)
     } else {
         (None, None)
@@ -679,7 +695,7 @@ fn walk_root(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -
 
 /// Runs the walk from where it stands: the root if it was not read, then
 /// queued folders in order, until the queue is empty.
-fn walk(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -> Result<(), WalkStop> {
+fn walk<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generation: u64, watch: &Watch) -> Result<(), WalkStop> {
     if lock(walk).nodes.is_empty() {
         walk_root(walk, s, generation, watch)?;
     }
@@ -716,7 +732,8 @@ fn walk(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -> Res
     }
 }
 
-/// Lists the folder at `root` (an absolute path; a symlink is followed).
+/// Lists the folder at `root` (an absolute path in `source`) under
+/// `settings`: the engine's front door for every face.
 ///
 /// A page past the end of the folder is not an error: it is empty and says
 /// the folder's true total (folders shrink between pages).
@@ -727,58 +744,55 @@ fn walk(walk: &Mutex<Walk>, s: &Settings, generation: u64, watch: &Watch) -> Res
 /// cursor together with an offset; the root's own code when it cannot be
 /// listed (`NOT_FOUND`, `DENIED`, `NOT_A_DIRECTORY`, `LOOP`, `NAME_TOO_LONG`,
 /// `IO`, or `TIMEOUT` when it does not respond); `CANCELLED` when `cancel` fired.
-pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
+pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &ListCall) -> Result<Listing, CanopyError> {
+    let opts = settings;
     check_depth(opts.depth)?;
     if opts.cap == 0 {
         return Err(CanopyError::invalid("the per-folder cap must be at least 1"));
     }
-    if opts.limit == Some(0) {
+    if opts.limit == 0 {
         return Err(CanopyError::invalid("the page size must be at least 1"));
     }
     let filter = opts.filter.as_deref().map(NameFilter::parse).transpose()?;
     let order = Order { by: opts.sort, reverse: opts.reverse };
-    let page_settings = PageSettings {
-        show_dotfiles: opts.show_dotfiles,
-        order,
-        filter: opts.filter.clone(),
-        hide_ignored: opts.hide_ignored,
-    };
-    let window = match (&opts.after, opts.limit) {
-        (Some(_), _) if opts.offset != 0 => {
+    let limit = (!call.whole_top_level).then_some(u64::from(opts.limit));
+    let window = match (&call.after, limit) {
+        (Some(_), _) if call.offset != 0 => {
             return Err(CanopyError::invalid("give either a cursor or an offset, not both"));
         }
         (Some(_), None) => {
             return Err(CanopyError::invalid("a cursor continues a page; it cannot be used to list everything"));
         }
-        (Some(text), Some(limit)) => RootWindow::After { key: cursor::decode(text, &page_settings)?, limit },
-        (None, Some(limit)) => RootWindow::At { offset: opts.offset, limit },
-        (None, None) if opts.offset == 0 => RootWindow::Everything,
-        (None, None) => RootWindow::At { offset: opts.offset, limit: u64::MAX },
+        (Some(text), Some(limit)) => RootWindow::After { key: cursor::decode(text, settings)?, limit },
+        (None, Some(limit)) => RootWindow::At { offset: call.offset, limit },
+        (None, None) if call.offset == 0 => RootWindow::Everything,
+        (None, None) => RootWindow::At { offset: call.offset, limit: u64::MAX },
     };
     raise_open_file_limit();
-    let settings = Arc::new(Settings {
+    let shared = Arc::new(Settings {
+        source: source.clone(),
         root: root.to_path_buf(),
         window,
         depth: opts.depth,
         cap: opts.cap as usize,
         show_dotfiles: opts.show_dotfiles,
-        budget: opts.budget,
-        request: opts.request,
-        request_deadline: opts.request.time.and_then(|t| Instant::now().checked_add(t)),
-        cancel: opts.cancel.clone(),
-        hooks: opts.hooks.clone(),
-        details: opts.details,
-        handles: opts.handles,
+        budget: call.budget,
+        request: call.request,
+        request_deadline: call.request.time.and_then(|t| Instant::now().checked_add(t)),
+        cancel: call.cancel.clone(),
+        observer: call.observer.clone(),
+        details: call.details,
+        handles: call.handles,
         order,
         filter,
         hide_ignored: opts.hide_ignored,
-        summary: opts.summary,
-        page: page_settings,
+        summary: call.summary,
+        page: settings.clone(),
     });
     let state = Arc::new(Mutex::new(Walk::default()));
     loop {
         let generation = lock(&state).generation;
-        let (w, s) = (state.clone(), settings.clone());
+        let (w, s) = (state.clone(), shared.clone());
         match bounded::run(move |watch| walk(&w, &s, generation, watch)) {
             Ok(Ok(())) => break,
             Ok(Err(WalkStop::Cancelled)) => return Err(CanopyError::cancelled()),
@@ -788,10 +802,10 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
                 let mut w = lock(&state);
                 w.generation += 1;
                 if w.nodes.is_empty() {
-                    return Err(abandoned.error(opts.budget));
+                    return Err(abandoned.error(call.budget));
                 }
                 if let Some(slot) = w.current.take() {
-                    w.marks.push((slot, abandoned.error(opts.budget)));
+                    w.marks.push((slot, abandoned.error(call.budget)));
                 }
             }
         }
@@ -824,15 +838,10 @@ pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
     entry.error = top.error;
     entry.folder = Some(Box::new(top.folder));
     Ok(Listing {
-        request_id: opts.request_id,
+        request_id: call.request_id,
         path: root.to_string_lossy().into_owned(),
         crumbs: crumbs_of(root),
-        depth: opts.depth,
-        show_dotfiles: opts.show_dotfiles,
-        sort: opts.sort,
-        reverse: opts.reverse,
-        filter: opts.filter.clone(),
-        hide_ignored: opts.hide_ignored,
+        settings: settings.clone(),
         root: entry,
         next_cursor,
     })
@@ -858,31 +867,18 @@ fn crumbs_of(path: &Path) -> Vec<Crumb> {
     crumbs
 }
 
-/// Runs a `list_directory` request as the UI sends it.
+/// Runs a `list_directory` request as the UI sends it, on `source`.
 ///
 /// # Errors
 /// As [`list`], plus `INVALID_ARGUMENT` for a page outside 1..=`MAX_PAGE`.
-pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHooks) -> Result<Listing, CanopyError> {
-    if req.limit == 0 || req.limit > MAX_PAGE {
-        return Err(CanopyError::invalid(format!("limit must be 1 to {MAX_PAGE}, not {}", req.limit)));
+pub fn list_request<S: Source>(source: &S, req: &ListRequest, cancel: Option<CancelToken>) -> Result<Listing, CanopyError> {
+    let limit = req.settings.limit;
+    if limit == 0 || limit > MAX_PAGE {
+        return Err(CanopyError::invalid(format!("limit must be 1 to {MAX_PAGE}, not {limit}")));
     }
     // Before the root is resolved (which may ask the filesystem).
-    check_depth(req.depth)?;
+    check_depth(req.settings.depth)?;
     let root = resolve_root(&req.root)?;
-    let opts = ListOptions {
-        depth: req.depth,
-        offset: req.offset,
-        after: req.after.clone(),
-        limit: Some(req.limit as u64),
-        show_dotfiles: req.show_dotfiles,
-        cancel,
-        hooks,
-        request_id: req.request_id,
-        sort: req.sort,
-        reverse: req.reverse,
-        filter: req.filter.clone(),
-        hide_ignored: req.hide_ignored,
-        ..ListOptions::default()
-    };
-    list(&root, &opts)
+    let call = ListCall { offset: req.offset, after: req.after.clone(), cancel, request_id: req.request_id, ..ListCall::default() };
+    list(source, &root, &req.settings, &call)
 }

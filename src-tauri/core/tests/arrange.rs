@@ -9,12 +9,12 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use canopy_core::dirio::IoHooks;
+use canopy_core::testing::IoHooks;
 use canopy_core::names::encode_handle;
 use canopy_core::order::{compare_names, extension};
 use canopy_core::rest::RestGroup;
-use canopy_core::wire::{EntryKind, Folder, LocateRequest, SortBy};
-use canopy_core::{list, locate, ErrorCode, ListOptions};
+use canopy_core::wire::{EntryKind, Folder, ListSettings, LocateRequest, SortBy};
+use canopy_core::{ErrorCode};
 use common::*;
 
 /// A small deterministic generator, so a fixture's sizes and times are
@@ -290,11 +290,7 @@ fn locate_finds_the_position_a_listing_has_under_every_order_and_filter() {
             let req = LocateRequest {
                 folder: encode_handle(&t.at("top")),
                 prefix: prefix.into(),
-                show_dotfiles: true,
-                sort: by,
-                reverse,
-                filter: filter.map(String::from),
-                hide_ignored: false,
+                settings: ListSettings { sort: by, reverse, filter: filter.map(String::from), ..ListSettings::default() },
             };
             let hit = locate(&req, &IoHooks::default()).unwrap();
             let first = all.iter().position(|n| n.to_lowercase().starts_with(&prefix.to_lowercase()));
@@ -823,11 +819,7 @@ fn ignored_entries_change_the_cursor_and_locate_alike() {
     let req = LocateRequest {
         folder: encode_handle(&repo),
         prefix: "b".into(),
-        show_dotfiles: true,
-        sort: SortBy::Name,
-        reverse: false,
-        filter: None,
-        hide_ignored: true,
+        settings: ListSettings { hide_ignored: true, ..ListSettings::default() },
     };
     let hit = locate(&req, &IoHooks::default()).unwrap();
     assert_eq!((hit.index, hit.total), (2, 3), "b.txt is 3rd of the 3 entries git keeps");

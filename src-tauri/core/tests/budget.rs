@@ -6,11 +6,12 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use canopy_core::dirio::IoHooks;
+use canopy_core::testing::IoHooks;
 use canopy_core::limits::{MAX_REPLY_ENTRIES, NESTED_CAP, PAGE};
-use canopy_core::walk::RequestBudget;
+use canopy_core::RequestBudget;
 use canopy_core::wire::{Entry, Folder};
-use canopy_core::{list, ErrorCode, ListOptions};
+use canopy_core::{ErrorCode};
+use canopy_core::Observer;
 use common::*;
 
 fn budget(entries: u64, names: u64) -> RequestBudget {
@@ -128,7 +129,7 @@ fn when_the_requests_time_is_spent_the_remaining_folders_say_budget() {
     t.files("root/a-slow", "s", 300);
     t.files("root/b", "f", 2);
     t.files("root/c", "f", 2);
-    let hooks = IoHooks { slow_folder: Some(b"a-slow".to_vec()), slow_delay: Duration::from_millis(40), after_scan: None, slow_stat: None, links_unfollowed: false };
+    let hooks = IoHooks { slow_folder: Some(b"a-slow".to_vec()), slow_delay: Duration::from_millis(40), slow_stat: None, links_unfollowed: false };
     let request = RequestBudget { time: Some(Duration::from_millis(150)), ..RequestBudget::STANDARD };
     let opts = ListOptions { hooks, request, ..ListOptions::default() };
     let l = list(&t.at("root"), &opts).unwrap();
@@ -150,15 +151,12 @@ fn the_describe_phase_counts_against_the_folder_budget() {
     let root = t.at("root");
     let stall = root.clone();
     // The folder is read in time; its entries are examined after the budget.
-    let hooks = IoHooks {
-        after_scan: Some(Arc::new(move |p: &std::path::Path| {
-            if p == stall {
-                std::thread::sleep(Duration::from_millis(150));
-            }
-        })),
-        ..IoHooks::default()
-    };
-    let l = list(&root, &ListOptions { hooks, budget: Duration::from_millis(100), ..ListOptions::default() }).unwrap();
+    let observer: Arc<dyn Observer> = Arc::new(move |p: &std::path::Path, _names: u64| {
+        if p == stall {
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    });
+    let l = list(&root, &ListOptions { observer: Some(observer.clone()), budget: Duration::from_millis(100), ..ListOptions::default() }).unwrap();
     let err = l.root.error.as_ref().expect("the folder says its details were cut short");
     assert_eq!(err.code, ErrorCode::Timeout);
     let f = folder(&l.root);

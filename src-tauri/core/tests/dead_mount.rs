@@ -18,8 +18,8 @@ use canopy_core::names::encode_handle;
 use canopy_core::default_app::Desktop;
 use canopy_core::openable::check_openable_bounded;
 use canopy_core::preview::{read_image_bounded, read_preview_bounded, FileRequest, PreviewRequest};
-use canopy_core::wire::{LocateRequest, RootSpec, SortBy};
-use canopy_core::{list, locate, resolve_root, startup_from_arg, ErrorCode, ListOptions};
+use canopy_core::wire::{LocateRequest, RootSpec};
+use canopy_core::{resolve_root, startup_from_arg, ErrorCode};
 use common::*;
 use deadfs::DeadMount;
 
@@ -332,7 +332,7 @@ fn resolving_locating_and_starting_up_through_a_dead_path_are_bounded() {
         RootSpec::Handle(encode_handle(&s.at("mnt/cold/file.txt"))),
         "a path that does not answer is opened as a folder, whose listing then says TIMEOUT"
     );
-    let req = LocateRequest { folder: encode_handle(&s.at("mnt/dead")), prefix: "a".into(), show_dotfiles: true, sort: SortBy::Name, reverse: false, filter: None, hide_ignored: false };
+    let req = LocateRequest { folder: encode_handle(&s.at("mnt/dead")), prefix: "a".into(), settings: Default::default() };
     assert_eq!(locate(&req, &Default::default()).unwrap_err().code, ErrorCode::Timeout);
     assert!(Pool::global().stuck_threads() <= MAX_STUCK_THREADS);
 }

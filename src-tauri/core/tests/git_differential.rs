@@ -19,7 +19,6 @@ use std::process::{Command, Stdio};
 
 use canopy_core::names::decode_handle;
 use canopy_core::wire::Entry;
-use canopy_core::{list, ListOptions};
 use common::*;
 
 /// Rounds run (each its own repository, rules and tree) unless a seed is given.

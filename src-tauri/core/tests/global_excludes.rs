@@ -3,7 +3,7 @@
 
 mod common;
 
-use canopy_core::{list, ErrorCode, ListOptions};
+use canopy_core::{ErrorCode};
 use common::*;
 
 #[test]

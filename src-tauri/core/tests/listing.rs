@@ -8,10 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use canopy_core::cancel::CancelToken;
-use canopy_core::dirio::IoHooks;
-use canopy_core::wire::{EntryKind, LinkTarget, ListRequest, LocateRequest, RootSpec, SortBy};
+use canopy_core::testing::IoHooks;
+use canopy_core::wire::{EntryKind, LinkTarget, ListRequest, ListSettings, LocateRequest, RootSpec};
 use canopy_core::names::NamePart;
-use canopy_core::{list, list_request, locate, names::encode_handle, ErrorCode, ListOptions};
+use canopy_core::{names::encode_handle, ErrorCode};
+use canopy_core::Observer;
 use common::*;
 
 #[test]
@@ -433,15 +434,9 @@ fn non_utf8_names_are_flagged_and_round_trip_through_their_handle() {
     assert_eq!(dir.name_lossy, Some(true));
     let req = ListRequest {
         root: RootSpec::Handle(dir.handle.clone()),
-        depth: 1,
+        settings: ListSettings { depth: 1, limit: 500, ..ListSettings::default() },
         offset: 0,
         after: None,
-        limit: 500,
-        show_dotfiles: true,
-        sort: SortBy::Name,
-        reverse: false,
-        filter: None,
-        hide_ignored: false,
         request_id: 1,
     };
     let again = list_request(&req, None, IoHooks::default()).unwrap();
@@ -459,16 +454,13 @@ fn an_entry_deleted_between_read_and_stat_keeps_its_name_with_not_found() {
     let goes = t.at("goes");
     let gone_dir = t.at("gone-dir");
     let root = t.path().to_path_buf();
-    let hooks = IoHooks {
-        after_scan: Some(Arc::new(move |p: &std::path::Path| {
-            if p == root {
-                let _ = std::fs::remove_file(&goes);
-                let _ = std::fs::remove_dir(&gone_dir);
-            }
-        })),
-        ..IoHooks::default()
-    };
-    let l = list(t.path(), &ListOptions { hooks, ..ListOptions::default() }).unwrap();
+    let observer: Arc<dyn Observer> = Arc::new(move |p: &std::path::Path, _names: u64| {
+        if p == root {
+            let _ = std::fs::remove_file(&goes);
+            let _ = std::fs::remove_dir(&gone_dir);
+        }
+    });
+    let l = list(t.path(), &ListOptions { observer: Some(observer.clone()), ..ListOptions::default() }).unwrap();
     let f = folder(&l.root);
     assert_eq!(names(f), ["gone-dir", "goes", "stays"], "nothing vanishes from the listing");
     assert_eq!(child(f, "goes").error.as_ref().unwrap().code, ErrorCode::NotFound);
@@ -482,16 +474,13 @@ fn a_folder_replaced_by_a_file_gets_not_a_directory() {
     t.file("was-dir/x");
     let p = t.at("was-dir");
     let root = t.path().to_path_buf();
-    let hooks = IoHooks {
-        after_scan: Some(Arc::new(move |dir: &std::path::Path| {
-            if dir == root {
-                std::fs::remove_dir_all(&p).unwrap();
-                std::fs::write(&p, b"now a file").unwrap();
-            }
-        })),
-        ..IoHooks::default()
-    };
-    let l = list(t.path(), &ListOptions { hooks, ..ListOptions::default() }).unwrap();
+    let observer: Arc<dyn Observer> = Arc::new(move |dir: &std::path::Path, _names: u64| {
+        if dir == root {
+            std::fs::remove_dir_all(&p).unwrap();
+            std::fs::write(&p, b"now a file").unwrap();
+        }
+    });
+    let l = list(t.path(), &ListOptions { observer: Some(observer.clone()), ..ListOptions::default() }).unwrap();
     let e = child(folder(&l.root), "was-dir");
     assert_eq!(e.error.as_ref().unwrap().code, ErrorCode::NotADirectory);
 }
@@ -501,15 +490,12 @@ fn a_folder_deleted_while_listed_reads_as_what_was_there() {
     let t = Tree::new();
     t.files("doomed", "f", 3);
     let doomed = t.at("doomed");
-    let hooks = IoHooks {
-        after_scan: Some(Arc::new(move |dir: &std::path::Path| {
-            if dir == doomed {
-                std::fs::remove_dir_all(&doomed).unwrap();
-            }
-        })),
-        ..IoHooks::default()
-    };
-    let l = list(t.path(), &ListOptions { hooks, ..ListOptions::default() }).unwrap();
+    let observer: Arc<dyn Observer> = Arc::new(move |dir: &std::path::Path, _names: u64| {
+        if dir == doomed {
+            std::fs::remove_dir_all(&doomed).unwrap();
+        }
+    });
+    let l = list(t.path(), &ListOptions { observer: Some(observer.clone()), ..ListOptions::default() }).unwrap();
     let d = folder(child(folder(&l.root), "doomed"));
     assert_eq!(d.total, Some(3), "the count read stays exact");
     assert!(d.entries.iter().all(|e| e.error.as_ref().unwrap().code == ErrorCode::NotFound));
@@ -520,7 +506,7 @@ fn a_folder_slower_than_the_budget_returns_what_was_read_as_timeout() {
     let t = Tree::new();
     t.files("slow", "s", 300);
     t.files("fast", "f", 3);
-    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), after_scan: None, slow_stat: None, links_unfollowed: false };
+    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), slow_stat: None, links_unfollowed: false };
     let l = list(t.path(), &ListOptions { hooks, budget: Duration::from_millis(100), ..ListOptions::default() }).unwrap();
     let root = folder(&l.root);
     let slow = child(root, "slow");
@@ -536,7 +522,7 @@ fn a_folder_slower_than_the_budget_returns_what_was_read_as_timeout() {
 fn the_root_itself_can_time_out() {
     let t = Tree::new();
     t.files("slow", "s", 300);
-    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), after_scan: None, slow_stat: None, links_unfollowed: false };
+    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), slow_stat: None, links_unfollowed: false };
     let l = list(&t.at("slow"), &ListOptions { hooks, budget: Duration::from_millis(100), ..ListOptions::default() }).unwrap();
     assert_eq!(l.root.error.as_ref().unwrap().code, ErrorCode::Timeout);
     assert!(folder(&l.root).count_is_lower_bound);
@@ -558,34 +544,31 @@ fn request_arguments_are_validated() {
     let handle = encode_handle(t.path());
     let base = ListRequest {
         root: RootSpec::Handle(handle),
-        depth: 2,
+        settings: ListSettings { depth: 2, limit: 500, ..ListSettings::default() },
         offset: 0,
         after: None,
-        limit: 500,
-        show_dotfiles: true,
-        sort: SortBy::Name,
-        reverse: false,
-        filter: None,
-        hide_ignored: false,
         request_id: 0,
     };
     let code = |r: ListRequest| list_request(&r, None, IoHooks::default()).unwrap_err().code;
-    assert_eq!(code(ListRequest { depth: 0, ..base.clone() }), ErrorCode::InvalidArgument);
-    assert_eq!(code(ListRequest { depth: 65, ..base.clone() }), ErrorCode::InvalidArgument);
-    assert_eq!(code(ListRequest { limit: 0, ..base.clone() }), ErrorCode::InvalidArgument);
-    assert_eq!(code(ListRequest { limit: 10_001, ..base.clone() }), ErrorCode::InvalidArgument);
+    assert_eq!(code(ListRequest { settings: ListSettings { depth: 0, ..base.settings.clone() }, ..base.clone() }), ErrorCode::InvalidArgument);
+    assert_eq!(code(ListRequest { settings: ListSettings { depth: 65, ..base.settings.clone() }, ..base.clone() }), ErrorCode::InvalidArgument);
+    assert_eq!(code(ListRequest { settings: ListSettings { limit: 0, ..base.settings.clone() }, ..base.clone() }), ErrorCode::InvalidArgument);
+    assert_eq!(code(ListRequest { settings: ListSettings { limit: 10_001, ..base.settings.clone() }, ..base.clone() }), ErrorCode::InvalidArgument);
     assert_eq!(code(ListRequest { root: RootSpec::Handle("%%".into()), ..base.clone() }), ErrorCode::InvalidArgument);
     assert_eq!(code(ListRequest { root: RootSpec::Text(String::new()), ..base.clone() }), ErrorCode::InvalidArgument);
-    assert!(list_request(&ListRequest { depth: 64, ..base }, None, IoHooks::default()).is_ok());
+    assert!(list_request(&ListRequest { settings: ListSettings { depth: 64, ..base.settings.clone() }, ..base }, None, IoHooks::default()).is_ok());
 }
 
 #[test]
 fn malformed_json_requests_are_invalid_argument() {
     use canopy_core::wire::parse_request;
     let bad = [
-        serde_json::json!({"root": {"text": "/"}, "depth": "two"}),
-        serde_json::json!({"root": {"text": "/"}, "depth": -1}),
-        serde_json::json!({"root": {"text": "/"}, "depth": 1000000000000u64}),
+        serde_json::json!({"root": {"text": "/"}, "settings": {"depth": "two"}}),
+        serde_json::json!({"root": {"text": "/"}, "settings": {"depth": -1}}),
+        serde_json::json!({"root": {"text": "/"}, "settings": {"depth": 1000000000000u64}}),
+        serde_json::json!({"root": {"text": "/"}, "settings": {"bogus": 1}}),
+        // The settings are one object: a setting beside it is unknown.
+        serde_json::json!({"root": {"text": "/"}, "depth": 2}),
         serde_json::json!({"root": {"path": "/"}}),
         serde_json::json!({"root": "/"}),
         serde_json::json!({"root": {"text": "/"}, "bogus": 1}),
@@ -597,7 +580,9 @@ fn malformed_json_requests_are_invalid_argument() {
     }
     assert_eq!(parse_request::<ListRequest>(None).unwrap_err().code, ErrorCode::InvalidArgument);
     let ok: ListRequest = parse_request(Some(serde_json::json!({"root": {"text": "/"}}))).unwrap();
-    assert_eq!((ok.depth, ok.limit, ok.show_dotfiles), (2, 500, true), "defaults fill the gaps");
+    assert_eq!((ok.settings.depth, ok.settings.limit, ok.settings.show_dotfiles), (2, 500, true), "defaults fill the gaps");
+    let partial: ListRequest = parse_request(Some(serde_json::json!({"root": {"text": "/"}, "settings": {"depth": 3}}))).unwrap();
+    assert_eq!((partial.settings.depth, partial.settings.limit, partial.settings.cap), (3, 500, 100), "a setting left out takes its default");
 }
 
 #[test]
@@ -652,11 +637,7 @@ fn locate_finds_a_prefix_in_the_folders_order() {
     let req = |prefix: &str| LocateRequest {
         folder: encode_handle(t.path()),
         prefix: prefix.into(),
-        show_dotfiles: true,
-        sort: SortBy::Name,
-        reverse: false,
-        filter: None,
-        hide_ignored: false,
+        settings: ListSettings::default(),
     };
     let hooks = IoHooks::default();
     // Order: beta-dir, apple, Banana, cherry, file2, file10

@@ -9,8 +9,7 @@ use std::collections::BTreeSet;
 use std::os::unix::ffi::OsStrExt;
 
 use canopy_core::wire::{EntryKind, Folder};
-use canopy_core::{list, ListOptions};
-use common::Tree;
+use common::{list, ListOptions, Tree};
 use proptest::prelude::*;
 
 /// A deliberately naive restatement of the order: tokenize eagerly, compare

@@ -12,8 +12,7 @@ use canopy_core::names::decode_handle;
 use canopy_core::text::write_text;
 use canopy_core::rest::RestGroup;
 use canopy_core::wire::{EntryKind, Folder, LinkTarget, Listing};
-use canopy_core::{list, ListOptions};
-use common::{make_repository, Tree};
+use common::{list, make_repository, ListOptions, Tree};
 use proptest::prelude::*;
 
 /// One line, as the grammar reads it.

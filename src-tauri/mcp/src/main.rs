@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use canopy_core::dirio::IoHooks;
+use canopy_core::LocalFs;
 use canopy_mcp::engine;
 use canopy_mcp::server::Canopy;
 use canopy_mcp::transport::LineTransport;
@@ -43,17 +43,11 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Vec<OsString
     Ok(Some(roots))
 }
 
-/// The engine's test seams (a slow folder) are read from the environment in
-/// the `e2e` build only: the binary users run has none.
-fn hooks() -> IoHooks {
-    #[cfg(feature = "e2e")]
-    {
-        IoHooks::from_env()
-    }
-    #[cfg(not(feature = "e2e"))]
-    {
-        IoHooks::default()
-    }
+/// The local source agents see: confined (no link followed), with the
+/// engine's test seams (a slow folder) read from the environment in the
+/// `e2e` build only: the binary users run has none.
+fn source() -> LocalFs {
+    LocalFs::confined().with_env_seams()
 }
 
 fn main() -> ExitCode {
@@ -88,7 +82,7 @@ fn main() -> ExitCode {
         }
     };
     let served = runtime.block_on(async move {
-        let service = Canopy::new(real, hooks()).serve(LineTransport::new(tokio::io::stdin(), tokio::io::stdout())).await?;
+        let service = Canopy::new(real, source()).serve(LineTransport::new(tokio::io::stdin(), tokio::io::stdout())).await?;
         service.waiting().await?;
         Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     });

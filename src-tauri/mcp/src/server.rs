@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use canopy_core::cancel::CancelToken;
-use canopy_core::dirio::IoHooks;
+use canopy_core::LocalFs;
 use canopy_core::limits::{MCP_CONCURRENT_CALLS, MCP_PROGRESS_INTERVAL, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
 use canopy_core::wire::EntryKind;
 use canopy_core::{CanopyError, ErrorCode};
@@ -67,7 +67,8 @@ pub struct Canopy {
     client_roots: Arc<Mutex<ClientRoots>>,
     /// Turns of the filesystem: a call holds one while it runs.
     turns: Arc<Semaphore>,
-    pub(crate) hooks: IoHooks,
+    /// The confined local source every call lists and reads through.
+    pub(crate) source: LocalFs,
     tool_router: ToolRouter<Canopy>,
 }
 
@@ -159,12 +160,12 @@ pub(crate) async fn blocking<T: Send + 'static>(job: impl FnOnce() -> Result<T, 
 
 impl Canopy {
     /// A server for the real folders `roots` (at least one).
-    pub fn new(roots: Vec<PathBuf>, hooks: IoHooks) -> Self {
+    pub fn new(roots: Vec<PathBuf>, source: LocalFs) -> Self {
         Canopy {
             roots: Arc::new(roots),
             client_roots: Arc::default(),
             turns: Arc::new(Semaphore::new(MCP_CONCURRENT_CALLS)),
-            hooks, tool_router: tools::router() }
+            source, tool_router: tools::router() }
     }
 
     /// Waits for a turn of the filesystem (see `MCP_CONCURRENT_CALLS`), or
@@ -230,15 +231,15 @@ impl Canopy {
         // Where it leads is found looking only inside the roots, through
         // descriptors, so whether a path outside them exists (or answers) is
         // never told, and never looked at, even while links are swapped; what
-        // that walk holds at its end is what is listed or read.
+        // it reaches is reopened without following any link.
         let shared = Arc::new(roots.clone());
         let asked = lexical(&path);
         match blocking(move || engine::leads(&path, shared)).await? {
-            access::Leads::Inside(real, held) => Ok(Opened::from(real, held)),
-            access::Leads::Outside => Err(outside(&roots)),
+            engine::Reached::Inside(opened) => Ok(opened),
+            engine::Reached::Outside => Err(outside(&roots)),
             // A path that names a place outside, failing inside on its way.
-            access::Leads::Fails(_) if !roots.iter().any(|r| access::within(&asked, r)) => Err(outside(&roots)),
-            access::Leads::Fails(e) => Err(e),
+            engine::Reached::Fails(_) if !roots.iter().any(|r| access::within(&asked, r)) => Err(outside(&roots)),
+            engine::Reached::Fails(e) => Err(e),
         }
     }
 

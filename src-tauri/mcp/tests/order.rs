@@ -120,8 +120,8 @@ fn mixed_folder(t: &Tree) -> std::path::PathBuf {
 }
 
 fn engine_order(dir: &Path, sort: SortBy, reverse: bool) -> Vec<String> {
-    let opts = canopy_core::ListOptions { depth: 1, sort, reverse, ..canopy_core::ListOptions::default() };
-    let listing = canopy_core::list(dir, &opts).unwrap();
+    let settings = canopy_core::ListSettings { depth: 1, sort, reverse, ..canopy_core::ListSettings::default() };
+    let listing = canopy_core::list(&canopy_core::LocalFs::new(), dir, &settings, &canopy_core::ListCall::default()).unwrap();
     listing.root.folder.unwrap().entries.into_iter().map(|e| e.name).collect()
 }
 

@@ -19,19 +19,18 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use canopy_core::dirio::IoHooks;
 use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE};
 use canopy_core::text::write_text;
 use canopy_core::wire::{RootSpec, SortBy};
-use canopy_core::walk::RequestBudget;
-use canopy_core::{list, resolve_root, ErrorCode, ListOptions};
+use canopy_core::{list, resolve_root, ErrorCode, ListCall, ListSettings, LocalFs, RequestBudget};
 
 const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] \
 [--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--no-dotfiles] [--json]";
 
 struct Args {
     path: OsString,
-    opts: ListOptions,
+    settings: ListSettings,
+    call: ListCall,
     json: bool,
 }
 
@@ -68,7 +67,7 @@ fn number(flag: &str, value: Option<OsString>, min: u64, max: u64) -> Result<u64
 
 fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, String> {
     let mut path = None;
-    let mut opts = ListOptions { hooks: IoHooks::from_env(), ..ListOptions::default() };
+    let (mut opts, mut call) = (ListSettings::default(), ListCall::default());
     let mut json = false;
     let mut summary = false;
     let mut only_paths = false;
@@ -80,10 +79,10 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
             Some("--depth") if !only_paths => opts.depth = number("--depth", argv.next(), 1, MAX_DEPTH as u64)? as u32,
             Some("--cap") if !only_paths => opts.cap = number("--cap", argv.next(), 1, MAX_PAGE as u64)? as u32,
             Some("--limit") if !only_paths => limit = Some(number("--limit", argv.next(), 1, MAX_PAGE as u64)?),
-            Some("--offset") if !only_paths => opts.offset = number("--offset", argv.next(), 0, u64::MAX)?,
+            Some("--offset") if !only_paths => call.offset = number("--offset", argv.next(), 0, u64::MAX)?,
             Some("--after") if !only_paths => {
                 let value = argv.next().ok_or("--after needs a cursor")?;
-                opts.after = Some(value.into_string().map_err(|_| "--after: not a cursor".to_string())?);
+                call.after = Some(value.into_string().map_err(|_| "--after: not a cursor".to_string())?);
             }
             Some("--all") if !only_paths => all = true,
             Some("--no-dotfiles") if !only_paths => opts.show_dotfiles = false,
@@ -116,22 +115,23 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     if path.is_empty() {
         return Err("PATH is empty".into());
     }
-    if all && (limit.is_some() || opts.offset != 0 || opts.after.is_some()) {
+    if all && (limit.is_some() || call.offset != 0 || call.after.is_some()) {
         return Err("--all lists the whole top level: it takes no --limit, --offset or --after".into());
     }
-    if opts.after.is_some() && opts.offset != 0 {
+    if call.after.is_some() && call.offset != 0 {
         return Err("give either --offset or --after, not both".into());
     }
-    opts.limit = if all { None } else { Some(limit.unwrap_or(PAGE as u64)) };
+    opts.limit = limit.unwrap_or(u64::from(PAGE)) as u32;
+    call.whole_top_level = all;
     if all {
         // The whole top level, and everything below it within depth and cap.
-        opts.request = RequestBudget::UNLIMITED;
+        call.request = RequestBudget::UNLIMITED;
     }
     // Text mode prints neither size, time nor handles, so it makes none.
-    opts.details = json;
-    opts.handles = json;
-    opts.summary = json || summary;
-    Ok(Some(Args { path, opts, json }))
+    call.details = json;
+    call.handles = json;
+    call.summary = json || summary;
+    Ok(Some(Args { path, settings: opts, call, json }))
 }
 
 fn main() -> ExitCode {
@@ -152,7 +152,7 @@ fn main() -> ExitCode {
         Ok(text) => RootSpec::Text(text),
         Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
     };
-    let listing = match resolve_root(&spec).and_then(|root| list(&root, &args.opts)) {
+    let listing = match resolve_root(&spec).and_then(|root| list(&LocalFs::new().with_env_seams(), &root, &args.settings, &args.call)) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("canopy-list: {}: {}", e.code, e.message);

@@ -259,17 +259,8 @@ pub struct Listing {
     pub path: String,
     /// From the filesystem root down to the listed folder itself.
     pub crumbs: Vec<Crumb>,
-    pub depth: u32,
-    pub show_dotfiles: bool,
-    /// The order every folder of the reply is in.
-    pub sort: SortBy,
-    pub reverse: bool,
-    /// The filter applied to the root's entries, as given.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub filter: Option<String>,
-    /// Entries git ignores were left out (counted in `ignoredHidden`).
-    pub hide_ignored: bool,
+    /// The settings it was listed under.
+    pub settings: super::ListSettings,
     /// The listed folder; its `folder` holds the requested page.
     pub root: Entry,
     /// Pass back as `after` for the page that follows this one. Absent on the

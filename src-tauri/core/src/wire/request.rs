@@ -15,16 +15,47 @@ pub enum RootSpec {
     Handle(String),
 }
 
-fn default_depth() -> u32 {
-    crate::limits::DEFAULT_DEPTH
+/// How folders are listed: the settings every face shares, declared once.
+/// A `list_directory` or `locate` request, the listing that answers it, the
+/// window's remembered view, a cursor and `canopy-list`'s options all carry
+/// these; a field left out takes its default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+#[ts(export)]
+pub struct ListSettings {
+    /// Levels read, 1..=`MAX_DEPTH` (default `DEFAULT_DEPTH`).
+    pub depth: u32,
+    /// Entries shown per folder below the root (default `NESTED_CAP`).
+    pub cap: u32,
+    /// Size of the root's page (default `PAGE`; a request asks 1..=`MAX_PAGE`).
+    pub limit: u32,
+    /// List names starting with `.` (default true).
+    pub show_dotfiles: bool,
+    /// The order of every folder listed (folders first under every order).
+    pub sort: SortBy,
+    /// Reverse the order (ties still fall back to the name, ascending).
+    pub reverse: bool,
+    /// Keep only the root's entries whose name matches (see `filter.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub filter: Option<String>,
+    /// Leave out what git would ignore, in every folder (see `ignore_rules.rs`).
+    pub hide_ignored: bool,
 }
 
-fn default_limit() -> u32 {
-    crate::limits::PAGE
-}
-
-fn default_true() -> bool {
-    true
+impl Default for ListSettings {
+    fn default() -> Self {
+        ListSettings {
+            depth: crate::limits::DEFAULT_DEPTH,
+            cap: crate::limits::NESTED_CAP,
+            limit: crate::limits::PAGE,
+            show_dotfiles: true,
+            sort: SortBy::Name,
+            reverse: false,
+            filter: None,
+            hide_ignored: false,
+        }
+    }
 }
 
 /// `list_directory`'s request.
@@ -33,8 +64,8 @@ fn default_true() -> bool {
 #[ts(export)]
 pub struct ListRequest {
     pub root: RootSpec,
-    #[serde(default = "default_depth")]
-    pub depth: u32,
+    #[serde(default)]
+    pub settings: ListSettings,
     #[serde(default)]
     pub offset: u64,
     /// A `nextCursor` from an earlier reply: the page is the `limit` entries
@@ -42,23 +73,6 @@ pub struct ListRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub after: Option<String>,
-    #[serde(default = "default_limit")]
-    pub limit: u32,
-    #[serde(default = "default_true")]
-    pub show_dotfiles: bool,
-    /// The order of every folder listed (folders first under every order).
-    #[serde(default)]
-    pub sort: SortBy,
-    /// Reverse the order (ties still fall back to the name, ascending).
-    #[serde(default)]
-    pub reverse: bool,
-    /// Keep only the root's entries whose name matches (see [`crate::filter`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub filter: Option<String>,
-    /// Leave out what git would ignore (see [`crate::ignore_rules`]).
-    #[serde(default)]
-    pub hide_ignored: bool,
     #[serde(default)]
     pub request_id: u64,
 }
@@ -79,17 +93,9 @@ pub struct CancelRequest {
 pub struct LocateRequest {
     pub folder: String,
     pub prefix: String,
-    #[serde(default = "default_true")]
-    pub show_dotfiles: bool,
+    /// The listing's settings (its depth, cap and page size play no part).
     #[serde(default)]
-    pub sort: SortBy,
-    #[serde(default)]
-    pub reverse: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
-    pub filter: Option<String>,
-    #[serde(default)]
-    pub hide_ignored: bool,
+    pub settings: ListSettings,
 }
 
 /// `locate`'s answer.

@@ -91,26 +91,20 @@ pub struct Launch {
 
 /// What the window shows, as the window reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+// Not `deny_unknown_fields`: serde cannot have it with `flatten`.
+#[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct SavedView {
     /// Handle of the open folder.
     pub folder: String,
-    pub depth: u32,
-    pub show_dotfiles: bool,
+    /// The view's listing settings (fields absent in files from before them
+    /// take their defaults: the name order, ignored entries shown).
+    #[serde(flatten)]
+    pub settings: super::ListSettings,
     /// Handles of the expanded folders, in tree order.
     pub expanded: Vec<String>,
     /// Handle of the selected entry.
     pub selected: Option<String>,
-    /// The order chosen by a column header (absent in files from before it
-    /// existed: the name order).
-    #[serde(default)]
-    pub sort: crate::wire::SortBy,
-    #[serde(default)]
-    pub reverse: bool,
-    /// The "Hide ignored" toggle.
-    #[serde(default)]
-    pub hide_ignored: bool,
 }
 
 /// `copy_path`'s answer.

@@ -7,10 +7,118 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
-use canopy_core::wire::{Entry, Folder, Listing};
-use canopy_core::{list, ListOptions};
+use canopy_core::cancel::CancelToken;
+use canopy_core::testing::IoHooks;
+use canopy_core::wire::{Entry, Folder, ListRequest, ListSettings, Listing, LocateRequest, Located, SortBy};
+use canopy_core::{CanopyError, ListCall, LocalFs, Observer, RequestBudget};
+
+/// Everything one listing in these tests sets, as one struct (the front
+/// door takes it as a [`ListSettings`] and a [`ListCall`]), with the test
+/// seams of the local source.
+#[derive(Clone)]
+pub struct ListOptions {
+    pub depth: u32,
+    pub offset: u64,
+    /// `None`: the whole top level.
+    pub limit: Option<u64>,
+    pub after: Option<String>,
+    pub cap: u32,
+    pub show_dotfiles: bool,
+    pub budget: Duration,
+    pub request: RequestBudget,
+    pub cancel: Option<CancelToken>,
+    pub hooks: IoHooks,
+    pub observer: Option<Arc<dyn Observer>>,
+    pub request_id: u64,
+    pub details: bool,
+    pub handles: bool,
+    pub sort: SortBy,
+    pub reverse: bool,
+    pub filter: Option<String>,
+    pub hide_ignored: bool,
+    pub summary: bool,
+}
+
+impl Default for ListOptions {
+    fn default() -> Self {
+        let (settings, call) = (ListSettings::default(), ListCall::default());
+        ListOptions {
+            depth: settings.depth,
+            offset: call.offset,
+            limit: Some(u64::from(settings.limit)),
+            after: call.after,
+            cap: settings.cap,
+            show_dotfiles: settings.show_dotfiles,
+            budget: call.budget,
+            request: call.request,
+            cancel: call.cancel,
+            hooks: IoHooks::default(),
+            observer: None,
+            request_id: call.request_id,
+            details: call.details,
+            handles: call.handles,
+            sort: settings.sort,
+            reverse: settings.reverse,
+            filter: settings.filter,
+            hide_ignored: settings.hide_ignored,
+            summary: call.summary,
+        }
+    }
+}
+
+impl ListOptions {
+    pub fn settings(&self) -> ListSettings {
+        ListSettings {
+            depth: self.depth,
+            cap: self.cap,
+            limit: self.limit.map_or(1, |l| l.min(u64::from(u32::MAX)) as u32),
+            show_dotfiles: self.show_dotfiles,
+            sort: self.sort,
+            reverse: self.reverse,
+            filter: self.filter.clone(),
+            hide_ignored: self.hide_ignored,
+        }
+    }
+
+    pub fn call(&self) -> ListCall {
+        ListCall {
+            offset: self.offset,
+            after: self.after.clone(),
+            whole_top_level: self.limit.is_none(),
+            request_id: self.request_id,
+            cancel: self.cancel.clone(),
+            observer: self.observer.clone(),
+            details: self.details,
+            handles: self.handles,
+            summary: self.summary,
+            budget: self.budget,
+            request: self.request,
+        }
+    }
+}
+
+/// The local source with the test seams `hooks`.
+pub fn local(hooks: &IoHooks) -> LocalFs {
+    LocalFs::new().with_test_hooks(hooks.clone())
+}
+
+/// Lists `root` on the local filesystem through the front door.
+pub fn list(root: &Path, opts: &ListOptions) -> Result<Listing, CanopyError> {
+    canopy_core::list(&local(&opts.hooks), root, &opts.settings(), &opts.call())
+}
+
+/// `locate` on the local filesystem.
+pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyError> {
+    canopy_core::locate(&local(hooks), req)
+}
+
+/// A `list_directory` request on the local filesystem.
+pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHooks) -> Result<Listing, CanopyError> {
+    canopy_core::list_request(&local(&hooks), req, cancel)
+}
 
 /// A temp folder that an unprivileged user can reach, removed on drop (after
 /// its modes are restored so removal works).

@@ -21,7 +21,7 @@ use rmcp::RoleServer;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{self, ListCall};
+use crate::engine::{self, AgentListing};
 use crate::page;
 use crate::server::{kind_token, log, Canopy};
 
@@ -122,7 +122,7 @@ impl Canopy {
         let cancel = CancelToken::default();
         let folders = Arc::new(AtomicU64::new(0));
         let counter = folders.clone();
-        let call = ListCall {
+        let call = AgentListing {
             depth: want.depth,
             after,
             show_dotfiles: want.show_dotfiles,
@@ -133,7 +133,7 @@ impl Canopy {
             on_folder: Arc::new(move || {
                 counter.fetch_add(1, Ordering::Relaxed);
             }),
-            hooks: self.hooks.clone(),
+            source: self.source.clone(),
         };
         log(tool, "started");
         let job = move || {

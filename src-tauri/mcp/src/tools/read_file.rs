@@ -128,7 +128,8 @@ impl Canopy {
             }
         }
         let offset = args.offset;
-        let chunk = blocking(move || engine::read(opened, offset, length)).await?;
+        let source = self.source.clone();
+        let chunk = blocking(move || engine::read(&source, opened, offset, length)).await?;
         let clamped = (asked > MCP_READ_CHUNK).then_some(MCP_READ_CHUNK);
         Ok(read::render(&chunk, clamped))
     }

@@ -1,0 +1,298 @@
+//! Looking only inside a set of folders (`canopy-mcp`'s roots): where a
+//! path leads without ever looking outside them, and where the links of a
+//! listing made there lead.
+//!
+//! Promises:
+//! - every root is a real path (no symlink, no `..`), and a path is inside
+//!   a root only when its real path is the root or lies below it, compared
+//!   component by component on the raw bytes (`/a/bc` is not inside `/a/b`);
+//! - [`resolve_within`] finds where a path leads without ever looking
+//!   outside the roots: the moment its resolution leaves them (through `..`,
+//!   an absolute symlink or a relative one), the answer is [`Leads::Outside`],
+//!   whether or not anything is there. Inside them it looks only through
+//!   descriptors, each entry relative to the folder held before it and never
+//!   followed, so a link swapped in meanwhile is read as a link. So no reply
+//!   says whether a path outside the roots exists, what it is, or that it
+//!   cannot be reached;
+//! - both run on a bounded worker: a dead mount costs `TIMEOUT`, never a
+//!   hung caller.
+
+use std::ffi::{CString, OsString};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Component, Path, PathBuf};
+
+use crate::bounded::{self, Place};
+use crate::dirio::{kind_of_mode, Anchor};
+use crate::error::{CanopyError, ErrorCode};
+use crate::limits::TIME_BUDGET;
+use crate::wire::{Entry, EntryKind, Folder, LinkTarget, Listing};
+#[allow(unused_imports)]
+use crate::LocalFs;
+
+/// Links followed in one resolution before it is a loop (the kernel's `MAXSYMLINKS`).
+const MAX_LINK_HOPS: u32 = 40;
+
+/// True when `path` is `root` or lies below it. Both are real paths.
+pub fn within(path: &Path, root: &Path) -> bool {
+    let (p, r) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    p.starts_with(r) && (p.len() == r.len() || r.ends_with(b"/") || p[r.len()] == b'/')
+}
+
+/// Where a path leads, as far as the roots let one look.
+#[derive(Debug)]
+pub enum Leads {
+    /// Inside a root: the real path, what is there (a symlink is
+    /// followed) and which object it is (binds a cursor to it).
+    Inside(PathBuf, EntryKind, crate::source::Identity),
+    /// The resolution left the roots; nothing was looked at out there.
+    Outside,
+    /// The resolution failed inside the roots (`NOT_FOUND`, `LOOP`, `DENIED`, ...).
+    Fails(CanopyError),
+}
+
+enum Step {
+    Up,
+    Name(OsString),
+}
+
+fn steps(path: &Path) -> impl DoubleEndedIterator<Item = Step> + '_ {
+    path.components().filter_map(|c| match c {
+        Component::ParentDir => Some(Step::Up),
+        Component::Normal(n) => Some(Step::Name(n.to_os_string())),
+        Component::RootDir | Component::CurDir | Component::Prefix(_) => None,
+    })
+}
+
+/// Resolves the absolute `path` one component at a time, as the kernel
+/// would, following symlinks, but looking only inside `roots` (real paths),
+/// and there only through descriptors: each entry is looked up relative to
+/// the folder held before it, without following it (see [`Anchor`]), and a
+/// symlink's text is read from the link that was looked up. So a link
+/// swapped in anywhere along the way, at any moment, is read as a link and
+/// judged by its text; nothing outside the roots is ever looked up. Outside
+/// them it only walks up (`..`) or down the roots' own ancestors, which are
+/// real folders by construction; any other step out there answers
+/// [`Leads::Outside`]. What it reaches is listed or read by its real path
+/// through a confined source ([`LocalFs::confined`]), which follows no link
+/// on the way: a link swapped in after the check fails that open.
+fn resolve_now(path: &Path, roots: &[PathBuf]) -> Leads {
+    let inside = |p: &Path| roots.iter().any(|r| within(p, r));
+    let toward_a_root = |p: &Path| roots.iter().any(|r| within(r, p));
+    let fails = |e: &io::Error, doing: &str| Leads::Fails(CanopyError::from_io(e, doing));
+    let fail = |errno: i32, doing: &str| fails(&io::Error::from_raw_os_error(errno), doing);
+    let mut cur = PathBuf::from("/");
+    // The folders walked inside the roots, innermost last, each with its real path.
+    let mut held: Vec<(PathBuf, Anchor)> = Vec::new();
+    let mut kind = EntryKind::Folder;
+    // The steps still to take, the next one last.
+    let mut todo: Vec<Step> = steps(path).rev().collect();
+    let mut hops = 0;
+    while let Some(step) = todo.pop() {
+        if kind != EntryKind::Folder {
+            return fail(libc::ENOTDIR, "cannot open");
+        }
+        let name = match step {
+            Step::Up => {
+                if held.last().is_some_and(|(p, _)| *p == cur) {
+                    held.pop();
+                }
+                cur.pop();
+                continue;
+            }
+            Step::Name(n) => n,
+        };
+        let next = cur.join(&name);
+        if !inside(&cur) {
+            if toward_a_root(&next) {
+                cur = next;
+                continue;
+            }
+            return Leads::Outside;
+        }
+        if held.last().is_none_or(|(p, _)| *p != cur) {
+            match hold(&cur, roots) {
+                Ok(a) => held.push((cur.clone(), a)),
+                Err(e) => return fails(&e, "cannot open"),
+            }
+        }
+        let Some((_, parent)) = held.last() else { return fail(libc::ENOENT, "cannot open") };
+        let entry = match parent.child(name.as_bytes()) {
+            Ok(a) => a,
+            Err(e) => return fails(&e, "cannot open"),
+        };
+        kind = entry.kind;
+        if kind != EntryKind::Symlink {
+            cur = next;
+            held.push((cur.clone(), entry));
+            continue;
+        }
+        hops += 1;
+        if hops > MAX_LINK_HOPS {
+            return fail(libc::ELOOP, "cannot open");
+        }
+        let target = match entry.link_target() {
+            Ok(t) => PathBuf::from(OsString::from_vec(t)),
+            Err(e) => return fails(&e, "cannot read the link"),
+        };
+        if target.is_absolute() {
+            cur = PathBuf::from("/");
+            held.clear();
+        }
+        kind = EntryKind::Folder;
+        todo.extend(steps(&target).rev());
+    }
+    if !inside(&cur) {
+        return Leads::Outside;
+    }
+    match held.pop() {
+        Some((p, a)) if p == cur => Leads::Inside(cur, a.kind, a.identity),
+        _ => match hold(&cur, roots) {
+            Ok(a) => Leads::Inside(cur, a.kind, a.identity),
+            Err(e) => fails(&e, "cannot open"),
+        },
+    }
+}
+
+/// Holds the folder `path` (a real path inside a root) by walking down to
+/// it from that root without following anything.
+fn hold(path: &Path, roots: &[PathBuf]) -> io::Result<Anchor> {
+    let Some(root) = roots.iter().find(|r| within(path, r)) else { return Err(io::Error::from_raw_os_error(libc::EXDEV)) };
+    let mut at = Anchor::real_folder(root)?;
+    let below = path.strip_prefix(root).map_err(|_| io::Error::from_raw_os_error(libc::EXDEV))?;
+    for c in below.components() {
+        if at.kind != EntryKind::Folder {
+            return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+        }
+        at = at.child(c.as_os_str().as_bytes())?;
+    }
+    if at.kind != EntryKind::Folder {
+        return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+    }
+    Ok(at)
+}
+
+/// Where `path` (absolute) leads, looking only inside `roots` (see the
+/// module docs), on a bounded worker.
+///
+/// # Errors
+/// `TIMEOUT` when a path inside the roots does not answer.
+pub fn resolve_within(path: &Path, roots: &[PathBuf]) -> Result<Leads, CanopyError> {
+    let (owned, roots) = (path.to_path_buf(), roots.to_vec());
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| resolve_now(&owned, &roots))
+}
+
+/// What the links in `listing` (of the folder `real`) point to, as far as
+/// `roots` let one look: a link whose target lies outside them is
+/// [`LinkTarget::Outside`], whatever the engine found when it followed it,
+/// and the engine's error from following it is dropped. When the links do
+/// not all answer in time, those not yet settled are `Unknown`.
+pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf]) {
+    let mut links = Vec::new();
+    if let Some(f) = listing.root.folder.as_deref() {
+        link_paths(f, real, &mut links);
+    }
+    if links.is_empty() {
+        return;
+    }
+    let (paths, roots) = (links.clone(), roots.to_vec());
+    let verdicts = bounded::call(Place::path(real), TIME_BUDGET, move |_| {
+        paths.iter().map(|p| points_to(resolve_now(p, &roots))).collect::<Vec<_>>()
+    })
+    .unwrap_or_default();
+    let mut verdicts = verdicts.into_iter();
+    if let Some(f) = listing.root.folder.as_deref_mut() {
+        set_links(f, &mut verdicts);
+    }
+}
+
+fn points_to(leads: Leads) -> LinkTarget {
+    match leads {
+        Leads::Outside => LinkTarget::Outside,
+        Leads::Inside(_, kind, _) => match kind {
+            EntryKind::Folder => LinkTarget::Folder,
+            EntryKind::File => LinkTarget::File,
+            _ => LinkTarget::Other,
+        },
+        Leads::Fails(e) => match e.code {
+            ErrorCode::NotFound | ErrorCode::NotADirectory => LinkTarget::Dangling,
+            ErrorCode::Loop => LinkTarget::Loop,
+            _ => LinkTarget::Unknown,
+        },
+    }
+}
+
+/// The real path of an entry shown in a listing (its name read back to bytes).
+fn entry_path(dir: &Path, e: &Entry) -> PathBuf {
+    let shown = crate::text::line_name(&e.name, e.name_parts.as_deref());
+    let bytes = crate::names::unescape_line(&shown).unwrap_or_else(|_| e.name.as_bytes().to_vec());
+    dir.join(std::ffi::OsStr::from_bytes(&bytes))
+}
+
+/// The paths of the links in `f` (in the order [`set_links`] visits them).
+fn link_paths(f: &Folder, dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in &f.entries {
+        if e.link.is_some() {
+            out.push(entry_path(dir, e));
+        }
+        if let Some(sub) = e.folder.as_deref() {
+            link_paths(sub, &entry_path(dir, e), out);
+        }
+    }
+}
+
+fn set_links(f: &mut Folder, verdicts: &mut impl Iterator<Item = LinkTarget>) {
+    for e in &mut f.entries {
+        if let Some(link) = e.link.as_deref_mut() {
+            link.points_to = verdicts.next().unwrap_or(LinkTarget::Unknown);
+            // Following is what the engine's error was about: the verdict replaces it.
+            e.error = None;
+        }
+        if let Some(sub) = e.folder.as_deref_mut() {
+            set_links(sub, verdicts);
+        }
+    }
+}
+
+/// The real path of what `path` names (symlinks followed, as the kernel
+/// resolves them) and what it is, on a bounded worker: a folder given on
+/// `canopy-mcp`'s command line or by its client is known by its real path.
+///
+/// # Errors
+/// The OS code (`NOT_FOUND`, `DENIED`, `LOOP`, `NAME_TOO_LONG`, ...);
+/// `TIMEOUT` when the path does not answer; `IO` without `/proc`.
+pub fn real_path(path: &Path) -> Result<(PathBuf, EntryKind), CanopyError> {
+    let owned = path.to_path_buf();
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| real_path_now(&owned))?
+}
+
+fn real_path_now(path: &Path) -> Result<(PathBuf, EntryKind), CanopyError> {
+    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
+    // SAFETY: valid C string; O_PATH opens no contents and runs no driver.
+    let raw = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    if raw < 0 {
+        return Err(CanopyError::from_io(&std::io::Error::last_os_error(), "cannot open"));
+    }
+    // SAFETY: a fresh descriptor, owned here.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    // SAFETY: a zeroed stat is a valid out-buffer; fd is open.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } < 0 {
+        return Err(CanopyError::from_io(&std::io::Error::last_os_error(), "cannot examine"));
+    }
+    let link = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    let real = match std::fs::read_link(&link) {
+        Ok(p) => p,
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+            return Err(CanopyError::new(ErrorCode::Io, "cannot tell where the path leads: /proc is not mounted"))
+        }
+        Err(e) => return Err(CanopyError::from_io(&e, "cannot tell where the path leads")),
+    };
+    // A deleted entry reads back as "PATH (deleted)", which is no path.
+    if st.st_nlink == 0 || !real.is_absolute() {
+        return Err(CanopyError::new(ErrorCode::NotFound, "it was deleted while it was being opened"));
+    }
+    Ok((real, kind_of_mode(st.st_mode)))
+}
+

@@ -1,0 +1,177 @@
+//! Where a listing comes from: the seam every place Canopy lists sits behind.
+//!
+//! The walk, the selection of a page, the order, the filter, the rest
+//! groups, the cursors and the budgets run over any [`Source`] and know
+//! nothing of how its folders are read. The local filesystem
+//! ([`crate::LocalFs`]) is the first source; an archive or a server's
+//! folders are others, each in a module or crate of its own.
+//!
+//! Rules every source keeps:
+//! - **Reads are batched.** A folder is read as a stream of batches
+//!   ([`EntryStream::next_batch`]); the engine checks its deadline and its
+//!   cancel token between batches, so a slow remote batch costs one batch of
+//!   waiting, and the engine never holds all of a folder's names.
+//! - **Calls may hang.** Every call is made on a worker of
+//!   [`crate::bounded`], as a step with a deadline, at the places the step
+//!   names (the folder's [`Identity`]: its device and inode, or what a
+//!   source uses for them). A source never times itself out silently: a call
+//!   that is late is given up by the engine, and its place is marked stuck.
+//! - **No random access is assumed.** A folder is read from its start each
+//!   time ([`SourceFolder::entries`]); a deep page reads it two or three
+//!   times, a cursor once. A source that cannot re-read cheaply (a stream)
+//!   should keep what it read of a folder.
+//! - **The `lstat` facts are lazy.** An entry comes with its name bytes and,
+//!   when the source knows it for free, its kind; size and time are asked
+//!   ([`SourceFolder::stat_child`]) only for entries shown, or for every
+//!   entry under the size and modified orders.
+//! - **Read-only.** Nothing a source offers writes.
+
+use std::io;
+use std::path::Path;
+
+use crate::error::CanopyError;
+pub use crate::ignore_pattern::Meter;
+pub use crate::ignore_rules::IgnoreRules;
+use crate::wire::EntryKind;
+
+/// Which object a folder is, for the dead-mount rules: a device (a mount,
+/// an archive, a server connection) and a number unique on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Identity {
+    pub dev: u64,
+    pub ino: u64,
+}
+
+/// What an entry's `lstat` says, reduced to what listings show.
+#[derive(Debug, Clone, Copy)]
+pub struct Meta {
+    pub kind: EntryKind,
+    pub size: u64,
+    /// Milliseconds since the epoch; `None` when the time lies outside what
+    /// a date can hold (`MAX_TIME_MS` either way), which tmpfs and tar allow.
+    pub modified_ms: Option<i64>,
+}
+
+/// One raw entry of a folder: its name bytes (never `.` or `..`), and its
+/// kind when the source says it without a `stat`.
+#[derive(Debug, Clone, Copy)]
+pub struct RawEntry<'a> {
+    pub name: &'a [u8],
+    pub kind: Option<EntryKind>,
+}
+
+/// A folder being read, batch by batch, from its first entry.
+pub trait EntryStream {
+    /// Reads the next batch, calling `each` for every entry in it. Returns
+    /// `Ok(false)` once the folder is exhausted.
+    ///
+    /// # Errors
+    /// The source's error; the entries given before it stand.
+    fn next_batch(&mut self, each: &mut dyn FnMut(RawEntry<'_>)) -> io::Result<bool>;
+
+    /// Gives the batch buffer back, for the next folder.
+    fn into_buffer(self) -> Vec<u8>;
+}
+
+/// A folder opened by a [`Source`]. It stays the same folder when its path
+/// is renamed, and can be shared between threads (its children are opened
+/// from it while another thread reads the next folder), but is read by one
+/// at a time.
+pub trait SourceFolder: Send + Sync + Sized + 'static {
+    /// A stream over the folder's entries.
+    type Entries<'a>: EntryStream
+    where
+        Self: 'a;
+    /// A child folder found but not opened (see [`SourceFolder::look_up`]).
+    type Found: Send;
+
+    /// The folder's identity, with what its own `stat` says of it.
+    ///
+    /// # Errors
+    /// The source's error.
+    fn identity(&self) -> io::Result<(Identity, Meta)>;
+
+    /// Starts reading the folder from its first entry. `buffer` is the
+    /// batch buffer of the last folder this thread read (empty at first);
+    /// the source may use it or not, and gives it back with the stream.
+    ///
+    /// # Errors
+    /// The source's error, with the buffer.
+    fn entries(&self, buffer: Vec<u8>) -> Result<Self::Entries<'_>, (io::Error, Vec<u8>)>;
+
+    /// What the child `name`'s `lstat` says (its target's, when `follow`
+    /// and the source follows links).
+    ///
+    /// # Errors
+    /// The source's error (`ENOENT` when it vanished).
+    fn stat_child(&self, name: &[u8], follow: bool) -> io::Result<Meta>;
+
+    /// The target text of the symlink `name`.
+    ///
+    /// # Errors
+    /// The source's error (`EINVAL` when it is not a symlink any more).
+    fn read_link(&self, name: &[u8]) -> io::Result<Vec<u8>>;
+
+    /// Finds the child folder `name` without opening it, asking only this
+    /// folder's device (a hang here is this folder's).
+    ///
+    /// # Errors
+    /// The source's error; `ENOTDIR` or `ELOOP` when it is no folder.
+    fn look_up(&self, name: &[u8]) -> io::Result<Self::Found>;
+
+    /// The identity of a folder [`SourceFolder::look_up`] found, asked of
+    /// its own device (which may be another one: a mount point).
+    ///
+    /// # Errors
+    /// The source's error.
+    fn found_identity(found: &Self::Found) -> io::Result<Identity>;
+
+    /// Opens the child folder `name` (never through a symlink).
+    ///
+    /// # Errors
+    /// The source's error; `ENOTDIR` or `ELOOP` when it is no folder.
+    fn open_child(&self, name: &[u8]) -> io::Result<Self>;
+}
+
+/// A place listings come from.
+pub trait Source: Clone + Send + Sync + 'static {
+    /// A folder of this source.
+    type Folder: SourceFolder;
+
+    /// Opens the folder at `path` (a path in this source; absolute).
+    ///
+    /// # Errors
+    /// The source's error: `ENOTDIR` for anything that is not a folder
+    /// (never opened), `ENOENT`, `EACCES`, `ELOOP`, `ENAMETOOLONG` ...
+    fn open_folder(&self, path: &Path) -> io::Result<Self::Folder>;
+
+    /// The rules that hide what git would ignore in the folder at `path`,
+    /// and why some of them could not be read. A source without
+    /// repositories hides nothing (the default).
+    fn ignore_rules(&self, path: &Path, meter: &mut Meter<'_>) -> (IgnoreRules, Option<CanopyError>) {
+        let _ = (path, meter);
+        (IgnoreRules::none(), None)
+    }
+
+    /// The rules for the child folder `name` (opened as `folder`, at
+    /// `path`) of a folder whose rules are `parent`.
+    fn child_ignore_rules(&self, parent: &IgnoreRules, name: &[u8], folder: &Self::Folder, path: &Path) -> (IgnoreRules, Option<CanopyError>) {
+        let _ = (parent, name, folder, path);
+        (IgnoreRules::none(), None)
+    }
+}
+
+/// What the engine tells whoever watches a listing: progress, as it
+/// happens, on the engine's workers (keep each call short).
+pub trait Observer: Send + Sync {
+    /// A folder's names were read (`names` of them, all kinds), before its
+    /// shown entries are examined.
+    fn folder_read(&self, path: &Path, names: u64);
+}
+
+/// Any `Fn(&Path, u64)` observes.
+impl<F: Fn(&Path, u64) + Send + Sync> Observer for F {
+    fn folder_read(&self, path: &Path, names: u64) {
+        self(path, names);
+    }
+}
