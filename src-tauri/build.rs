@@ -9,6 +9,7 @@
 //! The switch is Tauri's `TAURI_CONFIG` merge patch: set here for tauri-build,
 //! and as `rustc-env` for `generate_context!`, which reads it while the crate
 //! compiles.
+#![forbid(unsafe_code)]
 
 include!("src/command_list.rs");
 

@@ -18,6 +18,7 @@
 //! The commands are named once, in `command_list.rs`: the build script
 //! declares the same list to the ACL, and the UI's `CommandName` is made
 //! from it.
+#![forbid(unsafe_code)]
 
 include!("command_list.rs");
 
@@ -32,7 +33,6 @@ mod tests;
 pub mod window;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use canopy_core::cancel::CancelRegistry;
@@ -113,53 +113,11 @@ impl AppState {
     }
 }
 
-/// The pipe's write end that [`on_signal`] writes the signal's number to.
-static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
-
-extern "C" fn on_signal(number: libc::c_int) {
-    let byte = number as u8;
-    // SAFETY: write(2) is async-signal-safe; the pipe lives as long as the process.
-    unsafe { libc::write(SIGNAL_PIPE.load(Ordering::Relaxed), (&raw const byte).cast(), 1) };
-}
-
 /// On SIGTERM or SIGHUP (a logout, a shutdown, `kill`): writes what is
 /// remembered, then ends the process by that signal as it would have ended
-/// without the handler. The handler only writes to a pipe; a thread of its
-/// own does the rest, so a busy window does not keep the process alive.
+/// without the handler (see `canopy_core::supervisor::on_termination`).
 fn save_on_signals(state: Arc<AppState>) {
-    let mut fds = [0; 2];
-    // SAFETY: fds has room for the two descriptors pipe2 fills in.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return;
-    }
-    SIGNAL_PIPE.store(fds[1], Ordering::SeqCst);
-    let spawned = std::thread::Builder::new().name("canopy-signals".into()).spawn(move || {
-        let mut number = 0u8;
-        // SAFETY: reads one byte into `number` from the pipe's read end.
-        while unsafe { libc::read(fds[0], (&raw mut number).cast(), 1) } != 1 {
-            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-                return;
-            }
-        }
-        state.save();
-        // The default action again, then the signal that was sent, having let
-        // go of every file if an engine call is stuck on a dead mount.
-        canopy_core::supervisor::end_by_signal(libc::c_int::from(number));
-    });
-    if spawned.is_err() {
-        return;
-    }
-    for number in [libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: a plain handler that only writes to a pipe; SA_RESTART so
-        // that other threads' calls are not interrupted.
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(number, &action, std::ptr::null_mut());
-        }
-    }
+    canopy_core::supervisor::on_termination(move || state.save());
 }
 
 /// Installs Canopy's plugins, state and commands on a builder. `window`

@@ -1,1 +1,2 @@
+#![forbid(unsafe_code)]
 fn main() { canopy_app::run() }

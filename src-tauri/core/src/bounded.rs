@@ -28,6 +28,7 @@
 //!   own thread;
 //! - idle workers are kept (up to `IDLE_WORKERS`) and reused, so a job costs
 //!   no thread spawn on the hot path.
+#![forbid(unsafe_code)]
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;

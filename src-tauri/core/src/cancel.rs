@@ -3,6 +3,7 @@
 //! A listing checks its token between directory batches, so a superseded
 //! request stops within one batch and answers `CANCELLED`. A cancel may arrive
 //! before its listing has started; the registry remembers it.
+#![forbid(unsafe_code)]
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};

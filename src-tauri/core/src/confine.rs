@@ -16,15 +16,15 @@
 //!   cannot be reached;
 //! - both run on a bounded worker: a dead mount costs `TIMEOUT`, never a
 //!   hung caller.
+#![forbid(unsafe_code)]
 
-use std::ffi::{CString, OsString};
+use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 
 use crate::bounded::{self, Place};
-use crate::dirio::{kind_of_mode, Anchor};
+use crate::dirio::Anchor;
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::TIME_BUDGET;
 use crate::wire::{Entry, EntryKind, Folder, LinkTarget, Listing};
@@ -264,35 +264,5 @@ fn set_links(f: &mut Folder, verdicts: &mut impl Iterator<Item = LinkTarget>) {
 /// `TIMEOUT` when the path does not answer; `IO` without `/proc`.
 pub fn real_path(path: &Path) -> Result<(PathBuf, EntryKind), CanopyError> {
     let owned = path.to_path_buf();
-    bounded::call(Place::path(path), TIME_BUDGET, move |_| real_path_now(&owned))?
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| crate::dirio::real_path_now(&owned))?
 }
-
-fn real_path_now(path: &Path) -> Result<(PathBuf, EntryKind), CanopyError> {
-    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
-    // SAFETY: valid C string; O_PATH opens no contents and runs no driver.
-    let raw = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
-    if raw < 0 {
-        return Err(CanopyError::from_io(&std::io::Error::last_os_error(), "cannot open"));
-    }
-    // SAFETY: a fresh descriptor, owned here.
-    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-    // SAFETY: a zeroed stat is a valid out-buffer; fd is open.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } < 0 {
-        return Err(CanopyError::from_io(&std::io::Error::last_os_error(), "cannot examine"));
-    }
-    let link = format!("/proc/self/fd/{}", fd.as_raw_fd());
-    let real = match std::fs::read_link(&link) {
-        Ok(p) => p,
-        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
-            return Err(CanopyError::new(ErrorCode::Io, "cannot tell where the path leads: /proc is not mounted"))
-        }
-        Err(e) => return Err(CanopyError::from_io(&e, "cannot tell where the path leads")),
-    };
-    // A deleted entry reads back as "PATH (deleted)", which is no path.
-    if st.st_nlink == 0 || !real.is_absolute() {
-        return Err(CanopyError::new(ErrorCode::NotFound, "it was deleted while it was being opened"));
-    }
-    Ok((real, kind_of_mode(st.st_mode)))
-}
-

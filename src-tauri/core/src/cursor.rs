@@ -17,6 +17,7 @@
 //! (i64 little-endian), then the name's bytes.
 //! Anything that does not decode, or whose settings differ from the
 //! request's, is `INVALID_ARGUMENT`: a cursor is never reinterpreted.
+#![forbid(unsafe_code)]
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;

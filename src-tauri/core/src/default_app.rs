@@ -15,6 +15,7 @@
 //! much as any other default application. Where the system has no
 //! `xdg-mime`, nothing can be vetted and the answer is a refusal; where it
 //! names no application, there is nothing to vet.
+#![forbid(unsafe_code)]
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;

@@ -18,6 +18,7 @@
 //! most `n` tries per segment, each of at most the segment's width: no
 //! pattern (`*a*a*a*a*a*b` over a long run of `a`) is exponential, and the
 //! usual ones are linear.
+#![forbid(unsafe_code)]
 
 use crate::error::CanopyError;
 use crate::limits::MAX_FILTER_BYTES;

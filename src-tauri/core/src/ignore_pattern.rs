@@ -20,6 +20,7 @@
 //!   the request is cancelled;
 //! - what a rule compiles to is bounded by its text, and [`Pattern::cost`]
 //!   says how many bytes it holds, for the listing's budget.
+#![forbid(unsafe_code)]
 
 use std::time::Instant;
 

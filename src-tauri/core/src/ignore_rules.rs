@@ -51,6 +51,7 @@
 //! be one, e.g. a build output folder) has every entry ignored, as
 //! git does not look inside an ignored folder. Names and rule lines are
 //! bytes: neither needs to be UTF-8.
+#![forbid(unsafe_code)]
 
 use std::collections::HashSet;
 use std::ffi::OsStr;

@@ -7,13 +7,14 @@
 //! serves the same listing to scripts. Wire types live in [`wire`] and are
 //! exported to TypeScript by ts-rs; every number that bounds work lives in
 //! [`limits`].
+// Every module but `sys` (the system-call boundary) forbids `unsafe` itself.
+#![deny(unsafe_code)]
 
 pub mod bounded;
 pub mod cancel;
 mod confine;
 pub mod cursor;
 pub mod default_app;
-pub mod dirio;
 pub mod filter;
 pub(crate) mod ignore_pattern;
 pub mod ignore_rules;
@@ -28,9 +29,11 @@ pub mod preview;
 pub mod rest;
 pub mod saved_view;
 pub mod shell_quote;
-pub mod supervisor;
 pub(crate) mod select;
 pub mod source;
+mod sys;
+pub(crate) use sys::dirio;
+pub use sys::supervisor;
 pub mod startup;
 pub mod text;
 pub mod wire;

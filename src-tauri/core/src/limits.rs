@@ -2,6 +2,7 @@
 //!
 //! The engine, the Tauri commands, `canopy-list` and (through the generated
 //! bindings) the UI all read these; nothing else hard-codes a depth, cap or size.
+#![forbid(unsafe_code)]
 
 use std::time::Duration;
 pub use crate::wire::Limits;

@@ -1,4 +1,5 @@
 //! Type-ahead: where a name prefix falls in a folder's order.
+#![forbid(unsafe_code)]
 
 use std::cmp::Ordering;
 use std::path::Path;

@@ -5,6 +5,7 @@
 //! that could forge or disguise text marked as escapes) and a *handle*, an opaque
 //! base64url string that decodes to the exact path bytes, so a folder whose name
 //! is not UTF-8 can still be listed and previewed.
+#![forbid(unsafe_code)]
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;

@@ -36,6 +36,7 @@
 //! - HTML, SVG, XML and EPUB: they open in a browser or a web view, where
 //!   they can run script with access to local files;
 //! - PostScript (`.ps`, `.eps`): a programming language, run by its viewer.
+#![forbid(unsafe_code)]
 
 use std::fs::File;
 use std::os::unix::ffi::OsStrExt;

@@ -22,6 +22,7 @@
 //! name order). Everything that compares entries (the heap of candidates,
 //! cursors, the samples of a deep page, `locate`) compares these keys, so
 //! there is one order, not several that should agree.
+#![forbid(unsafe_code)]
 
 use std::cmp::Ordering;
 use std::char::ToLowercase;

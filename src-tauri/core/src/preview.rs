@@ -12,6 +12,7 @@
 //!   larger request is clamped to `MAX_PREVIEW_CHUNK` and the reply says so.
 //! - a text chunk never ends inside a character: the tail is left for the
 //!   next chunk, whose offset is `offset + length`.
+#![forbid(unsafe_code)]
 
 use std::fs::File;
 use std::os::fd::OwnedFd;

@@ -11,6 +11,7 @@
 //! An extension is admitted when it is first met and never dropped, so a
 //! name is counted in the same group every time it is looked at: the groups
 //! of a folder's shown entries can be taken from its counts exactly.
+#![forbid(unsafe_code)]
 
 
 use crate::limits::{REST_EXTENSIONS, REST_EXTENSION_BYTES, REST_GROUPS_SHOWN};

@@ -1,4 +1,5 @@
 //! Where a listing starts: what a person typed, or a handle, as an absolute path.
+#![forbid(unsafe_code)]
 
 use std::path::{Component, Path, PathBuf};
 

@@ -23,6 +23,7 @@
 //! What is restored is only a wish list: the window re-lists every folder
 //! with the normal cap and time budget (never "Show all"), so a folder that
 //! grew huge since shows its first page and its badge.
+#![forbid(unsafe_code)]
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};
@@ -423,9 +424,7 @@ mod tests {
     fn a_fifo_or_a_device_in_its_place_is_ignored_never_opened() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("state.json");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
-        // SAFETY: a valid C string; mkfifo only makes the node.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        crate::sys::make_fifo(&fifo).unwrap();
         // Opening a fifo without a writer would block the start for ever: the
         // load runs on its own thread, and a hang fails the test instead.
         let (tx, rx) = std::sync::mpsc::channel();

@@ -61,6 +61,7 @@
 //! Folders change while they are read. Every pass counts what it sees; the
 //! last pass decides the offset. A pass cut by the time budget makes a deep
 //! page empty (never a page other than the one asked for) and says so.
+#![forbid(unsafe_code)]
 
 use std::cell::Cell;
 use std::cmp::Ordering;

@@ -11,6 +11,7 @@
 //! on what the names escape, is deliberate: a path `/tmp/a;reboot` pasted
 //! bare runs `reboot`, and one with a space splits into two arguments.
 //! `$'…'` is understood by bash, zsh and ksh (and by sh since POSIX.1-2024).
+#![forbid(unsafe_code)]
 
 use std::fmt::Write as _;
 

@@ -25,6 +25,7 @@
 //!   ([`SourceFolder::stat_child`]) only for entries shown, or for every
 //!   entry under the size and modified orders.
 //! - **Read-only.** Nothing a source offers writes.
+#![forbid(unsafe_code)]
 
 use std::io;
 use std::path::Path;

@@ -10,6 +10,7 @@
 //!   first rewritten as `--handle=…` ([`forwardable_args`]); a lossy string
 //!   that still arrives is refused with a message, never opened as a
 //!   different path.
+#![forbid(unsafe_code)]
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

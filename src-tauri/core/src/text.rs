@@ -14,6 +14,7 @@
 //! or hidden ignored entries, none of these three is printed.
 //! [`partial_order_line`] is for front ends that say a folder's order is
 //! partial (`canopy-mcp`); `canopy-list` does not print it.
+#![forbid(unsafe_code)]
 
 use std::io::{self, Write};
 

@@ -64,6 +64,7 @@
 //! The engine API for other front ends: build a [`ListOptions`] (or parse a
 //! [`ListRequest`] and call [`list_request`]), call [`list`]; for type-ahead,
 //! [`locate`] with the same order, filter and settings.
+#![forbid(unsafe_code)]
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;
@@ -332,22 +333,6 @@ fn details_timeout_error(budget: Duration) -> CanopyError {
         ErrorCode::Timeout,
         format!("examining the shown entries took longer than {} ms; some are shown without details", budget.as_millis()),
     )
-}
-
-/// Raises the soft limit on open files to the hard limit, once: a wide
-/// walk keeps one descriptor per folder whose children wait their turn.
-fn raise_open_file_limit() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: getrlimit/setrlimit with a valid out-buffer.
-        unsafe {
-            let mut lim: libc::rlimit = std::mem::zeroed();
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-                lim.rlim_cur = lim.rlim_max;
-                libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-            }
-        }
-    });
 }
 
 /// One folder read: its wire form, an error for its owner entry, the
@@ -768,7 +753,7 @@ pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &
         (None, None) if call.offset == 0 => RootWindow::Everything,
         (None, None) => RootWindow::At { offset: call.offset, limit: u64::MAX },
     };
-    raise_open_file_limit();
+    crate::sys::raise_open_file_limit();
     let shared = Arc::new(Settings {
         source: source.clone(),
         root: root.to_path_buf(),

@@ -7,6 +7,7 @@
 //! [`engine`] is the one module that calls Canopy's engine; [`transport`]
 //! reads and writes the JSON-RPC lines; [`diagnostics`] writes stderr
 //! without ever making a call wait for it.
+#![forbid(unsafe_code)]
 
 pub mod access;
 pub mod diagnostics;

@@ -2,6 +2,7 @@
 //! stdout. At least one `--root` is required (none, or one that is not a
 //! folder, exits 2); the folders an agent may see are these, narrowed by
 //! the client's roots when it offers them. Diagnostics go to stderr.
+#![forbid(unsafe_code)]
 
 use std::ffi::OsString;
 use std::path::PathBuf;

@@ -27,6 +27,7 @@
 //!
 //! This crate has no GUI dependency; the Tauri shell forwards reports to the
 //! window.
+#![forbid(unsafe_code)]
 
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt;

@@ -13,6 +13,7 @@
 //! from its EOF nor a caller from its `wait`.
 //! `--all` lifts the page and the request budget: it holds every name of the
 //! top level in memory.
+#![forbid(unsafe_code)]
 
 use std::ffi::OsString;
 use std::io::{self, BufWriter, Write};
@@ -156,7 +157,7 @@ fn main() -> ExitCode {
         Ok(l) => l,
         Err(e) => {
             eprintln!("canopy-list: {}: {}", e.code, e.message);
-            close_output();
+            canopy_core::supervisor::close_standard_output();
             // A cursor or setting the engine refused is a bad argument too.
             return ExitCode::from(if e.code == ErrorCode::InvalidArgument { 2 } else { 1 });
         }
@@ -181,18 +182,6 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     };
-    close_output();
+    canopy_core::supervisor::close_standard_output();
     status
-}
-
-/// Closes stdout and stderr now. A worker left behind in a call on a dead
-/// mount can keep this process from exiting; whoever reads our output still
-/// gets its end at once.
-fn close_output() {
-    // SAFETY: nothing writes to fd 1 or 2 after this point; std's handles
-    // were flushed (stderr is unbuffered).
-    unsafe {
-        libc::close(1);
-        libc::close(2);
-    }
 }

@@ -3,6 +3,7 @@
 //! Consumers (the UI, scripts) branch on [`ErrorCode`], never on the message.
 //! A failure below a listing's root is attached to that entry; only a root that
 //! cannot be listed at all fails a call.
+#![forbid(unsafe_code)]
 
 use serde::Serialize;
 use std::fmt;

@@ -1,4 +1,5 @@
 //! The listing as it crosses to the UI and to scripts: entries, folders, counts.
+#![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

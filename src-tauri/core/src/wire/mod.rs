@@ -7,6 +7,7 @@
 //!
 //! The tree depends on nothing else of the engine but [`crate::limits`] (the
 //! defaults): the engine's modules use it, never the other way round.
+#![forbid(unsafe_code)]
 
 pub(crate) mod error;
 mod listing;

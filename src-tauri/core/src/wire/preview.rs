@@ -1,4 +1,5 @@
 //! A bounded read of a file, as the preview pane asks for it and gets it.
+#![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

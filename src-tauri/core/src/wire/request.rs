@@ -1,5 +1,6 @@
 //! Requests: what a face asks the engine for, parsed so that every malformed
 //! request, whoever sends it, gets `INVALID_ARGUMENT`.
+#![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

@@ -1,4 +1,5 @@
 //! What the app shell and the window say to each other besides listings.
+#![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

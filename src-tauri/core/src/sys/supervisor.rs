@@ -361,3 +361,65 @@ mod tests {
         assert_eq!(parse_env(b"12"), None);
     }
 }
+
+/// The pipe's write end that [`on_signal`] writes the signal's number to.
+static SIGNAL_PIPE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+extern "C" fn on_signal(number: libc::c_int) {
+    let byte = number as u8;
+    // SAFETY: write(2) is async-signal-safe; the pipe lives as long as the process.
+    unsafe { libc::write(SIGNAL_PIPE.load(std::sync::atomic::Ordering::Relaxed), (&raw const byte).cast(), 1) };
+}
+
+/// On SIGTERM or SIGHUP (a logout, a shutdown, `kill`): runs `last` (the
+/// window writes what it remembers), then ends the process by that signal
+/// as it would have ended without the handler ([`end_by_signal`]). The
+/// handler only writes to a pipe; a thread of its own does the rest, so a
+/// busy program does not keep the process alive. Call once.
+pub fn on_termination(last: impl FnOnce() + Send + 'static) {
+    let mut fds = [0; 2];
+    // SAFETY: fds has room for the two descriptors pipe2 fills in.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return;
+    }
+    SIGNAL_PIPE.store(fds[1], std::sync::atomic::Ordering::SeqCst);
+    let spawned = std::thread::Builder::new().name("canopy-signals".into()).spawn(move || {
+        let mut number = 0u8;
+        // SAFETY: reads one byte into `number` from the pipe's read end.
+        while unsafe { libc::read(fds[0], (&raw mut number).cast(), 1) } != 1 {
+            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                return;
+            }
+        }
+        last();
+        // The default action again, then the signal that was sent, having let
+        // go of every file if an engine call is stuck on a dead mount.
+        end_by_signal(libc::c_int::from(number));
+    });
+    if spawned.is_err() {
+        return;
+    }
+    for number in [libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: a plain handler that only writes to a pipe; SA_RESTART so
+        // that other threads' calls are not interrupted.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(number, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Closes stdout and stderr now (`canopy-list`, about to exit). A worker
+/// left behind in a call on a dead mount can keep the process from exiting;
+/// whoever reads its output still gets its end at once. Flush first.
+pub fn close_standard_output() {
+    // SAFETY: nothing writes to fd 1 or 2 after this point; the caller
+    // flushed std's handles (stderr is unbuffered).
+    unsafe {
+        libc::close(1);
+        libc::close(2);
+    }
+}

@@ -11,7 +11,9 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::{CanopyError, ErrorCode};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -785,3 +787,38 @@ impl crate::source::Source for LocalFs {
         parent.descend(name, folder, path, &self.hooks)
     }
 }
+
+/// The real path of what `path` names, read back from `/proc` after an
+/// `O_PATH` open (which opens no contents and runs no driver), and what it is.
+///
+/// # Errors
+/// The OS code; `NOT_FOUND` when it was deleted meanwhile; `IO` without `/proc`.
+pub(crate) fn real_path_now(path: &Path) -> Result<(PathBuf, EntryKind), CanopyError> {
+    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
+    // SAFETY: valid C string; O_PATH opens no contents and runs no driver.
+    let raw = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    if raw < 0 {
+        return Err(CanopyError::from_io(&std::io::Error::last_os_error(), "cannot open"));
+    }
+    // SAFETY: a fresh descriptor, owned here.
+    let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+    // SAFETY: a zeroed stat is a valid out-buffer; fd is open.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } < 0 {
+        return Err(CanopyError::from_io(&std::io::Error::last_os_error(), "cannot examine"));
+    }
+    let link = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    let real = match std::fs::read_link(&link) {
+        Ok(p) => p,
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+            return Err(CanopyError::new(ErrorCode::Io, "cannot tell where the path leads: /proc is not mounted"))
+        }
+        Err(e) => return Err(CanopyError::from_io(&e, "cannot tell where the path leads")),
+    };
+    // A deleted entry reads back as "PATH (deleted)", which is no path.
+    if st.st_nlink == 0 || !real.is_absolute() {
+        return Err(CanopyError::new(ErrorCode::NotFound, "it was deleted while it was being opened"));
+    }
+    Ok((real, kind_of_mode(st.st_mode)))
+}
+
