@@ -101,18 +101,22 @@ fn note_remembered(selected: Option<&str>) {
 #[cfg(not(feature = "e2e"))]
 fn note_remembered(_selected: Option<&str>) {}
 
-/// Reads a bounded chunk of a regular file: see `canopy_core::preview::read_preview`.
+/// Reads a bounded chunk of a regular file: see `canopy_core::preview`.
 #[tauri::command]
-pub async fn read_preview(request: Option<Value>) -> Result<PreviewChunk, CanopyError> {
+pub async fn read_preview(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<PreviewChunk, CanopyError> {
     let req: PreviewRequest = parse_request(request)?;
-    blocking(move || canopy_core::preview::read_preview_bounded(&req)).await
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    let source = state.source.clone();
+    blocking(move || canopy_core::preview(&source, &path, req.offset, req.length)).await
 }
 
 /// A whole image (up to `IMAGE_CAP`) as raw bytes over IPC, no base64.
 #[tauri::command]
-pub async fn read_image(request: Option<Value>) -> Result<Response, CanopyError> {
+pub async fn read_image(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<Response, CanopyError> {
     let req: FileRequest = parse_request(request)?;
-    let (bytes, _format) = blocking(move || canopy_core::preview::read_image_bounded(&req)).await?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    let source = state.source.clone();
+    let (bytes, _format) = blocking(move || canopy_core::preview_image(&source, &path)).await?;
     Ok(Response::new(bytes))
 }
 

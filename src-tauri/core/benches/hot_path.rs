@@ -1,7 +1,7 @@
 //! Criterion benches of the engine's hot path: the natural-order comparison
 //! that every streamed entry pays, and a capped listing of a large folder.
 
-use canopy_core::order::compare_names;
+use canopy_core::testing::compare_names;
 use canopy_core::{list, ListCall, ListSettings, LocalFs};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;

@@ -423,16 +423,6 @@ impl Watch {
         Ok(())
     }
 
-    /// Fails at once if a call at `place` would touch something stuck,
-    /// without making `place` part of the step (the parent's device, before
-    /// opening a child that may be a mount point of its own).
-    ///
-    /// # Errors
-    /// [`Unresponsive`] when the place is stuck or too many threads are.
-    pub fn check(&self, place: &Place) -> Result<(), Unresponsive> {
-        self.pool.check(place)
-    }
-
     /// Moves the current step to exactly `places` (same deadline): the call
     /// that needed a place is done, the next one acts elsewhere.
     ///

@@ -2,58 +2,76 @@
 //! and the policies of the file actions ([`openable`] with [`default_app`]
 //! for "Open…", [`shell_quote`] for "Copy path").
 //!
-//! This crate has no GUI dependency. The Tauri shell (`src-tauri/src`) wraps
-//! each public entry point in a thin command, and the `canopy-list` binary
-//! serves the same listing to scripts. Wire types live in [`wire`] and are
-//! exported to TypeScript by ts-rs; every number that bounds work lives in
-//! [`limits`].
-// Every module but `sys` (the system-call boundary) forbids `unsafe` itself.
+//! **The front door.** Every face (the window's Tauri commands,
+//! `canopy-list`, `canopy-mcp`) calls the engine here and nothing below it:
+//!
+//! - [`list`]`(source, root, &`[`ListSettings`]`, &`[`ListCall`]`)`: the capped
+//!   recursive listing ([`list_request`] for a request as the window sends it);
+//! - [`locate`]`(source, request)`: where a name prefix falls in a folder's order;
+//! - [`preview`]`(source, path, offset, length)` and [`preview_image`]: a
+//!   bounded read of one regular file;
+//! - [`resolve_within`], [`confine_links`], [`real_path`]: looking only
+//!   inside a set of folders (`canopy-mcp`'s roots).
+//!
+//! Each takes a [`Source`], the place a listing comes from; [`LocalFs`] is
+//! the local filesystem. An [`Observer`] hears of each folder read. The
+//! listing settings are one type, [`ListSettings`], that requests, replies,
+//! the saved view and cursors all carry. Wire types live in [`wire`] and
+//! are exported to TypeScript by ts-rs; every number that bounds work lives
+//! in [`limits`]. The other public modules are what the faces share besides
+//! listings: [`text`] (the listing as lines), [`names`] (handles and
+//! escapes), [`cancel`], and the window's [`saved_view`], [`startup`],
+//! [`supervisor`] and file-action policies.
+//!
+//! This crate has no GUI dependency. `unsafe` lives in one module, `sys`
+//! (the system-call boundary); every other module forbids it.
 #![deny(unsafe_code)]
 
-pub mod bounded;
+pub(crate) mod bounded;
 pub mod cancel;
 mod confine;
-pub mod cursor;
+pub(crate) mod cursor;
 pub mod default_app;
-pub mod filter;
+pub(crate) mod filter;
 pub(crate) mod ignore_pattern;
-pub mod ignore_rules;
+pub(crate) mod ignore_rules;
 pub mod limits;
-pub mod walk;
-pub mod root;
-pub mod locate;
+mod locate;
 pub mod names;
 pub mod openable;
-pub mod order;
+pub(crate) mod order;
 pub mod preview;
-pub mod rest;
+pub(crate) mod rest;
+mod root;
 pub mod saved_view;
-pub mod shell_quote;
 pub(crate) mod select;
+pub mod shell_quote;
 pub mod source;
+pub mod startup;
 mod sys;
+pub mod text;
+mod walk;
+pub mod wire;
+
 pub(crate) use sys::dirio;
 pub use sys::supervisor;
-pub mod startup;
-pub mod text;
-pub mod wire;
 pub(crate) use wire::error;
 
-pub use error::{CanopyError, ErrorCode};
-pub use locate::locate;
-pub use root::resolve_root;
-pub use startup::startup_from_arg;
 pub use confine::{confine_links, real_path, resolve_within, within, Leads};
 pub use cursor::{after_entry as cursor_after, max_len as max_cursor_len};
-pub use dirio::LocalFs;
+pub use dirio::{LocalFile, LocalFs};
+pub use error::{CanopyError, ErrorCode};
 pub use filter::is_glob as filter_is_glob;
-pub use preview::read_chunk_at;
-pub use source::{Observer, Source};
+pub use locate::locate;
+pub use preview::{preview, preview_image};
+pub use root::resolve_root;
+pub use source::{Observer, Source, SourceFile, SourceFolder};
+pub use startup::startup_from_arg;
 pub use walk::{list, list_request, ListCall, RequestBudget};
 pub use wire::ListSettings;
 
 /// The test seams (the `e2e` build only): the local source's slowed
-/// folders, and what the dead-mount tests count.
+/// folders, the order's name comparison, and what the dead-mount tests count.
 #[cfg(feature = "e2e")]
 pub mod testing {
     pub use crate::bounded::Pool;

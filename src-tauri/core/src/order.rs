@@ -41,6 +41,7 @@ pub struct Order {
 
 impl Order {
     /// The natural name order, ascending: what every listing used before orders existed.
+    #[cfg(test)]
     pub const NAME: Order = Order { by: SortBy::Name, reverse: false };
 
     /// True when every entry needs an `lstat` to be placed: the order has

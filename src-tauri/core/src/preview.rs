@@ -15,17 +15,16 @@
 #![forbid(unsafe_code)]
 
 use std::fs::File;
-use std::os::fd::OwnedFd;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 
 use crate::bounded::{self, Place};
-use crate::dirio::{open_regular_at, reopen_checked, RegularOpen};
+use crate::dirio::{open_regular_at, RegularOpen};
+use crate::source::{Source, SourceFile};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{HEX_VIEW_BYTES, IMAGE_CAP, MAX_PREVIEW_CHUNK, SNIFF_BYTES, TIME_BUDGET};
 use crate::names::decode_handle;
@@ -66,17 +65,6 @@ pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
     regular_or_error(open_regular_at(libc::AT_FDCWD, &c, false))
 }
 
-/// Reopens an `O_PATH` descriptor for reading, only if it is a regular file
-/// (see [`crate::dirio::reopen_checked`]: checked with `fstat`, reopened
-/// through `/proc/self/fd/N` and checked again to be the same regular file).
-///
-/// # Errors
-/// `NOT_A_FILE` for folders and special files (never opened), `IO` without
-/// `/proc`, the OS code otherwise.
-pub fn reopen_regular(pathfd: &OwnedFd) -> Result<(File, libc::stat), CanopyError> {
-    regular_or_error(reopen_checked(pathfd))
-}
-
 fn regular_or_error(opened: Result<(File, libc::stat), RegularOpen>) -> Result<(File, libc::stat), CanopyError> {
     match opened {
         Ok(opened) => Ok(opened),
@@ -88,7 +76,7 @@ fn regular_or_error(opened: Result<(File, libc::stat), RegularOpen>) -> Result<(
 }
 
 /// Reads up to `len` bytes at `offset`, retrying short reads until EOF.
-pub(crate) fn read_at(file: &File, offset: u64, len: usize) -> Result<Vec<u8>, CanopyError> {
+pub(crate) fn read_at(file: &impl SourceFile, offset: u64, len: usize) -> Result<Vec<u8>, CanopyError> {
     let mut buf = vec![0u8; len];
     let mut got = 0;
     while got < len {
@@ -248,48 +236,41 @@ pub fn read_preview(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
         return Err(CanopyError::invalid("length must be at least 1"));
     }
     let path = decode_handle(&req.handle)?;
-    let (file, st) = open_regular(&path)?;
-    read_chunk(&file, &st, req.offset, req.length)
+    read_chunk(&crate::LocalFs::new().open_file(&path)?, req.offset, req.length)
 }
 
-/// [`read_preview`] of the file an `O_PATH` descriptor names (a caller that
-/// opened and checked the path itself, e.g. against allowed folders): only
-/// a regular file is reopened for reading (see [`reopen_regular`]).
-///
-/// # Errors
-/// `INVALID_ARGUMENT` for a zero length or an offset past the end;
-/// `NOT_A_FILE` for folders and special files (never opened); the OS code otherwise.
-pub fn read_preview_at(pathfd: &OwnedFd, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
-    if length == 0 {
-        return Err(CanopyError::invalid("length must be at least 1"));
-    }
-    let (file, st) = reopen_regular(pathfd)?;
-    read_chunk(&file, &st, offset, length)
-}
-
-/// Reads one chunk of the regular file at `path` from `source`, on a
-/// bounded worker. A confined source opens it by its real path without
-/// following any link (a link swapped in fails the open, `LOOP` or
-/// `NOT_A_DIRECTORY`); only a regular file is opened for reading.
+/// Reads one chunk of the regular file at `path` in `source`, on a bounded
+/// worker: the preview's front door. A file on a mount that never answers
+/// costs `TIME_BUDGET`, then `TIMEOUT`; a path at or below one already
+/// stuck fails at once. Only a regular file is opened for reading
+/// ([`Source::open_file`]); a confined source follows no link on the way.
 ///
 /// # Errors
 /// `INVALID_ARGUMENT` for a zero length or an offset past the end;
 /// `NOT_A_FILE` for anything but a regular file (never opened for reading);
-/// `TIMEOUT` when the file does not answer; the OS code otherwise.
-pub fn read_chunk_at(source: &crate::LocalFs, path: &Path, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
+/// `TIMEOUT` when the file does not answer; the source's code otherwise.
+pub fn preview<S: Source>(source: &S, path: &Path, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
     if length == 0 {
         return Err(CanopyError::invalid("length must be at least 1"));
     }
-    let (owned, confined) = (path.to_path_buf(), source.is_confined());
-    bounded::call(Place::path(path), TIME_BUDGET, move |_| {
-        let (file, st) = if confined { open_real_regular(&owned)? } else { open_regular(&owned)? };
-        read_chunk(&file, &st, offset, length)
-    })?
+    let (owned, source) = (path.to_path_buf(), source.clone());
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| read_chunk(&source.open_file(&owned)?, offset, length))?
+}
+
+/// Reads the whole image at `path` in `source` (up to `IMAGE_CAP`) and its
+/// format, on a bounded worker, as [`preview`].
+///
+/// # Errors
+/// `TOO_LARGE` past the cap; `INVALID_ARGUMENT` when the bytes are not an
+/// image Canopy shows; as [`preview`] otherwise.
+pub fn preview_image<S: Source>(source: &S, path: &Path) -> Result<(Vec<u8>, ImageFormat), CanopyError> {
+    let (owned, source) = (path.to_path_buf(), source.clone());
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| read_whole_image(&source.open_file(&owned)?))?
 }
 
 /// Opens the regular file at the real path `path` (no link in it), each
 /// component without following a link.
-fn open_real_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
+pub(crate) fn open_real_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(not_a_file("this is a folder"));
     };
@@ -300,9 +281,9 @@ fn open_real_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
 }
 
 /// Reads and classifies one chunk of an opened regular file.
-fn read_chunk(file: &File, st: &libc::stat, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
+fn read_chunk(file: &impl SourceFile, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
     let req = PreviewRequest { handle: String::new(), offset, length };
-    let size = st.st_size.max(0) as u64;
+    let size = file.size();
     let clamped = req.length > MAX_PREVIEW_CHUNK;
     let requested = req.length.min(MAX_PREVIEW_CHUNK);
     if size > 0 && req.offset > size {
@@ -361,8 +342,12 @@ fn read_chunk(file: &File, st: &libc::stat, offset: u64, length: u64) -> Result<
 /// image Canopy shows; as [`read_preview`] otherwise.
 pub fn read_image(req: &FileRequest) -> Result<(Vec<u8>, ImageFormat), CanopyError> {
     let path = decode_handle(&req.handle)?;
-    let (file, st) = open_regular(&path)?;
-    let size = st.st_size.max(0) as u64;
+    read_whole_image(&crate::LocalFs::new().open_file(&path)?)
+}
+
+/// Reads a whole opened image (up to `IMAGE_CAP`) and its format.
+fn read_whole_image(file: &impl SourceFile) -> Result<(Vec<u8>, ImageFormat), CanopyError> {
+    let size = file.size();
     if size > IMAGE_CAP {
         return Err(CanopyError::new(
             ErrorCode::TooLarge,
@@ -370,7 +355,7 @@ pub fn read_image(req: &FileRequest) -> Result<(Vec<u8>, ImageFormat), CanopyErr
         ));
     }
     // Read one byte past the cap to notice a file that grew.
-    let bytes = read_at(&file, 0, (size.max(1) + 1).min(IMAGE_CAP + 1) as usize)?;
+    let bytes = read_at(file, 0, (size.max(1) + 1).min(IMAGE_CAP + 1) as usize)?;
     if bytes.len() as u64 > IMAGE_CAP {
         return Err(CanopyError::new(ErrorCode::TooLarge, "the image grew past the size Canopy shows"));
     }
@@ -385,9 +370,7 @@ pub fn read_image(req: &FileRequest) -> Result<(Vec<u8>, ImageFormat), CanopyErr
 /// # Errors
 /// As [`read_preview`], and `TIMEOUT` ("not responding").
 pub fn read_preview_bounded(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
-    let path = decode_handle(&req.handle)?;
-    let req = req.clone();
-    bounded::call(Place::path(&path), TIME_BUDGET, move |_| read_preview(&req))?
+    preview(&crate::LocalFs::new(), &decode_handle(&req.handle)?, req.offset, req.length)
 }
 
 /// [`read_image`] on a bounded worker, as [`read_preview_bounded`].
@@ -395,7 +378,5 @@ pub fn read_preview_bounded(req: &PreviewRequest) -> Result<PreviewChunk, Canopy
 /// # Errors
 /// As [`read_image`], and `TIMEOUT` ("not responding").
 pub fn read_image_bounded(req: &FileRequest) -> Result<(Vec<u8>, ImageFormat), CanopyError> {
-    let path = decode_handle(&req.handle)?;
-    let req = req.clone();
-    bounded::call(Place::path(&path), TIME_BUDGET, move |_| read_image(&req))?
+    preview_image(&crate::LocalFs::new(), &decode_handle(&req.handle)?)
 }

@@ -134,10 +134,27 @@ pub trait SourceFolder: Send + Sync + Sized + 'static {
     fn open_child(&self, name: &[u8]) -> io::Result<Self>;
 }
 
+/// A regular file opened by a [`Source`] for a bounded read: the preview
+/// reads a chunk at an offset, never the whole of a large file. A source
+/// whose files are streams (a compressed archive member) reads forward to
+/// the offset and says so in its costs, not in this interface.
+pub trait SourceFile: Send + 'static {
+    /// Its size in bytes when it was opened.
+    fn size(&self) -> u64;
+
+    /// Reads into `buf` from `offset`; `Ok(0)` at the end.
+    ///
+    /// # Errors
+    /// The source's error (`WouldBlock` ends the read where it is).
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
+}
+
 /// A place listings come from.
 pub trait Source: Clone + Send + Sync + 'static {
     /// A folder of this source.
     type Folder: SourceFolder;
+    /// A regular file of this source, opened for a bounded read.
+    type File: SourceFile;
 
     /// Opens the folder at `path` (a path in this source; absolute).
     ///
@@ -145,6 +162,14 @@ pub trait Source: Clone + Send + Sync + 'static {
     /// The source's error: `ENOTDIR` for anything that is not a folder
     /// (never opened), `ENOENT`, `EACCES`, `ELOOP`, `ENAMETOOLONG` ...
     fn open_folder(&self, path: &Path) -> io::Result<Self::Folder>;
+
+    /// Opens the regular file at `path` for reading. Nothing else is ever
+    /// opened for reading: a folder, fifo, socket or device is refused
+    /// (`NOT_A_FILE`) without being opened, so no read can block on one.
+    ///
+    /// # Errors
+    /// `NOT_A_FILE`, or the source's code (`NOT_FOUND`, `DENIED`, `LOOP` ...).
+    fn open_file(&self, path: &Path) -> Result<Self::File, CanopyError>;
 
     /// The rules that hide what git would ignore in the folder at `path`,
     /// and why some of them could not be read. A source without

@@ -11,8 +11,8 @@ use std::time::{Duration, SystemTime};
 
 use canopy_core::testing::IoHooks;
 use canopy_core::names::encode_handle;
-use canopy_core::order::{compare_names, extension};
-use canopy_core::rest::RestGroup;
+use canopy_core::testing::{compare_names, extension};
+use canopy_core::wire::RestGroup;
 use canopy_core::wire::{EntryKind, Folder, ListSettings, LocateRequest, SortBy};
 use canopy_core::{ErrorCode};
 use common::*;
@@ -622,7 +622,7 @@ fn matching_that_outlasts_the_folders_deadline_stops_itself_and_says_timeout() {
     assert_eq!(err.code, ErrorCode::Timeout, "{}", err.message);
     assert!(err.message.contains("took longer than"), "its own read timed out, not a worker left behind: {}", err.message);
     assert!(folder(&l.root).count_is_lower_bound);
-    assert_eq!(canopy_core::bounded::Pool::global().stuck_threads(), 0, "no worker is left matching");
+    assert_eq!(canopy_core::testing::Pool::global().stuck_threads(), 0, "no worker is left matching");
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use canopy_core::bounded::Pool;
+use canopy_core::testing::Pool;
 use canopy_core::limits::MAX_STUCK_THREADS;
 use canopy_core::names::encode_handle;
 use canopy_core::default_app::Desktop;

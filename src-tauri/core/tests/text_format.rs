@@ -10,7 +10,7 @@ use std::path::Path;
 
 use canopy_core::names::decode_handle;
 use canopy_core::text::write_text;
-use canopy_core::rest::RestGroup;
+use canopy_core::wire::RestGroup;
 use canopy_core::wire::{EntryKind, Folder, LinkTarget, Listing};
 use common::{list, make_repository, ListOptions, Tree};
 use proptest::prelude::*;

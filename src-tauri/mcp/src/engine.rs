@@ -156,7 +156,7 @@ pub fn cursor_after(listing: &Listing, index: usize) -> Result<Option<String>, C
 /// `INVALID_ARGUMENT` for an offset past the end, `TIMEOUT` when the file
 /// does not answer, the OS code otherwise.
 pub fn read(source: &LocalFs, opened: Opened, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
-    canopy_core::read_chunk_at(source, &opened.real, offset, length)
+    canopy_core::preview(source, &opened.real, offset, length)
 }
 
 /// The escaped one-line form of a path, as the listing prints names.

@@ -768,8 +768,46 @@ impl LocalFs {
     }
 }
 
+/// A regular file of the local filesystem, open for reading.
+#[derive(Debug)]
+pub struct LocalFile {
+    file: std::fs::File,
+    size: u64,
+}
+
+impl crate::source::SourceFile for LocalFile {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        std::os::unix::fs::FileExt::read_at(&self.file, buf, offset)
+    }
+}
+
+/// An open file read in place (Open… vets a file it opened itself).
+impl crate::source::SourceFile for std::fs::File {
+    fn size(&self) -> u64 {
+        self.metadata().map_or(0, |m| m.len())
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        std::os::unix::fs::FileExt::read_at(self, buf, offset)
+    }
+}
+
 impl crate::source::Source for LocalFs {
     type Folder = Dir;
+    type File = LocalFile;
+
+    fn open_file(&self, path: &Path) -> Result<LocalFile, CanopyError> {
+        let (file, st) = if self.hooks.links_unfollowed {
+            crate::preview::open_real_regular(path)?
+        } else {
+            crate::preview::open_regular(path)?
+        };
+        Ok(LocalFile { file, size: st.st_size.max(0) as u64 })
+    }
 
     fn open_folder(&self, path: &Path) -> io::Result<Dir> {
         if self.hooks.links_unfollowed {
