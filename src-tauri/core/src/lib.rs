@@ -27,7 +27,8 @@
 //! (the system-call boundary); every other module forbids it.
 #![deny(unsafe_code)]
 
-pub(crate) mod bounded;
+// Public for canopy-watch, which sets its watches up on the same bounded workers.
+pub mod bounded;
 pub mod cancel;
 mod confine;
 pub(crate) mod cursor;
