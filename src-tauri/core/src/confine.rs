@@ -24,7 +24,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 
 use crate::bounded::{self, Place};
-use crate::dirio::Anchor;
+use crate::anchor::Anchor;
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::TIME_BUDGET;
 use crate::wire::{Entry, EntryKind, Folder, LinkTarget, Listing};
@@ -264,5 +264,5 @@ fn set_links(f: &mut Folder, verdicts: &mut impl Iterator<Item = LinkTarget>) {
 /// `TIMEOUT` when the path does not answer; `IO` without `/proc`.
 pub fn real_path(path: &Path) -> Result<(PathBuf, EntryKind), CanopyError> {
     let owned = path.to_path_buf();
-    bounded::call(Place::path(path), TIME_BUDGET, move |_| crate::dirio::real_path_now(&owned))?
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| crate::file::real_path_now(&owned))?
 }

@@ -60,7 +60,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::dirio::{Dir, IoHooks, SmallFile};
+use crate::dirio::{Dir, SmallFile};
+use crate::local::LocalFs;
 use crate::error::{CanopyError, ErrorCode};
 use crate::ignore_pattern::{rule_lines, ByteSet, Halt, Meter, Pattern, States, Subject};
 use crate::limits::{MAX_GIT_MARKER_BYTES, MAX_IGNORE_COMPILED_BYTES, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_RULES, MAX_IGNORE_RULE_BYTES};
@@ -232,13 +233,13 @@ fn read_layer(dir: &Dir, name: &[u8], what: &str, follow: bool, budget: &RuleBud
 
 /// Reads the file `file` (its folder opened by path) as an ignore file,
 /// named `prefix` and its path in messages.
-fn read_layer_at(file: &Path, prefix: &str, follow: bool, hooks: &IoHooks, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+fn read_layer_at(file: &Path, prefix: &str, follow: bool, fs: &LocalFs, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
     let (Some(dir_path), Some(name)) = (file.parent(), file.file_name()) else {
         return (None, None);
     };
     let what = format!("{prefix}{}", file.display());
     // Only searched, not read: a folder git may look a name up in (mode 711) serves.
-    match Dir::search_path(dir_path, hooks) {
+    match fs.search_path(dir_path) {
         Ok(dir) => read_layer(&dir, name.as_bytes(), &what, follow, budget),
         Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => (None, None),
         Err(e) => (None, Some(CanopyError::from_io(&e, &format!("cannot read {what}")))),
@@ -346,14 +347,14 @@ fn global_file(repo: &Path) -> Option<PathBuf> {
 
 /// The rules of a repository whose root is `repo`: `.git/info/exclude` and the
 /// global file, lowest precedence last.
-fn repository_layers(repo: &Path, hooks: &IoHooks, budget: &RuleBudget, problems: &mut Vec<CanopyError>) -> Vec<(Arc<Layer>, PathBuf)> {
+fn repository_layers(repo: &Path, fs: &LocalFs, budget: &RuleBudget, problems: &mut Vec<CanopyError>) -> Vec<(Arc<Layer>, PathBuf)> {
     let mut out = Vec::new();
     let exclude = repo.join(".git/info/exclude");
-    let (layer, err) = read_layer_at(&exclude, "", true, hooks, budget);
+    let (layer, err) = read_layer_at(&exclude, "", true, fs, budget);
     problems.extend(err);
     out.extend(layer.map(|l| (l, PathBuf::new())));
     if let Some(global) = global_file(repo) {
-        let (layer, err) = read_layer_at(&global, "the global excludes file ", true, hooks, budget);
+        let (layer, err) = read_layer_at(&global, "the global excludes file ", true, fs, budget);
         problems.extend(err);
         out.extend(layer.map(|l| (l, PathBuf::new())));
     }
@@ -395,9 +396,9 @@ impl IgnoreRules {
     /// location. Runs on the caller's thread: call it on a bounded worker.
     /// Deciding whether a folder above is ignored is matching, under `meter`:
     /// if it stops, nothing is ignored and the error says why.
-    pub(crate) fn for_folder(path: &Path, hooks: &IoHooks, meter: &mut Meter<'_>) -> (IgnoreRules, Option<CanopyError>) {
+    pub(crate) fn for_folder(path: &Path, fs: &LocalFs, meter: &mut Meter<'_>) -> (IgnoreRules, Option<CanopyError>) {
         let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let holds_git = |a: &Path| Dir::search_path(a, hooks).is_ok_and(|d| is_repository(&d));
+        let holds_git = |a: &Path| fs.search_path(a).is_ok_and(|d| is_repository(&d));
         let Some(repo) = real.ancestors().find(|a| holds_git(a)) else {
             return (IgnoreRules::none(), None);
         };
@@ -408,10 +409,10 @@ impl IgnoreRules {
         }
         let mut problems = Vec::new();
         let budget = Arc::new(RuleBudget::default());
-        let base = repository_layers(repo, hooks, &budget, &mut problems);
+        let base = repository_layers(repo, fs, &budget, &mut problems);
         let mut rules = IgnoreRules { budget, active: true, all: false, layers: base };
         let mut here = repo.to_path_buf();
-        let (layer, err) = read_layer_at(&here.join(".gitignore"), "", false, hooks, &rules.budget);
+        let (layer, err) = read_layer_at(&here.join(".gitignore"), "", false, fs, &rules.budget);
         problems.extend(err);
         rules.push_own(layer);
         let mut scratch = IgnoreScratch::default();
@@ -426,7 +427,7 @@ impl IgnoreRules {
             }
             rules.enter(name.as_bytes());
             here.push(name);
-            let (layer, err) = read_layer_at(&here.join(".gitignore"), "", false, hooks, &rules.budget);
+            let (layer, err) = read_layer_at(&here.join(".gitignore"), "", false, fs, &rules.budget);
             problems.extend(err);
             rules.push_own(layer);
         }
@@ -436,7 +437,7 @@ impl IgnoreRules {
     /// The rules for the entries of `child` (named `name`, opened as
     /// `dir`), an entry of the folder these rules are for, with why its own
     /// `.gitignore` could not be used.
-    pub(crate) fn descend(&self, name: &[u8], dir: &Dir, path: &Path, hooks: &IoHooks) -> (IgnoreRules, Option<CanopyError>) {
+    pub(crate) fn descend(&self, name: &[u8], dir: &Dir, path: &Path, fs: &LocalFs) -> (IgnoreRules, Option<CanopyError>) {
         let inactive = || (IgnoreRules { budget: self.budget.clone(), ..IgnoreRules::none() }, None);
         if name == b".git" {
             // A repository's own folder: git applies no rules inside it.
@@ -446,7 +447,7 @@ impl IgnoreRules {
         let holds_git = is_repository(dir);
         let mut rules = if holds_git {
             // A repository of its own: its rules alone.
-            let base = repository_layers(path, hooks, &self.budget, &mut problems);
+            let base = repository_layers(path, fs, &self.budget, &mut problems);
             IgnoreRules { budget: self.budget.clone(), active: true, all: false, layers: base }
         } else if self.active {
             let mut r = self.clone();

@@ -54,13 +54,13 @@ pub mod text;
 mod walk;
 pub mod wire;
 
-pub(crate) use sys::dirio;
+pub(crate) use sys::{anchor, dirio, file, local};
 pub use sys::supervisor;
 pub(crate) use wire::error;
 
 pub use confine::{confine_links, real_path, resolve_within, within, Leads};
 pub use cursor::{after_entry as cursor_after, max_len as max_cursor_len};
-pub use dirio::{LocalFile, LocalFs};
+pub use local::{LocalFile, LocalFs};
 pub use error::{CanopyError, ErrorCode};
 pub use filter::is_glob as filter_is_glob;
 pub use locate::locate;
@@ -76,6 +76,6 @@ pub use wire::ListSettings;
 #[cfg(feature = "e2e")]
 pub mod testing {
     pub use crate::bounded::Pool;
-    pub use crate::dirio::IoHooks;
+    pub use crate::local::IoHooks;
     pub use crate::order::{compare_names, extension};
 }

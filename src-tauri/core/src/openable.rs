@@ -46,7 +46,8 @@ use crate::default_app::Desktop;
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{CONTENT_TYPES_CAP, OPEN_SNIFF_BYTES, ZIP_DIRECTORY_CAP};
 use crate::names::decode_handle;
-use crate::preview::{open_regular, read_at, FileRequest};
+use crate::file::open_regular;
+use crate::preview::{read_at, FileRequest};
 
 /// The kind of thing a person opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -331,6 +331,7 @@ impl Group {
     }
 }
 
+#[cfg(any(test, feature = "e2e"))]
 /// Compares two names in natural order, ties broken by raw bytes.
 pub fn compare_names(a: &[u8], b: &[u8]) -> Ordering {
     // Skip the identical prefix (the hot case: `file_000123` vs `file_000124`),
@@ -358,6 +359,7 @@ pub fn compare_names(a: &[u8], b: &[u8]) -> Ordering {
     }
 }
 
+#[cfg(any(test, feature = "e2e"))]
 /// The same order as [`Units`] for names that are ASCII from here on, without
 /// the iterator's bookkeeping; `None` as soon as a non-ASCII byte is seen
 /// (the caller then starts over with the general path). `Equal` means the

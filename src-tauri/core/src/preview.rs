@@ -14,66 +14,18 @@
 //!   next chunk, whose offset is `offset + length`.
 #![forbid(unsafe_code)]
 
-use std::fs::File;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 
 use crate::bounded::{self, Place};
-use crate::dirio::{open_regular_at, RegularOpen};
 use crate::source::{Source, SourceFile};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{HEX_VIEW_BYTES, IMAGE_CAP, MAX_PREVIEW_CHUNK, SNIFF_BYTES, TIME_BUDGET};
 use crate::names::decode_handle;
 pub use crate::wire::{FileRequest, ImageFormat, PreviewChunk, PreviewContent, PreviewRequest, TextEncoding};
-
-fn not_a_file(what: &str) -> CanopyError {
-    CanopyError::new(ErrorCode::NotAFile, format!("{what}: only regular files are previewed, and this is not opened"))
-}
-
-fn describe_mode(mode: libc::mode_t) -> &'static str {
-    match mode & libc::S_IFMT {
-        libc::S_IFDIR => "a folder",
-        libc::S_IFIFO => "a fifo",
-        libc::S_IFSOCK => "a socket",
-        libc::S_IFCHR => "a character device",
-        libc::S_IFBLK => "a block device",
-        libc::S_IFLNK => "a symlink",
-        _ => "a special file",
-    }
-}
-
-/// Opens `path` for reading only if it is a regular file (see the module docs).
-///
-/// # Errors
-/// `NOT_A_FILE` for folders and special files (never opened), the OS code
-/// otherwise (`NOT_FOUND`, `DENIED`, `LOOP`, `NAME_TOO_LONG`, `IO`).
-pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
-    // Resolve symlinks first, so the final open can refuse to follow one.
-    let resolved: PathBuf = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            std::fs::canonicalize(path).map_err(|e| CanopyError::from_io(&e, "cannot follow the link"))?
-        }
-        Ok(_) => path.to_path_buf(),
-        Err(e) => return Err(CanopyError::from_io(&e, "cannot open file")),
-    };
-    let c = std::ffi::CString::new(resolved.as_os_str().as_bytes())
-        .map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
-    regular_or_error(open_regular_at(libc::AT_FDCWD, &c, false))
-}
-
-fn regular_or_error(opened: Result<(File, libc::stat), RegularOpen>) -> Result<(File, libc::stat), CanopyError> {
-    match opened {
-        Ok(opened) => Ok(opened),
-        Err(RegularOpen::NotRegular(mode)) => Err(not_a_file(&format!("this is {}", describe_mode(mode)))),
-        Err(RegularOpen::Changed) => Err(not_a_file("the file changed while it was being opened")),
-        Err(RegularOpen::Io(e)) if e.raw_os_error().is_none() => Err(CanopyError::new(ErrorCode::Io, format!("cannot open file: {e}"))),
-        Err(RegularOpen::Io(e)) => Err(CanopyError::from_io(&e, "cannot open file")),
-    }
-}
 
 /// Reads up to `len` bytes at `offset`, retrying short reads until EOF.
 pub(crate) fn read_at(file: &impl SourceFile, offset: u64, len: usize) -> Result<Vec<u8>, CanopyError> {
@@ -266,18 +218,6 @@ pub fn preview<S: Source>(source: &S, path: &Path, offset: u64, length: u64) -> 
 pub fn preview_image<S: Source>(source: &S, path: &Path) -> Result<(Vec<u8>, ImageFormat), CanopyError> {
     let (owned, source) = (path.to_path_buf(), source.clone());
     bounded::call(Place::path(path), TIME_BUDGET, move |_| read_whole_image(&source.open_file(&owned)?))?
-}
-
-/// Opens the regular file at the real path `path` (no link in it), each
-/// component without following a link.
-pub(crate) fn open_real_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(not_a_file("this is a folder"));
-    };
-    let folder = crate::dirio::Anchor::real_folder(parent).map_err(|e| CanopyError::from_io(&e, "cannot open file"))?;
-    let name = std::ffi::CString::new(name.as_bytes()).map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
-    let fd = folder.into_fd();
-    regular_or_error(open_regular_at(std::os::fd::AsRawFd::as_raw_fd(&fd), &name, false))
 }
 
 /// Reads and classifies one chunk of an opened regular file.

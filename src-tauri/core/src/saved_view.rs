@@ -35,7 +35,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::dirio::{open_regular_at, RegularOpen};
+use crate::file::{open_regular_at, RegularOpen};
 use crate::limits::{MAX_DEPTH, SAVED_EXPANDED_MAX, SAVED_VIEW_MAX_BYTES, SAVE_MAX_DELAY, SAVE_QUIET};
 use crate::names::decode_handle;
 pub use crate::wire::SavedView;

@@ -939,7 +939,7 @@ fn from_end<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tail: u64, whole:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dirio::{Dir, IoHooks};
+    use crate::dirio::Dir;
     use std::time::Duration;
 
     fn folder_of(n: usize) -> (tempfile::TempDir, Vec<Vec<u8>>) {
@@ -971,7 +971,7 @@ mod tests {
     #[test]
     fn unlucky_buckets_narrow_again_and_still_find_the_exact_page() {
         let (t, names) = folder_of(3_000);
-        let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
+        let dir = crate::source::Source::open_folder(&crate::LocalFs::new(), t.path()).unwrap();
         // A tiny sample makes buckets far larger than the window: several rounds.
         let tight = Tuning { sample: 4, window: 16, rounds: 64, spread: 8 };
         for offset in [17, 400, 1_499, 2_990, 2_999] {
@@ -988,7 +988,7 @@ mod tests {
     #[test]
     fn a_deep_page_holds_the_sample_and_about_a_bucket_never_the_offset() {
         let (t, names) = folder_of(20_000);
-        let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
+        let dir = crate::source::Source::open_folder(&crate::LocalFs::new(), t.path()).unwrap();
         let s = select(&dir, Window::At { offset: 19_000, limit: 100 }, &reading()).unwrap();
         assert_eq!(page_names(&s), names[19_000..19_100]);
         assert!(
@@ -1072,7 +1072,7 @@ mod tests {
             extra in 0u64..200,
         ) {
             let t = tied_folder(n, seed);
-            let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
+            let dir = crate::source::Source::open_folder(&crate::LocalFs::new(), t.path()).unwrap();
             let order = Order { by: [SortBy::Name, SortBy::Size, SortBy::Modified, SortBy::Type][by], reverse };
             let filter = filter.map(|f| NameFilter::parse(f).unwrap());
             let rd = Reading { order, filter: filter.as_ref(), ..reading() };
@@ -1108,7 +1108,7 @@ mod tests {
     #[test]
     fn a_cut_short_deep_selection_returns_no_page_rather_than_a_wrong_one() {
         let (t, _) = folder_of(3_000);
-        let dir = Dir::open_path(t.path(), &IoHooks::default()).unwrap();
+        let dir = crate::source::Source::open_folder(&crate::LocalFs::new(), t.path()).unwrap();
         let expired = Reading { deadline: Instant::now(), ..reading() };
         let s = select(&dir, Window::At { offset: 2_500, limit: 10 }, &expired).unwrap();
         assert!(s.lost_page && s.pass.timed_out);

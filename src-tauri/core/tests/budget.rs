@@ -129,7 +129,7 @@ fn when_the_requests_time_is_spent_the_remaining_folders_say_budget() {
     t.files("root/a-slow", "s", 300);
     t.files("root/b", "f", 2);
     t.files("root/c", "f", 2);
-    let hooks = IoHooks { slow_folder: Some(b"a-slow".to_vec()), slow_delay: Duration::from_millis(40), slow_stat: None, links_unfollowed: false };
+    let hooks = IoHooks { slow_folder: Some(b"a-slow".to_vec()), slow_delay: Duration::from_millis(40), slow_stat: None };
     let request = RequestBudget { time: Some(Duration::from_millis(150)), ..RequestBudget::STANDARD };
     let opts = ListOptions { hooks, request, ..ListOptions::default() };
     let l = list(&t.at("root"), &opts).unwrap();

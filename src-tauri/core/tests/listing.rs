@@ -506,7 +506,7 @@ fn a_folder_slower_than_the_budget_returns_what_was_read_as_timeout() {
     let t = Tree::new();
     t.files("slow", "s", 300);
     t.files("fast", "f", 3);
-    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), slow_stat: None, links_unfollowed: false };
+    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), slow_stat: None };
     let l = list(t.path(), &ListOptions { hooks, budget: Duration::from_millis(100), ..ListOptions::default() }).unwrap();
     let root = folder(&l.root);
     let slow = child(root, "slow");
@@ -522,7 +522,7 @@ fn a_folder_slower_than_the_budget_returns_what_was_read_as_timeout() {
 fn the_root_itself_can_time_out() {
     let t = Tree::new();
     t.files("slow", "s", 300);
-    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), slow_stat: None, links_unfollowed: false };
+    let hooks = IoHooks { slow_folder: Some(b"slow".to_vec()), slow_delay: Duration::from_millis(40), slow_stat: None };
     let l = list(&t.at("slow"), &ListOptions { hooks, budget: Duration::from_millis(100), ..ListOptions::default() }).unwrap();
     assert_eq!(l.root.error.as_ref().unwrap().code, ErrorCode::Timeout);
     assert!(folder(&l.root).count_is_lower_bound);
