@@ -12,12 +12,13 @@ use canopy_core::startup::Launch;
 use canopy_core::wire::{parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, ShellEvent, WatchRequest, WatchStatus};
 use canopy_core::{CanopyError, ErrorCode};
 use serde_json::Value;
-use tauri::ipc::{Channel, Response};
-use tauri::{AppHandle, Runtime, State};
+use tauri::ipc::{Channel, JavaScriptChannelId, Response};
+use tauri::{AppHandle, Runtime, State, Webview};
 use tauri_plugin_clipboard_manager::ClipboardExt;
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
+use crate::progress::ProgressReport;
 use crate::AppState;
 
 async fn blocking<T: Send + 'static>(
@@ -28,16 +29,27 @@ async fn blocking<T: Send + 'static>(
         .unwrap_or_else(|e| Err(CanopyError::new(ErrorCode::Io, format!("the engine stopped unexpectedly: {e}"))))
 }
 
-/// Lists a folder: see `canopy_core::list_request`.
+/// Lists a folder: see `canopy_core::list_request`. With a `progress`
+/// channel, says how far it got while it runs (see `progress.rs`).
 #[tauri::command]
-pub async fn list_directory(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<Listing, CanopyError> {
+pub async fn list_directory<R: Runtime>(
+    webview: Webview<R>,
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+    progress: Option<JavaScriptChannelId>,
+) -> Result<Listing, CanopyError> {
     let req: ListRequest = parse_request(request)?;
     let (cancels, source) = (state.cancels.clone(), state.source.clone());
-    blocking(move || {
+    let report = progress.map(|id| ProgressReport::new(id.channel_on(webview), req.request_id));
+    let observer = report.as_ref().map(ProgressReport::observer);
+    let listing = blocking(move || {
         let registration = cancels.register(req.request_id);
-        canopy_core::list_request(&source, &req, Some(registration.token.clone()))
-    })
-    .await
+        canopy_core::list_request(&source, &req, Some(registration.token.clone()), observer)
+    });
+    match report {
+        Some(report) => report.during(listing).await,
+        None => listing.await,
+    }
 }
 
 /// Stops a listing in flight; it answers `CANCELLED`.

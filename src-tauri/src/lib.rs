@@ -28,6 +28,7 @@ include!("command_list.rs");
 mod commands;
 mod outbox;
 mod placement;
+mod progress;
 #[cfg(test)]
 mod tests;
 pub mod window;

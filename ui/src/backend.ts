@@ -13,6 +13,7 @@ import type { ErrorCode } from "./bindings/ErrorCode";
 import type { CanopyError } from "./bindings/CanopyError";
 import type { ListRequest } from "./bindings/ListRequest";
 import type { Listing } from "./bindings/Listing";
+import type { ListProgress } from "./bindings/ListProgress";
 import type { LocateRequest } from "./bindings/LocateRequest";
 import type { Located } from "./bindings/Located";
 import type { Launch } from "./bindings/Launch";
@@ -24,7 +25,12 @@ import type { PreviewChunk } from "./bindings/PreviewChunk";
 import type { CopiedPath } from "./bindings/CopiedPath";
 
 export interface Backend {
-  listDirectory(request: ListRequest): Promise<Listing>;
+  /**
+   * Lists a folder. With `onProgress`, hears how far the listing got while
+   * it runs (`ListProgress`, at most every LIST_PROGRESS_INTERVAL; nothing
+   * once the engine answered, though one may still be on its way).
+   */
+  listDirectory(request: ListRequest, onProgress?: (progress: ListProgress) => void): Promise<Listing>;
   cancelListing(requestId: number): Promise<void>;
   locate(request: LocateRequest): Promise<Located>;
   /** What to open first: the command line's path, or the remembered view. */
@@ -92,7 +98,10 @@ function call<T>(command: CommandName, request?: unknown): Promise<T> {
 }
 
 export const tauriBackend: Backend & PreviewBackend = {
-  listDirectory: (request) => call<Listing>("list_directory", request),
+  listDirectory: (request, onProgress) =>
+    onProgress
+      ? invokeCommand<Listing>("list_directory", { request, progress: new Channel<ListProgress>(onProgress) })
+      : call<Listing>("list_directory", request),
   cancelListing: async (requestId) => {
     await call<boolean>("cancel_listing", { requestId });
   },

@@ -21,12 +21,14 @@
 //   same settings (see type-ahead.ts).
 //
 // Live refresh lives in live-refresh.ts, restoring and remembering the view
-// in restore.ts; both work on this controller's tree.
+// in restore.ts; both work on this controller's tree. How far an opening
+// got (the toolbar's "Reading…") is kept by open-progress.ts.
 
 import type { Backend } from "./backend";
 import { BackendError, toBackendError } from "./backend";
 import type { RootSpec } from "./bindings/RootSpec";
 import type { CanopyError } from "./bindings/CanopyError";
+import type { ListProgress } from "./bindings/ListProgress";
 import type { ListSettings } from "./bindings/ListSettings";
 import type { SavedView } from "./bindings/SavedView";
 import type { ShellEvent } from "./bindings/ShellEvent";
@@ -34,6 +36,7 @@ import type { SortBy } from "./bindings/SortBy";
 import type { WatchShortfall } from "./bindings/WatchShortfall";
 import { DEFAULT_DEPTH, MAX_UI_DEPTH, NESTED_CAP, PAGE } from "./limits";
 import { LiveRefresh } from "./live-refresh";
+import { OpenProgress } from "./open-progress";
 import { openExpanded, ViewMemory, type RestoreHost } from "./restore";
 import {
   applyFilter,
@@ -63,6 +66,8 @@ export interface ControllerSnapshot {
   readonly openError: CanopyError | null;
   /** A folder is being opened. */
   readonly opening: boolean;
+  /** How far the opening got, once it has taken PROGRESS_DELAY_MS; null otherwise. */
+  readonly progress: ListProgress | null;
   readonly canBack: boolean;
   readonly canForward: boolean;
   /** The settings the view is listed under (depth, dotfiles, order, "Hide ignored"...); never a filter. */
@@ -119,6 +124,7 @@ export class DirectoryController {
   private readonly memory: ViewMemory;
   private revealToken = 0;
   private followScheduled = false;
+  private readonly progress = new OpenProgress(() => this.emit());
 
   constructor(private readonly backend: Backend) {
     this.live = new LiveRefresh({
@@ -167,6 +173,7 @@ export class DirectoryController {
       tree: this.tree,
       openError: this.openError,
       opening: this.opening,
+      progress: this.progress.shown,
       canBack: this.back.length > 0,
       canForward: this.forward.length > 0,
       settings: this.settings,
@@ -250,14 +257,19 @@ export class DirectoryController {
     const key = "open";
     const p = this.begin(key);
     this.opening = true;
+    this.progress.start(p.requestId);
     this.emit();
     try {
-      const listing = await this.backend.listDirectory({
-        root: spec,
-        settings: { ...this.viewSettings },
-        offset: 0,
-        requestId: p.requestId,
-      });
+      const listing = await this.backend.listDirectory(
+        {
+          root: spec,
+          settings: { ...this.viewSettings },
+          offset: 0,
+          requestId: p.requestId,
+        },
+        (report) => this.progress.report(report),
+      );
+      this.progress.finish(p.requestId);
       if (!this.finish(key, p)) return false;
       // Replies still in flight belong to the tree being replaced.
       this.generationCount++;
@@ -275,6 +287,7 @@ export class DirectoryController {
       this.emit();
       return true;
     } catch (err) {
+      this.progress.finish(p.requestId);
       if (!this.finish(key, p)) return false;
       const e = toBackendError(err);
       if (e.code === "CANCELLED") return false;

@@ -3,7 +3,8 @@
 // last level, all from the request's settings). Like the engine, it refuses
 // a request with a field it does not know (a setting beside `settings`
 // rather than in it). Calls can be held and released one by one to test
-// ordering.
+// ordering, and a held call's progress reported (`progress`) as the engine
+// would while it reads.
 //
 // Orders, filters and ignored entries are imitated just enough to test the
 // controller: the name order is the children's order as given, the size and
@@ -23,6 +24,7 @@ import type { ListRequest } from "./bindings/ListRequest";
 import type { ListSettings } from "./bindings/ListSettings";
 import type { RestGroup } from "./bindings/RestGroup";
 import type { Listing } from "./bindings/Listing";
+import type { ListProgress } from "./bindings/ListProgress";
 import type { LocateRequest } from "./bindings/LocateRequest";
 import type { Located } from "./bindings/Located";
 import type { Launch } from "./bindings/Launch";
@@ -163,7 +165,32 @@ export class FakeBackend implements Backend {
     };
   }
 
-  async listDirectory(request: ListRequest): Promise<Listing> {
+  /** Who hears each listing's progress, by request id, while it runs (a call given no listener has none). */
+  private readonly listeners = new Map<number, (progress: ListProgress) => void>();
+
+  /** The request ids of the listings that asked to hear their progress, in order. */
+  readonly progressAsked: number[] = [];
+
+  /** Reports how far listing `requestId` got, as the engine would while it runs; false when nobody hears it (it answered, or asked for none). */
+  progress(requestId: number, folders: number, names: number): boolean {
+    const listener = this.listeners.get(requestId);
+    listener?.({ requestId, folders, names });
+    return listener !== undefined;
+  }
+
+  async listDirectory(request: ListRequest, onProgress?: (progress: ListProgress) => void): Promise<Listing> {
+    if (!onProgress) return this.answer(request);
+    this.progressAsked.push(request.requestId);
+    this.listeners.set(request.requestId, onProgress);
+    try {
+      return await this.answer(request);
+    } finally {
+      // Like the engine: nothing after the reply.
+      this.listeners.delete(request.requestId);
+    }
+  }
+
+  private async answer(request: ListRequest): Promise<Listing> {
     this.calls.push(request);
     refuseUnknown(request, LIST_REQUEST_FIELDS, "list_directory");
     refuseUnknown(request.settings, SETTINGS_FIELDS, "list_directory's settings");

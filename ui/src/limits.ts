@@ -32,3 +32,7 @@ export const FILTER_DEBOUNCE_MS = 250;
 export const FIND_DEBOUNCE_MS = 150;
 /** Most expanded folders remembered across a restart. */
 export const SAVED_EXPANDED_MAX = LIMITS.savedExpandedMax;
+/** Opening a folder: its progress ("Reading… 12 folders, 34,512 names") shows once it has taken this long (ms), so a fast listing never flickers. */
+export const PROGRESS_DELAY_MS = 300;
+/** Opening a folder: screen readers hear its progress at most this often (ms); the text on screen follows every report. */
+export const PROGRESS_ANNOUNCE_MS = 5000;

@@ -155,6 +155,9 @@ pub const MCP_PAGE: u32 = (MCP_REPLY_CHARS / MCP_MIN_LINE_CHARS) as u32;
 /// `canopy-mcp`: bytes `read_file` reads at most per call (their text is at
 /// most as many characters, so it fits the reply with its header).
 pub const MCP_READ_CHUNK: u64 = 32 * 1024;
+/// The window: how often a listing in flight reports how far it got (at
+/// most; nothing is sent while nothing changed).
+pub const LIST_PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 /// `canopy-mcp`: how often a long tool call reports progress.
 pub const MCP_PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
 /// `canopy-mcp`: the most characters an error result's text holds. Its

@@ -852,11 +852,17 @@ fn crumbs_of(path: &Path) -> Vec<Crumb> {
     crumbs
 }
 
-/// Runs a `list_directory` request as the UI sends it, on `source`.
+/// Runs a `list_directory` request as the UI sends it, on `source`; `cancel`
+/// stops it, `observer` hears of each folder read (see [`ListCall`]).
 ///
 /// # Errors
 /// As [`list`], plus `INVALID_ARGUMENT` for a page outside 1..=`MAX_PAGE`.
-pub fn list_request<S: Source>(source: &S, req: &ListRequest, cancel: Option<CancelToken>) -> Result<Listing, CanopyError> {
+pub fn list_request<S: Source>(
+    source: &S,
+    req: &ListRequest,
+    cancel: Option<CancelToken>,
+    observer: Option<Arc<dyn Observer>>,
+) -> Result<Listing, CanopyError> {
     let limit = req.settings.limit;
     if limit == 0 || limit > MAX_PAGE {
         return Err(CanopyError::invalid(format!("limit must be 1 to {MAX_PAGE}, not {limit}")));
@@ -864,6 +870,6 @@ pub fn list_request<S: Source>(source: &S, req: &ListRequest, cancel: Option<Can
     // Before the root is resolved (which may ask the filesystem).
     check_depth(req.settings.depth)?;
     let root = resolve_root(&req.root)?;
-    let call = ListCall { offset: req.offset, after: req.after.clone(), cancel, request_id: req.request_id, ..ListCall::default() };
+    let call = ListCall { offset: req.offset, after: req.after.clone(), cancel, observer, request_id: req.request_id, ..ListCall::default() };
     list(source, &root, &req.settings, &call)
 }

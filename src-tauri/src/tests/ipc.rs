@@ -13,6 +13,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use canopy_core::names::encode_handle;
 use serde_json::{json, Value};
@@ -34,10 +35,17 @@ struct Fixture {
     dir: TempDir,
     _app: App<MockRuntime>,
     window: WebviewWindow<MockRuntime>,
+    /// What was sent over channels the page gave (its id, the message's JSON), in order.
+    sent: Arc<Mutex<Vec<(u32, String)>>>,
 }
 
 impl Fixture {
     fn new() -> Fixture {
+        Fixture::over(canopy_core::LocalFs::new())
+    }
+
+    /// The app listing from `source` (the local filesystem, maybe with test seams).
+    fn over(source: canopy_core::LocalFs) -> Fixture {
         record_actions_instead();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), NOTES).unwrap();
@@ -49,12 +57,28 @@ impl Fixture {
         // The commands as `configure` installs them, without the single-instance
         // plugin (it would hand this process over to a running Canopy), the
         // signal handlers, or a state file.
-        let app = crate::with_commands(mock_builder(), crate::app_state(launch, None, None))
+        let mut state = Arc::into_inner(crate::app_state(launch, None, None)).expect("nothing else holds the new state");
+        state.source = source;
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let heard = Arc::clone(&sent);
+        let app = crate::with_commands(mock_builder(), Arc::new(state))
+            .channel_interceptor(move |_, channel, _, body| {
+                if let InvokeResponseBody::Json(text) = body {
+                    heard.lock().unwrap().push((channel.0, text.clone()));
+                }
+                true
+            })
             .build(crate::context())
             .expect("the app builds on the mock runtime");
         crate::window::open_main(app.handle()).expect("the main window opens on the mock runtime");
         let window = app.get_webview_window(crate::window::MAIN).unwrap();
-        Fixture { dir, _app: app, window }
+        Fixture { dir, _app: app, window, sent }
+    }
+
+    /// The messages sent over the page's channel `id` so far.
+    fn sent_to(&self, id: u32) -> Vec<Value> {
+        let sent = self.sent.lock().unwrap();
+        sent.iter().filter(|(to, _)| *to == id).map(|(_, text)| serde_json::from_str(text).unwrap()).collect()
     }
 
     fn folder(&self) -> String {
@@ -338,4 +362,41 @@ fn a_command_that_is_not_listed_is_refused() {
     let f = Fixture::new();
     let error = f.invoke("plugin:opener|open_path", json!({ "path": "/" })).expect_err("no plugin is callable from the page");
     assert!(error.as_str().is_some_and(|m| m.contains("not allowed")), "the ACL refuses: {error}");
+}
+
+#[test]
+fn a_listing_with_a_progress_channel_answers_as_without_one() {
+    let f = Fixture::new();
+    let request = json!({ "requestId": 3, "root": { "handle": f.folder() } });
+    let plain = json(f.invoke("list_directory", json!({ "request": request.clone() })).expect("a folder lists"));
+    let watched = json(f.invoke("list_directory", json!({ "request": request, "progress": "__CHANNEL__:41" })).expect("a folder lists with a channel"));
+    assert_eq!(watched, plain, "the channel changes nothing in the reply");
+    for report in f.sent_to(41) {
+        assert_eq!(report["requestId"], 3, "a report names its request: {report}");
+    }
+    let refused = f.invoke("list_directory", json!({ "request": { "requestId": 3, "root": { "handle": f.folder() } }, "progress": "not a channel" }));
+    assert!(refused.is_err(), "a malformed channel is refused");
+}
+
+/// A listing slowed by the `e2e` build's seam (its subfolder `sub` is read
+/// in batches 300 ms apart) reports how far it got while it runs, and
+/// nothing once it answered.
+#[cfg(feature = "e2e")]
+#[test]
+fn a_slow_listing_reports_progress_and_nothing_after_its_reply() {
+    use canopy_core::testing::IoHooks;
+    let slowed = IoHooks { slow_folder: Some(b"sub".to_vec()), slow_delay: std::time::Duration::from_millis(300), ..IoHooks::default() };
+    let f = Fixture::over(canopy_core::LocalFs::new().with_test_hooks(slowed));
+    let args = json!({ "request": { "requestId": 9, "root": { "handle": f.folder() } }, "progress": "__CHANNEL__:42" });
+    json(f.invoke("list_directory", args).expect("the slowed folder lists"));
+    let reports = f.sent_to(42);
+    assert!(!reports.is_empty(), "a listing that takes 300 ms reports before it ends");
+    for report in &reports {
+        assert_eq!(report["requestId"], 9, "{report}");
+        assert!(report["folders"].as_u64() >= Some(1), "the root was read before the slow subfolder: {report}");
+        assert!(report["names"].as_u64() >= Some(4), "the root's four names are counted: {report}");
+    }
+    assert!(reports.windows(2).all(|w| w[0] != w[1]), "a report is sent only when the counts changed: {reports:?}");
+    std::thread::sleep(canopy_core::limits::LIST_PROGRESS_INTERVAL * 3);
+    assert_eq!(f.sent_to(42).len(), reports.len(), "nothing is sent after the reply");
 }

@@ -1,4 +1,5 @@
-// Back, Forward, Up, Open folder…, depth (1–5), dotfiles, Hide ignored, Refresh.
+// Back, Forward, Up, Open folder…, depth (1–5), dotfiles, Hide ignored, Refresh,
+// and while a folder opens, a spinner with how far it got (progress-note.ts).
 
 import type { Backend } from "../backend";
 import { toBackendError } from "../backend";
@@ -6,6 +7,7 @@ import type { ControllerSnapshot, DirectoryController } from "../directory-contr
 import { MAX_UI_DEPTH } from "../limits";
 import { button, el } from "./dom";
 import { icon } from "./icons";
+import { ProgressNote } from "./progress-note";
 
 export class Toolbar {
   readonly element: HTMLElement;
@@ -16,6 +18,7 @@ export class Toolbar {
   private readonly dotfiles: HTMLInputElement;
   private readonly hideIgnored: HTMLInputElement;
   private readonly progress: HTMLElement;
+  private readonly progressNote: ProgressNote;
 
   constructor(
     private readonly controller: DirectoryController,
@@ -31,6 +34,7 @@ export class Toolbar {
     this.dotfiles = el("input", { type: "checkbox" });
     this.hideIgnored = el("input", { type: "checkbox", "data-action": "hide-ignored" });
     this.progress = el("span", { class: "spinner", role: "progressbar", "aria-label": "Opening folder", hidden: "" });
+    this.progressNote = new ProgressNote(this.progress);
 
     this.back.addEventListener("click", () => void controller.goBack());
     this.forward.addEventListener("click", () => void controller.goForward());
@@ -53,6 +57,8 @@ export class Toolbar {
       el("label", { class: "field" }, this.dotfiles, " Dotfiles"),
       el("label", { class: "field", title: "Leave out what git would ignore (.gitignore, .git/info/exclude, ~/.config/git/ignore)" }, this.hideIgnored, " Hide ignored"),
       this.progress,
+      this.progressNote.element,
+      this.progressNote.said,
     );
   }
 
@@ -75,5 +81,6 @@ export class Toolbar {
     this.dotfiles.checked = s.settings.showDotfiles;
     this.hideIgnored.checked = s.settings.hideIgnored;
     this.progress.hidden = !s.opening;
+    this.progressNote.update(s.progress);
   }
 }

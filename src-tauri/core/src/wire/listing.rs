@@ -271,6 +271,21 @@ pub struct Listing {
     pub next_cursor: Option<String>,
 }
 
+/// How far a listing has got, sent to the window while it runs (over the
+/// channel given to `list_directory`), never after its reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ListProgress {
+    /// The request it reports on (as `Listing.requestId`).
+    pub request_id: u64,
+    /// Folders whose names were read so far.
+    pub folders: u64,
+    /// Names read so far, in all those folders (all kinds, before any
+    /// filter): a folder read twice (a deep page) counts twice.
+    pub names: u64,
+}
+
 /// One group of a folder's hidden entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(tag = "group", rename_all = "camelCase", rename_all_fields = "camelCase")]

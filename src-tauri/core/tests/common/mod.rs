@@ -117,7 +117,7 @@ pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyErr
 
 /// A `list_directory` request on the local filesystem.
 pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHooks) -> Result<Listing, CanopyError> {
-    canopy_core::list_request(&local(&hooks), req, cancel)
+    canopy_core::list_request(&local(&hooks), req, cancel, None)
 }
 
 /// A temp folder that an unprivileged user can reach, removed on drop (after
