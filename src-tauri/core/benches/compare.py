@@ -121,7 +121,7 @@ def main():
     print(f"machine: {os.cpu_count()} cores; median of {args.runs} interleaved runs\n")
     compare("200,000 files, depth 2 (target <= 0.90 x `ls -f | wc -l`)",
             f"{b} {flat} --depth 2 | wc -l", f"ls -f {flat} | wc -l", args.runs)
-    compare("50 folders x (150 files + 3 x 120), depth 2 (target <= 1.00 x `find -maxdepth 2 | wc -l`)",
+    compare("50 folders of 513 entries (150 files + 3 x 120), depth 2 (target <= 1.00 x `find -maxdepth 2 | wc -l`)",
             f"{b} {wide} --depth 2 | wc -l", f"find {wide} -maxdepth 2 | wc -l", args.runs)
     compare("  (for scale) same tree, `ls -f` of the top folder only",
             f"{b} {wide} --depth 1 | wc -l", f"ls -f {wide} | wc -l", args.runs)

@@ -27,7 +27,9 @@
 //!   before committing what it found, and its late result is dropped on its
 //!   own thread;
 //! - idle workers are kept (up to `IDLE_WORKERS`) and reused, so a job costs
-//!   no thread spawn on the hot path.
+//!   no thread spawn on the hot path; a new worker starts on the CPU its
+//!   caller is leaving to wait, and is then free to run on any of the
+//!   caller's CPUs (nothing stays pinned).
 #![forbid(unsafe_code)]
 
 use std::os::unix::ffi::OsStrExt;
@@ -40,6 +42,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::error::{CanopyError, ErrorCode};
+use crate::sys::cpus::Cpus;
 use crate::limits::{ABANDON_GRACE, IDLE_WORKERS, MAX_PROVEN, MAX_STUCK_PER_DEVICE, MAX_STUCK_THREADS};
 
 /// Where a step's calls act. A step can be at several places at once (a
@@ -312,7 +315,13 @@ impl Pool {
         }
         let (tx, rx) = mpsc::channel::<Task>();
         self.lock().workers += 1;
+        // The new thread starts on this CPU, which the caller leaves at once
+        // to wait (see `Cpus::pin_here`); it takes the caller's CPUs back first thing.
+        let cpus = Cpus::pin_here();
         let spawned = std::thread::Builder::new().name("canopy-io".into()).spawn(move || {
+            if let Some(cpus) = &cpus {
+                cpus.restore();
+            }
             let mut task = task;
             loop {
                 let stays = Cell::new(false);
@@ -333,6 +342,9 @@ impl Pool {
             }
             self.lock().workers -= 1;
         });
+        if let Some(cpus) = &cpus {
+            cpus.restore();
+        }
         if spawned.is_err() {
             // No thread: the task (and its result sender) is dropped, and
             // the caller sees the job end without a result.
@@ -836,5 +848,20 @@ mod tests {
             until_none_stuck(pool);
             assert!(pool.check(&Place::Device(1)).is_ok());
         }
+    }
+
+    #[test]
+    fn a_new_worker_and_its_caller_keep_every_cpu_they_had() {
+        let pool = pool();
+        let before = crate::sys::cpus::cpus_of_this_thread();
+        let (tx, rx) = mpsc::channel();
+        // A fresh pool has no idle worker: this job starts a new thread.
+        let on_worker = run_in(pool, move |_| {
+            let _ = tx.send(std::thread::current().id());
+            crate::sys::cpus::cpus_of_this_thread()
+        });
+        assert_ne!(rx.recv().unwrap(), std::thread::current().id(), "the job ran on a worker");
+        assert_eq!(on_worker.unwrap(), before, "the worker took the caller's CPUs back, not only the one it started on");
+        assert_eq!(crate::sys::cpus::cpus_of_this_thread(), before, "the caller is not left pinned");
     }
 }

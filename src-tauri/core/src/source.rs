@@ -132,6 +132,18 @@ pub trait SourceFolder: Send + Sync + Sized + 'static {
     /// # Errors
     /// The source's error; `ENOTDIR` or `ELOOP` when it is no folder.
     fn open_child(&self, name: &[u8]) -> io::Result<Self>;
+
+    /// Opens the child folder `name` in one call when it lies on this
+    /// folder's own device, asking nothing of any other; `Ok(None)` when it
+    /// does not (a mount point), or when the source cannot tell without
+    /// asking (the default): the walk then looks it up first.
+    ///
+    /// # Errors
+    /// As [`SourceFolder::open_child`].
+    fn open_child_here(&self, name: &[u8]) -> io::Result<Option<Self>> {
+        let _ = name;
+        Ok(None)
+    }
 }
 
 /// A regular file opened by a [`Source`] for a bounded read: the preview

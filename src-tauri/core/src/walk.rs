@@ -554,7 +554,10 @@ enum Child<F> {
 /// Opens and reads a folder below the root, as one step. Each call is
 /// placed where it acts, so a hang marks what really hangs: the lookup at the
 /// parent's device, the child's `stat` at its entry and path (its device is
-/// not known yet), and the open, reads and describe phase at its device.
+/// not known yet), and the open, reads and describe phase at its device. A
+/// child on its parent's device is opened by one call that cannot leave it
+/// ([`SourceFolder::open_child_here`]), placed at the parent's device; only
+/// a mount point is looked up first.
 fn read_child<S: Source>(p: &Pending<S::Folder>, s: &Settings<S>, watch: &Watch) -> Result<Child<S::Folder>, Stop> {
     let deadline = s.folder_deadline();
     let entry = Place::Entry { dev: p.parent_id.dev, ino: p.parent_id.ino, name: p.name.clone() };
@@ -565,13 +568,23 @@ fn read_child<S: Source>(p: &Pending<S::Folder>, s: &Settings<S>, watch: &Watch)
     }
     let path = Place::path(&p.path);
     let opened = at(vec![entry.clone(), path.clone(), Place::Device(p.parent_id.dev)])
-        .and_then(|()| p.parent.look_up(&p.name).map_err(|e| entry_error(&e, "cannot open folder")))
-        .and_then(|found| {
-            at(vec![entry.clone(), path.clone()])?;
-            let id = S::Folder::found_identity(&found).map_err(|e| entry_error(&e, "cannot examine folder"))?;
-            at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
-            let dir = p.parent.open_child(&p.name).map_err(|e| entry_error(&e, "cannot open folder"))?;
-            Ok((Arc::new(dir), id))
+        .and_then(|()| p.parent.open_child_here(&p.name).map_err(|e| entry_error(&e, "cannot open folder")))
+        .and_then(|here| match here {
+            // On the parent's device: opened by that one call, placed there.
+            Some(dir) => {
+                let (id, _) = dir.identity().map_err(|e| entry_error(&e, "cannot examine folder"))?;
+                at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
+                Ok((Arc::new(dir), id))
+            }
+            // A mount point (or a source that cannot tell): nothing was asked of it yet.
+            None => {
+                let found = p.parent.look_up(&p.name).map_err(|e| entry_error(&e, "cannot open folder"))?;
+                at(vec![entry.clone(), path.clone()])?;
+                let id = S::Folder::found_identity(&found).map_err(|e| entry_error(&e, "cannot examine folder"))?;
+                at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
+                let dir = p.parent.open_child(&p.name).map_err(|e| entry_error(&e, "cannot open folder"))?;
+                Ok((Arc::new(dir), id))
+            }
         });
     let (dir, id) = match opened {
         Ok(k) => k,

@@ -137,6 +137,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
 
 fn main() -> ExitCode {
     canopy_core::supervisor::supervise();
+    canopy_core::supervisor::one_malloc_arena();
     let args = match parse(std::env::args_os().skip(1)) {
         Ok(Some(a)) => a,
         Ok(None) => {

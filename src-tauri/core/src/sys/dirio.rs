@@ -208,6 +208,46 @@ impl Dir {
         Ok(dir)
     }
 
+    /// Opens the child folder `name` as [`Dir::open_child`] does, but only
+    /// if it lies on this folder's own mount (`openat2` with
+    /// `RESOLVE_NO_XDEV`): the lookup and the open then ask nothing of any
+    /// filesystem but this folder's, so a hang in them is this folder's
+    /// device's. `Ok(None)`, having asked nothing of the filesystem mounted
+    /// there, when `name` is a mount point (`EXDEV`), and when `openat2` is
+    /// not available: then look it up first ([`Dir::look_up`]).
+    ///
+    /// # Errors
+    /// As [`Dir::open_child`].
+    pub fn open_child_on_this_mount(&self, name: &[u8]) -> io::Result<Option<Dir>> {
+        let c = cstr(name)?;
+        // SAFETY: all zeroes is a valid `open_how` (no mode, no resolve flags).
+        let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+        how.flags = (DIR_FLAGS | libc::O_NOFOLLOW) as u64;
+        how.resolve = libc::RESOLVE_NO_XDEV;
+        // SAFETY: valid C string, a live directory fd, and `how` with its size.
+        let fd = unsafe {
+            libc::syscall(libc::SYS_openat2, self.fd.as_raw_fd(), c.as_ptr(), &how as *const libc::open_how, std::mem::size_of::<libc::open_how>())
+        };
+        if fd < 0 {
+            let err = io::Error::last_os_error();
+            return match err.raw_os_error() {
+                // A mount point; or no openat2 (before Linux 5.6, or refused
+                // by a seccomp filter): the caller's fallback asks again.
+                Some(libc::EXDEV | libc::ENOSYS | libc::EPERM | libc::EINVAL | libc::E2BIG) => Ok(None),
+                _ => Err(err),
+            };
+        }
+        // SAFETY: fresh fd, owned here.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
+        let mut dir = Dir { fd, delay: None, stat_delay: None, read_before: AtomicBool::new(false), confined: self.confined, seams: None };
+        if let Some(hooks) = &self.seams {
+            dir.delay = hooks.delay_for(name);
+            dir.stat_delay = hooks.stat_delay_for(name);
+            dir.seams = Some(hooks.clone());
+        }
+        Ok(Some(dir))
+    }
+
     fn stat_raw(&self, name: &[u8], follow: bool) -> io::Result<libc::stat> {
         if follow && self.confined {
             return Err(io::Error::from_raw_os_error(libc::EXDEV));
@@ -443,5 +483,31 @@ impl SourceFolder for Dir {
     fn open_child(&self, name: &[u8]) -> io::Result<Dir> {
         Dir::open_child(self, name)
     }
+
+    fn open_child_here(&self, name: &[u8]) -> io::Result<Option<Dir>> {
+        Dir::open_child_on_this_mount(self, name)
+    }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_is_opened_in_one_call_only_on_its_parents_mount() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir(t.path().join("sub")).unwrap();
+        std::fs::write(t.path().join("sub/x"), b"").unwrap();
+        let hooks = IoHooks::default();
+        let parent = Dir::open_path(t.path(), &hooks, false).unwrap();
+        let sub = parent.open_child_on_this_mount(b"sub").unwrap().expect("a plain subfolder opens at once");
+        let mut names = Vec::new();
+        sub.entries(Vec::new()).unwrap_or_else(|(e, _)| panic!("{e}")).next_batch(&mut |raw| names.push(raw.name.to_vec())).unwrap();
+        assert_eq!(names, [b"x".to_vec()], "it was opened for reading");
+        // /proc is a mount point of its own below /: left for the caller to look up.
+        let root = Dir::open_path(Path::new("/"), &hooks, false).unwrap();
+        assert!(root.open_child_on_this_mount(b"proc").unwrap().is_none(), "a mount point is not crossed");
+        let missing = parent.open_child_on_this_mount(b"gone").unwrap_err();
+        assert_eq!(missing.raw_os_error(), Some(libc::ENOENT), "a real error is an error, not a fallback");
+    }
+}

@@ -9,6 +9,7 @@
 //!   leaves the folders it walked);
 //! - [`local`]: the local filesystem as a [`crate::Source`] ([`local::LocalFs`]),
 //!   and its test seams;
+//! - [`cpus`]: a new worker starts on the CPU its caller leaves;
 //! - [`supervisor`]: the process that outlives a program stuck on a dead
 //!   mount, the end by signal, and the save-then-end on SIGTERM and SIGHUP.
 #![allow(unsafe_code)]
@@ -20,6 +21,7 @@ use std::os::fd::RawFd;
 use crate::wire::EntryKind;
 
 pub mod anchor;
+pub mod cpus;
 pub mod dirio;
 pub mod file;
 pub mod local;

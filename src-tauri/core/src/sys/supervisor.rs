@@ -423,3 +423,16 @@ pub fn close_standard_output() {
         libc::close(2);
     }
 }
+
+/// Lets a worker thread allocate from the process's main heap (`canopy-list`,
+/// which runs one listing while its caller sleeps: nothing for per-thread
+/// arenas to spare). glibc grows a thread's arena a few pages at a time, one
+/// `mprotect` each (about 90 for a depth-2 listing of 50 folders), where the
+/// main heap grows by 128 KiB at a time. Call before any thread starts.
+pub fn one_malloc_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a malloc parameter; no thread has started yet.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
