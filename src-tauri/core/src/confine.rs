@@ -22,14 +22,16 @@ use std::ffi::OsString;
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
+use std::time::Instant;
 
 use crate::bounded::{self, Place};
 use crate::anchor::Anchor;
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::TIME_BUDGET;
+use crate::limits::{MAX_RESOLVE_STEPS, RESOLVE_SHARE_PERCENT, TIME_BUDGET};
 use crate::wire::{Entry, EntryKind, Folder, LinkTarget, Listing};
-#[allow(unused_imports)]
-use crate::LocalFs;
+
+/// A path at least this long is refused, as the kernel refuses it.
+const PATH_MAX: usize = libc::PATH_MAX as usize;
 
 /// Links followed in one resolution before it is a loop (the kernel's `MAXSYMLINKS`).
 const MAX_LINK_HOPS: u32 = 40;
@@ -75,9 +77,9 @@ fn steps(path: &Path) -> impl DoubleEndedIterator<Item = Step> + '_ {
 /// them it only walks up (`..`) or down the roots' own ancestors, which are
 /// real folders by construction; any other step out there answers
 /// [`Leads::Outside`]. What it reaches is listed or read by its real path
-/// through a confined source ([`LocalFs::confined`]), which follows no link
+/// through a confined source (`LocalFs::confined`), which follows no link
 /// on the way: a link swapped in after the check fails that open.
-fn resolve_now(path: &Path, roots: &[PathBuf]) -> Leads {
+fn resolve_now(path: &Path, roots: &[PathBuf], deadline: Instant) -> Leads {
     let inside = |p: &Path| roots.iter().any(|r| within(p, r));
     let toward_a_root = |p: &Path| roots.iter().any(|r| within(r, p));
     let fails = |e: &io::Error, doing: &str| Leads::Fails(CanopyError::from_io(e, doing));
@@ -89,7 +91,11 @@ fn resolve_now(path: &Path, roots: &[PathBuf]) -> Leads {
     // The steps still to take, the next one last.
     let mut todo: Vec<Step> = steps(path).rev().collect();
     let mut hops = 0;
+    let mut budget = Steps(MAX_RESOLVE_STEPS);
     while let Some(step) = todo.pop() {
+        if let Err(e) = budget.take(1, deadline) {
+            return Leads::Fails(e);
+        }
         if kind != EntryKind::Folder {
             return fail(libc::ENOTDIR, "cannot open");
         }
@@ -112,6 +118,9 @@ fn resolve_now(path: &Path, roots: &[PathBuf]) -> Leads {
             return Leads::Outside;
         }
         if held.last().is_none_or(|(p, _)| *p != cur) {
+            if let Err(e) = budget.take(depth_of(&cur), deadline) {
+                return Leads::Fails(e);
+            }
             match hold(&cur, roots) {
                 Ok(a) => held.push((cur.clone(), a)),
                 Err(e) => return fails(&e, "cannot open"),
@@ -155,6 +164,33 @@ fn resolve_now(path: &Path, roots: &[PathBuf]) -> Leads {
     }
 }
 
+/// What one resolution may still spend: lookups, until a deadline.
+struct Steps(u32);
+
+impl Steps {
+    /// Spends `n` lookups.
+    ///
+    /// # Errors
+    /// `LOOP` past `MAX_RESOLVE_STEPS`; `TIMEOUT` past `deadline`.
+    fn take(&mut self, n: u32, deadline: Instant) -> Result<(), CanopyError> {
+        self.0 = self.0.checked_sub(n).ok_or_else(|| {
+            CanopyError::new(ErrorCode::Loop, format!("finding where this path leads takes more than {MAX_RESOLVE_STEPS} lookups"))
+        })?;
+        if Instant::now() > deadline {
+            return Err(CanopyError::new(
+                ErrorCode::Timeout,
+                format!("finding where this path leads took longer than {} ms", TIME_BUDGET.as_millis()),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The components of an absolute path (the lookups that walk it).
+fn depth_of(path: &Path) -> u32 {
+    u32::try_from(path.components().count()).unwrap_or(u32::MAX)
+}
+
 /// Holds the folder `path` (a real path inside a root) by walking down to
 /// it from that root without following anything.
 fn hold(path: &Path, roots: &[PathBuf]) -> io::Result<Anchor> {
@@ -179,14 +215,20 @@ fn hold(path: &Path, roots: &[PathBuf]) -> io::Result<Anchor> {
 /// # Errors
 /// `TIMEOUT` when a path inside the roots does not answer.
 pub fn resolve_within(path: &Path, roots: &[PathBuf]) -> Result<Leads, CanopyError> {
+    if path.as_os_str().len() >= PATH_MAX {
+        return Err(CanopyError::new(ErrorCode::NameTooLong, format!("the path is longer than {} bytes", PATH_MAX - 1)));
+    }
     let (owned, roots) = (path.to_path_buf(), roots.to_vec());
-    bounded::call(Place::path(path), TIME_BUDGET, move |_| resolve_now(&owned, &roots))
+    // The walk stops itself at its deadline, before the worker would be
+    // given up: a crafted path costs time, never a worker marked stuck.
+    let deadline = Instant::now() + TIME_BUDGET * RESOLVE_SHARE_PERCENT / 100;
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| resolve_now(&owned, &roots, deadline))
 }
 
 /// What the links in `listing` (of the folder `real`) point to, as far as
 /// `roots` let one look: a link whose target lies outside them is
-/// [`LinkTarget::Outside`], whatever the engine found when it followed it,
-/// and the engine's error from following it is dropped. When the links do
+/// [`LinkTarget::Outside`], and the error of asking a confined source to
+/// follow it (`EXDEV`: it never follows one) is dropped. When the links do
 /// not all answer in time, those not yet settled are `Unknown`.
 pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf]) {
     let mut links = Vec::new();
@@ -197,8 +239,10 @@ pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf]) {
         return;
     }
     let (paths, roots) = (links.clone(), roots.to_vec());
+    let deadline = Instant::now() + TIME_BUDGET * RESOLVE_SHARE_PERCENT / 100;
     let verdicts = bounded::call(Place::path(real), TIME_BUDGET, move |_| {
-        paths.iter().map(|p| points_to(resolve_now(p, &roots))).collect::<Vec<_>>()
+        // Past the deadline every link left is `Unknown` (the walk stops itself).
+        paths.iter().map_while(|p| (Instant::now() <= deadline).then(|| points_to(resolve_now(p, &roots, deadline)))).collect::<Vec<_>>()
     })
     .unwrap_or_default();
     let mut verdicts = verdicts.into_iter();
@@ -265,4 +309,34 @@ fn set_links(f: &mut Folder, verdicts: &mut impl Iterator<Item = LinkTarget>) {
 pub fn real_path(path: &Path) -> Result<(PathBuf, EntryKind), CanopyError> {
     let owned = path.to_path_buf();
     bounded::call(Place::path(path), TIME_BUDGET, move |_| crate::file::real_path_now(&owned))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn a_chain_of_links_that_climbs_out_and_back_in_stops_at_the_lookup_bound() {
+        let t = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(t.path()).unwrap().join("repo");
+        std::fs::create_dir_all(root.join("x")).unwrap();
+        // Each link's text leaves the folder and comes back 300 times, then
+        // names the next link: 40 links of about 3,000 bytes each.
+        for n in 0..40 {
+            let next = if n == 39 { "x".to_string() } else { format!("L{:02}", n + 1) };
+            symlink(format!("{}{next}", "../repo/x/../".repeat(300)), root.join(format!("L{n:02}"))).unwrap();
+        }
+        let roots = vec![root.clone()];
+        match resolve_within(&root.join("L00"), &roots).expect("the walk answers itself, it is never given up") {
+            Leads::Fails(e) => assert_eq!(e.code, ErrorCode::Loop, "{}", e.message),
+            other => panic!("expected LOOP, got {other:?}"),
+        }
+        let long = root.join("x/..".repeat(2048));
+        assert_eq!(resolve_within(&long, &roots).unwrap_err().code, ErrorCode::NameTooLong);
+        match resolve_within(&root.join("x"), &roots).unwrap() {
+            Leads::Inside(real, kind, _) => assert_eq!((real, kind), (root.join("x"), EntryKind::Folder)),
+            other => panic!("{other:?}"),
+        }
+    }
 }

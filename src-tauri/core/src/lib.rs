@@ -67,7 +67,6 @@ pub use locate::locate;
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
 pub use source::{Observer, Source, SourceFile, SourceFolder};
-pub use startup::startup_from_arg;
 pub use walk::{list, list_request, ListCall, RequestBudget};
 pub use wire::ListSettings;
 

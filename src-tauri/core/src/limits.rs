@@ -169,6 +169,16 @@ pub const MCP_MAX_OFFSET: u64 = i64::MAX as u64;
 /// their turn (cancellable), so a client that sends thousands of calls
 /// without reading the replies costs a few threads, not thousands.
 pub const MCP_CONCURRENT_CALLS: usize = 4;
+/// Lookups one resolution inside a set of folders makes at most (each
+/// component walked, its links' and the re-walks from a root included):
+/// past it the path is `LOOP`. The kernel's own bound is a path of
+/// `PATH_MAX` bytes and 40 links; a crafted chain of links that climbs out
+/// of a root and back in would otherwise cost a worker without end.
+pub const MAX_RESOLVE_STEPS: u32 = 16_384;
+/// The part of `TIME_BUDGET` such a resolution may take before it stops
+/// itself (the rest is the margin before its worker would be given up and
+/// its place marked stuck: a crafted path is not a dead mount).
+pub const RESOLVE_SHARE_PERCENT: u32 = 75;
 /// `canopy-mcp`: longest wait for the client to answer `roots/list`.
 pub const MCP_ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
 

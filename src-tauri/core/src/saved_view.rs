@@ -36,7 +36,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::file::{open_regular_at, RegularOpen};
-use crate::limits::{MAX_DEPTH, SAVED_EXPANDED_MAX, SAVED_VIEW_MAX_BYTES, SAVE_MAX_DELAY, SAVE_QUIET};
+use crate::limits::{SAVED_EXPANDED_MAX, SAVED_VIEW_MAX_BYTES, SAVE_MAX_DELAY, SAVE_QUIET};
 use crate::names::decode_handle;
 pub use crate::wire::SavedView;
 
@@ -213,7 +213,12 @@ pub fn load(path: &Path) -> Loaded {
 /// invalid, expanded handles that do not decode, and the excess beyond
 /// `SAVED_EXPANDED_MAX`; a window of zero size.
 fn checked(mut r: Remembered) -> Remembered {
-    r.view = r.view.filter(|v| decode_handle(&v.folder).is_ok() && (1..=MAX_DEPTH).contains(&v.settings.depth)).map(|mut v| {
+    let usable = |v: &SavedView| {
+        decode_handle(&v.folder).is_ok()
+            && crate::walk::check_settings(&v.settings, false).is_ok()
+            && v.settings.filter.as_deref().map(crate::filter::NameFilter::parse).transpose().is_ok()
+    };
+    r.view = r.view.filter(usable).map(|mut v| {
         v.expanded.retain(|h| decode_handle(h).is_ok());
         v.expanded.truncate(SAVED_EXPANDED_MAX);
         v.selected = v.selected.filter(|h| decode_handle(h).is_ok());
@@ -453,9 +458,29 @@ mod tests {
         assert_eq!(got.window, None, "a zero-size window is not restored");
 
         let mut deep = view(dir.path());
-        deep.settings.depth = MAX_DEPTH + 1;
+        deep.settings.depth = crate::limits::MAX_DEPTH + 1;
         fs::write(&path, serde_json::json!({ "version": 1, "view": deep }).to_string()).unwrap();
         assert_eq!(load(&path).remembered.view, None, "a depth out of range drops the view");
+
+        for (what, settings) in [
+            ("a zero cap", crate::wire::ListSettings { cap: 0, ..view(dir.path()).settings }),
+            ("a page past MAX_PAGE", crate::wire::ListSettings { limit: u32::MAX, ..view(dir.path()).settings }),
+            ("a filter the engine refuses", crate::wire::ListSettings { filter: Some("a/b".into()), ..view(dir.path()).settings }),
+        ] {
+            let bad = SavedView { settings, ..view(dir.path()) };
+            fs::write(&path, serde_json::json!({ "version": 1, "view": bad }).to_string()).unwrap();
+            assert_eq!(load(&path).remembered.view, None, "{what} drops the view");
+        }
+    }
+
+    #[test]
+    fn a_view_with_a_key_it_does_not_know_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut json = serde_json::to_value(view(dir.path())).unwrap();
+        assert!(serde_json::from_value::<SavedView>(json.clone()).is_ok(), "the view as written reads back");
+        json["evil"] = serde_json::json!(1);
+        let err = serde_json::from_value::<SavedView>(json).unwrap_err();
+        assert!(err.to_string().contains("evil"), "{err}");
     }
 
     #[test]

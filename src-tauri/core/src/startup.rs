@@ -2,7 +2,7 @@
 //! running window.
 //!
 //! Promises:
-//! - `canopy PATH` opens PATH (see [`crate::startup_from_arg`]); `canopy
+//! - `canopy PATH` opens PATH (see [`startup_from_arg`]); `canopy
 //!   --handle=HANDLE` opens the path the handle encodes, byte for byte;
 //! - started without a path, the window restores the saved view, if any;
 //! - a second instance forwards its arguments as strings (the single-instance
@@ -45,7 +45,7 @@ pub fn launch(args: &[OsString], loaded: Loaded) -> Launch {
     let mut notice = loaded.problem;
     match path_arg(args) {
         Ok(Some(path)) => {
-            return Launch { startup: crate::startup_from_arg(Some(path.into_os_string())), restore: None, notice }
+            return Launch { startup: startup_from_arg(Some(path.into_os_string())), restore: None, notice }
         }
         Err(message) => notice = Some(message),
         Ok(None) => {}
@@ -56,7 +56,7 @@ pub fn launch(args: &[OsString], loaded: Loaded) -> Launch {
             restore: Some(view),
             notice,
         },
-        None => Launch { startup: crate::startup_from_arg(None), restore: None, notice },
+        None => Launch { startup: startup_from_arg(None), restore: None, notice },
     }
 }
 
@@ -110,7 +110,7 @@ pub fn startup_from_forwarded(argv: &[String], cwd: &str) -> Result<Option<Start
     } else {
         Path::new(cwd).join(path)
     };
-    Ok(Some(crate::startup_from_arg(Some(path.into_os_string()))))
+    Ok(Some(startup_from_arg(Some(path.into_os_string()))))
 }
 
 #[cfg(test)]

@@ -37,8 +37,8 @@
 //! wait to be opened (relative to it, with `O_NOFOLLOW`), and the soft limit
 //! on open files is raised to the hard limit once per process.
 //!
-//! **Order, filter, ignore rules** (the request's `sort`, `reverse`,
-//! `filter`, `hideIgnored`; [`ListOptions`] has the same four). The order
+//! **Order, filter, ignore rules** ([`ListSettings`]' `sort`, `reverse`,
+//! `filter`, `hideIgnored`). The order
 //! ([`crate::order`]) applies to every folder of the reply: the first `cap`
 //! of a nested folder and every page of the root are the first under that
 //! order over the whole folder (a size order shows the largest, not the
@@ -54,16 +54,16 @@
 //! each of which says how many it hid (`ignoredHidden`, `.git` among them);
 //! an ignored folder is neither shown nor read, and matching that outlasts
 //! the folder's deadline cuts its read short as a slow disk does (`TIMEOUT`).
-//! The cursor carries all four settings.
+//! The cursor carries these four and the dotfile setting.
 //!
 //! **What the rest is made of.** Every folder reports the groups of the
 //! entries after its page (`rest`: folders, then extensions, counted from
 //! the names while they are read, no `stat`; see [`crate::rest`]).
 //! `canopy-list` text mode turns the count off unless asked (`summary`).
 //!
-//! The engine API for other front ends: build a [`ListOptions`] (or parse a
-//! [`ListRequest`] and call [`list_request`]), call [`list`]; for type-ahead,
-//! [`locate`] with the same order, filter and settings.
+//! The front door: [`list`]`(source, root, &ListSettings, &ListCall)` (or
+//! [`list_request`] for a [`ListRequest`] as the window sends it); the walk
+//! reads folders only through the [`Source`] it is given.
 #![forbid(unsafe_code)]
 
 use std::collections::VecDeque;
@@ -737,23 +737,16 @@ fn walk<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generation: u
 /// the folder's true total (folders shrink between pages).
 ///
 /// # Errors
-/// `INVALID_ARGUMENT` for a depth outside 1..=`MAX_DEPTH`, a zero cap or page,
+/// `INVALID_ARGUMENT` for a depth outside 1..=`MAX_DEPTH`, a cap or page outside 1..=`MAX_PAGE`,
 /// a cursor that is not Canopy's or was made under other settings, or a
 /// cursor together with an offset; the root's own code when it cannot be
 /// listed (`NOT_FOUND`, `DENIED`, `NOT_A_DIRECTORY`, `LOOP`, `NAME_TOO_LONG`,
 /// `IO`, or `TIMEOUT` when it does not respond); `CANCELLED` when `cancel` fired.
 pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &ListCall) -> Result<Listing, CanopyError> {
-    let opts = settings;
-    check_depth(opts.depth)?;
-    if opts.cap == 0 {
-        return Err(CanopyError::invalid("the per-folder cap must be at least 1"));
-    }
-    if opts.limit == 0 {
-        return Err(CanopyError::invalid("the page size must be at least 1"));
-    }
-    let filter = opts.filter.as_deref().map(NameFilter::parse).transpose()?;
-    let order = Order { by: opts.sort, reverse: opts.reverse };
-    let limit = (!call.whole_top_level).then_some(u64::from(opts.limit));
+    check_settings(settings, call.whole_top_level)?;
+    let filter = settings.filter.as_deref().map(NameFilter::parse).transpose()?;
+    let order = Order { by: settings.sort, reverse: settings.reverse };
+    let limit = (!call.whole_top_level).then_some(u64::from(settings.limit));
     let window = match (&call.after, limit) {
         (Some(_), _) if call.offset != 0 => {
             return Err(CanopyError::invalid("give either a cursor or an offset, not both"));
@@ -771,9 +764,9 @@ pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &
         source: source.clone(),
         root: root.to_path_buf(),
         window,
-        depth: opts.depth,
-        cap: opts.cap as usize,
-        show_dotfiles: opts.show_dotfiles,
+        depth: settings.depth,
+        cap: settings.cap as usize,
+        show_dotfiles: settings.show_dotfiles,
         budget: call.budget,
         request: call.request,
         request_deadline: call.request.time.and_then(|t| Instant::now().checked_add(t)),
@@ -783,7 +776,7 @@ pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &
         handles: call.handles,
         order,
         filter,
-        hide_ignored: opts.hide_ignored,
+        hide_ignored: settings.hide_ignored,
         summary: call.summary,
         page: settings.clone(),
     });
@@ -845,6 +838,22 @@ pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &
     })
 }
 
+/// `INVALID_ARGUMENT` unless the depth is 1..=`MAX_DEPTH`, and the cap and
+/// (unless the whole top level is listed) the page 1..=`MAX_PAGE`: the one
+/// place the settings' bounds are checked, whoever sent them.
+pub(crate) fn check_settings(settings: &ListSettings, whole_top_level: bool) -> Result<(), CanopyError> {
+    check_depth(settings.depth)?;
+    let cap = settings.cap;
+    if cap == 0 || cap > MAX_PAGE {
+        return Err(CanopyError::invalid(format!("the per-folder cap must be 1 to {MAX_PAGE}, not {cap}")));
+    }
+    let limit = settings.limit;
+    if !whole_top_level && (limit == 0 || limit > MAX_PAGE) {
+        return Err(CanopyError::invalid(format!("limit must be 1 to {MAX_PAGE}, not {limit}")));
+    }
+    Ok(())
+}
+
 /// `INVALID_ARGUMENT` unless `depth` is 1..=`MAX_DEPTH`.
 fn check_depth(depth: u32) -> Result<(), CanopyError> {
     if depth == 0 || depth > MAX_DEPTH {
@@ -869,19 +878,15 @@ fn crumbs_of(path: &Path) -> Vec<Crumb> {
 /// stops it, `observer` hears of each folder read (see [`ListCall`]).
 ///
 /// # Errors
-/// As [`list`], plus `INVALID_ARGUMENT` for a page outside 1..=`MAX_PAGE`.
+/// As [`list`].
 pub fn list_request<S: Source>(
     source: &S,
     req: &ListRequest,
     cancel: Option<CancelToken>,
     observer: Option<Arc<dyn Observer>>,
 ) -> Result<Listing, CanopyError> {
-    let limit = req.settings.limit;
-    if limit == 0 || limit > MAX_PAGE {
-        return Err(CanopyError::invalid(format!("limit must be 1 to {MAX_PAGE}, not {limit}")));
-    }
     // Before the root is resolved (which may ask the filesystem).
-    check_depth(req.settings.depth)?;
+    check_settings(&req.settings, false)?;
     let root = resolve_root(&req.root)?;
     let call = ListCall { offset: req.offset, after: req.after.clone(), cancel, observer, request_id: req.request_id, ..ListCall::default() };
     list(source, &root, &req.settings, &call)

@@ -19,7 +19,8 @@ use canopy_core::default_app::Desktop;
 use canopy_core::openable::check_openable_bounded;
 use canopy_core::preview::{read_image_bounded, read_preview_bounded, FileRequest, PreviewRequest};
 use canopy_core::wire::{LocateRequest, RootSpec};
-use canopy_core::{resolve_root, startup_from_arg, ErrorCode};
+use canopy_core::startup::startup_from_arg;
+use canopy_core::{resolve_root, ErrorCode};
 use common::*;
 use deadfs::DeadMount;
 

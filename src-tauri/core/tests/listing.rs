@@ -554,6 +554,8 @@ fn request_arguments_are_validated() {
     assert_eq!(code(ListRequest { settings: ListSettings { depth: 65, ..base.settings.clone() }, ..base.clone() }), ErrorCode::InvalidArgument);
     assert_eq!(code(ListRequest { settings: ListSettings { limit: 0, ..base.settings.clone() }, ..base.clone() }), ErrorCode::InvalidArgument);
     assert_eq!(code(ListRequest { settings: ListSettings { limit: 10_001, ..base.settings.clone() }, ..base.clone() }), ErrorCode::InvalidArgument);
+    assert_eq!(code(ListRequest { settings: ListSettings { cap: 0, ..base.settings.clone() }, ..base.clone() }), ErrorCode::InvalidArgument);
+    assert_eq!(code(ListRequest { settings: ListSettings { cap: 10_001, ..base.settings.clone() }, ..base.clone() }), ErrorCode::InvalidArgument);
     assert_eq!(code(ListRequest { root: RootSpec::Handle("%%".into()), ..base.clone() }), ErrorCode::InvalidArgument);
     assert_eq!(code(ListRequest { root: RootSpec::Text(String::new()), ..base.clone() }), ErrorCode::InvalidArgument);
     assert!(list_request(&ListRequest { settings: ListSettings { depth: 64, ..base.settings.clone() }, ..base }, None, IoHooks::default()).is_ok());

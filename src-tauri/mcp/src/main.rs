@@ -8,7 +8,6 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use canopy_core::LocalFs;
 use canopy_mcp::engine;
 use canopy_mcp::server::Canopy;
 use canopy_mcp::transport::LineTransport;
@@ -44,13 +43,6 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Vec<OsString
     Ok(Some(roots))
 }
 
-/// The local source agents see: confined (no link followed), with the
-/// engine's test seams (a slow folder) read from the environment in the
-/// `e2e` build only: the binary users run has none.
-fn source() -> LocalFs {
-    LocalFs::confined().with_env_seams()
-}
-
 fn main() -> ExitCode {
     let roots = match parse(std::env::args_os().skip(1)) {
         Ok(Some(r)) => r,
@@ -83,7 +75,7 @@ fn main() -> ExitCode {
         }
     };
     let served = runtime.block_on(async move {
-        let service = Canopy::new(real, source()).serve(LineTransport::new(tokio::io::stdin(), tokio::io::stdout())).await?;
+        let service = Canopy::new(real).serve(LineTransport::new(tokio::io::stdin(), tokio::io::stdout())).await?;
         service.waiting().await?;
         Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     });

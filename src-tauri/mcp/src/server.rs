@@ -159,13 +159,17 @@ pub(crate) async fn blocking<T: Send + 'static>(job: impl FnOnce() -> Result<T, 
 }
 
 impl Canopy {
-    /// A server for the real folders `roots` (at least one).
-    pub fn new(roots: Vec<PathBuf>, source: LocalFs) -> Self {
+    /// A server for the real folders `roots` (at least one). It lists and
+    /// reads through a confined local source, which follows no link (with
+    /// the engine's slow-folder seam in the `e2e` build only).
+    pub fn new(roots: Vec<PathBuf>) -> Self {
         Canopy {
             roots: Arc::new(roots),
             client_roots: Arc::default(),
             turns: Arc::new(Semaphore::new(MCP_CONCURRENT_CALLS)),
-            source, tool_router: tools::router() }
+            source: LocalFs::confined().with_env_seams(),
+            tool_router: tools::router(),
+        }
     }
 
     /// Waits for a turn of the filesystem (see `MCP_CONCURRENT_CALLS`), or

@@ -68,7 +68,7 @@ fn number(flag: &str, value: Option<OsString>, min: u64, max: u64) -> Result<u64
 
 fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, String> {
     let mut path = None;
-    let (mut opts, mut call) = (ListSettings::default(), ListCall::default());
+    let (mut settings, mut call) = (ListSettings::default(), ListCall::default());
     let mut json = false;
     let mut summary = false;
     let mut only_paths = false;
@@ -77,8 +77,8 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
         match arg.to_str() {
             Some("-h" | "--help") if !only_paths => return Ok(None),
             Some("--") if !only_paths => only_paths = true,
-            Some("--depth") if !only_paths => opts.depth = number("--depth", argv.next(), 1, MAX_DEPTH as u64)? as u32,
-            Some("--cap") if !only_paths => opts.cap = number("--cap", argv.next(), 1, MAX_PAGE as u64)? as u32,
+            Some("--depth") if !only_paths => settings.depth = number("--depth", argv.next(), 1, MAX_DEPTH as u64)? as u32,
+            Some("--cap") if !only_paths => settings.cap = number("--cap", argv.next(), 1, MAX_PAGE as u64)? as u32,
             Some("--limit") if !only_paths => limit = Some(number("--limit", argv.next(), 1, MAX_PAGE as u64)?),
             Some("--offset") if !only_paths => call.offset = number("--offset", argv.next(), 0, u64::MAX)?,
             Some("--after") if !only_paths => {
@@ -86,9 +86,9 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
                 call.after = Some(value.into_string().map_err(|_| "--after: not a cursor".to_string())?);
             }
             Some("--all") if !only_paths => all = true,
-            Some("--no-dotfiles") if !only_paths => opts.show_dotfiles = false,
+            Some("--no-dotfiles") if !only_paths => settings.show_dotfiles = false,
             Some("--sort") if !only_paths => {
-                opts.sort = match argv.next().as_deref().and_then(|v| v.to_str()) {
+                settings.sort = match argv.next().as_deref().and_then(|v| v.to_str()) {
                     Some("name") => SortBy::Name,
                     Some("size") => SortBy::Size,
                     Some("modified") => SortBy::Modified,
@@ -97,12 +97,12 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
                     None => return Err("--sort needs name, size, modified or type".into()),
                 }
             }
-            Some("--reverse") if !only_paths => opts.reverse = true,
+            Some("--reverse") if !only_paths => settings.reverse = true,
             Some("--filter") if !only_paths => {
                 let value = argv.next().ok_or("--filter needs a pattern")?;
-                opts.filter = Some(value.into_string().map_err(|_| "--filter: the pattern is not UTF-8".to_string())?);
+                settings.filter = Some(value.into_string().map_err(|_| "--filter: the pattern is not UTF-8".to_string())?);
             }
-            Some("--gitignore") if !only_paths => opts.hide_ignored = true,
+            Some("--gitignore") if !only_paths => settings.hide_ignored = true,
             Some("--summary") if !only_paths => summary = true,
             Some("--json") if !only_paths => json = true,
             Some(flag) if flag.starts_with('-') && flag.len() > 1 && !only_paths => {
@@ -122,7 +122,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     if call.after.is_some() && call.offset != 0 {
         return Err("give either --offset or --after, not both".into());
     }
-    opts.limit = limit.unwrap_or(u64::from(PAGE)) as u32;
+    settings.limit = limit.unwrap_or(u64::from(PAGE)) as u32;
     call.whole_top_level = all;
     if all {
         // The whole top level, and everything below it within depth and cap.
@@ -132,7 +132,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     call.details = json;
     call.handles = json;
     call.summary = json || summary;
-    Ok(Some(Args { path, settings: opts, call, json }))
+    Ok(Some(Args { path, settings, call, json }))
 }
 
 fn main() -> ExitCode {

@@ -183,6 +183,13 @@ impl crate::source::Source for LocalFs {
     }
 
     fn ignore_rules(&self, path: &Path, meter: &mut crate::ignore_pattern::Meter<'_>) -> (crate::ignore_rules::IgnoreRules, Option<crate::CanopyError>) {
+        if self.confined {
+            // Git's rules live above the folder (the repository's top, the
+            // user's global excludes) and are found by following links: a
+            // confined source hides nothing rather than look outside.
+            let why = "hiding ignored entries needs the repository above this folder, which a confined source does not look at";
+            return (crate::ignore_rules::IgnoreRules::none(), Some(CanopyError::new(crate::ErrorCode::Denied, why)));
+        }
         crate::ignore_rules::IgnoreRules::for_folder(path, self, meter)
     }
 

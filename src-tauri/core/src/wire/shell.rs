@@ -91,8 +91,12 @@ pub struct Launch {
 }
 
 /// What the window shows, as the window reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-// Not `deny_unknown_fields`: serde cannot have it with `flatten`.
+///
+/// Read strictly, as every request is: a key that is neither one of these
+/// nor a [`ListSettings`](super::ListSettings) field refuses the view
+/// (serde's `deny_unknown_fields` does not work beside `flatten`, so the
+/// settings are parsed from what is left, and they deny unknown fields).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
 pub struct SavedView {
@@ -144,4 +148,21 @@ pub struct Limits {
     pub image_cap: u64,
     /// `SAVED_EXPANDED_MAX`.
     pub saved_expanded_max: u32,
+}
+
+impl<'de> Deserialize<'de> for SavedView {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Own {
+            folder: String,
+            expanded: Vec<String>,
+            selected: Option<String>,
+            #[serde(flatten)]
+            settings: serde_json::Map<String, serde_json::Value>,
+        }
+        let own = Own::deserialize(d)?;
+        let settings = serde_json::from_value(serde_json::Value::Object(own.settings)).map_err(serde::de::Error::custom)?;
+        Ok(SavedView { folder: own.folder, settings, expanded: own.expanded, selected: own.selected })
+    }
 }
