@@ -3,6 +3,11 @@ import type { SortBy } from "./SortBy";
 
 /**
  * What the window shows, as the window reports it.
+ *
+ * Read strictly, as every request is: a key that is neither one of these
+ * nor a [`ListSettings`](super::ListSettings) field refuses the view
+ * (serde's `deny_unknown_fields` does not work beside `flatten`, so the
+ * settings are parsed from what is left, and they deny unknown fields).
  */
 export type SavedView = { 
 /**
