@@ -216,7 +216,9 @@ fn hold(path: &Path, roots: &[PathBuf]) -> io::Result<Anchor> {
 /// `TIMEOUT` when a path inside the roots does not answer.
 pub fn resolve_within(path: &Path, roots: &[PathBuf]) -> Result<Leads, CanopyError> {
     if path.as_os_str().len() >= PATH_MAX {
-        return Err(CanopyError::new(ErrorCode::NameTooLong, format!("the path is longer than {} bytes", PATH_MAX - 1)));
+        // Failing inside the roots: a caller says nothing more of a path
+        // that names a place outside them.
+        return Ok(Leads::Fails(CanopyError::new(ErrorCode::NameTooLong, format!("the path is longer than {} bytes", PATH_MAX - 1))));
     }
     let (owned, roots) = (path.to_path_buf(), roots.to_vec());
     // The walk stops itself at its deadline, before the worker would be
@@ -333,7 +335,10 @@ mod tests {
             other => panic!("expected LOOP, got {other:?}"),
         }
         let long = root.join("x/..".repeat(2048));
-        assert_eq!(resolve_within(&long, &roots).unwrap_err().code, ErrorCode::NameTooLong);
+        match resolve_within(&long, &roots).unwrap() {
+            Leads::Fails(e) => assert_eq!(e.code, ErrorCode::NameTooLong),
+            other => panic!("expected NAME_TOO_LONG, got {other:?}"),
+        }
         match resolve_within(&root.join("x"), &roots).unwrap() {
             Leads::Inside(real, kind, _) => assert_eq!((real, kind), (root.join("x"), EntryKind::Folder)),
             other => panic!("{other:?}"),

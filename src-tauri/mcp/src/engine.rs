@@ -1,5 +1,5 @@
-//! Every call `canopy-mcp` makes into Canopy's engine, in one place, all
-//! through the engine's front door: finding where an agent's path leads
+//! The calls `canopy-mcp` makes to list and read, all through the engine's
+//! front door: finding where an agent's path leads
 //! inside the roots, listing a folder and reading a chunk of a file there,
 //! both through a confined local source, and the cursors of a listing.
 //!

@@ -4,7 +4,9 @@
 //! [`tools`] defines the tools, one module each; [`server`] serves them and
 //! holds what every call shares; [`page`] and [`read`] render replies within
 //! the reply budget, [`access`] decides which folders may be seen, and
-//! [`engine`] is the one module that calls Canopy's engine; [`transport`]
+//! [`engine`] holds the calls that list and read (every call into Canopy's
+//! engine goes through its front door: the crate root's functions, the wire
+//! types, and the shared `limits`, `names`, `text` and `cancel`); [`transport`]
 //! reads and writes the JSON-RPC lines; [`diagnostics`] writes stderr
 //! without ever making a call wait for it.
 #![forbid(unsafe_code)]
