@@ -144,6 +144,11 @@ pub struct ListCall {
     pub budget: Duration,
     /// What the whole request may spend.
     pub request: RequestBudget,
+    /// The object the root must be (found by an earlier look, e.g.
+    /// canopy-mcp's check inside its roots): a root that is another one
+    /// when opened fails (`NOT_FOUND`), so a reply and the cursor bound to
+    /// that look never describe two different folders.
+    pub expect_root: Option<Identity>,
 }
 
 impl Default for ListCall {
@@ -160,6 +165,7 @@ impl Default for ListCall {
             summary: true,
             budget: TIME_BUDGET,
             request: RequestBudget::STANDARD,
+            expect_root: None,
         }
     }
 }
@@ -177,6 +183,7 @@ impl std::fmt::Debug for ListCall {
             .field("summary", &self.summary)
             .field("budget", &self.budget)
             .field("request", &self.request)
+            .field("expect_root", &self.expect_root)
             .finish()
     }
 }
@@ -212,6 +219,7 @@ struct Settings<S: Source> {
     request_deadline: Option<Instant>,
     cancel: Option<CancelToken>,
     observer: Option<Arc<dyn Observer>>,
+    expect_root: Option<Identity>,
     details: bool,
     handles: bool,
     order: Order,
@@ -661,6 +669,9 @@ fn walk_root<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generati
     let dir = Arc::new(dir);
     let (id, meta) = dir.identity().map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| fail(u.error()))?;
+    if s.expect_root.is_some_and(|want| want != id) {
+        return Err(fail(CanopyError::new(ErrorCode::NotFound, "the folder was replaced while it was being opened")));
+    }
     let (rules, rules_problem) = if s.hide_ignored {
         let (r, problem) = s.source.ignore_rules(&s.root, &mut Meter::new(Some(deadline), s.cancel.as_ref()));
         (Some(Arc::new(r)), problem)
@@ -772,6 +783,7 @@ pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &
         request_deadline: call.request.time.and_then(|t| Instant::now().checked_add(t)),
         cancel: call.cancel.clone(),
         observer: call.observer.clone(),
+        expect_root: call.expect_root,
         details: call.details,
         handles: call.handles,
         order,

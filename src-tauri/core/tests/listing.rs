@@ -718,3 +718,23 @@ fn a_nested_folder_of_a_million_entries_shows_100_and_counts_them_all() {
     assert_eq!(m.entries[99].name, "m0000099", "the first 100 in order, from a bounded selection");
     assert_eq!(m.unlisted.files, 999_900);
 }
+
+#[test]
+fn a_root_that_is_not_the_folder_expected_fails_rather_than_lists_another() {
+    let t = Tree::new();
+    t.files("a", "f", 2);
+    t.files("b", "g", 2);
+    let fs = canopy_core::LocalFs::new();
+    let settings = ListSettings::default();
+    let id_of = |p: &std::path::Path| {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(p).unwrap();
+        canopy_core::source::Identity { dev: m.dev(), ino: m.ino() }
+    };
+    let call = |want| canopy_core::ListCall { expect_root: Some(want), ..canopy_core::ListCall::default() };
+    let a = canopy_core::list(&fs, &t.at("a"), &settings, &call(id_of(&t.at("a")))).expect("the folder expected lists");
+    assert_eq!(folder(&a.root).total, Some(2));
+    // `b` put where `a` was looked at: the listing refuses it.
+    let err = canopy_core::list(&fs, &t.at("b"), &settings, &call(id_of(&t.at("a")))).unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotFound, "{}", err.message);
+}

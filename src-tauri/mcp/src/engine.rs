@@ -24,6 +24,7 @@ use std::sync::Arc;
 use canopy_core::cancel::CancelToken;
 use canopy_core::limits::MCP_PAGE;
 use canopy_core::wire::{EntryKind, ListSettings, Listing, PreviewChunk, SortBy};
+use canopy_core::source::Identity;
 use canopy_core::{CanopyError, Leads, ListCall, LocalFs, RequestBudget};
 
 /// What an agent's path reached inside the roots.
@@ -124,6 +125,8 @@ pub fn list(opened: &Opened, call: AgentListing) -> Result<Listing, CanopyError>
         // What a truncated folder's hidden rest is made of (counted from names, no stat).
         summary: true,
         request: RequestBudget { entries: u64::from(MCP_PAGE), ..RequestBudget::STANDARD },
+        // The folder checked inside the roots, whose identity the cursor carries.
+        expect_root: Some(Identity { dev: opened.dev, ino: opened.ino }),
         ..ListCall::default()
     };
     canopy_core::list(&call.source, &opened.real, &settings, &engine_call)

@@ -96,6 +96,7 @@ impl ListOptions {
             summary: self.summary,
             budget: self.budget,
             request: self.request,
+            ..ListCall::default()
         }
     }
 }
