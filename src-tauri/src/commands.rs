@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use canopy_core::default_app::Desktop;
 use canopy_core::names::encode_handle;
-use canopy_core::preview::{FileRequest, PreviewChunk, PreviewRequest};
-use canopy_core::saved_view::SavedView;
-use canopy_core::shell_quote::CopiedPath;
-use canopy_core::startup::Launch;
+use canopy_core::wire::{FileRequest, PreviewChunk, PreviewRequest};
+use canopy_core::wire::SavedView;
+use canopy_core::wire::CopiedPath;
+use canopy_core::wire::Launch;
 use canopy_core::wire::{parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, ShellEvent, WatchRequest, WatchStatus};
 use canopy_core::{CanopyError, ErrorCode};
 use serde_json::Value;

@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex};
 
 use canopy_core::cancel::CancelRegistry;
 use canopy_core::saved_view::{Remembered, SaveSchedule, SavedView, WindowPlacement};
-use canopy_core::startup::Launch;
+use canopy_core::wire::Launch;
 use canopy_core::wire::ShellEvent;
 use canopy_watch::FolderWatch;
 use tauri::{Builder, Manager, Runtime, WindowEvent};

@@ -2,7 +2,7 @@
 //! and exactly the file that was checked.
 //!
 //! The policy is an allowlist, [`OPENABLE`]: a file opens only when
-//! - it is a regular file (opened as [`crate::preview::open_regular`] opens
+//! - it is a regular file (opened as `file::open_regular` opens
 //!   one: never a fifo or device) with no execute bit;
 //! - its extension is in the table, and its content starts the way that
 //!   extension's family must (magic bytes, or UTF-8 without NUL for text);
@@ -38,7 +38,6 @@
 //! - PostScript (`.ps`, `.eps`): a programming language, run by its viewer.
 #![forbid(unsafe_code)]
 
-use std::fs::File;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -47,6 +46,7 @@ use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{CONTENT_TYPES_CAP, OPEN_SNIFF_BYTES, ZIP_DIRECTORY_CAP};
 use crate::names::decode_handle;
 use crate::file::open_regular;
+use crate::local::LocalFile;
 use crate::preview::{read_at, FileRequest};
 
 /// The kind of thing a person opens.
@@ -381,7 +381,7 @@ fn zip_unreadable() -> CanopyError {
 }
 
 /// Reads a zip's central directory (a zip Canopy cannot read is not opened).
-fn zip_directory(file: &File, size: u64) -> Result<Vec<ZipEntry>, CanopyError> {
+fn zip_directory(file: &LocalFile, size: u64) -> Result<Vec<ZipEntry>, CanopyError> {
     // The end record is 22 bytes plus a comment of at most 65535.
     let tail_len = size.min(22 + 65_535);
     let tail = read_at(file, size - tail_len, tail_len as usize)?;
@@ -442,7 +442,7 @@ fn check_zip_names(entries: &[ZipEntry], forbidden: &[ZipName]) -> Result<(), Ca
 }
 
 /// Reads one entry's bytes (stored or deflated), at most `CONTENT_TYPES_CAP`.
-fn zip_entry_bytes(file: &File, size: u64, entry: &ZipEntry) -> Result<Vec<u8>, CanopyError> {
+fn zip_entry_bytes(file: &LocalFile, size: u64, entry: &ZipEntry) -> Result<Vec<u8>, CanopyError> {
     let unreadable = || not_openable("its [Content_Types].xml cannot be checked");
     if entry.compressed > CONTENT_TYPES_CAP as u64 || entry.size > CONTENT_TYPES_CAP as u64 {
         return Err(unreadable());
@@ -510,7 +510,7 @@ fn xml_unescape(text: &str) -> String {
 /// Refuses an OOXML package whose `[Content_Types].xml` declares a part that
 /// carries code (the part's own name proves nothing), or that has no such
 /// file, or more than one, or one that cannot be read.
-fn check_ooxml_types(file: &File, size: u64, entries: &[ZipEntry]) -> Result<(), CanopyError> {
+fn check_ooxml_types(file: &LocalFile, size: u64, entries: &[ZipEntry]) -> Result<(), CanopyError> {
     let mut parts = entries.iter().filter(|e| e.name == CONTENT_TYPES_PART.as_bytes());
     let (Some(part), None) = (parts.next(), parts.next()) else {
         return Err(not_openable("it does not hold exactly one [Content_Types].xml, so its parts cannot be checked"));
@@ -555,6 +555,7 @@ pub fn check_openable(req: &FileRequest, desktop: &Desktop) -> Result<PathBuf, C
         }
     }
     let size = st.st_size.max(0) as u64;
+    let file = LocalFile::new(file, size);
     let head = read_at(&file, 0, OPEN_SNIFF_BYTES)?;
     check_content(rule, &head, head.len() as u64 >= size)?;
     match rule.content {

@@ -9,7 +9,7 @@
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
-use canopy_core::preview::{PreviewChunk, PreviewContent, TextEncoding};
+use canopy_core::wire::{PreviewChunk, PreviewContent, TextEncoding};
 
 use crate::tools::read_file::ReadFileOutput;
 

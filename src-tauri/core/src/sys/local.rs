@@ -140,6 +140,13 @@ pub struct LocalFile {
     size: u64,
 }
 
+impl LocalFile {
+    /// A file opened (and checked regular) elsewhere, of `size` bytes.
+    pub(crate) fn new(file: std::fs::File, size: u64) -> LocalFile {
+        LocalFile { file, size }
+    }
+}
+
 impl crate::source::SourceFile for LocalFile {
     fn size(&self) -> u64 {
         self.size
@@ -147,17 +154,6 @@ impl crate::source::SourceFile for LocalFile {
 
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         std::os::unix::fs::FileExt::read_at(&self.file, buf, offset)
-    }
-}
-
-/// An open file read in place (Open… vets a file it opened itself).
-impl crate::source::SourceFile for std::fs::File {
-    fn size(&self) -> u64 {
-        self.metadata().map_or(0, |m| m.len())
-    }
-
-    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
-        std::os::unix::fs::FileExt::read_at(self, buf, offset)
     }
 }
 
