@@ -210,35 +210,24 @@ struct Settings<S: Source> {
     source: S,
     root: PathBuf,
     window: RootWindow,
-    depth: u32,
-    cap: usize,
-    show_dotfiles: bool,
-    budget: Duration,
-    request: RequestBudget,
+    /// What the request asked (the root's cursor carries it).
+    settings: ListSettings,
+    call: ListCall,
     /// When the request's time is up.
     request_deadline: Option<Instant>,
-    cancel: Option<CancelToken>,
-    observer: Option<Arc<dyn Observer>>,
-    expect_root: Option<Identity>,
-    details: bool,
-    handles: bool,
+    /// `settings`' order and the root's filter, parsed.
     order: Order,
-    /// The root's filter.
     filter: Option<NameFilter>,
-    hide_ignored: bool,
-    summary: bool,
-    /// What the root's cursor carries.
-    page: ListSettings,
 }
 
 impl<S: Source> Settings<S> {
     fn cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(CancelToken::is_cancelled)
+        self.call.cancel.as_ref().is_some_and(CancelToken::is_cancelled)
     }
 
     /// A folder started now must be done by then.
     fn folder_deadline(&self) -> Instant {
-        let own = Instant::now() + self.budget;
+        let own = Instant::now() + self.call.budget;
         self.request_deadline.map_or(own, |r| r.min(own))
     }
 }
@@ -379,14 +368,14 @@ fn read_open<S: Source>(
     watch: &Watch,
 ) -> Result<FolderRead, Stop> {
     let rd = Reading {
-        show_dotfiles: s.show_dotfiles,
+        show_dotfiles: s.settings.show_dotfiles,
         deadline,
         stat_deadline: stat_deadline(deadline),
-        cancel: s.cancel.as_ref(),
+        cancel: s.call.cancel.as_ref(),
         order: s.order,
         filter: plan.filter,
         rules: plan.rules.as_deref(),
-        tally: s.summary,
+        tally: s.call.summary,
     };
     let sel: Selection = select(&**dir, plan.window, &rd)?;
     let p = &sel.pass;
@@ -395,10 +384,10 @@ fn read_open<S: Source>(
     if sel.lost_page {
         error = Some(match &p.failed {
             Some(e) if !p.timed_out => CanopyError::from_io(e, "reading the folder failed part way"),
-            _ => lost_page_error(s.budget),
+            _ => lost_page_error(s.call.budget),
         });
     } else if p.timed_out {
-        error = Some(timeout_error(s.budget));
+        error = Some(timeout_error(s.call.budget));
     } else if let Some(e) = &p.failed {
         if p.total == 0 {
             return Ok(FolderRead {
@@ -412,7 +401,7 @@ fn read_open<S: Source>(
         }
         error = Some(CanopyError::from_io(e, "reading the folder failed part way"));
     }
-    if let Some(observer) = &s.observer {
+    if let Some(observer) = &s.call.observer {
         observer.folder_read(path, names_read);
     }
     let mut shown_counts = KindCounts::default();
@@ -431,7 +420,7 @@ fn read_open<S: Source>(
         entries.push(entry);
     }
     if late && error.is_none() {
-        error = Some(details_timeout_error(s.budget));
+        error = Some(details_timeout_error(s.call.budget));
     }
     let partial = p.timed_out || p.failed.is_some();
     let folder = Folder {
@@ -442,7 +431,7 @@ fn read_open<S: Source>(
         entries,
         unlisted: p.counts.minus(&shown_counts),
         kinds: p.counts,
-        rest: if s.summary && !sel.lost_page { sel.rest.groups() } else { Vec::new() },
+        rest: if s.call.summary && !sel.lost_page { sel.rest.groups() } else { Vec::new() },
         dotfiles_hidden: p.dotfiles_hidden,
         ignored_hidden: p.ignored,
         count_is_lower_bound: partial,
@@ -513,13 +502,13 @@ fn describe<S: Source>(
 ) -> (Entry, Option<PathBuf>) {
     let is_folder = cand.kind == EntryKind::Folder;
     // The full path is needed for a handle, and to name a folder's children.
-    let path = (s.handles || is_folder).then(|| dir_path.join(OsStr::from_bytes(&cand.name)));
-    let mut entry = named_entry(&cand.name, path.as_deref().filter(|_| s.handles), cand.kind);
+    let path = (s.call.handles || is_folder).then(|| dir_path.join(OsStr::from_bytes(&cand.name)));
+    let mut entry = named_entry(&cand.name, path.as_deref().filter(|_| s.call.handles), cand.kind);
     if is_folder {
         entry.folder = Some(Box::new(Folder::unread()));
     }
     // The clock is read only before a syscall: text mode describes files with none.
-    let needs_calls = s.details || cand.kind == EntryKind::Symlink;
+    let needs_calls = s.call.details || cand.kind == EntryKind::Symlink;
     *late = *late || (needs_calls && Instant::now() > deadline);
     // What the order's own `lstat` read is shown whatever `details` says: the
     // entry's value is part of its place (a cursor after it is made from it).
@@ -528,7 +517,7 @@ fn describe<S: Source>(
         entry.modified = meta.modified_ms;
     }
     if !*late && needs_calls {
-        if s.details {
+        if s.call.details {
             match cand.meta().map_or_else(|| dir.stat_child(&cand.name, false), Ok) {
                 Ok(meta) => {
                     entry.size = Some(meta.size);
@@ -548,7 +537,7 @@ fn describe<S: Source>(
         }
     }
     let vanished = entry.error.as_ref().is_some_and(|e| e.code == ErrorCode::NotFound);
-    let descend = is_folder && level < s.depth && !vanished;
+    let descend = is_folder && level < s.settings.depth && !vanished;
     (entry, if descend { path } else { None })
 }
 
@@ -608,7 +597,7 @@ fn read_child<S: Source>(p: &Pending<S::Folder>, s: &Settings<S>, watch: &Watch)
         }
         None => (None, None),
     };
-    let plan = FolderPlan { window: Window::At { offset: 0, limit: s.cap as u64 }, filter: None, rules, rules_problem };
+    let plan = FolderPlan { window: Window::At { offset: 0, limit: u64::from(s.settings.cap) }, filter: None, rules, rules_problem };
     let read = read_open(&dir, id, &p.path, p.level, plan, deadline, s, watch);
     watch.end();
     Ok(Child::Read(Box::new(read?), dir, id))
@@ -645,17 +634,17 @@ impl From<Stop> for WalkStop {
 fn budget_left<S: Source>(w: &Walk<S::Folder>, s: &Settings<S>) -> Result<(), CanopyError> {
     let spent = |what: String| Err(CanopyError::new(ErrorCode::Budget, format!("not read: {what}; expand this folder to read it")));
     if s.request_deadline.is_some_and(|d| Instant::now() >= d) {
-        let secs = s.request.time.unwrap_or_default().as_secs_f32();
+        let secs = s.call.request.time.unwrap_or_default().as_secs_f32();
         return spent(format!("the request's time budget ({secs} s) was spent"));
     }
-    if w.shown.saturating_add(s.cap as u64) > s.request.entries {
+    if w.shown.saturating_add(u64::from(s.settings.cap)) > s.call.request.entries {
         return spent(format!(
             "this reply already shows {} entries and a folder may add {} (at most {} in one reply)",
-            w.shown, s.cap, s.request.entries
+            w.shown, s.settings.cap, s.call.request.entries
         ));
     }
-    if w.names_read >= s.request.names {
-        return spent(format!("{} names were already read for this request (at most {})", w.names_read, s.request.names));
+    if w.names_read >= s.call.request.names {
+        return spent(format!("{} names were already read for this request (at most {})", w.names_read, s.call.request.names));
     }
     Ok(())
 }
@@ -669,11 +658,11 @@ fn walk_root<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generati
     let dir = Arc::new(dir);
     let (id, meta) = dir.identity().map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
     watch.reached(Place::Device(id.dev)).map_err(|u| fail(u.error()))?;
-    if s.expect_root.is_some_and(|want| want != id) {
+    if s.call.expect_root.is_some_and(|want| want != id) {
         return Err(fail(CanopyError::new(ErrorCode::NotFound, "the folder was replaced while it was being opened")));
     }
-    let (rules, rules_problem) = if s.hide_ignored {
-        let (r, problem) = s.source.ignore_rules(&s.root, &mut Meter::new(Some(deadline), s.cancel.as_ref()));
+    let (rules, rules_problem) = if s.settings.hide_ignored {
+        let (r, problem) = s.source.ignore_rules(&s.root, &mut Meter::new(Some(deadline), s.call.cancel.as_ref()));
         (Some(Arc::new(r)), problem)
     } else {
         (None, None)
@@ -689,7 +678,7 @@ fn walk_root<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generati
     let more = f.offset + (f.entries.len() as u64) < f.total.unwrap_or(0);
     let next_cursor = match &read.last {
         Some(last) if more && !matches!(s.window, RootWindow::Everything) && !f.partial_order => {
-            Some(cursor::encode(&s.page, last))
+            Some(cursor::encode(&s.settings, last))
         }
         _ => None,
     };
@@ -775,22 +764,11 @@ pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &
         source: source.clone(),
         root: root.to_path_buf(),
         window,
-        depth: settings.depth,
-        cap: settings.cap as usize,
-        show_dotfiles: settings.show_dotfiles,
-        budget: call.budget,
-        request: call.request,
+        settings: settings.clone(),
+        call: call.clone(),
         request_deadline: call.request.time.and_then(|t| Instant::now().checked_add(t)),
-        cancel: call.cancel.clone(),
-        observer: call.observer.clone(),
-        expect_root: call.expect_root,
-        details: call.details,
-        handles: call.handles,
         order,
         filter,
-        hide_ignored: settings.hide_ignored,
-        summary: call.summary,
-        page: settings.clone(),
     });
     let state = Arc::new(Mutex::new(Walk::default()));
     loop {
