@@ -5,11 +5,14 @@ use std::sync::Arc;
 
 use canopy_core::default_app::Desktop;
 use canopy_core::names::encode_handle;
-use canopy_core::wire::{FileRequest, PreviewChunk, PreviewRequest};
-use canopy_core::wire::SavedView;
 use canopy_core::wire::CopiedPath;
 use canopy_core::wire::Launch;
-use canopy_core::wire::{parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, ShellEvent, WatchRequest, WatchStatus};
+use canopy_core::wire::SavedView;
+use canopy_core::wire::{
+    parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, ShellEvent,
+    WatchRequest, WatchStatus,
+};
+use canopy_core::wire::{FileRequest, PreviewChunk, PreviewRequest};
 use canopy_core::{CanopyError, ErrorCode};
 use serde_json::Value;
 use tauri::ipc::{Channel, JavaScriptChannelId, Response};
@@ -26,7 +29,12 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, CanopyError> {
     tauri::async_runtime::spawn_blocking(work)
         .await
-        .unwrap_or_else(|e| Err(CanopyError::new(ErrorCode::Io, format!("the engine stopped unexpectedly: {e}"))))
+        .unwrap_or_else(|e| {
+            Err(CanopyError::new(
+                ErrorCode::Io,
+                format!("the engine stopped unexpectedly: {e}"),
+            ))
+        })
 }
 
 /// Lists a folder: see `canopy_core::list_request`. With a `progress`
@@ -54,14 +62,20 @@ pub async fn list_directory<R: Runtime>(
 
 /// Stops a listing in flight; it answers `CANCELLED`.
 #[tauri::command]
-pub async fn cancel_listing(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<bool, CanopyError> {
+pub async fn cancel_listing(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<bool, CanopyError> {
     let req: CancelRequest = parse_request(request)?;
     Ok(state.cancels.cancel(req.request_id))
 }
 
 /// Finds a name prefix in a folder's order (type-ahead).
 #[tauri::command]
-pub async fn locate(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<Located, CanopyError> {
+pub async fn locate(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<Located, CanopyError> {
     let req: LocateRequest = parse_request(request)?;
     let source = state.source.clone();
     blocking(move || canopy_core::locate(&source, &req)).await
@@ -75,7 +89,10 @@ pub async fn startup_target(state: State<'_, Arc<AppState>>) -> Result<Launch, C
 
 /// Watches exactly these folders for live refresh: see `canopy_watch::FolderWatch::set_folders`.
 #[tauri::command]
-pub async fn watch_folders(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<WatchStatus, CanopyError> {
+pub async fn watch_folders(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<WatchStatus, CanopyError> {
     let req: WatchRequest = parse_request(request)?;
     let watch = state.watch.clone();
     blocking(move || Ok(watch.set_folders(&req.folders))).await
@@ -83,14 +100,20 @@ pub async fn watch_folders(state: State<'_, Arc<AppState>>, request: Option<Valu
 
 /// Makes `channel` the window's inbox for folder changes and forwarded paths.
 #[tauri::command]
-pub async fn listen_shell(state: State<'_, Arc<AppState>>, channel: Channel<ShellEvent>) -> Result<(), CanopyError> {
+pub async fn listen_shell(
+    state: State<'_, Arc<AppState>>,
+    channel: Channel<ShellEvent>,
+) -> Result<(), CanopyError> {
     state.outbox.attach(channel);
     Ok(())
 }
 
 /// Records the view to remember when the window closes.
 #[tauri::command]
-pub async fn remember_view(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<(), CanopyError> {
+pub async fn remember_view(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<(), CanopyError> {
     let view: SavedView = parse_request(request)?;
     let selected = view.selected.clone();
     *state.view.lock().unwrap_or_else(|e| e.into_inner()) = Some(view);
@@ -105,9 +128,15 @@ pub async fn remember_view(state: State<'_, Arc<AppState>>, request: Option<Valu
 #[cfg(feature = "e2e")]
 fn note_remembered(selected: Option<&str>) {
     use std::io::Write;
-    let Some(log) = std::env::var_os("CANOPY_TEST_REMEMBER_LOG") else { return };
+    let Some(log) = std::env::var_os("CANOPY_TEST_REMEMBER_LOG") else {
+        return;
+    };
     let line = format!("selected {}\n", selected.unwrap_or("-"));
-    let _ = std::fs::OpenOptions::new().create(true).append(true).open(log).and_then(|mut f| f.write_all(line.as_bytes()));
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .and_then(|mut f| f.write_all(line.as_bytes()));
 }
 
 #[cfg(not(feature = "e2e"))]
@@ -115,7 +144,10 @@ fn note_remembered(_selected: Option<&str>) {}
 
 /// Reads a bounded chunk of a regular file: see `canopy_core::preview`.
 #[tauri::command]
-pub async fn read_preview(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<PreviewChunk, CanopyError> {
+pub async fn read_preview(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<PreviewChunk, CanopyError> {
     let req: PreviewRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
     let source = state.source.clone();
@@ -124,7 +156,10 @@ pub async fn read_preview(state: State<'_, Arc<AppState>>, request: Option<Value
 
 /// A whole image (up to `IMAGE_CAP`) as raw bytes over IPC, no base64.
 #[tauri::command]
-pub async fn read_image(state: State<'_, Arc<AppState>>, request: Option<Value>) -> Result<Response, CanopyError> {
+pub async fn read_image(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<Response, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
     let source = state.source.clone();
@@ -141,7 +176,10 @@ fn action_log() -> Option<std::path::PathBuf> {
 
 /// Without the `e2e` feature nothing is recorded: every action is performed.
 #[cfg(not(feature = "e2e"))]
-pub(crate) fn record(_action: &str, _what: impl AsRef<std::ffi::OsStr>) -> Result<bool, CanopyError> {
+pub(crate) fn record(
+    _action: &str,
+    _what: impl AsRef<std::ffi::OsStr>,
+) -> Result<bool, CanopyError> {
     Ok(false)
 }
 
@@ -149,7 +187,9 @@ pub(crate) fn record(_action: &str, _what: impl AsRef<std::ffi::OsStr>) -> Resul
 /// of performing the action; `false` when no log is set.
 #[cfg(feature = "e2e")]
 pub(crate) fn record(action: &str, what: impl AsRef<std::ffi::OsStr>) -> Result<bool, CanopyError> {
-    let Some(log) = action_log() else { return Ok(false) };
+    let Some(log) = action_log() else {
+        return Ok(false);
+    };
     use std::io::Write;
     use std::os::unix::ffi::OsStrExt;
     let line = [action.as_bytes(), b" ", what.as_ref().as_bytes(), b"\n"].concat();
@@ -166,14 +206,19 @@ pub(crate) fn record(action: &str, what: impl AsRef<std::ffi::OsStr>) -> Result<
 /// manager over D-Bus (or starts one) and waits: that runs on
 /// `spawn_blocking`, never on one of the runtime's workers.
 #[tauri::command]
-pub async fn reveal<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Result<(), CanopyError> {
+pub async fn reveal<R: Runtime>(
+    app: AppHandle<R>,
+    request: Option<Value>,
+) -> Result<(), CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
     blocking(move || {
         if record("reveal", &path)? {
             return Ok(());
         }
-        app.opener().reveal_item_in_dir(&path).map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
+        app.opener()
+            .reveal_item_in_dir(&path)
+            .map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))
     })
     .await
 }
@@ -186,8 +231,12 @@ pub async fn open_default(request: Option<Value>) -> Result<(), CanopyError> {
     let req: FileRequest = parse_request(request)?;
     blocking(move || {
         let path = canopy_core::openable::check_openable_bounded(&req, Desktop::system())?;
-        open::that_detached(&path)
-            .map_err(|e| CanopyError::new(ErrorCode::Io, format!("cannot start the default application: {e}")))
+        open::that_detached(&path).map_err(|e| {
+            CanopyError::new(
+                ErrorCode::Io,
+                format!("cannot start the default application: {e}"),
+            )
+        })
     })
     .await
 }
@@ -196,14 +245,21 @@ pub async fn open_default(request: Option<Value>) -> Result<(), CanopyError> {
 /// holds anything a shell or a person would misread
 /// (`canopy_core::shell_quote`); answers whether it was quoted.
 #[tauri::command]
-pub async fn copy_path<R: Runtime>(app: AppHandle<R>, request: Option<Value>) -> Result<CopiedPath, CanopyError> {
+pub async fn copy_path<R: Runtime>(
+    app: AppHandle<R>,
+    request: Option<Value>,
+) -> Result<CopiedPath, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let copied = canopy_core::shell_quote::copy_text(&req)?;
-    let answer = CopiedPath { quoted: copied.quoted };
+    let answer = CopiedPath {
+        quoted: copied.quoted,
+    };
     if record("copy", &copied.text)? {
         return Ok(answer);
     }
-    app.clipboard().write_text(copied.text).map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))?;
+    app.clipboard()
+        .write_text(copied.text)
+        .map_err(|e| CanopyError::new(ErrorCode::Io, e.to_string()))?;
     Ok(answer)
 }
 
@@ -220,13 +276,21 @@ pub async fn pick_folder<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>
         return Ok(Some(encode_handle(&path)));
     }
     let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog().file().set_title("Open folder").pick_folder(move |picked| {
-        let _ = tx.send(picked);
-    });
-    let picked = rx.await.map_err(|_| CanopyError::new(ErrorCode::Io, "the folder picker closed unexpectedly"))?;
+    app.dialog()
+        .file()
+        .set_title("Open folder")
+        .pick_folder(move |picked| {
+            let _ = tx.send(picked);
+        });
+    let picked = rx
+        .await
+        .map_err(|_| CanopyError::new(ErrorCode::Io, "the folder picker closed unexpectedly"))?;
     match picked.map(|p| p.into_path()) {
         None => Ok(None),
         Some(Ok(path)) => Ok(Some(encode_handle(&path))),
-        Some(Err(e)) => Err(CanopyError::new(ErrorCode::Io, format!("the picked folder has no local path: {e}"))),
+        Some(Err(e)) => Err(CanopyError::new(
+            ErrorCode::Io,
+            format!("the picked folder has no local path: {e}"),
+        )),
     }
 }

@@ -84,13 +84,21 @@ impl AppState {
     /// pause, and at the latest a short while after the first unsaved one; a
     /// close or a SIGTERM writes at once.
     pub fn save_soon(self: &Arc<Self>) {
-        let due = self.schedule.lock().unwrap_or_else(|e| e.into_inner()).changed(std::time::Instant::now());
+        let due = self
+            .schedule
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .changed(std::time::Instant::now());
         let state = Arc::clone(self);
         // Each change wakes at the due time it set; the one that finds the
         // write due does it, the others find it not due yet or done.
         tauri::async_runtime::spawn(async move {
             tokio::time::sleep_until(tokio::time::Instant::from_std(due)).await;
-            let due_now = state.schedule.lock().unwrap_or_else(|e| e.into_inner()).take_due(std::time::Instant::now());
+            let due_now = state
+                .schedule
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take_due(std::time::Instant::now());
             if due_now {
                 let _ = tauri::async_runtime::spawn_blocking(move || state.save()).await;
             }
@@ -109,7 +117,10 @@ impl AppState {
             return;
         }
         if let Err(e) = canopy_core::saved_view::save(path, &remembered) {
-            eprintln!("canopy: could not remember the view in {}: {e}", path.display());
+            eprintln!(
+                "canopy: could not remember the view in {}: {e}",
+                path.display()
+            );
         }
     }
 }
@@ -173,10 +184,19 @@ pub fn configure<R: Runtime>(
 }
 
 /// The state the commands share, before anything has happened.
-fn app_state(launch: Launch, window: Option<WindowPlacement>, state_path: Option<PathBuf>) -> Arc<AppState> {
+fn app_state(
+    launch: Launch,
+    window: Option<WindowPlacement>,
+    state_path: Option<PathBuf>,
+) -> Arc<AppState> {
     let outbox = Arc::new(Outbox::default());
     let watched = Arc::clone(&outbox);
-    let watch = Arc::new(FolderWatch::new(move |c| watched.send(ShellEvent::FoldersChanged { folders: c.folders, overflow: c.overflow })));
+    let watch = Arc::new(FolderWatch::new(move |c| {
+        watched.send(ShellEvent::FoldersChanged {
+            folders: c.folders,
+            overflow: c.overflow,
+        })
+    }));
     Arc::new(AppState {
         cancels: Arc::default(),
         source: canopy_core::LocalFs::new().with_env_seams(),
@@ -223,14 +243,22 @@ pub fn run() {
         // start again with it as a handle, which survives being forwarded.
         use std::os::unix::process::CommandExt;
         if let Ok(exe) = std::env::current_exe() {
-            let err = std::process::Command::new(exe).arg0(&rewritten[0]).args(&rewritten[1..]).exec();
-            eprintln!("canopy: could not restart with the path as a handle ({err}); going on without it");
+            let err = std::process::Command::new(exe)
+                .arg0(&rewritten[0])
+                .args(&rewritten[1..])
+                .exec();
+            eprintln!(
+                "canopy: could not restart with the path as a handle ({err}); going on without it"
+            );
         }
     }
     // After the restart above (which would supervise twice), before any thread.
     canopy_core::supervisor::supervise();
     let state_path = canopy_core::saved_view::state_path();
-    let loaded = state_path.as_deref().map(canopy_core::saved_view::load).unwrap_or_default();
+    let loaded = state_path
+        .as_deref()
+        .map(canopy_core::saved_view::load)
+        .unwrap_or_default();
     let window = loaded.remembered.window;
     let launch = canopy_core::startup::launch(&args, loaded);
     let app = configure(tauri::Builder::default(), launch, window, state_path)

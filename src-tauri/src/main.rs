@@ -1,2 +1,4 @@
 #![forbid(unsafe_code)]
-fn main() { canopy_app::run() }
+fn main() {
+    canopy_app::run()
+}

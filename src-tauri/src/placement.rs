@@ -6,15 +6,29 @@ use tauri::{PhysicalPosition, PhysicalSize, Runtime, WebviewWindow, Window};
 
 /// The window's placement now; while maximized, the size it had before
 /// (from `previous`) is kept, so un-maximizing after a restart restores it.
-pub fn read<R: Runtime>(w: &Window<R>, previous: Option<WindowPlacement>) -> Option<WindowPlacement> {
+pub fn read<R: Runtime>(
+    w: &Window<R>,
+    previous: Option<WindowPlacement>,
+) -> Option<WindowPlacement> {
     if w.is_maximized().unwrap_or(false) {
-        return previous.map(|p| WindowPlacement { maximized: true, ..p });
+        return previous.map(|p| WindowPlacement {
+            maximized: true,
+            ..p
+        });
     }
-    let (Ok(pos), Ok(size)) = (w.outer_position(), w.inner_size()) else { return previous };
+    let (Ok(pos), Ok(size)) = (w.outer_position(), w.inner_size()) else {
+        return previous;
+    };
     if w.is_minimized().unwrap_or(false) || size.width == 0 || size.height == 0 {
         return previous;
     }
-    Some(WindowPlacement { x: pos.x, y: pos.y, width: size.width, height: size.height, maximized: false })
+    Some(WindowPlacement {
+        x: pos.x,
+        y: pos.y,
+        width: size.width,
+        height: size.height,
+        maximized: false,
+    })
 }
 
 /// The monitors' work areas, the primary monitor's first.
@@ -26,7 +40,12 @@ fn work_areas<R: Runtime>(w: &WebviewWindow<R>) -> Vec<WorkArea> {
         .chain(others)
         .map(|m| {
             let area = m.work_area();
-            WorkArea { x: area.position.x, y: area.position.y, width: area.size.width, height: area.size.height }
+            WorkArea {
+                x: area.position.x,
+                y: area.position.y,
+                width: area.size.width,
+                height: area.size.height,
+            }
         })
         .collect()
 }
@@ -35,7 +54,9 @@ fn work_areas<R: Runtime>(w: &WebviewWindow<R>) -> Vec<WorkArea> {
 /// larger than one, never placed off all of them; with no monitor known,
 /// nothing remembered is applied.
 pub fn apply<R: Runtime>(w: &WebviewWindow<R>, p: WindowPlacement) {
-    let Some(fitted) = fit_to_screen(p, &work_areas(w)) else { return };
+    let Some(fitted) = fit_to_screen(p, &work_areas(w)) else {
+        return;
+    };
     let _ = w.set_size(PhysicalSize::new(fitted.width, fitted.height));
     if let Some((x, y)) = fitted.position {
         let _ = w.set_position(PhysicalPosition::new(x, y));

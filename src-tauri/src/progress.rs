@@ -40,7 +40,11 @@ pub struct ProgressReport {
 impl ProgressReport {
     /// Reports on request `request_id` over `channel`.
     pub fn new(channel: Channel<ListProgress>, request_id: u64) -> ProgressReport {
-        ProgressReport { channel, request_id, count: Arc::default() }
+        ProgressReport {
+            channel,
+            request_id,
+            count: Arc::default(),
+        }
     }
 
     /// What the engine tells of each folder read (hand it to the listing).
@@ -63,7 +67,11 @@ impl ProgressReport {
                     if (folders, names) != sent {
                         sent = (folders, names);
                         // A page that went away (reloaded) hears nothing; the listing goes on.
-                        let _ = self.channel.send(ListProgress { request_id: self.request_id, folders, names });
+                        let _ = self.channel.send(ListProgress {
+                            request_id: self.request_id,
+                            folders,
+                            names,
+                        });
                     }
                 }
             }

@@ -19,7 +19,8 @@ pub fn is_app_url(url: &Url, dev_url: Option<&Url>) -> bool {
     match url.scheme() {
         "tauri" => url.host_str() == Some("localhost"),
         "http" | "https" => {
-            url.host_str() == Some("tauri.localhost") || dev_url.is_some_and(|dev| dev.origin() == url.origin())
+            url.host_str() == Some("tauri.localhost")
+                || dev_url.is_some_and(|dev| dev.origin() == url.origin())
         }
         _ => false,
     }
@@ -44,7 +45,11 @@ pub fn open_main<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
         .find(|w| w.label == MAIN)
         .cloned()
         .ok_or_else(|| tauri::Error::WindowNotFound)?;
-    let dev_url = if tauri::is_dev() { app.config().build.dev_url.clone() } else { None };
+    let dev_url = if tauri::is_dev() {
+        app.config().build.dev_url.clone()
+    } else {
+        None
+    };
     WebviewWindowBuilder::from_config(app, &config)?
         .on_navigation(move |url| {
             let ok = is_app_url(url, dev_url.as_ref());
@@ -80,7 +85,10 @@ mod tests {
         let dev = url("http://localhost:5173");
         assert!(is_app_url(&url("tauri://localhost/index.html"), None));
         assert!(is_app_url(&url("http://tauri.localhost/"), None));
-        assert!(is_app_url(&url("http://localhost:5173/src/main.ts"), Some(&dev)));
+        assert!(is_app_url(
+            &url("http://localhost:5173/src/main.ts"),
+            Some(&dev)
+        ));
         for other in [
             "file:///etc/passwd",
             "https://example.com/",

@@ -7,7 +7,9 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 
 fn names(n: usize) -> Vec<Vec<u8>> {
-    (0..n).map(|i| format!("File_{:x}_{i}.txt", i.wrapping_mul(2654435761) % 100_000).into_bytes()).collect()
+    (0..n)
+        .map(|i| format!("File_{:x}_{i}.txt", i.wrapping_mul(2654435761) % 100_000).into_bytes())
+        .collect()
 }
 
 fn bench_compare(c: &mut Criterion) {
@@ -16,7 +18,8 @@ fn bench_compare(c: &mut Criterion) {
         b.iter(|| {
             let mut less = 0;
             for w in v.windows(2) {
-                less += (compare_names(black_box(&w[0]), black_box(&w[1])) == std::cmp::Ordering::Less) as u32;
+                less += (compare_names(black_box(&w[0]), black_box(&w[1]))
+                    == std::cmp::Ordering::Less) as u32;
             }
             less
         })
@@ -29,7 +32,9 @@ fn bench_list(c: &mut Criterion) {
         std::fs::write(dir.path().join(String::from_utf8(name).unwrap()), b"").unwrap();
     }
     let (source, settings, call) = (LocalFs::new(), ListSettings::default(), ListCall::default());
-    c.bench_function("list/20k files, page 500", |b| b.iter(|| list(&source, black_box(dir.path()), &settings, &call).unwrap()));
+    c.bench_function("list/20k files, page 500", |b| {
+        b.iter(|| list(&source, black_box(dir.path()), &settings, &call).unwrap())
+    });
 }
 
 criterion_group!(benches, bench_compare, bench_list);

@@ -21,7 +21,11 @@ fn main() {
         std::process::exit(2);
     };
     let path = std::path::PathBuf::from(point);
-    let mount = if dead_root { deadfs::DeadMount::dead_root(&path) } else { deadfs::DeadMount::on(&path) };
+    let mount = if dead_root {
+        deadfs::DeadMount::dead_root(&path)
+    } else {
+        deadfs::DeadMount::on(&path)
+    };
     println!("ready");
     let _ = std::io::stdout().flush();
     let _ = std::io::stdin().read_to_end(&mut Vec::new());

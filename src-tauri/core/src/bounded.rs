@@ -32,18 +32,20 @@
 //!   caller's CPUs (nothing stays pinned).
 #![forbid(unsafe_code)]
 
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
 use std::cell::Cell;
+use std::os::unix::ffi::OsStrExt;
 use std::panic::AssertUnwindSafe;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::error::{CanopyError, ErrorCode};
+use crate::limits::{
+    ABANDON_GRACE, IDLE_WORKERS, MAX_PROVEN, MAX_STUCK_PER_DEVICE, MAX_STUCK_THREADS,
+};
 use crate::sys::cpus::Cpus;
-use crate::limits::{ABANDON_GRACE, IDLE_WORKERS, MAX_PROVEN, MAX_STUCK_PER_DEVICE, MAX_STUCK_THREADS};
 
 /// Where a step's calls act. A step can be at several places at once (a
 /// folder's entry in its parent, then its device once known).
@@ -66,7 +68,9 @@ impl Place {
     /// True when a call at `self` would touch what `stuck` names.
     fn blocked_by(&self, stuck: &Place) -> bool {
         match (self, stuck) {
-            (Place::Path(p), Place::Path(s)) => p.starts_with(s) && (p.len() == s.len() || p[s.len()] == b'/' || s.ends_with(b"/")),
+            (Place::Path(p), Place::Path(s)) => {
+                p.starts_with(s) && (p.len() == s.len() || p[s.len()] == b'/' || s.ends_with(b"/"))
+            }
             (a, b) => a == b,
         }
     }
@@ -115,7 +119,10 @@ impl Abandoned {
     pub fn error(&self, deadline: Duration) -> CanopyError {
         CanopyError::new(
             ErrorCode::Timeout,
-            format!("not responding: a call here did not return within {} ms and was left behind", deadline.as_millis()),
+            format!(
+                "not responding: a call here did not return within {} ms and was left behind",
+                deadline.as_millis()
+            ),
         )
     }
 }
@@ -220,7 +227,10 @@ impl Pool {
     }
 
     fn check_in(r: &Registry, place: &Place) -> Result<(), Unresponsive> {
-        if r.stuck.iter().any(|(s, n)| *n >= MAX_STUCK_PER_DEVICE && place.blocked_by(s)) {
+        if r.stuck
+            .iter()
+            .any(|(s, n)| *n >= MAX_STUCK_PER_DEVICE && place.blocked_by(s))
+        {
             return Err(Unresponsive::Stuck);
         }
         if r.stuck_threads >= MAX_STUCK_THREADS {
@@ -251,7 +261,11 @@ impl Pool {
                     if now >= deadline {
                         return Err(Unresponsive::Unproven);
                     }
-                    r = self.settled.wait_timeout(r, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+                    r = self
+                        .settled
+                        .wait_timeout(r, deadline - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
                 }
             }
         }
@@ -263,7 +277,8 @@ impl Pool {
         if devices.is_empty() {
             return;
         }
-        r.probing.retain(|(d, j)| !(*j == job && devices.contains(d)));
+        r.probing
+            .retain(|(d, j)| !(*j == job && devices.contains(d)));
         if answered {
             for d in devices {
                 if !r.proven.contains(d) {
@@ -318,30 +333,33 @@ impl Pool {
         // The new thread starts on this CPU, which the caller leaves at once
         // to wait (see `Cpus::pin_here`); it takes the caller's CPUs back first thing.
         let cpus = Cpus::pin_here();
-        let spawned = std::thread::Builder::new().name("canopy-io".into()).spawn(move || {
-            if let Some(cpus) = &cpus {
-                cpus.restore();
-            }
-            let mut task = task;
-            loop {
-                let stays = Cell::new(false);
-                let park = |r: &mut Registry| {
-                    if r.idle.len() < IDLE_WORKERS {
-                        r.idle.push(tx.clone());
-                        stays.set(true);
+        let spawned = std::thread::Builder::new()
+            .name("canopy-io".into())
+            .spawn(move || {
+                if let Some(cpus) = &cpus {
+                    cpus.restore();
+                }
+                let mut task = task;
+                loop {
+                    let stays = Cell::new(false);
+                    let park = |r: &mut Registry| {
+                        if r.idle.len() < IDLE_WORKERS {
+                            r.idle.push(tx.clone());
+                            stays.set(true);
+                        }
+                    };
+                    let finished =
+                        std::panic::catch_unwind(AssertUnwindSafe(|| task(&park))).is_ok();
+                    if !finished || !stays.get() {
+                        break;
                     }
-                };
-                let finished = std::panic::catch_unwind(AssertUnwindSafe(|| task(&park))).is_ok();
-                if !finished || !stays.get() {
-                    break;
+                    match rx.recv() {
+                        Ok(next) => task = next,
+                        Err(_) => break,
+                    }
                 }
-                match rx.recv() {
-                    Ok(next) => task = next,
-                    Err(_) => break,
-                }
-            }
-            self.lock().workers -= 1;
-        });
+                self.lock().workers -= 1;
+            });
         if let Some(cpus) = &cpus {
             cpus.restore();
         }
@@ -388,7 +406,12 @@ impl Watch {
     fn leave(&self, places: &[Place]) {
         let (done, answered) = {
             let mut s = self.shared();
-            let done: Vec<u64> = s.probes.iter().copied().filter(|d| !places.contains(&Place::Device(*d))).collect();
+            let done: Vec<u64> = s
+                .probes
+                .iter()
+                .copied()
+                .filter(|d| !places.contains(&Place::Device(*d)))
+                .collect();
             s.probes.retain(|d| !done.contains(d));
             (done, !s.given_up)
         };
@@ -415,7 +438,11 @@ impl Watch {
     }
 
     fn deadline(&self) -> Instant {
-        self.shared().step.as_ref().map(|(_, d)| *d).unwrap_or_else(|| Instant::now() + ABANDON_GRACE)
+        self.shared()
+            .step
+            .as_ref()
+            .map(|(_, d)| *d)
+            .unwrap_or_else(|| Instant::now() + ABANDON_GRACE)
     }
 
     /// Starts a step at `place` that must end by `deadline`.
@@ -471,7 +498,11 @@ impl Watch {
     ///
     /// # Errors
     /// `TIMEOUT` ("not responding") when `place` is stuck, or the call was left behind.
-    pub fn aside<R: Send + 'static>(&self, place: Place, call: impl FnOnce() -> R + Send + 'static) -> Result<R, CanopyError> {
+    pub fn aside<R: Send + 'static>(
+        &self,
+        place: Place,
+        call: impl FnOnce() -> R + Send + 'static,
+    ) -> Result<R, CanopyError> {
         self.pool.check(&place).map_err(|u| u.error())?;
         let now = Instant::now();
         let deadline = match &mut self.shared().step {
@@ -538,7 +569,9 @@ impl Drop for Watch {
 /// # Errors
 /// [`Abandoned`] with the overdue step's places, now marked stuck until the
 /// job returns.
-pub fn run<T: Send + 'static>(job: impl FnOnce(&Watch) -> T + Send + 'static) -> Result<T, Abandoned> {
+pub fn run<T: Send + 'static>(
+    job: impl FnOnce(&Watch) -> T + Send + 'static,
+) -> Result<T, Abandoned> {
     run_in(Pool::global(), job)
 }
 
@@ -551,12 +584,21 @@ pub fn run_in<T: Send + 'static>(
     job: impl FnOnce(&Watch) -> T + Send + 'static,
 ) -> Result<T, Abandoned> {
     let inner = Arc::new((
-        Mutex::new(Shared { step: None, abandoned: None, ended: false, probes: Vec::new(), given_up: false }),
+        Mutex::new(Shared {
+            step: None,
+            abandoned: None,
+            ended: false,
+            probes: Vec::new(),
+            given_up: false,
+        }),
         Condvar::new(),
     ));
     let pending = PendingCall::new();
     let (done_tx, done_rx) = mpsc::sync_channel::<T>(1);
-    let watch = Watch { pool, inner: inner.clone() };
+    let watch = Watch {
+        pool,
+        inner: inner.clone(),
+    };
     pool.dispatch(Box::new(move |park: &dyn Fn(&mut Registry)| {
         let _pending = pending;
         let value = job(&watch);
@@ -594,18 +636,30 @@ pub fn run_in<T: Send + 'static>(
             None if s.ended => TICK.min(Duration::from_millis(1)),
             None => TICK,
         };
-        s = wake.wait_timeout(s, wait).unwrap_or_else(|e| e.into_inner()).0;
+        s = wake
+            .wait_timeout(s, wait)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
     }
     // Give up: mark the step's places under the registry lock, so the job's
     // own end (which clears them) cannot slip in between. A stuck device
     // also blocks the paths where it is mounted, so a path into it (a
     // preview, a retyped path) fails at once too.
-    let devices: Vec<u64> = s.step.iter().flat_map(|(p, _)| p.iter()).filter_map(|p| match p {
-        Place::Device(d) => Some(*d),
-        _ => None,
-    }).collect();
+    let devices: Vec<u64> = s
+        .step
+        .iter()
+        .flat_map(|(p, _)| p.iter())
+        .filter_map(|p| match p {
+            Place::Device(d) => Some(*d),
+            _ => None,
+        })
+        .collect();
     drop(s);
-    let mounted: Vec<Place> = devices.into_iter().flat_map(mount_points).map(Place::Path).collect();
+    let mounted: Vec<Place> = devices
+        .into_iter()
+        .flat_map(mount_points)
+        .map(Place::Path)
+        .collect();
     let mut r = pool.lock();
     let mut s = lock.lock().unwrap_or_else(|e| e.into_inner());
     match done_rx.try_recv() {
@@ -626,7 +680,9 @@ pub fn run_in<T: Send + 'static>(
 /// Where device `dev` is mounted, from `/proc/self/mountinfo` (which is read
 /// from the kernel's mount table, never from the device itself).
 fn mount_points(dev: u64) -> Vec<Box<[u8]>> {
-    let Ok(table) = std::fs::read("/proc/self/mountinfo") else { return Vec::new() };
+    let Ok(table) = std::fs::read("/proc/self/mountinfo") else {
+        return Vec::new();
+    };
     let want = format!("{}:{}", libc::major(dev), libc::minor(dev));
     table
         .split(|&b| b == b'\n')
@@ -644,7 +700,9 @@ fn unescape_mount_point(raw: &[u8]) -> Box<[u8]> {
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
-        let octal = raw.get(i + 1..i + 4).filter(|d| raw[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        let octal = raw
+            .get(i + 1..i + 4)
+            .filter(|d| raw[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
         match octal {
             Some(d) => {
                 out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
@@ -696,7 +754,11 @@ mod tests {
     }
 
     /// A job that hangs at `place` until released.
-    fn hang(pool: &'static Pool, place: Place, budget: Duration) -> (Result<Result<(), Unresponsive>, Abandoned>, Sender<()>) {
+    fn hang(
+        pool: &'static Pool,
+        place: Place,
+        budget: Duration,
+    ) -> (Result<Result<(), Unresponsive>, Abandoned>, Sender<()>) {
         let (release, wait): (Sender<()>, Receiver<()>) = mpsc::channel();
         let deadline = Instant::now() + budget;
         let r = run_in(pool, move |w| {
@@ -727,16 +789,28 @@ mod tests {
         // A second call on the device does not park another thread.
         let workers = pool.workers();
         let (again, _keep) = hang(pool, Place::Device(7), Duration::from_secs(60));
-        assert_eq!(again.unwrap(), Err(Unresponsive::Stuck), "fails at once, without waiting its 60 s");
+        assert_eq!(
+            again.unwrap(),
+            Err(Unresponsive::Stuck),
+            "fails at once, without waiting its 60 s"
+        );
         assert_eq!(pool.stuck_threads(), 1);
-        assert!(pool.workers() <= workers + 1, "the refused job ran on an idle worker or a new one that is idle now");
+        assert!(
+            pool.workers() <= workers + 1,
+            "the refused job ran on an idle worker or a new one that is idle now"
+        );
         // Another device is unaffected.
-        let fine = run_in(pool, |w| w.begin(Place::Device(8), Instant::now() + Duration::from_secs(1)).map(|_| 5));
+        let fine = run_in(pool, |w| {
+            w.begin(Place::Device(8), Instant::now() + Duration::from_secs(1))
+                .map(|_| 5)
+        });
         assert_eq!(fine.unwrap(), Ok(5));
         // Once the stuck call returns, the device is usable again.
         release.send(()).unwrap();
         until_none_stuck(pool);
-        let later = run_in(pool, |w| w.begin(Place::Device(7), Instant::now() + Duration::from_secs(1)));
+        let later = run_in(pool, |w| {
+            w.begin(Place::Device(7), Instant::now() + Duration::from_secs(1))
+        });
         assert_eq!(later.unwrap(), Ok(()));
     }
 
@@ -758,7 +832,10 @@ mod tests {
         });
         let outcomes = [&first.0, &second.0];
         let left_behind = outcomes.iter().filter(|r| r.is_err()).count();
-        assert_eq!(left_behind, 1, "one call is the probe and is left behind: {outcomes:?}");
+        assert_eq!(
+            left_behind, 1,
+            "one call is the probe and is left behind: {outcomes:?}"
+        );
         let refused = outcomes.iter().find_map(|r| r.as_ref().ok()).unwrap();
         assert!(
             matches!(refused, Err(Unresponsive::Unproven | Unresponsive::Stuck)),
@@ -772,14 +849,27 @@ mod tests {
     #[test]
     fn a_device_that_answered_once_never_makes_calls_wait_for_each_other() {
         let pool = pool();
-        let quick = |d| run_in(pool, move |w| w.begin(Place::Device(d), Instant::now() + Duration::from_secs(5)).map(|()| w.end()));
-        assert_eq!(quick(FAKE_DEV + 1).unwrap(), Ok(()), "the probe answers: the device is proven");
+        let quick = |d| {
+            run_in(pool, move |w| {
+                w.begin(Place::Device(d), Instant::now() + Duration::from_secs(5))
+                    .map(|()| w.end())
+            })
+        };
+        assert_eq!(
+            quick(FAKE_DEV + 1).unwrap(),
+            Ok(()),
+            "the probe answers: the device is proven"
+        );
         // A long call on the proven device is in flight ...
         let (release, wait) = mpsc::channel::<()>();
         let (entered_tx, entered) = mpsc::channel::<()>();
         let long = std::thread::spawn(move || {
             run_in(pool, move |w| {
-                w.begin(Place::Device(FAKE_DEV + 1), Instant::now() + Duration::from_secs(600)).unwrap();
+                w.begin(
+                    Place::Device(FAKE_DEV + 1),
+                    Instant::now() + Duration::from_secs(600),
+                )
+                .unwrap();
                 entered_tx.send(()).unwrap();
                 let _ = wait.recv();
                 w.end();
@@ -798,14 +888,20 @@ mod tests {
         let at = |p: &[u8]| Place::Path(p.into()).blocked_by(&stuck);
         assert!(at(b"/mnt/dead") && at(b"/mnt/dead/x/y"));
         assert!(!at(b"/mnt/deadline") && !at(b"/mnt") && !at(b"/mnt/live"));
-        assert!(Place::Path(b"/x".as_slice().into()).blocked_by(&Place::Path(b"/".as_slice().into())));
+        assert!(
+            Place::Path(b"/x".as_slice().into()).blocked_by(&Place::Path(b"/".as_slice().into()))
+        );
     }
 
     #[test]
     fn a_device_is_found_at_its_mount_points() {
         use std::os::unix::fs::MetadataExt;
         let dev = std::fs::metadata("/proc").unwrap().dev();
-        assert!(mount_points(dev).iter().any(|p| &**p == b"/proc"), "{:?}", mount_points(dev));
+        assert!(
+            mount_points(dev).iter().any(|p| &**p == b"/proc"),
+            "{:?}",
+            mount_points(dev)
+        );
         assert_eq!(&*unescape_mount_point(br"/mnt/a\040b\134c"), b"/mnt/a b\\c");
     }
 
@@ -822,10 +918,17 @@ mod tests {
         let before = pool.workers();
         for dev in 0..20 {
             let (r, _release) = hang(pool, Place::Device(1_000 + dev), Duration::from_secs(60));
-            assert_eq!(r.unwrap(), Err(Unresponsive::TooMany), "a new place fails at once too");
+            assert_eq!(
+                r.unwrap(),
+                Err(Unresponsive::TooMany),
+                "a new place fails at once too"
+            );
         }
         assert_eq!(pool.stuck_threads(), MAX_STUCK_THREADS);
-        assert!(pool.workers() <= before + 1, "20 refusals add at most one (idle) thread");
+        assert!(
+            pool.workers() <= before + 1,
+            "20 refusals add at most one (idle) thread"
+        );
         drop(releases);
         until_none_stuck(pool);
     }
@@ -860,8 +963,20 @@ mod tests {
             let _ = tx.send(std::thread::current().id());
             crate::sys::cpus::cpus_of_this_thread()
         });
-        assert_ne!(rx.recv().unwrap(), std::thread::current().id(), "the job ran on a worker");
-        assert_eq!(on_worker.unwrap(), before, "the worker took the caller's CPUs back, not only the one it started on");
-        assert_eq!(crate::sys::cpus::cpus_of_this_thread(), before, "the caller is not left pinned");
+        assert_ne!(
+            rx.recv().unwrap(),
+            std::thread::current().id(),
+            "the job ran on a worker"
+        );
+        assert_eq!(
+            on_worker.unwrap(),
+            before,
+            "the worker took the caller's CPUs back, not only the one it started on"
+        );
+        assert_eq!(
+            crate::sys::cpus::cpus_of_this_thread(),
+            before,
+            "the caller is not left pinned"
+        );
     }
 }

@@ -62,7 +62,11 @@ impl CancelRegistry {
             token.cancel();
         }
         inner.live.insert(id, token.clone());
-        Registration { registry: self, id, token }
+        Registration {
+            registry: self,
+            id,
+            token,
+        }
     }
 
     /// Cancels request `id`. Returns whether it was in flight.
@@ -97,7 +101,10 @@ mod tests {
     fn cancel_before_register_is_remembered() {
         let reg = CancelRegistry::default();
         assert!(!reg.cancel(9));
-        assert!(reg.register(9).token.is_cancelled(), "an early cancel must not be lost");
+        assert!(
+            reg.register(9).token.is_cancelled(),
+            "an early cancel must not be lost"
+        );
         assert!(!reg.register(10).token.is_cancelled());
     }
 }

@@ -24,8 +24,8 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 use std::time::Instant;
 
-use crate::bounded::{self, Place};
 use crate::anchor::Anchor;
+use crate::bounded::{self, Place};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{MAX_RESOLVE_STEPS, RESOLVE_SHARE_PERCENT, TIME_BUDGET};
 use crate::wire::{Entry, EntryKind, Folder, LinkTarget, Listing};
@@ -126,7 +126,9 @@ fn resolve_now(path: &Path, roots: &[PathBuf], deadline: Instant) -> Leads {
                 Err(e) => return fails(&e, "cannot open"),
             }
         }
-        let Some((_, parent)) = held.last() else { return fail(libc::ENOENT, "cannot open") };
+        let Some((_, parent)) = held.last() else {
+            return fail(libc::ENOENT, "cannot open");
+        };
         let entry = match parent.child(name.as_bytes()) {
             Ok(a) => a,
             Err(e) => return fails(&e, "cannot open"),
@@ -174,12 +176,20 @@ impl Steps {
     /// `LOOP` past `MAX_RESOLVE_STEPS`; `TIMEOUT` past `deadline`.
     fn take(&mut self, n: u32, deadline: Instant) -> Result<(), CanopyError> {
         self.0 = self.0.checked_sub(n).ok_or_else(|| {
-            CanopyError::new(ErrorCode::Loop, format!("finding where this path leads takes more than {MAX_RESOLVE_STEPS} lookups"))
+            CanopyError::new(
+                ErrorCode::Loop,
+                format!(
+                    "finding where this path leads takes more than {MAX_RESOLVE_STEPS} lookups"
+                ),
+            )
         })?;
         if Instant::now() > deadline {
             return Err(CanopyError::new(
                 ErrorCode::Timeout,
-                format!("finding where this path leads took longer than {} ms", TIME_BUDGET.as_millis()),
+                format!(
+                    "finding where this path leads took longer than {} ms",
+                    TIME_BUDGET.as_millis()
+                ),
             ));
         }
         Ok(())
@@ -194,9 +204,13 @@ fn depth_of(path: &Path) -> u32 {
 /// Holds the folder `path` (a real path inside a root) by walking down to
 /// it from that root without following anything.
 fn hold(path: &Path, roots: &[PathBuf]) -> io::Result<Anchor> {
-    let Some(root) = roots.iter().find(|r| within(path, r)) else { return Err(io::Error::from_raw_os_error(libc::EXDEV)) };
+    let Some(root) = roots.iter().find(|r| within(path, r)) else {
+        return Err(io::Error::from_raw_os_error(libc::EXDEV));
+    };
     let mut at = Anchor::real_folder(root)?;
-    let below = path.strip_prefix(root).map_err(|_| io::Error::from_raw_os_error(libc::EXDEV))?;
+    let below = path
+        .strip_prefix(root)
+        .map_err(|_| io::Error::from_raw_os_error(libc::EXDEV))?;
     for c in below.components() {
         if at.kind != EntryKind::Folder {
             return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
@@ -218,13 +232,18 @@ pub fn resolve_within(path: &Path, roots: &[PathBuf]) -> Result<Leads, CanopyErr
     if path.as_os_str().len() >= PATH_MAX {
         // Failing inside the roots: a caller says nothing more of a path
         // that names a place outside them.
-        return Ok(Leads::Fails(CanopyError::new(ErrorCode::NameTooLong, format!("the path is longer than {} bytes", PATH_MAX - 1))));
+        return Ok(Leads::Fails(CanopyError::new(
+            ErrorCode::NameTooLong,
+            format!("the path is longer than {} bytes", PATH_MAX - 1),
+        )));
     }
     let (owned, roots) = (path.to_path_buf(), roots.to_vec());
     // The walk stops itself at its deadline, before the worker would be
     // given up: a crafted path costs time, never a worker marked stuck.
     let deadline = Instant::now() + TIME_BUDGET * RESOLVE_SHARE_PERCENT / 100;
-    bounded::call(Place::path(path), TIME_BUDGET, move |_| resolve_now(&owned, &roots, deadline))
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| {
+        resolve_now(&owned, &roots, deadline)
+    })
 }
 
 /// What the links in `listing` (of the folder `real`) point to, as far as
@@ -244,7 +263,12 @@ pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf]) {
     let deadline = Instant::now() + TIME_BUDGET * RESOLVE_SHARE_PERCENT / 100;
     let verdicts = bounded::call(Place::path(real), TIME_BUDGET, move |_| {
         // Past the deadline every link left is `Unknown` (the walk stops itself).
-        paths.iter().map_while(|p| (Instant::now() <= deadline).then(|| points_to(resolve_now(p, &roots, deadline)))).collect::<Vec<_>>()
+        paths
+            .iter()
+            .map_while(|p| {
+                (Instant::now() <= deadline).then(|| points_to(resolve_now(p, &roots, deadline)))
+            })
+            .collect::<Vec<_>>()
     })
     .unwrap_or_default();
     let mut verdicts = verdicts.into_iter();
@@ -310,7 +334,9 @@ fn set_links(f: &mut Folder, verdicts: &mut impl Iterator<Item = LinkTarget>) {
 /// `TIMEOUT` when the path does not answer; `IO` without `/proc`.
 pub fn real_path(path: &Path) -> Result<(PathBuf, EntryKind), CanopyError> {
     let owned = path.to_path_buf();
-    bounded::call(Place::path(path), TIME_BUDGET, move |_| crate::file::real_path_now(&owned))?
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| {
+        crate::file::real_path_now(&owned)
+    })?
 }
 
 #[cfg(test)]
@@ -326,11 +352,21 @@ mod tests {
         // Each link's text leaves the folder and comes back 300 times, then
         // names the next link: 40 links of about 3,000 bytes each.
         for n in 0..40 {
-            let next = if n == 39 { "x".to_string() } else { format!("L{:02}", n + 1) };
-            symlink(format!("{}{next}", "../repo/x/../".repeat(300)), root.join(format!("L{n:02}"))).unwrap();
+            let next = if n == 39 {
+                "x".to_string()
+            } else {
+                format!("L{:02}", n + 1)
+            };
+            symlink(
+                format!("{}{next}", "../repo/x/../".repeat(300)),
+                root.join(format!("L{n:02}")),
+            )
+            .unwrap();
         }
         let roots = vec![root.clone()];
-        match resolve_within(&root.join("L00"), &roots).expect("the walk answers itself, it is never given up") {
+        match resolve_within(&root.join("L00"), &roots)
+            .expect("the walk answers itself, it is never given up")
+        {
             Leads::Fails(e) => assert_eq!(e.code, ErrorCode::Loop, "{}", e.message),
             other => panic!("expected LOOP, got {other:?}"),
         }
@@ -340,7 +376,9 @@ mod tests {
             other => panic!("expected NAME_TOO_LONG, got {other:?}"),
         }
         match resolve_within(&root.join("x"), &roots).unwrap() {
-            Leads::Inside(real, kind, _) => assert_eq!((real, kind), (root.join("x"), EntryKind::Folder)),
+            Leads::Inside(real, kind, _) => {
+                assert_eq!((real, kind), (root.join("x"), EntryKind::Folder))
+            }
             other => panic!("{other:?}"),
         }
     }

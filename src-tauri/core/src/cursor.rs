@@ -61,7 +61,10 @@ pub fn max_len(filter_bytes: usize) -> usize {
 
 /// Encodes the cursor that follows `last` under `settings`.
 pub fn encode(settings: &ListSettings, last: &SortPosition) -> String {
-    let order = Order { by: settings.sort, reverse: settings.reverse };
+    let order = Order {
+        by: settings.sort,
+        reverse: settings.reverse,
+    };
     let filter = settings.filter.as_deref().unwrap_or("").as_bytes();
     let mut bytes = Vec::with_capacity(16 + filter.len() + last.name.len());
     bytes.push(VERSION);
@@ -104,10 +107,21 @@ pub fn encode(settings: &ListSettings, last: &SortPosition) -> String {
 /// `INVALID_ARGUMENT` when the text is not a cursor Canopy issued, or when it
 /// was made for another order, filter, dotfile or ignore setting.
 pub fn decode(text: &str, settings: &ListSettings) -> Result<SortPosition, CanopyError> {
-    let want = Order { by: settings.sort, reverse: settings.reverse };
-    let foreign = || CanopyError::invalid("the cursor is not one Canopy issued; list again without it (or from an offset)");
-    let bytes = URL_SAFE_NO_PAD.decode(text.as_bytes()).map_err(|_| foreign())?;
-    let [version, order, flags, f0, f1, rest @ ..] = bytes.as_slice() else { return Err(foreign()) };
+    let want = Order {
+        by: settings.sort,
+        reverse: settings.reverse,
+    };
+    let foreign = || {
+        CanopyError::invalid(
+            "the cursor is not one Canopy issued; list again without it (or from an offset)",
+        )
+    };
+    let bytes = URL_SAFE_NO_PAD
+        .decode(text.as_bytes())
+        .map_err(|_| foreign())?;
+    let [version, order, flags, f0, f1, rest @ ..] = bytes.as_slice() else {
+        return Err(foreign());
+    };
     if *version != VERSION {
         return Err(foreign());
     }
@@ -120,21 +134,34 @@ pub fn decode(text: &str, settings: &ListSettings) -> Result<SortPosition, Canop
     }
     let (filter, rest) = rest.split_at(filter_len);
     let want_filter = settings.filter.as_deref().unwrap_or("").as_bytes();
-    if *order != order_byte(want.by) || (flags & REVERSE != 0) != want.reverse || filter != want_filter {
-        return Err(CanopyError::invalid("the cursor was made for another order or filter than this request's"));
+    if *order != order_byte(want.by)
+        || (flags & REVERSE != 0) != want.reverse
+        || filter != want_filter
+    {
+        return Err(CanopyError::invalid(
+            "the cursor was made for another order or filter than this request's",
+        ));
     }
     if (flags & IGNORED_HIDDEN != 0) != settings.hide_ignored {
-        return Err(CanopyError::invalid("the cursor was made with another ignore setting than this request's"));
+        return Err(CanopyError::invalid(
+            "the cursor was made with another ignore setting than this request's",
+        ));
     }
     let shown = flags & DOTFILES_SHOWN != 0;
     if shown != settings.show_dotfiles {
         return Err(CanopyError::invalid(format!(
             "the cursor was made with dotfiles {}, and this request {} them",
             if shown { "shown" } else { "hidden" },
-            if settings.show_dotfiles { "shows" } else { "hides" }
+            if settings.show_dotfiles {
+                "shows"
+            } else {
+                "hides"
+            }
         )));
     }
-    let [group, rest @ ..] = rest else { return Err(foreign()) };
+    let [group, rest @ ..] = rest else {
+        return Err(foreign());
+    };
     let group = match group {
         0 => Group::Folder,
         1 => Group::Other,
@@ -144,7 +171,10 @@ pub fn decode(text: &str, settings: &ListSettings) -> Result<SortPosition, Canop
         match rest {
             [0, name @ ..] => (Primary::None, name),
             [1, name @ ..] => (Primary::Missing, name),
-            [2, a, b, c, d, e, f, g, h, name @ ..] => (Primary::Value(i64::from_le_bytes([*a, *b, *c, *d, *e, *f, *g, *h])), name),
+            [2, a, b, c, d, e, f, g, h, name @ ..] => (
+                Primary::Value(i64::from_le_bytes([*a, *b, *c, *d, *e, *f, *g, *h])),
+                name,
+            ),
             _ => return Err(foreign()),
         }
     } else {
@@ -154,7 +184,11 @@ pub fn decode(text: &str, settings: &ListSettings) -> Result<SortPosition, Canop
     if name.is_empty() || name.iter().any(|&b| b == 0 || b == b'/') {
         return Err(foreign());
     }
-    Ok(SortPosition { group, primary, name: name.into() })
+    Ok(SortPosition {
+        group,
+        primary,
+        name: name.into(),
+    })
 }
 
 /// The cursor that continues a listing's top level after its shown entry
@@ -169,8 +203,12 @@ pub fn decode(text: &str, settings: &ListSettings) -> Result<SortPosition, Canop
 /// `INVALID_ARGUMENT` when the entry's name parts do not read back to bytes
 /// (never for a listing Canopy made).
 pub fn after_entry(listing: &Listing, index: usize) -> Result<Option<String>, CanopyError> {
-    let Some(folder) = listing.root.folder.as_deref() else { return Ok(None) };
-    let Some(entry) = folder.entries.get(index) else { return Ok(None) };
+    let Some(folder) = listing.root.folder.as_deref() else {
+        return Ok(None);
+    };
+    let Some(entry) = folder.entries.get(index) else {
+        return Ok(None);
+    };
     if folder.partial_order || folder.count_is_lower_bound {
         return Ok(None);
     }
@@ -188,15 +226,27 @@ pub fn after_entry(listing: &Listing, index: usize) -> Result<Option<String>, Ca
         }
     };
     let group = Group::of(entry.kind);
-    let order = Order { by: listing.settings.sort, reverse: listing.settings.reverse };
+    let order = Order {
+        by: listing.settings.sort,
+        reverse: listing.settings.reverse,
+    };
     // The value the entry was placed by (a listing under these orders always
     // carries the size and time it read, whatever its details setting).
     let primary = match order.by {
-        SortBy::Size if group == Group::Other => entry.size.map_or(Primary::Missing, Primary::of_size),
+        SortBy::Size if group == Group::Other => {
+            entry.size.map_or(Primary::Missing, Primary::of_size)
+        }
         SortBy::Modified => entry.modified.map_or(Primary::Missing, Primary::Value),
         _ => Primary::None,
     };
-    Ok(Some(encode(&listing.settings, &SortPosition { group, primary, name: name.into() })))
+    Ok(Some(encode(
+        &listing.settings,
+        &SortPosition {
+            group,
+            primary,
+            name: name.into(),
+        },
+    )))
 }
 
 #[cfg(test)]
@@ -210,7 +260,11 @@ mod tests {
 
     #[test]
     fn a_cursor_round_trips_its_exact_name_bytes() {
-        let last = SortPosition { group: Group::Folder, primary: Primary::None, name: b"caf\xe9 \n/x"[..5].into() };
+        let last = SortPosition {
+            group: Group::Folder,
+            primary: Primary::None,
+            name: b"caf\xe9 \n/x"[..5].into(),
+        };
         assert_eq!(decode(&encode(&shown(), &last), &shown()).unwrap(), last);
     }
 
@@ -223,87 +277,241 @@ mod tests {
             hide_ignored: true,
             ..shown()
         };
-        for primary in [Primary::Value(-5), Primary::Value(1 << 40), Primary::Missing] {
-            let last = SortPosition { group: Group::Other, primary, name: b"a.jpg".as_slice().into() };
+        for primary in [
+            Primary::Value(-5),
+            Primary::Value(1 << 40),
+            Primary::Missing,
+        ] {
+            let last = SortPosition {
+                group: Group::Other,
+                primary,
+                name: b"a.jpg".as_slice().into(),
+            };
             assert_eq!(decode(&encode(&by_size, &last), &by_size).unwrap(), last);
         }
-        let c = encode(&by_size, &SortPosition { group: Group::Other, primary: Primary::Value(3), name: b"a".as_slice().into() });
+        let c = encode(
+            &by_size,
+            &SortPosition {
+                group: Group::Other,
+                primary: Primary::Value(3),
+                name: b"a".as_slice().into(),
+            },
+        );
         for other in [
-            ListSettings { reverse: false, ..by_size.clone() },
-            ListSettings { sort: SortBy::Modified, ..by_size.clone() },
-            ListSettings { filter: Some("*.png".into()), ..by_size.clone() },
-            ListSettings { filter: None, ..by_size.clone() },
-            ListSettings { hide_ignored: false, ..by_size.clone() },
+            ListSettings {
+                reverse: false,
+                ..by_size.clone()
+            },
+            ListSettings {
+                sort: SortBy::Modified,
+                ..by_size.clone()
+            },
+            ListSettings {
+                filter: Some("*.png".into()),
+                ..by_size.clone()
+            },
+            ListSettings {
+                filter: None,
+                ..by_size.clone()
+            },
+            ListSettings {
+                hide_ignored: false,
+                ..by_size.clone()
+            },
         ] {
-            assert_eq!(decode(&c, &other).unwrap_err().code, ErrorCode::InvalidArgument, "{other:?}");
+            assert_eq!(
+                decode(&c, &other).unwrap_err().code,
+                ErrorCode::InvalidArgument,
+                "{other:?}"
+            );
         }
     }
 
     #[test]
     fn foreign_and_mismatched_cursors_are_invalid_argument() {
-        let c = encode(&shown(), &SortPosition { group: Group::Other, primary: Primary::None, name: b"a".as_slice().into() });
-        let hidden = ListSettings { show_dotfiles: false, ..ListSettings::default() };
+        let c = encode(
+            &shown(),
+            &SortPosition {
+                group: Group::Other,
+                primary: Primary::None,
+                name: b"a".as_slice().into(),
+            },
+        );
+        let hidden = ListSettings {
+            show_dotfiles: false,
+            ..ListSettings::default()
+        };
         let err = decode(&c, &hidden).unwrap_err();
         assert_eq!(err.code, ErrorCode::InvalidArgument);
         assert!(err.message.contains("dotfiles shown"), "{}", err.message);
-        for bad in ["", "%%", "AQ", &URL_SAFE_NO_PAD.encode([1, 0, 2, 0, 0, 1]), &URL_SAFE_NO_PAD.encode([1, 0, 2, 0, 0, 9, b'a']),
-            &URL_SAFE_NO_PAD.encode([1, 0, 2, 0, 0, 1, b'a', b'/', b'b']), &URL_SAFE_NO_PAD.encode([2, 0, 2, 0, 0, 1, b'a']),
-            &URL_SAFE_NO_PAD.encode([1, 0, 2, 9, 0, 1, b'a']), &URL_SAFE_NO_PAD.encode([1, 7, 2, 0, 0, 1, b'a'])]
-        {
-            assert_eq!(decode(bad, &shown()).unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
+        for bad in [
+            "",
+            "%%",
+            "AQ",
+            &URL_SAFE_NO_PAD.encode([1, 0, 2, 0, 0, 1]),
+            &URL_SAFE_NO_PAD.encode([1, 0, 2, 0, 0, 9, b'a']),
+            &URL_SAFE_NO_PAD.encode([1, 0, 2, 0, 0, 1, b'a', b'/', b'b']),
+            &URL_SAFE_NO_PAD.encode([2, 0, 2, 0, 0, 1, b'a']),
+            &URL_SAFE_NO_PAD.encode([1, 0, 2, 9, 0, 1, b'a']),
+            &URL_SAFE_NO_PAD.encode([1, 7, 2, 0, 0, 1, b'a']),
+        ] {
+            assert_eq!(
+                decode(bad, &shown()).unwrap_err().code,
+                ErrorCode::InvalidArgument,
+                "{bad:?}"
+            );
         }
         let reversed = URL_SAFE_NO_PAD.encode([1, 0, 3, 0, 0, 1, b'a']);
-        assert!(decode(&reversed, &shown()).unwrap_err().message.contains("another order"));
-        let by_size = ListSettings { sort: SortBy::Size, ..shown() };
+        assert!(decode(&reversed, &shown())
+            .unwrap_err()
+            .message
+            .contains("another order"));
+        let by_size = ListSettings {
+            sort: SortBy::Size,
+            ..shown()
+        };
         let short_value = URL_SAFE_NO_PAD.encode([1, 1, 2, 0, 0, 1, 2, 1, 2]);
-        assert_eq!(decode(&short_value, &by_size).unwrap_err().code, ErrorCode::InvalidArgument);
+        assert_eq!(
+            decode(&short_value, &by_size).unwrap_err().code,
+            ErrorCode::InvalidArgument
+        );
     }
 
     #[test]
     fn a_cursor_after_any_shown_entry_continues_right_after_it() {
         use std::os::unix::ffi::OsStrExt;
         let dir = tempfile::tempdir().unwrap();
-        let names: [&[u8]; 8] = [b"b", b"a\\x", b"new\nline", b"caf\xe9", "rtl\u{202e}x".as_bytes(), b"file10", b"file9", b".dot"];
+        let names: [&[u8]; 8] = [
+            b"b",
+            b"a\\x",
+            b"new\nline",
+            b"caf\xe9",
+            "rtl\u{202e}x".as_bytes(),
+            b"file10",
+            b"file9",
+            b".dot",
+        ];
         for n in names {
             std::fs::write(dir.path().join(std::ffi::OsStr::from_bytes(n)), b"").unwrap();
         }
         std::fs::create_dir(dir.path().join("zdir")).unwrap();
         std::os::unix::fs::symlink("zdir", dir.path().join("alink")).unwrap();
         let fs = crate::LocalFs::new();
-        let settings = ListSettings { depth: 1, ..ListSettings::default() };
-        let call = crate::ListCall { details: false, handles: false, ..crate::ListCall::default() };
+        let settings = ListSettings {
+            depth: 1,
+            ..ListSettings::default()
+        };
+        let call = crate::ListCall {
+            details: false,
+            handles: false,
+            ..crate::ListCall::default()
+        };
         let all = crate::list(&fs, dir.path(), &settings, &call).unwrap();
-        let names_of = |l: &Listing| l.root.folder.as_ref().unwrap().entries.iter().map(|e| (e.name.clone(), e.name_parts.clone())).collect::<Vec<_>>();
+        let names_of = |l: &Listing| {
+            l.root
+                .folder
+                .as_ref()
+                .unwrap()
+                .entries
+                .iter()
+                .map(|e| (e.name.clone(), e.name_parts.clone()))
+                .collect::<Vec<_>>()
+        };
         let every = names_of(&all);
         assert_eq!(every.len(), 10);
         for i in 0..every.len() {
-            let c = after_entry(&all, i).unwrap().expect("a cursor for every shown entry");
-            let rest = crate::list(&fs, dir.path(), &settings, &crate::ListCall { after: Some(c), ..call.clone() }).unwrap();
-            assert_eq!(names_of(&rest), every[i + 1..].to_vec(), "the page after entry {i} starts right after it");
-            assert_eq!(rest.root.folder.as_ref().unwrap().offset, i as u64 + 1, "and knows its position");
+            let c = after_entry(&all, i)
+                .unwrap()
+                .expect("a cursor for every shown entry");
+            let rest = crate::list(
+                &fs,
+                dir.path(),
+                &settings,
+                &crate::ListCall {
+                    after: Some(c),
+                    ..call.clone()
+                },
+            )
+            .unwrap();
+            assert_eq!(
+                names_of(&rest),
+                every[i + 1..].to_vec(),
+                "the page after entry {i} starts right after it"
+            );
+            assert_eq!(
+                rest.root.folder.as_ref().unwrap().offset,
+                i as u64 + 1,
+                "and knows its position"
+            );
         }
-        assert_eq!(after_entry(&all, every.len()).unwrap(), None, "no cursor after an entry that is not there");
+        assert_eq!(
+            after_entry(&all, every.len()).unwrap(),
+            None,
+            "no cursor after an entry that is not there"
+        );
     }
 
     #[test]
     fn a_cursor_after_a_shown_entry_keeps_the_order_filter_and_values() {
         let dir = tempfile::tempdir().unwrap();
-        for (i, n) in ["a.jpg", "b.jpg", "c.png", "d.jpg", "e.jpg", "f.jpg"].iter().enumerate() {
+        for (i, n) in ["a.jpg", "b.jpg", "c.png", "d.jpg", "e.jpg", "f.jpg"]
+            .iter()
+            .enumerate()
+        {
             std::fs::write(dir.path().join(n), vec![b'x'; (i * 7) % 5]).unwrap();
         }
         for by in [SortBy::Size, SortBy::Modified, SortBy::Type, SortBy::Name] {
             // Text mode's settings: no details, no handles.
             let fs = crate::LocalFs::new();
-            let settings = ListSettings { depth: 1, sort: by, reverse: true, filter: Some("*.JPG".into()), ..ListSettings::default() };
-            let call = crate::ListCall { details: false, handles: false, ..crate::ListCall::default() };
+            let settings = ListSettings {
+                depth: 1,
+                sort: by,
+                reverse: true,
+                filter: Some("*.JPG".into()),
+                ..ListSettings::default()
+            };
+            let call = crate::ListCall {
+                details: false,
+                handles: false,
+                ..crate::ListCall::default()
+            };
             let all = crate::list(&fs, dir.path(), &settings, &call).unwrap();
-            let every: Vec<String> = all.root.folder.as_ref().unwrap().entries.iter().map(|e| e.name.clone()).collect();
+            let every: Vec<String> = all
+                .root
+                .folder
+                .as_ref()
+                .unwrap()
+                .entries
+                .iter()
+                .map(|e| e.name.clone())
+                .collect();
             assert_eq!(every.len(), 5);
             for i in 0..every.len() {
                 let c = after_entry(&all, i).unwrap().expect("a cursor");
-                let rest = crate::list(&fs, dir.path(), &settings, &crate::ListCall { after: Some(c), ..call.clone() }).unwrap();
-                let got: Vec<String> = rest.root.folder.as_ref().unwrap().entries.iter().map(|e| e.name.clone()).collect();
-                assert_eq!(got, every[i + 1..].to_vec(), "{by:?}: the page after entry {i}");
+                let rest = crate::list(
+                    &fs,
+                    dir.path(),
+                    &settings,
+                    &crate::ListCall {
+                        after: Some(c),
+                        ..call.clone()
+                    },
+                )
+                .unwrap();
+                let got: Vec<String> = rest
+                    .root
+                    .folder
+                    .as_ref()
+                    .unwrap()
+                    .entries
+                    .iter()
+                    .map(|e| e.name.clone())
+                    .collect();
+                assert_eq!(
+                    got,
+                    every[i + 1..].to_vec(),
+                    "{by:?}: the page after entry {i}"
+                );
             }
         }
     }
@@ -314,13 +522,21 @@ mod tests {
             let settings = ListSettings {
                 sort: SortBy::Modified,
                 reverse: true,
-                filter: (filter_bytes > 0).then(|| "\u{ff}".repeat(filter_bytes / 2) + &"x".repeat(filter_bytes % 2)),
+                filter: (filter_bytes > 0)
+                    .then(|| "\u{ff}".repeat(filter_bytes / 2) + &"x".repeat(filter_bytes % 2)),
                 hide_ignored: true,
                 ..ListSettings::default()
             };
-            let last = SortPosition { group: Group::Other, primary: Primary::Value(i64::MIN), name: vec![0xffu8; 255].into() };
+            let last = SortPosition {
+                group: Group::Other,
+                primary: Primary::Value(i64::MIN),
+                name: vec![0xffu8; 255].into(),
+            };
             let len = encode(&settings, &last).len();
-            assert!(len <= max_len(filter_bytes) && len + 4 > max_len(filter_bytes), "{filter_bytes}: {len}");
+            assert!(
+                len <= max_len(filter_bytes) && len + 4 > max_len(filter_bytes),
+                "{filter_bytes}: {len}"
+            );
         }
     }
 }

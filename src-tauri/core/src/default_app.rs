@@ -30,23 +30,111 @@ use crate::limits::HANDLER_QUERY_TIMEOUT;
 /// Programs that run what they are given: shells and interpreters (compared
 /// with a version suffix dropped: `python3.11` is `python`).
 const INTERPRETERS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "mksh", "csh", "tcsh", "fish", "ash", "busybox", "python", "pypy", "perl",
-    "ruby", "irb", "node", "nodejs", "deno", "bun", "php", "lua", "luajit", "tclsh", "wish", "expect", "osascript",
-    "pwsh", "powershell", "rscript", "julia", "guile", "racket", "sbcl", "awk", "gawk", "mawk", "nawk", "mono",
-    "dotnet", "cscript", "wscript", "mshta", "cmd", "xdg-open", "gio", "run-mailcap", "see", "mimeopen", "exec",
+    "sh",
+    "bash",
+    "dash",
+    "zsh",
+    "ksh",
+    "mksh",
+    "csh",
+    "tcsh",
+    "fish",
+    "ash",
+    "busybox",
+    "python",
+    "pypy",
+    "perl",
+    "ruby",
+    "irb",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "php",
+    "lua",
+    "luajit",
+    "tclsh",
+    "wish",
+    "expect",
+    "osascript",
+    "pwsh",
+    "powershell",
+    "rscript",
+    "julia",
+    "guile",
+    "racket",
+    "sbcl",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "mono",
+    "dotnet",
+    "cscript",
+    "wscript",
+    "mshta",
+    "cmd",
+    "xdg-open",
+    "gio",
+    "run-mailcap",
+    "see",
+    "mimeopen",
+    "exec",
     // They run their arguments as a command line, or as another user.
-    "watch", "script", "xargs", "parallel", "sudo", "su", "doas", "pkexec", "systemd-run", "flatpak-spawn",
+    "watch",
+    "script",
+    "xargs",
+    "parallel",
+    "sudo",
+    "su",
+    "doas",
+    "pkexec",
+    "systemd-run",
+    "flatpak-spawn",
 ];
 /// Java runs a `.jar` it is handed.
 const JAVA: &[&str] = &["java", "javaw", "jexec", "jshell"];
 /// Terminal emulators (they run a command line, or a shell).
 const TERMINALS: &[&str] = &[
-    "x-terminal-emulator", "xterm", "uxterm", "gnome-terminal", "gnome-terminal.wrapper", "konsole", "xfce4-terminal",
-    "lxterminal", "mate-terminal", "qterminal", "terminator", "tilix", "kitty", "alacritty", "foot", "footclient",
-    "wezterm", "urxvt", "rxvt", "rxvt-unicode", "st", "sakura", "guake", "tilda", "terminology", "kgx", "ptyxis",
-    "cool-retro-term", "deepin-terminal", "eterm", "aterm", "yakuake",
+    "x-terminal-emulator",
+    "xterm",
+    "uxterm",
+    "gnome-terminal",
+    "gnome-terminal.wrapper",
+    "konsole",
+    "xfce4-terminal",
+    "lxterminal",
+    "mate-terminal",
+    "qterminal",
+    "terminator",
+    "tilix",
+    "kitty",
+    "alacritty",
+    "foot",
+    "footclient",
+    "wezterm",
+    "urxvt",
+    "rxvt",
+    "rxvt-unicode",
+    "st",
+    "sakura",
+    "guake",
+    "tilda",
+    "terminology",
+    "kgx",
+    "ptyxis",
+    "cool-retro-term",
+    "deepin-terminal",
+    "eterm",
+    "aterm",
+    "yakuake",
     // Multiplexers: a terminal inside a terminal, running a command line.
-    "tmux", "screen", "byobu", "zellij", "dtach", "abduco",
+    "tmux",
+    "screen",
+    "byobu",
+    "zellij",
+    "dtach",
+    "abduco",
 ];
 
 /// The desktop `xdg-mime` answers for: the process's own, or one confined
@@ -74,7 +162,10 @@ const DE_VARS: &[&str] = &[
 impl Desktop {
     /// The desktop this process runs in.
     pub fn system() -> Self {
-        Desktop { program: "xdg-mime".into(), env: Vec::new() }
+        Desktop {
+            program: "xdg-mime".into(),
+            env: Vec::new(),
+        }
     }
 
     /// A desktop whose every XDG folder lies under `root` (`config`,
@@ -91,7 +182,10 @@ impl Desktop {
             ("XDG_CURRENT_DESKTOP", Some("X-Generic".into())),
         ];
         env.extend(DE_VARS.iter().map(|v| (*v, None)));
-        Desktop { program: "xdg-mime".into(), env }
+        Desktop {
+            program: "xdg-mime".into(),
+            env,
+        }
     }
 
     /// Uses another program in place of `xdg-mime` (tests: one that hangs).
@@ -116,7 +210,10 @@ impl Desktop {
     /// vetted) or hangs; `IO` when it cannot be run.
     fn query(&self, args: &[&OsStr]) -> Result<Option<String>, CanopyError> {
         let mut cmd = Command::new(&self.program);
-        cmd.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
+        cmd.args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
         for (k, v) in &self.env {
             match v {
                 Some(v) => cmd.env(k, v),
@@ -148,7 +245,12 @@ impl Desktop {
                 }
                 // Polling a child's exit: the query is a short shell script.
                 Ok(None) => std::thread::sleep(std::time::Duration::from_millis(5)),
-                Err(e) => return Err(CanopyError::from_io(&e, "cannot ask the system for the default application")),
+                Err(e) => {
+                    return Err(CanopyError::from_io(
+                        &e,
+                        "cannot ask the system for the default application",
+                    ))
+                }
             }
         }
         let mut out = String::new();
@@ -158,7 +260,11 @@ impl Desktop {
             let _ = stdout.read_to_end(&mut raw);
             out = String::from_utf8_lossy(&raw).into_owned();
         }
-        Ok(out.lines().map(str::trim).find(|l| !l.is_empty()).map(str::to_owned))
+        Ok(out
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(str::to_owned))
     }
 
     /// The MIME type the system gives this file by its content
@@ -184,7 +290,13 @@ impl Desktop {
     pub fn default_for(&self, mime: &str) -> Result<Vec<String>, CanopyError> {
         let answer = self.query(&["query".as_ref(), "default".as_ref(), mime.as_ref()])?;
         Ok(answer
-            .map(|a| a.split(';').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect())
+            .map(|a| {
+                a.split(';')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default())
     }
 
@@ -195,11 +307,21 @@ impl Desktop {
     pub fn check_default_for(&self, mime: &str) -> Result<(), CanopyError> {
         for id in self.default_for(mime)? {
             let refuse = |why: String| {
-                CanopyError::new(ErrorCode::NotOpenable, format!("not opened: the application for {mime} ({id}) {why}"))
+                CanopyError::new(
+                    ErrorCode::NotOpenable,
+                    format!("not opened: the application for {mime} ({id}) {why}"),
+                )
             };
-            let path = self.find_entry(&id).ok_or_else(|| refuse("cannot be found to be checked".into()))?;
-            let text = std::fs::read(&path).map_err(|_| refuse("cannot be read to be checked".into()))?;
-            let terminal = if crate::openable::is_allowed_type(mime) { Terminal::Allowed } else { Terminal::Refused };
+            let path = self
+                .find_entry(&id)
+                .ok_or_else(|| refuse("cannot be found to be checked".into()))?;
+            let text =
+                std::fs::read(&path).map_err(|_| refuse("cannot be read to be checked".into()))?;
+            let terminal = if crate::openable::is_allowed_type(mime) {
+                Terminal::Allowed
+            } else {
+                Terminal::Refused
+            };
             vet_entry(&id, &String::from_utf8_lossy(&text), terminal).map_err(refuse)?;
         }
         Ok(())
@@ -212,12 +334,19 @@ impl Desktop {
             return None;
         }
         let home_data = self.var("XDG_DATA_HOME").map(PathBuf::from).or_else(|| {
-            self.var("HOME").map(|h| PathBuf::from(h).join(".local/share"))
+            self.var("HOME")
+                .map(|h| PathBuf::from(h).join(".local/share"))
         });
-        let system = self.var("XDG_DATA_DIRS").unwrap_or_else(|| "/usr/local/share:/usr/share".into());
-        let dirs = home_data
-            .into_iter()
-            .chain(system.as_bytes().split(|&b| b == b':').filter(|d| !d.is_empty()).map(|d| PathBuf::from(OsStr::from_bytes(d))));
+        let system = self
+            .var("XDG_DATA_DIRS")
+            .unwrap_or_else(|| "/usr/local/share:/usr/share".into());
+        let dirs = home_data.into_iter().chain(
+            system
+                .as_bytes()
+                .split(|&b| b == b':')
+                .filter(|d| !d.is_empty())
+                .map(|d| PathBuf::from(OsStr::from_bytes(d))),
+        );
         let dashes = id.matches('-').count();
         for dir in dirs {
             let apps = dir.join("applications");
@@ -228,7 +357,12 @@ impl Desktop {
                 }
             }
             // Like xdg-mime, also one folder down under its own name.
-            let found = std::fs::read_dir(&apps).into_iter().flatten().flatten().map(|d| d.path().join(id)).find(|p| p.is_file());
+            let found = std::fs::read_dir(&apps)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|d| d.path().join(id))
+                .find(|p| p.is_file());
             if found.is_some() {
                 return found;
             }
@@ -257,7 +391,9 @@ fn parse_entry(text: &str) -> EntryKeys {
         if !in_main || line.starts_with('#') {
             continue;
         }
-        let Some((k, v)) = line.split_once('=') else { continue };
+        let Some((k, v)) = line.split_once('=') else {
+            continue;
+        };
         let v = v.trim().to_owned();
         match k.trim() {
             "Exec" => keys.exec = Some(v),
@@ -318,7 +454,11 @@ fn program_of(exec: &str) -> Option<String> {
 }
 
 fn basename(program: &str) -> String {
-    program.rsplit('/').next().unwrap_or(program).to_ascii_lowercase()
+    program
+        .rsplit('/')
+        .next()
+        .unwrap_or(program)
+        .to_ascii_lowercase()
 }
 
 /// Why a program refuses to be a file's opener, if it does.
@@ -386,8 +526,19 @@ mod tests {
 
     #[test]
     fn viewers_and_editors_pass() {
-        for exec in ["eog %U", "/usr/bin/evince %U", "libreoffice --writer %U", "flatpak run org.gnome.Loupe %U", "env GDK_BACKEND=x11 gimp %F", "\"/opt/My Viewer/viewer\" %f"] {
-            assert_eq!(vet_entry("viewer.desktop", &entry(exec), Terminal::Refused), Ok(()), "{exec}");
+        for exec in [
+            "eog %U",
+            "/usr/bin/evince %U",
+            "libreoffice --writer %U",
+            "flatpak run org.gnome.Loupe %U",
+            "env GDK_BACKEND=x11 gimp %F",
+            "\"/opt/My Viewer/viewer\" %f",
+        ] {
+            assert_eq!(
+                vet_entry("viewer.desktop", &entry(exec), Terminal::Refused),
+                Ok(()),
+                "{exec}"
+            );
         }
     }
 
@@ -412,7 +563,10 @@ mod tests {
             "sudo -e %f",
         ] {
             for terminal in [Terminal::Allowed, Terminal::Refused] {
-                assert!(vet_entry("app.desktop", &entry(exec), terminal).is_err(), "{exec} must be refused");
+                assert!(
+                    vet_entry("app.desktop", &entry(exec), terminal).is_err(),
+                    "{exec} must be refused"
+                );
             }
         }
     }
@@ -420,11 +574,27 @@ mod tests {
     #[test]
     fn a_terminal_editor_is_allowed_only_where_terminals_are() {
         let vim = "[Desktop Entry]\nType=Application\nTryExec=vim\nExec=vim %F\nTerminal=true\n";
-        assert_eq!(vet_entry("vim.desktop", vim, Terminal::Refused), Err("runs in a terminal".into()));
-        assert_eq!(vet_entry("vim.desktop", vim, Terminal::Allowed), Ok(()), "an editor chosen for text opens it");
-        for exec in ["bash %f", "python3 %f", "x-terminal-emulator -e less %f", "tmux new vim %f", "env A=1 sh -c \"less %f\""] {
+        assert_eq!(
+            vet_entry("vim.desktop", vim, Terminal::Refused),
+            Err("runs in a terminal".into())
+        );
+        assert_eq!(
+            vet_entry("vim.desktop", vim, Terminal::Allowed),
+            Ok(()),
+            "an editor chosen for text opens it"
+        );
+        for exec in [
+            "bash %f",
+            "python3 %f",
+            "x-terminal-emulator -e less %f",
+            "tmux new vim %f",
+            "env A=1 sh -c \"less %f\"",
+        ] {
             let entry = format!("[Desktop Entry]\nType=Application\nExec={exec}\nTerminal=true\n");
-            assert!(vet_entry("t.desktop", &entry, Terminal::Allowed).is_err(), "{exec} in a terminal is still refused");
+            assert!(
+                vet_entry("t.desktop", &entry, Terminal::Allowed).is_err(),
+                "{exec} in a terminal is still refused"
+            );
         }
     }
 
@@ -434,9 +604,17 @@ mod tests {
         for t in all {
             assert!(vet_entry("wine-extension-jpg.desktop", &entry("something %f"), t).is_err());
             assert!(vet_entry("x.desktop", "[Desktop Entry]\nType=Application\n", t).is_err());
-            assert!(vet_entry("x.desktop", "[Desktop Entry]\nType=Link\nURL=https://example.com\n", t).is_err());
+            assert!(vet_entry(
+                "x.desktop",
+                "[Desktop Entry]\nType=Link\nURL=https://example.com\n",
+                t
+            )
+            .is_err());
             let try_exec = "[Desktop Entry]\nType=Application\nTryExec=python3\nExec=launcher %f\n";
-            assert!(vet_entry("x.desktop", try_exec, t).is_err(), "TryExec names the real program");
+            assert!(
+                vet_entry("x.desktop", try_exec, t).is_err(),
+                "TryExec names the real program"
+            );
             // Keys of another group do not count.
             let action = "[Desktop Entry]\nType=Application\nExec=eog %f\n[Desktop Action Shell]\nExec=bash\n";
             assert_eq!(vet_entry("eog.desktop", action, t), Ok(()));

@@ -32,7 +32,10 @@ enum Atom {
     /// `?`: any one.
     Any,
     /// `[...]`: inclusive ranges (a single character is a range of one).
-    Class { negated: bool, ranges: Vec<(u32, u32)> },
+    Class {
+        negated: bool,
+        ranges: Vec<(u32, u32)>,
+    },
 }
 
 impl Atom {
@@ -41,17 +44,25 @@ impl Atom {
         match self {
             Atom::Char(x) => *x == c,
             Atom::Any => true,
-            Atom::Class { negated, ranges } => ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi) != *negated,
+            Atom::Class { negated, ranges } => {
+                ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi) != *negated
+            }
         }
     }
 }
 
 #[derive(Debug, Clone)]
 enum Matcher {
-    Substring { needle: Vec<u32>, failure: Vec<usize> },
+    Substring {
+        needle: Vec<u32>,
+        failure: Vec<usize>,
+    },
     /// Segments between stars; `starred` false: the pattern has no star and
     /// the single segment must be the whole name.
-    Glob { segments: Vec<Vec<Atom>>, starred: bool },
+    Glob {
+        segments: Vec<Vec<Atom>>,
+        starred: bool,
+    },
 }
 
 /// A parsed filter (see the module docs).
@@ -77,7 +88,9 @@ impl NameFilter {
     /// `/` (no name holds them).
     pub fn parse(text: &str) -> Result<NameFilter, CanopyError> {
         if text.is_empty() {
-            return Err(CanopyError::invalid("the filter is empty; leave it out to list every entry"));
+            return Err(CanopyError::invalid(
+                "the filter is empty; leave it out to list every entry",
+            ));
         }
         if text.len() > MAX_FILTER_BYTES {
             return Err(CanopyError::invalid(format!(
@@ -86,14 +99,22 @@ impl NameFilter {
             )));
         }
         if text.contains('\0') || text.contains('/') {
-            return Err(CanopyError::invalid("a filter cannot hold NUL or '/': no name does"));
+            return Err(CanopyError::invalid(
+                "a filter cannot hold NUL or '/': no name does",
+            ));
         }
         let mut folded = Vec::new();
         fold_into(text.as_bytes(), &mut folded);
         let is_glob = folded.iter().enumerate().any(|(i, &c)| {
-            c == '*' as u32 || c == '?' as u32 || (c == '[' as u32 && class_end(&folded, i).is_some())
+            c == '*' as u32
+                || c == '?' as u32
+                || (c == '[' as u32 && class_end(&folded, i).is_some())
         });
-        let matcher = if is_glob { parse_glob(&folded) } else { substring(folded) };
+        let matcher = if is_glob {
+            parse_glob(&folded)
+        } else {
+            substring(folded)
+        };
         Ok(NameFilter { matcher })
     }
 
@@ -107,8 +128,12 @@ impl NameFilter {
         fold_into(name, &mut scratch.folded);
         let hay = std::mem::take(&mut scratch.folded);
         let hit = match &self.matcher {
-            Matcher::Substring { needle, failure } => kmp_find(&hay, needle, failure, &mut scratch.steps),
-            Matcher::Glob { segments, starred } => glob_match(&hay, segments, *starred, &mut scratch.steps),
+            Matcher::Substring { needle, failure } => {
+                kmp_find(&hay, needle, failure, &mut scratch.steps)
+            }
+            Matcher::Glob { segments, starred } => {
+                glob_match(&hay, segments, *starred, &mut scratch.steps)
+            }
         };
         scratch.folded = hay;
         hit
@@ -183,7 +208,10 @@ fn parse_glob(p: &[u32]) -> Matcher {
             i += 1;
             Atom::Char(c)
         };
-        segments.last_mut().expect("at least one segment").push(atom);
+        segments
+            .last_mut()
+            .expect("at least one segment")
+            .push(atom);
     }
     // A leading star leaves an empty first segment; a trailing one an empty last.
     if starred && segments.len() == 1 {
@@ -248,8 +276,12 @@ fn glob_match(hay: &[u32], segments: &[Vec<Atom>], starred: bool, steps: &mut u6
         let seg = &segments[0];
         return seg.len() == n && segment_at(hay, 0, seg, steps);
     }
-    let (first, rest) = segments.split_first().expect("a starred glob has two segments or more");
-    let (last, middle) = rest.split_last().expect("a starred glob has two segments or more");
+    let (first, rest) = segments
+        .split_first()
+        .expect("a starred glob has two segments or more");
+    let (last, middle) = rest
+        .split_last()
+        .expect("a starred glob has two segments or more");
     if first.len() + last.len() > n || !segment_at(hay, 0, first, steps) {
         return false;
     }
@@ -282,7 +314,9 @@ mod tests {
     use proptest::prelude::*;
 
     fn hit(pattern: &str, name: &str) -> bool {
-        NameFilter::parse(pattern).unwrap().matches(name.as_bytes(), &mut FilterScratch::default())
+        NameFilter::parse(pattern)
+            .unwrap()
+            .matches(name.as_bytes(), &mut FilterScratch::default())
     }
 
     #[test]
@@ -297,7 +331,10 @@ mod tests {
     #[test]
     fn stars_questions_and_classes_make_a_whole_name_glob() {
         assert!(hit("*.jpg", "IMG_001.JPG"));
-        assert!(!hit("*.jpg", "IMG_001.JPG.bak"), "a glob matches the whole name");
+        assert!(
+            !hit("*.jpg", "IMG_001.JPG.bak"),
+            "a glob matches the whole name"
+        );
         assert!(hit("img_??1.*", "img_001.png"));
         assert!(hit("[a-c]*", "Banana"));
         assert!(!hit("[!a-c]*", "banana"));
@@ -305,17 +342,27 @@ mod tests {
         assert!(hit("*", ""), "a star alone matches anything");
         assert!(hit("a*b*c", "aXXbYYc") && !hit("a*b*c", "aXXcYYb"));
         assert!(hit("[]x]", "]"), "a ] first in a class belongs to it");
-        assert!(hit("a[b", "xa[bx"), "an unclosed [ is a plain character: a substring");
+        assert!(
+            hit("a[b", "xa[bx"),
+            "an unclosed [ is a plain character: a substring"
+        );
         assert!(!NameFilter::parse("a[b").unwrap().is_glob());
     }
 
     #[test]
     fn bad_filters_are_invalid_argument() {
         for bad in ["", "a/b", "a\0b"] {
-            assert_eq!(NameFilter::parse(bad).unwrap_err().code, crate::ErrorCode::InvalidArgument, "{bad:?}");
+            assert_eq!(
+                NameFilter::parse(bad).unwrap_err().code,
+                crate::ErrorCode::InvalidArgument,
+                "{bad:?}"
+            );
         }
         let long = "x".repeat(MAX_FILTER_BYTES + 1);
-        assert!(NameFilter::parse(&long).unwrap_err().message.contains("at most"));
+        assert!(NameFilter::parse(&long)
+            .unwrap_err()
+            .message
+            .contains("at most"));
     }
 
     #[test]
@@ -325,17 +372,29 @@ mod tests {
         let mut scratch = FilterScratch::default();
         assert!(!f.matches(name.as_bytes(), &mut scratch));
         // A backtracking matcher tries C(250, 5) ~ 8e9 splits here.
-        assert!(scratch.steps <= 2 * (250 + 12), "{} steps for 250 characters", scratch.steps);
+        assert!(
+            scratch.steps <= 2 * (250 + 12),
+            "{} steps for 250 characters",
+            scratch.steps
+        );
         // The worst case for the segment search: a long segment that almost matches everywhere.
         let f = NameFilter::parse("*aaaaaaaaab*").unwrap();
         let mut scratch = FilterScratch::default();
         assert!(!f.matches(name.as_bytes(), &mut scratch));
-        assert!(scratch.steps <= 250 * 10, "{} steps: at most the segment's width per character", scratch.steps);
+        assert!(
+            scratch.steps <= 250 * 10,
+            "{} steps: at most the segment's width per character",
+            scratch.steps
+        );
         // A substring is linear too.
         let f = NameFilter::parse(&format!("{}b", "a".repeat(100))).unwrap();
         let mut scratch = FilterScratch::default();
         assert!(!f.matches(name.as_bytes(), &mut scratch));
-        assert!(scratch.steps <= 2 * 250, "{} steps for 250 characters", scratch.steps);
+        assert!(
+            scratch.steps <= 2 * 250,
+            "{} steps for 250 characters",
+            scratch.steps
+        );
     }
 
     /// The obvious backtracking matcher, as the reference.
@@ -343,7 +402,9 @@ mod tests {
         match p.split_first() {
             None => s.is_empty(),
             Some((Atom2::Star, rest)) => (0..=s.len()).any(|i| reference(rest, &s[i..])),
-            Some((Atom2::One(a), rest)) => !s.is_empty() && a.matches(s[0]) && reference(rest, &s[1..]),
+            Some((Atom2::One(a), rest)) => {
+                !s.is_empty() && a.matches(s[0]) && reference(rest, &s[1..])
+            }
         }
     }
 
@@ -354,7 +415,9 @@ mod tests {
     }
 
     fn to_reference(m: &Matcher) -> Vec<Atom2> {
-        let Matcher::Glob { segments, starred } = m else { panic!("a glob") };
+        let Matcher::Glob { segments, starred } = m else {
+            panic!("a glob")
+        };
         let mut out = Vec::new();
         for (i, seg) in segments.iter().enumerate() {
             if i > 0 && *starred {

@@ -123,7 +123,13 @@ pub struct Meter<'a> {
 
 impl<'a> Meter<'a> {
     pub(crate) fn new(deadline: Option<Instant>, cancel: Option<&'a CancelToken>) -> Meter<'a> {
-        Meter { deadline, cancel, steps: 0, next_check: IGNORE_STEPS_PER_CHECK, halted: None }
+        Meter {
+            deadline,
+            cancel,
+            steps: 0,
+            next_check: IGNORE_STEPS_PER_CHECK,
+            halted: None,
+        }
     }
 
     /// A meter that never stops the work.
@@ -229,7 +235,12 @@ impl Glob {
     }
 
     /// True when the glob matches all of `text`.
-    fn matches(&self, text: &[u8], states: &mut States, meter: &mut Meter<'_>) -> Result<bool, Halt> {
+    fn matches(
+        &self,
+        text: &[u8],
+        states: &mut States,
+        meter: &mut Meter<'_>,
+    ) -> Result<bool, Halt> {
         if self.greedy {
             self.matches_greedy(text, meter)
         } else {
@@ -276,7 +287,12 @@ impl Glob {
     }
 
     /// Any glob: the set of positions, byte by byte.
-    fn matches_automaton(&self, text: &[u8], states: &mut States, meter: &mut Meter<'_>) -> Result<bool, Halt> {
+    fn matches_automaton(
+        &self,
+        text: &[u8],
+        states: &mut States,
+        meter: &mut Meter<'_>,
+    ) -> Result<bool, Halt> {
         let n = self.tokens.len();
         let words = n / 64 + 1;
         let (now, next) = (&mut states.now, &mut states.next);
@@ -291,7 +307,9 @@ impl Glob {
             let mut active = 0u64;
             for_each_bit(now, |i| {
                 active += 1;
-                let Some(&token) = self.tokens.get(i) else { return };
+                let Some(&token) = self.tokens.get(i) else {
+                    return;
+                };
                 match token {
                     Token::Byte(b) if b == c => set_bit(next, i + 1),
                     Token::One { slash } if slash || c != b'/' => set_bit(next, i + 1),
@@ -446,13 +464,18 @@ fn compile(p: &[u8], pathname: bool) -> Option<Glob> {
                 }
                 let double = k - start >= 2;
                 let after_slash = start == 0 || p[start - 1] == b'/';
-                let before_slash = matches!(byte(k), 0 | b'/') || (byte(k) == b'\\' && byte(k + 1) == b'/');
+                let before_slash =
+                    matches!(byte(k), 0 | b'/') || (byte(k) == b'\\' && byte(k + 1) == b'/');
                 if !pathname {
                     tokens.push(Token::Star { slash: true });
                 } else if double && after_slash && before_slash {
                     if byte(k) == b'/' {
                         // Not in `needs`: it may match nothing.
-                        tokens.extend([Token::Dirs, Token::Star { slash: true }, Token::Byte(b'/')]);
+                        tokens.extend([
+                            Token::Dirs,
+                            Token::Star { slash: true },
+                            Token::Byte(b'/'),
+                        ]);
                         k += 1;
                     } else {
                         tokens.push(Token::Star { slash: true });
@@ -475,8 +498,16 @@ fn compile(p: &[u8], pathname: bool) -> Option<Glob> {
             }
         }
     }
-    let greedy = tokens.iter().all(|t| !matches!(t, Token::Star { slash: false } | Token::Dirs));
-    Some(Glob { tokens: tokens.into(), classes: classes.into(), needs, sequence: sequence.into(), greedy })
+    let greedy = tokens
+        .iter()
+        .all(|t| !matches!(t, Token::Star { slash: false } | Token::Dirs));
+    Some(Glob {
+        tokens: tokens.into(),
+        classes: classes.into(),
+        needs,
+        sequence: sequence.into(),
+        greedy,
+    })
 }
 
 /// How a rule's text is compared.
@@ -526,7 +557,9 @@ fn holds_in_order(text: &[u8], sequence: &[u8]) -> bool {
 
 /// Git's `simple_length`: bytes before the first wildcard character.
 fn simple_length(p: &[u8]) -> usize {
-    p.iter().position(|b| matches!(b, b'*' | b'?' | b'[' | b'\\')).unwrap_or(p.len())
+    p.iter()
+        .position(|b| matches!(b, b'*' | b'?' | b'[' | b'\\'))
+        .unwrap_or(p.len())
 }
 
 /// The rules of an ignore file's text, as git cuts them: a leading byte
@@ -590,7 +623,10 @@ impl Pattern {
             } else if ends_with {
                 Matcher::EndsWith(pat[1..].into())
             } else {
-                compile(pat, false).map_or(Matcher::Nothing, |glob| Matcher::Glob { prefix: Box::default(), glob })
+                compile(pat, false).map_or(Matcher::Nothing, |glob| Matcher::Glob {
+                    prefix: Box::default(),
+                    glob,
+                })
             }
         } else {
             // A leading `/` anchors the rule, which is anchored anyway.
@@ -604,10 +640,18 @@ impl Pattern {
                 // The glob starts after the literal part, as git hands it to wildmatch
                 // (so `foo**/bar` has a `**/` that counts).
                 let (prefix, rest) = pat.split_at(literal_len);
-                compile(rest, true).map_or(Matcher::Nothing, |glob| Matcher::Glob { prefix: prefix.into(), glob })
+                compile(rest, true).map_or(Matcher::Nothing, |glob| Matcher::Glob {
+                    prefix: prefix.into(),
+                    glob,
+                })
             }
         };
-        Pattern { negative, dir_only, basename, matcher }
+        Pattern {
+            negative,
+            dir_only,
+            basename,
+            matcher,
+        }
     }
 
     /// Bytes this rule holds once compiled (for the listing's budget); its
@@ -630,12 +674,21 @@ impl Pattern {
     ///
     /// # Errors
     /// The meter stopped the match.
-    pub(crate) fn matches(&self, s: &Subject<'_>, states: &mut States, meter: &mut Meter<'_>) -> Result<bool, Halt> {
+    pub(crate) fn matches(
+        &self,
+        s: &Subject<'_>,
+        states: &mut States,
+        meter: &mut Meter<'_>,
+    ) -> Result<bool, Halt> {
         meter.spend(1)?;
         if self.dir_only && !s.is_dir {
             return Ok(false);
         }
-        let text = if self.basename { &s.path[s.base..] } else { s.path };
+        let text = if self.basename {
+            &s.path[s.base..]
+        } else {
+            s.path
+        };
         match &self.matcher {
             Matcher::Nothing => Ok(false),
             Matcher::Exact(b) => Ok(text == &b[..]),
@@ -644,7 +697,9 @@ impl Pattern {
                 if !glob.needs.within(&s.bytes) {
                     return Ok(false);
                 }
-                let Some(rest) = text.strip_prefix(&prefix[..]) else { return Ok(false) };
+                let Some(rest) = text.strip_prefix(&prefix[..]) else {
+                    return Ok(false);
+                };
                 meter.spend(rest.len() as u64)?;
                 if !holds_in_order(rest, &glob.sequence) {
                     return Ok(false);
@@ -662,8 +717,14 @@ mod tests {
     fn matches(rule: &[u8], path: &[u8], is_dir: bool) -> bool {
         let p = Pattern::parse(rule_lines(rule).next().unwrap_or(b""));
         let base = path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
-        let s = Subject { path, base, is_dir, bytes: ByteSet::of(path) };
-        p.matches(&s, &mut States::default(), &mut Meter::unbounded()).unwrap()
+        let s = Subject {
+            path,
+            base,
+            is_dir,
+            bytes: ByteSet::of(path),
+        };
+        p.matches(&s, &mut States::default(), &mut Meter::unbounded())
+            .unwrap()
     }
 
     #[test]
@@ -675,9 +736,21 @@ mod tests {
 
     #[test]
     fn an_unclosed_bracket_matches_nothing() {
-        for rule in [&b"[unclosed"[..], b"[", b"a[b", b"*[", b"x[[:alpha:]", b"[[:nope:]]"] {
+        for rule in [
+            &b"[unclosed"[..],
+            b"[",
+            b"a[b",
+            b"*[",
+            b"x[[:alpha:]",
+            b"[[:nope:]]",
+        ] {
             for path in [&b"[unclosed"[..], b"[", b"a[b", b"ab", b"x[", b"a"] {
-                assert!(!matches(rule, path, false), "{:?} must match nothing, yet matched {:?}", rule.escape_ascii().to_string(), path.escape_ascii().to_string());
+                assert!(
+                    !matches(rule, path, false),
+                    "{:?} must match nothing, yet matched {:?}",
+                    rule.escape_ascii().to_string(),
+                    path.escape_ascii().to_string()
+                );
             }
         }
     }
@@ -686,8 +759,19 @@ mod tests {
     fn a_backslash_inside_brackets_escapes() {
         assert!(matches(br"[\]]x", b"]x", false));
         assert!(!matches(br"[\]]x", br"\]x", false));
-        for (name, want) in [(&b"-cls"[..], true), (b"acls", true), (b"zcls", true), (b"bcls", false), (br"\cls", false)] {
-            assert_eq!(matches(br"[a\-z]cls", name, false), want, "{}", name.escape_ascii());
+        for (name, want) in [
+            (&b"-cls"[..], true),
+            (b"acls", true),
+            (b"zcls", true),
+            (b"bcls", false),
+            (br"\cls", false),
+        ] {
+            assert_eq!(
+                matches(br"[a\-z]cls", name, false),
+                want,
+                "{}",
+                name.escape_ascii()
+            );
         }
         assert!(!matches(br"ss[\!]", br"ss\", false));
         assert!(matches(br"ss[\!]", b"ss!", false));
@@ -728,7 +812,13 @@ mod tests {
             (b"trail  ", b"trail", true),
         ];
         for &(rule, path, want) in cases {
-            assert_eq!(matches(rule, path, false), want, "{} on {}", rule.escape_ascii(), path.escape_ascii());
+            assert_eq!(
+                matches(rule, path, false),
+                want,
+                "{} on {}",
+                rule.escape_ascii(),
+                path.escape_ascii()
+            );
         }
     }
 
@@ -737,25 +827,51 @@ mod tests {
         // The attack of issue 16: 12 stars between letters; git's wildmatch
         // and a backtracking glob try combinations of positions.
         let rule = Pattern::parse(b"*e*s*c*i*d*p*o*u*m*g*v*");
-        let Matcher::Glob { glob, .. } = &rule.matcher else { panic!("a glob") };
+        let Matcher::Glob { glob, .. } = &rule.matcher else {
+            panic!("a glob")
+        };
         let bound = |len: usize| (glob.tokens.len() as u64 + 2) * (len as u64 + 1) + 1;
         // Every letter the rule asks for, 20 times each, in the reverse order.
         let name: Vec<u8> = b"vgmuopdicse".iter().flat_map(|&b| [b; 20]).collect();
-        let s = Subject { path: &name, base: 0, is_dir: false, bytes: ByteSet::of(&name) };
+        let s = Subject {
+            path: &name,
+            base: 0,
+            is_dir: false,
+            bytes: ByteSet::of(&name),
+        };
         let mut meter = Meter::unbounded();
-        assert!(!rule.matches(&s, &mut States::default(), &mut meter).unwrap());
-        assert!(meter.steps() <= bound(name.len()), "{} steps for {} bytes", meter.steps(), name.len());
+        assert!(!rule
+            .matches(&s, &mut States::default(), &mut meter)
+            .unwrap());
+        assert!(
+            meter.steps() <= bound(name.len()),
+            "{} steps for {} bytes",
+            meter.steps(),
+            name.len()
+        );
     }
 
     #[test]
     fn a_near_miss_costs_about_one_scan_of_the_name() {
         let name = [&b"b"[..], &[b'a'; 240]].concat();
-        let s = Subject { path: &name, base: 0, is_dir: false, bytes: ByteSet::of(&name) };
+        let s = Subject {
+            path: &name,
+            base: 0,
+            is_dir: false,
+            bytes: ByteSet::of(&name),
+        };
         for rule in [&b"*a*a*a*a*a*a*a*a*a*a[!a]"[..], b"*a*a*a*a*a*a*a*a*a*a*b"] {
             let mut meter = Meter::unbounded();
-            assert!(!Pattern::parse(rule).matches(&s, &mut States::default(), &mut meter).unwrap());
+            assert!(!Pattern::parse(rule)
+                .matches(&s, &mut States::default(), &mut meter)
+                .unwrap());
             let limit = 2 * (name.len() as u64 + 1);
-            assert!(meter.steps() <= limit, "{}: {} steps, not {limit}", rule.escape_ascii(), meter.steps());
+            assert!(
+                meter.steps() <= limit,
+                "{}: {} steps, not {limit}",
+                rule.escape_ascii(),
+                meter.steps()
+            );
         }
     }
 
@@ -780,7 +896,12 @@ mod tests {
     fn a_meter_past_its_deadline_stops_the_match_within_one_check() {
         let rule = Pattern::parse(b"*a*a*a*a*a*a*a*a*a*a*b");
         let name = vec![b'a'; 255];
-        let s = Subject { path: &name, base: 0, is_dir: false, bytes: ByteSet::of(b"ab") };
+        let s = Subject {
+            path: &name,
+            base: 0,
+            is_dir: false,
+            bytes: ByteSet::of(b"ab"),
+        };
         let mut meter = Meter::new(Some(Instant::now()), None);
         let mut states = States::default();
         let mut stopped = 0;
@@ -790,8 +911,15 @@ mod tests {
             }
         }
         assert_eq!(meter.halted(), Some(Halt::Deadline));
-        assert!(stopped > 9_000, "once stopped, every later match stops at once");
-        assert!(meter.steps() <= IGNORE_STEPS_PER_CHECK + 64, "stopped within one check: {} steps", meter.steps());
+        assert!(
+            stopped > 9_000,
+            "once stopped, every later match stops at once"
+        );
+        assert!(
+            meter.steps() <= IGNORE_STEPS_PER_CHECK + 64,
+            "stopped within one check: {} steps",
+            meter.steps()
+        );
     }
 
     #[test]
@@ -801,7 +929,12 @@ mod tests {
         let mut meter = Meter::new(None, Some(&token));
         let rule = Pattern::parse(b"*x*");
         let name = vec![b'y'; 200];
-        let s = Subject { path: &name, base: 0, is_dir: false, bytes: ByteSet::of(b"xy") };
+        let s = Subject {
+            path: &name,
+            base: 0,
+            is_dir: false,
+            bytes: ByteSet::of(b"xy"),
+        };
         let mut states = States::default();
         let stopped = (0..10_000).find_map(|_| rule.matches(&s, &mut states, &mut meter).err());
         assert_eq!(stopped, Some(Halt::Cancelled));

@@ -61,10 +61,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::dirio::{Dir, SmallFile};
-use crate::local::LocalFs;
 use crate::error::{CanopyError, ErrorCode};
 use crate::ignore_pattern::{rule_lines, ByteSet, Halt, Meter, Pattern, States, Subject};
-use crate::limits::{MAX_GIT_MARKER_BYTES, MAX_IGNORE_COMPILED_BYTES, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_RULES, MAX_IGNORE_RULE_BYTES};
+use crate::limits::{
+    MAX_GIT_MARKER_BYTES, MAX_IGNORE_COMPILED_BYTES, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_RULES,
+    MAX_IGNORE_RULE_BYTES,
+};
+use crate::local::LocalFs;
 use crate::wire::EntryKind;
 
 /// The rules of one ignore file, for the folder it applies from, in the
@@ -149,7 +152,11 @@ pub struct IgnoreRules {
 
 impl std::fmt::Debug for IgnoreRules {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("IgnoreRules").field("active", &self.active).field("all", &self.all).field("layers", &self.layers.len()).finish()
+        f.debug_struct("IgnoreRules")
+            .field("active", &self.active)
+            .field("all", &self.all)
+            .field("layers", &self.layers.len())
+            .finish()
     }
 }
 
@@ -176,7 +183,9 @@ fn kind_words(kind: EntryKind) -> &'static str {
         EntryKind::Socket => "a socket",
         EntryKind::CharDevice => "a character device",
         EntryKind::BlockDevice => "a block device",
-        EntryKind::File | EntryKind::Unknown => "not a regular file (it changed while it was opened)",
+        EntryKind::File | EntryKind::Unknown => {
+            "not a regular file (it changed while it was opened)"
+        }
     }
 }
 
@@ -195,13 +204,22 @@ fn over_budget(what: &str, want: Spent, had: Spent) -> CanopyError {
 /// Builds the rules of one file's text (named `what` in messages), within
 /// the listing's rule budget: a file whose rules do not fit is not used, and
 /// the error says why.
-fn layer_of(text: &[u8], what: &str, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+fn layer_of(
+    text: &[u8],
+    what: &str,
+    budget: &RuleBudget,
+) -> (Option<Arc<Layer>>, Option<CanopyError>) {
     // Counted before anything is compiled, so a file over the budget costs one scan.
-    let (rules, bytes) = rule_lines(text).fold((0usize, 0usize), |(n, b), line| (n + 1, b + line.len()));
+    let (rules, bytes) =
+        rule_lines(text).fold((0usize, 0usize), |(n, b), line| (n + 1, b + line.len()));
     if rules == 0 {
         return (None, None);
     }
-    let counted = Spent { rules, bytes, compiled: 0 };
+    let counted = Spent {
+        rules,
+        bytes,
+        compiled: 0,
+    };
     let had = budget.spent();
     if !fits(had, counted) {
         return (None, Some(over_budget(what, counted, had)));
@@ -209,10 +227,16 @@ fn layer_of(text: &[u8], what: &str, budget: &RuleBudget) -> (Option<Arc<Layer>>
     // A rule that comes again later can never be the last match: only the
     // last of identical lines is kept (5,000 copies of one costly rule cost one).
     let mut seen = HashSet::new();
-    let mut last_of_each: Vec<&[u8]> = rule_lines(text).rev().filter(|line| seen.insert(*line)).collect();
+    let mut last_of_each: Vec<&[u8]> = rule_lines(text)
+        .rev()
+        .filter(|line| seen.insert(*line))
+        .collect();
     last_of_each.reverse();
     let patterns: Box<[Pattern]> = last_of_each.into_iter().map(Pattern::parse).collect();
-    let want = Spent { compiled: patterns.iter().map(Pattern::cost).sum(), ..counted };
+    let want = Spent {
+        compiled: patterns.iter().map(Pattern::cost).sum(),
+        ..counted
+    };
     match budget.take(want) {
         Ok(()) => (Some(Arc::new(Layer { patterns })), None),
         Err(had) => (None, Some(over_budget(what, want, had))),
@@ -223,17 +247,32 @@ fn layer_of(text: &[u8], what: &str, budget: &RuleBudget) -> (Option<Arc<Layer>>
 /// rules, or why not. `follow`: a final symlink is followed (git follows one
 /// for `.git/info/exclude` and the global file, never for a `.gitignore`);
 /// what it reaches must still be a regular file.
-fn read_layer(dir: &Dir, name: &[u8], what: &str, follow: bool, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+fn read_layer(
+    dir: &Dir,
+    name: &[u8],
+    what: &str,
+    follow: bool,
+    budget: &RuleBudget,
+) -> (Option<Arc<Layer>>, Option<CanopyError>) {
     match dir.read_small_file(name, MAX_IGNORE_FILE_BYTES, follow) {
         Ok(SmallFile::Read(text)) => layer_of(&text, what, budget),
         Ok(other) => (None, unusable(what, &other)),
-        Err(e) => (None, Some(CanopyError::from_io(&e, &format!("cannot read {what}")))),
+        Err(e) => (
+            None,
+            Some(CanopyError::from_io(&e, &format!("cannot read {what}"))),
+        ),
     }
 }
 
 /// Reads the file `file` (its folder opened by path) as an ignore file,
 /// named `prefix` and its path in messages.
-fn read_layer_at(file: &Path, prefix: &str, follow: bool, fs: &LocalFs, budget: &RuleBudget) -> (Option<Arc<Layer>>, Option<CanopyError>) {
+fn read_layer_at(
+    file: &Path,
+    prefix: &str,
+    follow: bool,
+    fs: &LocalFs,
+    budget: &RuleBudget,
+) -> (Option<Arc<Layer>>, Option<CanopyError>) {
     let (Some(dir_path), Some(name)) = (file.parent(), file.file_name()) else {
         return (None, None);
     };
@@ -241,8 +280,13 @@ fn read_layer_at(file: &Path, prefix: &str, follow: bool, fs: &LocalFs, budget: 
     // Only searched, not read: a folder git may look a name up in (mode 711) serves.
     match fs.search_path(dir_path) {
         Ok(dir) => read_layer(&dir, name.as_bytes(), &what, follow, budget),
-        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => (None, None),
-        Err(e) => (None, Some(CanopyError::from_io(&e, &format!("cannot read {what}")))),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => {
+            (None, None)
+        }
+        Err(e) => (
+            None,
+            Some(CanopyError::from_io(&e, &format!("cannot read {what}"))),
+        ),
     }
 }
 
@@ -269,11 +313,16 @@ fn is_repository(dir: &Dir) -> bool {
     };
     let follow = meta.kind == EntryKind::Symlink;
     match kind {
-        EntryKind::Folder => dir.search_child(b".git", follow).is_ok_and(|g| is_git_directory(&g)),
+        EntryKind::Folder => dir
+            .search_child(b".git", follow)
+            .is_ok_and(|g| is_git_directory(&g)),
         EntryKind::File => match dir.read_small_file(b".git", MAX_GIT_MARKER_BYTES, follow) {
             // The file may name a repository anywhere (a worktree's names
             // `.git/worktrees/NAME` of its main repository): git goes there.
-            Ok(SmallFile::Read(text)) => gitdir_of(&text).is_some_and(|to| dir.search_child(to, true).is_ok_and(|g| is_git_directory(&g))),
+            Ok(SmallFile::Read(text)) => gitdir_of(&text).is_some_and(|to| {
+                dir.search_child(to, true)
+                    .is_ok_and(|g| is_git_directory(&g))
+            }),
             _ => false,
         },
         _ => false,
@@ -314,7 +363,11 @@ fn is_git_directory(g: &Dir) -> bool {
         _ => None,
     };
     let common = common.as_ref().unwrap_or(g);
-    let folder = |name: &[u8]| common.stat_child(name, true).is_ok_and(|m| m.kind == EntryKind::Folder);
+    let folder = |name: &[u8]| {
+        common
+            .stat_child(name, true)
+            .is_ok_and(|m| m.kind == EntryKind::Folder)
+    };
     folder(b"objects") && folder(b"refs")
 }
 
@@ -347,7 +400,12 @@ fn global_file(repo: &Path) -> Option<PathBuf> {
 
 /// The rules of a repository whose root is `repo`: `.git/info/exclude` and the
 /// global file, lowest precedence last.
-fn repository_layers(repo: &Path, fs: &LocalFs, budget: &RuleBudget, problems: &mut Vec<CanopyError>) -> Vec<(Arc<Layer>, PathBuf)> {
+fn repository_layers(
+    repo: &Path,
+    fs: &LocalFs,
+    budget: &RuleBudget,
+    problems: &mut Vec<CanopyError>,
+) -> Vec<(Arc<Layer>, PathBuf)> {
     let mut out = Vec::new();
     let exclude = repo.join(".git/info/exclude");
     let (layer, err) = read_layer_at(&exclude, "", true, fs, budget);
@@ -368,7 +426,10 @@ fn one_problem(problems: Vec<CanopyError>) -> Option<CanopyError> {
     let mut first = problems.into_iter().next()?;
     if more > 0 {
         let files = if more == 1 { "file" } else { "files" };
-        first.message = format!("{} (and {more} more ignore {files} could not be used)", first.message);
+        first.message = format!(
+            "{} (and {more} more ignore {files} could not be used)",
+            first.message
+        );
     }
     Some(first)
 }
@@ -396,13 +457,20 @@ impl IgnoreRules {
     /// location. Runs on the caller's thread: call it on a bounded worker.
     /// Deciding whether a folder above is ignored is matching, under `meter`:
     /// if it stops, nothing is ignored and the error says why.
-    pub(crate) fn for_folder(path: &Path, fs: &LocalFs, meter: &mut Meter<'_>) -> (IgnoreRules, Option<CanopyError>) {
+    pub(crate) fn for_folder(
+        path: &Path,
+        fs: &LocalFs,
+        meter: &mut Meter<'_>,
+    ) -> (IgnoreRules, Option<CanopyError>) {
         let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let holds_git = |a: &Path| fs.search_path(a).is_ok_and(|d| is_repository(&d));
         let Some(repo) = real.ancestors().find(|a| holds_git(a)) else {
             return (IgnoreRules::none(), None);
         };
-        let below: Vec<&OsStr> = real.strip_prefix(repo).map(|p| p.iter().collect()).unwrap_or_default();
+        let below: Vec<&OsStr> = real
+            .strip_prefix(repo)
+            .map(|p| p.iter().collect())
+            .unwrap_or_default();
         if below.iter().any(|n| n.as_bytes() == b".git") {
             // Inside the repository's own `.git`: git applies no rules there.
             return (IgnoreRules::none(), None);
@@ -410,7 +478,12 @@ impl IgnoreRules {
         let mut problems = Vec::new();
         let budget = Arc::new(RuleBudget::default());
         let base = repository_layers(repo, fs, &budget, &mut problems);
-        let mut rules = IgnoreRules { budget, active: true, all: false, layers: base };
+        let mut rules = IgnoreRules {
+            budget,
+            active: true,
+            all: false,
+            layers: base,
+        };
         let mut here = repo.to_path_buf();
         let (layer, err) = read_layer_at(&here.join(".gitignore"), "", false, fs, &rules.budget);
         problems.extend(err);
@@ -427,7 +500,8 @@ impl IgnoreRules {
             }
             rules.enter(name.as_bytes());
             here.push(name);
-            let (layer, err) = read_layer_at(&here.join(".gitignore"), "", false, fs, &rules.budget);
+            let (layer, err) =
+                read_layer_at(&here.join(".gitignore"), "", false, fs, &rules.budget);
             problems.extend(err);
             rules.push_own(layer);
         }
@@ -437,8 +511,22 @@ impl IgnoreRules {
     /// The rules for the entries of `child` (named `name`, opened as
     /// `dir`), an entry of the folder these rules are for, with why its own
     /// `.gitignore` could not be used.
-    pub(crate) fn descend(&self, name: &[u8], dir: &Dir, path: &Path, fs: &LocalFs) -> (IgnoreRules, Option<CanopyError>) {
-        let inactive = || (IgnoreRules { budget: self.budget.clone(), ..IgnoreRules::none() }, None);
+    pub(crate) fn descend(
+        &self,
+        name: &[u8],
+        dir: &Dir,
+        path: &Path,
+        fs: &LocalFs,
+    ) -> (IgnoreRules, Option<CanopyError>) {
+        let inactive = || {
+            (
+                IgnoreRules {
+                    budget: self.budget.clone(),
+                    ..IgnoreRules::none()
+                },
+                None,
+            )
+        };
         if name == b".git" {
             // A repository's own folder: git applies no rules inside it.
             return inactive();
@@ -448,7 +536,12 @@ impl IgnoreRules {
         let mut rules = if holds_git {
             // A repository of its own: its rules alone.
             let base = repository_layers(path, fs, &self.budget, &mut problems);
-            IgnoreRules { budget: self.budget.clone(), active: true, all: false, layers: base }
+            IgnoreRules {
+                budget: self.budget.clone(),
+                active: true,
+                all: false,
+                layers: base,
+            }
         } else if self.active {
             let mut r = self.clone();
             r.enter(name);
@@ -484,7 +577,13 @@ impl IgnoreRules {
     ///
     /// # Errors
     /// `meter` stopped the matching (the folder's deadline, or a cancel).
-    pub(crate) fn is_ignored(&self, name: &[u8], is_dir: bool, scratch: &mut IgnoreScratch, meter: &mut Meter<'_>) -> Result<bool, Halt> {
+    pub(crate) fn is_ignored(
+        &self,
+        name: &[u8],
+        is_dir: bool,
+        scratch: &mut IgnoreScratch,
+        meter: &mut Meter<'_>,
+    ) -> Result<bool, Halt> {
         if !self.active {
             return Ok(false);
         }
@@ -501,7 +600,12 @@ impl IgnoreRules {
             }
             let base = path.len();
             path.extend_from_slice(name);
-            let subject = Subject { path, base, is_dir, bytes: ByteSet::of(path) };
+            let subject = Subject {
+                path,
+                base,
+                is_dir,
+                bytes: ByteSet::of(path),
+            };
             // The last rule of a file that matches decides.
             for pattern in layer.patterns.iter().rev() {
                 if pattern.matches(&subject, states, meter)? {
@@ -519,11 +623,23 @@ mod tests {
 
     #[test]
     fn only_the_last_of_identical_rules_is_kept_and_the_order_of_the_rest_holds() {
-        let text = [&b"*.log\n!keep.log\n"[..], &b"*a*a*a*b\n".repeat(4_000), b"*.log\n"].concat();
+        let text = [
+            &b"*.log\n!keep.log\n"[..],
+            &b"*a*a*a*b\n".repeat(4_000),
+            b"*.log\n",
+        ]
+        .concat();
         let (layer, err) = layer_of(&text, "test", &RuleBudget::default());
         assert!(err.is_none(), "{err:?}");
         let layer = layer.expect("rules");
-        assert_eq!(layer.patterns.len(), 3, "!keep.log, one *a*a*a*b, then *.log");
-        assert!(layer.patterns[0].negative, "the later *.log still comes after !keep.log");
+        assert_eq!(
+            layer.patterns.len(),
+            3,
+            "!keep.log, one *a*a*a*b, then *.log"
+        );
+        assert!(
+            layer.patterns[0].negative,
+            "the later *.log still comes after !keep.log"
+        );
     }
 }

@@ -27,6 +27,7 @@
 //! (the system-call boundary); every other module forbids it.
 #![deny(unsafe_code)]
 
+mod archive;
 // Public for canopy-watch, which sets its watches up on the same bounded workers.
 pub mod bounded;
 pub mod cancel;
@@ -54,15 +55,16 @@ pub mod text;
 mod walk;
 pub mod wire;
 
-pub(crate) use sys::{anchor, dirio, file, local};
 pub use sys::supervisor;
+pub(crate) use sys::{anchor, dirio, file, local};
 pub(crate) use wire::error;
 
+pub use archive::WithArchives;
 pub use confine::{confine_links, real_path, resolve_within, within, Leads};
 pub use cursor::{after_entry as cursor_after, max_len as max_cursor_len};
-pub use local::{LocalFile, LocalFs};
 pub use error::{CanopyError, ErrorCode};
 pub use filter::is_glob as filter_is_glob;
+pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;

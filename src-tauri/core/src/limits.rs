@@ -4,8 +4,8 @@
 //! bindings) the UI all read these; nothing else hard-codes a depth, cap or size.
 #![forbid(unsafe_code)]
 
-use std::time::Duration;
 pub use crate::wire::Limits;
+use std::time::Duration;
 
 /// Levels listed when the caller does not say: the folder's entries and theirs.
 pub const DEFAULT_DEPTH: u32 = 2;
@@ -182,6 +182,36 @@ pub const RESOLVE_SHARE_PERCENT: u32 = 75;
 /// `canopy-mcp`: longest wait for the client to answer `roots/list`.
 pub const MCP_ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
 
+// ---- Archives (see `archive`) ----
+
+/// How many bytes of a file are read to tell an archive by its magic bytes
+/// (a tar's header is 512 bytes in; a compressed one needs its first block).
+pub const ARCHIVE_SNIFF_BYTES: usize = 8 * 1024;
+/// The ratio guard: decompressing stops with `RATIO` once the output passes
+/// this many times the compressed bytes read (plus `ARCHIVE_RATIO_SLACK`).
+pub const ARCHIVE_RATIO_MAX: u64 = 1_000;
+/// Output allowed before the ratio guard applies (tiny files compress badly
+/// or absurdly well; a header alone is a few hundred bytes).
+pub const ARCHIVE_RATIO_SLACK: u64 = 1024 * 1024;
+/// How far into a compressed stream a preview decompresses to reach an
+/// entry's data (a tar.gz entry lies after every entry before it).
+pub const ARCHIVE_SKIP_MAX: u64 = 512 * 1024 * 1024;
+/// How long reading a compressed tar's headers may take before the listing
+/// shows what was read and says it is at least that (the request budget).
+pub const ARCHIVE_INDEX_TIME: Duration = Duration::from_secs(5);
+/// A zip's central directory is read in windows of this many bytes (a
+/// record is at most 46 + 3 x 65,535 bytes, so one always fits).
+pub const ARCHIVE_WINDOW: usize = 256 * 1024;
+/// Archives whose index is kept between listings (the last ones opened).
+pub const ARCHIVE_CACHE: usize = 4;
+/// The largest LZMA/XZ dictionary or zstd window a decoder may allocate.
+pub const ARCHIVE_DICT_MAX: u32 = 64 * 1024 * 1024;
+/// The longest symlink target read from an archive entry.
+pub const ARCHIVE_LINK_MAX: usize = 4096;
+/// A zip's central directory larger than this is refused (`TOO_LARGE`): its
+/// records are addressed by 32-bit offsets in the index.
+pub const ARCHIVE_DIRECTORY_MAX: u64 = u32::MAX as u64;
+
 /// The values of [`Limits`].
 pub const LIMITS: Limits = Limits {
     default_depth: DEFAULT_DEPTH,
@@ -208,7 +238,8 @@ mod tests {
     /// staleness check that runs `export_bindings` regenerates it too).
     #[test]
     fn export_bindings_limits_values() {
-        let dir = std::env::var_os("TS_RS_EXPORT_DIR").expect("TS_RS_EXPORT_DIR is set in .cargo/config.toml");
+        let dir = std::env::var_os("TS_RS_EXPORT_DIR")
+            .expect("TS_RS_EXPORT_DIR is set in .cargo/config.toml");
         let values = serde_json::to_value(LIMITS).unwrap();
         let mut body = String::new();
         for (key, value) in values.as_object().unwrap() {
@@ -225,6 +256,9 @@ mod tests {
     #[test]
     fn a_default_reply_fits_the_reply_budget_exactly() {
         assert_eq!(MAX_REPLY_ENTRIES, 50_500);
-        assert_eq!(LIMITS.max_reply_entries, u64::from(LIMITS.page) * (1 + u64::from(LIMITS.nested_cap)));
+        assert_eq!(
+            LIMITS.max_reply_entries,
+            u64::from(LIMITS.page) * (1 + u64::from(LIMITS.nested_cap))
+        );
     }
 }

@@ -6,7 +6,6 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::bounded::{self, Place, Watch};
-use crate::source::{Source, SourceFolder};
 use crate::error::{CanopyError, ErrorCode};
 use crate::filter::NameFilter;
 use crate::ignore_pattern::Meter;
@@ -14,6 +13,7 @@ use crate::limits::TIME_BUDGET;
 use crate::names::decode_handle;
 use crate::order::{sort_key_for, starts_with_folded, Group, Order, Primary};
 use crate::select::{pass, Reading, Stop};
+use crate::source::{Source, SourceFolder};
 use crate::walk::stat_deadline;
 use crate::wire::{LocateRequest, Located};
 
@@ -31,20 +31,46 @@ use crate::wire::{LocateRequest, Located};
 /// cannot be read; `TIMEOUT` when a pass exceeds the time budget.
 pub fn locate<S: Source>(source: &S, req: &LocateRequest) -> Result<Located, CanopyError> {
     let path = decode_handle(&req.folder)?;
-    let filter = req.settings.filter.as_deref().map(NameFilter::parse).transpose()?;
+    let filter = req
+        .settings
+        .filter
+        .as_deref()
+        .map(NameFilter::parse)
+        .transpose()?;
     let (req, source) = (req.clone(), source.clone());
-    bounded::call(Place::path(&path), TIME_BUDGET, move |watch| locate_in(&source, &path, &req, filter.as_ref(), watch))?
+    bounded::call(Place::path(&path), TIME_BUDGET, move |watch| {
+        locate_in(&source, &path, &req, filter.as_ref(), watch)
+    })?
 }
 
-fn locate_in<S: Source>(source: &S, path: &Path, req: &LocateRequest, filter: Option<&NameFilter>, watch: &Watch) -> Result<Located, CanopyError> {
-    let dir = source.open_folder(path).map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
-    let (id, _) = dir.identity().map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
-    watch.reached(Place::Device(id.dev)).map_err(|u| u.error())?;
+fn locate_in<S: Source>(
+    source: &S,
+    path: &Path,
+    req: &LocateRequest,
+    filter: Option<&NameFilter>,
+    watch: &Watch,
+) -> Result<Located, CanopyError> {
+    let dir = source
+        .open_folder(path)
+        .map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
+    let (id, _) = dir
+        .identity()
+        .map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
+    watch
+        .reached(Place::Device(id.dev))
+        .map_err(|u| u.error())?;
     let deadline = Instant::now() + TIME_BUDGET;
     let settings = &req.settings;
-    let rules = settings.hide_ignored.then(|| source.ignore_rules(path, &mut Meter::new(Some(deadline), None)).0);
+    let rules = settings.hide_ignored.then(|| {
+        source
+            .ignore_rules(path, &mut Meter::new(Some(deadline), None))
+            .0
+    });
     let prefix = req.prefix.as_bytes();
-    let order = Order { by: settings.sort, reverse: settings.reverse };
+    let order = Order {
+        by: settings.sort,
+        reverse: settings.reverse,
+    };
     let rd = Reading {
         show_dotfiles: settings.show_dotfiles,
         deadline,
@@ -61,7 +87,10 @@ fn locate_in<S: Source>(source: &S, path: &Path, req: &LocateRequest, filter: Op
             // Not `timeout_error`: locate shows nothing of what it read.
             return Err(CanopyError::new(
                 ErrorCode::Timeout,
-                format!("finding the prefix in this folder took longer than {} ms", TIME_BUDGET.as_millis()),
+                format!(
+                    "finding the prefix in this folder took longer than {} ms",
+                    TIME_BUDGET.as_millis()
+                ),
             ));
         }
         if let Some(e) = &p.failed {
@@ -76,13 +105,20 @@ fn locate_in<S: Source>(source: &S, path: &Path, req: &LocateRequest, filter: Op
             return;
         }
         sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
-        if best.as_ref().is_none_or(|(k, n)| order.compare_keyed(&key, e.name, k, n) == Ordering::Less) {
+        if best
+            .as_ref()
+            .is_none_or(|(k, n)| order.compare_keyed(&key, e.name, k, n) == Ordering::Less)
+        {
             best = Some((key.clone(), e.name.into()));
         }
     })?;
     let matched = best.is_some();
     let (tk, tn) = best.unwrap_or_else(|| {
-        let primary = if order.needs_stat() { Primary::Missing } else { Primary::None };
+        let primary = if order.needs_stat() {
+            Primary::Missing
+        } else {
+            Primary::None
+        };
         let mut k = Vec::new();
         sort_key_for(order, Group::Other, primary, prefix, &mut k);
         (k, prefix.into())
@@ -94,5 +130,9 @@ fn locate_in<S: Source>(source: &S, path: &Path, req: &LocateRequest, filter: Op
             index += 1;
         }
     })?;
-    Ok(Located { index, matched, total })
+    Ok(Located {
+        index,
+        matched,
+        total,
+    })
 }

@@ -124,19 +124,30 @@ fn escape_char(c: char, out: &mut String) {
 impl DisplayName {
     /// Prepares raw name bytes for display.
     pub fn new(raw: &[u8]) -> Self {
+        Self::escaping(raw, is_escaped_char)
+    }
+
+    /// Prepares an entry's name for display: as [`DisplayName::new`], and a
+    /// `/` (which only an archive entry's raw, unsafe name holds) is escaped
+    /// too, so a name never reads as a path.
+    pub fn entry_name(raw: &[u8]) -> Self {
+        Self::escaping(raw, |c| c == '/' || is_escaped_char(c))
+    }
+
+    fn escaping(raw: &[u8], escaped: fn(char) -> bool) -> Self {
         let mut text = String::with_capacity(raw.len());
         let mut lossy = false;
         let mut needs_parts = false;
         for chunk in raw.utf8_chunks() {
             text.push_str(chunk.valid());
-            needs_parts |= chunk.valid().chars().any(is_escaped_char);
+            needs_parts |= chunk.valid().chars().any(escaped);
             if !chunk.invalid().is_empty() {
                 lossy = true;
                 needs_parts = true;
                 text.push(char::REPLACEMENT_CHARACTER);
             }
         }
-        let parts = needs_parts.then(|| parts_of(raw));
+        let parts = needs_parts.then(|| parts_of(raw, escaped));
         DisplayName { text, lossy, parts }
     }
 
@@ -145,7 +156,7 @@ impl DisplayName {
     }
 }
 
-fn parts_of(raw: &[u8]) -> Vec<NamePart> {
+fn parts_of(raw: &[u8], escaped: fn(char) -> bool) -> Vec<NamePart> {
     let mut parts = Vec::new();
     let mut text = String::new();
     let flush = |text: &mut String, parts: &mut Vec<NamePart>| {
@@ -155,7 +166,7 @@ fn parts_of(raw: &[u8]) -> Vec<NamePart> {
     };
     for chunk in raw.utf8_chunks() {
         for c in chunk.valid().chars() {
-            if is_escaped_char(c) {
+            if escaped(c) {
                 flush(&mut text, &mut parts);
                 let mut e = String::new();
                 escape_char(c, &mut e);
@@ -230,16 +241,28 @@ pub fn unescape_line(text: &str) -> Result<Vec<u8>, CanopyError> {
             Some(b't') => (vec![b'\t'], 1),
             Some(b'r') => (vec![b'\r'], 1),
             Some(b'x') => {
-                let hex = after.get(1..3).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                let hex = after
+                    .get(1..3)
+                    .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
                 let hex = hex.ok_or_else(|| bad("\\x needs two hex digits".into()))?;
-                (vec![u8::from_str_radix(hex, 16).map_err(|_| bad("bad \\x escape".into()))?], 3)
+                (
+                    vec![u8::from_str_radix(hex, 16).map_err(|_| bad("bad \\x escape".into()))?],
+                    3,
+                )
             }
             Some(b'u') => {
-                let body = after.strip_prefix("u{").ok_or_else(|| bad("\\u needs {HEX}".into()))?;
-                let end = body.find('}').ok_or_else(|| bad("\\u{ is not closed".into()))?;
+                let body = after
+                    .strip_prefix("u{")
+                    .ok_or_else(|| bad("\\u needs {HEX}".into()))?;
+                let end = body
+                    .find('}')
+                    .ok_or_else(|| bad("\\u{ is not closed".into()))?;
                 let hex = &body[..end];
                 let ok = (1..=6).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit());
-                let c = u32::from_str_radix(hex, 16).ok().filter(|_| ok).and_then(char::from_u32);
+                let c = u32::from_str_radix(hex, 16)
+                    .ok()
+                    .filter(|_| ok)
+                    .and_then(char::from_u32);
                 let c = c.ok_or_else(|| bad(format!("\\u{{{hex}}} is not a character")))?;
                 (c.to_string().into_bytes(), 2 + end + 1)
             }
@@ -254,13 +277,20 @@ pub fn unescape_line(text: &str) -> Result<Vec<u8>, CanopyError> {
     }
     out.extend_from_slice(rest.as_bytes());
     if out.contains(&0) {
-        return Err(CanopyError::invalid("a name or path never holds a NUL byte"));
+        return Err(CanopyError::invalid(
+            "a name or path never holds a NUL byte",
+        ));
     }
     Ok(out)
 }
 
 /// The notes Canopy writes after a link's target in text mode.
-pub const LINK_NOTES: [&str; 4] = [" (dangling)", " (loop)", " (unchecked)", " (outside the roots)"];
+pub const LINK_NOTES: [&str; 4] = [
+    " (dangling)",
+    " (loop)",
+    " (unchecked)",
+    " (outside the roots)",
+];
 
 /// Applies text mode's two guards to the escaped field (a name, or a link's
 /// target) that `out` holds from `start` on:
@@ -303,8 +333,14 @@ mod tests {
     fn handle_round_trips_invalid_utf8() {
         let raw = PathBuf::from(std::ffi::OsString::from_vec(b"/tmp/caf\xe9/\xff".to_vec()));
         let handle = encode_handle(&raw);
-        assert!(handle.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
-        assert_eq!(decode_handle(&handle).unwrap(), raw, "a handle must decode to the exact bytes");
+        assert!(handle
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+        assert_eq!(
+            decode_handle(&handle).unwrap(),
+            raw,
+            "a handle must decode to the exact bytes"
+        );
     }
 
     #[test]
@@ -325,13 +361,22 @@ mod tests {
             (b"esc\x1bx", "esc\\u{1b}x"),
             (b"del\x7f", "del\\u{7f}"),
             ("c1\u{85}".as_bytes(), "c1\\u{85}"),
-            ("invoice\u{202e}txt.exe".as_bytes(), "invoice\\u{202e}txt.exe"),
+            (
+                "invoice\u{202e}txt.exe".as_bytes(),
+                "invoice\\u{202e}txt.exe",
+            ),
             ("alm\u{061c}".as_bytes(), "alm\\u{61c}"),
             ("iso\u{2066}\u{2069}".as_bytes(), "iso\\u{2066}\\u{2069}"),
-            ("zw\u{200b}\u{200d}\u{2060}\u{feff}".as_bytes(), "zw\\u{200b}\\u{200d}\\u{2060}\\u{feff}"),
+            (
+                "zw\u{200b}\u{200d}\u{2060}\u{feff}".as_bytes(),
+                "zw\\u{200b}\\u{200d}\\u{2060}\\u{feff}",
+            ),
             ("lrm\u{200e}".as_bytes(), "lrm\\u{200e}"),
             (b"bad\xff\xfe", "bad\\xff\\xfe"),
-            (b"evil -> safe -> /etc/shadow", "evil -\\u{3e} safe -\\u{3e} /etc/shadow"),
+            (
+                b"evil -> safe -> /etc/shadow",
+                "evil -\\u{3e} safe -\\u{3e} /etc/shadow",
+            ),
             (b"-> start", "-\\u{3e} start"),
             (b"a->b a- >c", "a->b a- >c"),
             (b"file (dangling)", "file \\u{28}dangling)"),
@@ -340,10 +385,19 @@ mod tests {
             (b"w (outside the roots)", "w \\u{28}outside the roots)"),
             (b"(dangling) z", "(dangling) z"),
             (b"z(loop)", "z(loop)"),
-            ("line\u{2028}para\u{2029}".as_bytes(), "line\\u{2028}para\\u{2029}"),
+            (
+                "line\u{2028}para\u{2029}".as_bytes(),
+                "line\\u{2028}para\\u{2029}",
+            ),
             ("soft\u{ad}hy".as_bytes(), "soft\\u{ad}hy"),
-            ("fill\u{115f}\u{1160}\u{3164}\u{ffa0}\u{180e}".as_bytes(), "fill\\u{115f}\\u{1160}\\u{3164}\\u{ffa0}\\u{180e}"),
-            ("tag\u{e0000}\u{e0041}\u{e007f}".as_bytes(), "tag\\u{e0000}\\u{e0041}\\u{e007f}"),
+            (
+                "fill\u{115f}\u{1160}\u{3164}\u{ffa0}\u{180e}".as_bytes(),
+                "fill\\u{115f}\\u{1160}\\u{3164}\\u{ffa0}\\u{180e}",
+            ),
+            (
+                "tag\u{e0000}\u{e0041}\u{e007f}".as_bytes(),
+                "tag\\u{e0000}\\u{e0041}\\u{e007f}",
+            ),
             ("arabic\u{600}\u{8e2}".as_bytes(), "arabic\\u{600}\\u{8e2}"),
             ("caf\u{e9} ok".as_bytes(), "caf\u{e9} ok"),
         ];
@@ -372,11 +426,27 @@ mod tests {
 
     #[test]
     fn unescape_refuses_what_escaping_never_writes() {
-        for bad in ["a\\", "a\\q", "\\x4", "\\xzz", "\\u202e", "\\u{}", "\\u{110000}", "\\u{d800}", "\\u{1234567}", "\\u{12", "\\x00", "nul\0"] {
+        for bad in [
+            "a\\",
+            "a\\q",
+            "\\x4",
+            "\\xzz",
+            "\\u202e",
+            "\\u{}",
+            "\\u{110000}",
+            "\\u{d800}",
+            "\\u{1234567}",
+            "\\u{12",
+            "\\x00",
+            "nul\0",
+        ] {
             let err = unescape_line(bad).unwrap_err();
             assert_eq!(err.code, crate::ErrorCode::InvalidArgument, "{bad:?}");
         }
-        assert!(unescape_line("a\\q").unwrap_err().message.contains("\\\\"), "the message says how to write a backslash");
+        assert!(
+            unescape_line("a\\q").unwrap_err().message.contains("\\\\"),
+            "the message says how to write a backslash"
+        );
     }
 
     proptest::proptest! {
@@ -393,7 +463,14 @@ mod tests {
     #[test]
     fn display_name_marks_escapes_and_lossy_bytes() {
         let plain = DisplayName::new(b"notes.txt");
-        assert_eq!(plain, DisplayName { text: "notes.txt".into(), lossy: false, parts: None });
+        assert_eq!(
+            plain,
+            DisplayName {
+                text: "notes.txt".into(),
+                lossy: false,
+                parts: None
+            }
+        );
 
         let bidi = DisplayName::new("invoice\u{202e}txt.exe".as_bytes());
         assert!(!bidi.lossy);
@@ -409,16 +486,31 @@ mod tests {
         let bad = DisplayName::new(b"caf\xe9");
         assert!(bad.lossy, "replaced bytes must be flagged");
         assert_eq!(bad.text, "caf\u{fffd}");
-        assert_eq!(bad.parts.unwrap(), vec![NamePart::Text("caf".into()), NamePart::Escape("\\xe9".into())]);
+        assert_eq!(
+            bad.parts.unwrap(),
+            vec![
+                NamePart::Text("caf".into()),
+                NamePart::Escape("\\xe9".into())
+            ]
+        );
     }
 
     #[test]
     fn the_escaped_set_is_exactly_cc_cf_zl_zp_the_fillers_and_the_tag_block() {
         use unicode_general_category::{get_general_category, GeneralCategory as G};
         for c in (0..=0x10ffffu32).filter_map(char::from_u32) {
-            let by_category = matches!(get_general_category(c), G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator);
+            let by_category = matches!(
+                get_general_category(c),
+                G::Control | G::Format | G::LineSeparator | G::ParagraphSeparator
+            );
             let want = by_category || FILLERS.contains(&(c as u32)) || TAGS.contains(&(c as u32));
-            assert_eq!(is_escaped_char(c), want, "U+{:04X} ({:?})", c as u32, get_general_category(c));
+            assert_eq!(
+                is_escaped_char(c),
+                want,
+                "U+{:04X} ({:?})",
+                c as u32,
+                get_general_category(c)
+            );
         }
     }
 }

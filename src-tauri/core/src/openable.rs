@@ -43,10 +43,10 @@ use std::path::{Path, PathBuf};
 
 use crate::default_app::Desktop;
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{CONTENT_TYPES_CAP, OPEN_SNIFF_BYTES, ZIP_DIRECTORY_CAP};
-use crate::names::decode_handle;
 use crate::file::open_regular;
+use crate::limits::{CONTENT_TYPES_CAP, OPEN_SNIFF_BYTES, ZIP_DIRECTORY_CAP};
 use crate::local::LocalFile;
+use crate::names::decode_handle;
 use crate::preview::{read_at, FileRequest};
 
 /// The kind of thing a person opens.
@@ -113,19 +113,33 @@ const OOXML_MACROS: &[ZipName] = &[ZipName::EndsWith("vbaproject.bin")];
 /// carry code: `application/vnd.ms-office.vbaProject`, the
 /// `...macroEnabled.main+xml` documents, Excel 4 macro sheets, Word's
 /// `vbaData`, and ActiveX controls.
-const OOXML_MACRO_TYPES: &[&str] = &["vbaproject", "macroenabled", "macrosheet", "vbadata", "activex"];
+const OOXML_MACRO_TYPES: &[&str] = &[
+    "vbaproject",
+    "macroenabled",
+    "macrosheet",
+    "vbadata",
+    "activex",
+];
 /// The part of an OOXML package that names the type of every other part.
 const CONTENT_TYPES_PART: &str = "[content_types].xml";
 /// OpenDocument keeps Basic macros and scripts in these folders.
-const ODF_MACROS: &[ZipName] =
-    &[ZipName::StartsWith("basic/"), ZipName::StartsWith("scripts/"), ZipName::EndsWith("vbaproject.bin")];
+const ODF_MACROS: &[ZipName] = &[
+    ZipName::StartsWith("basic/"),
+    ZipName::StartsWith("scripts/"),
+    ZipName::EndsWith("vbaproject.bin"),
+];
 /// A zip with a Java manifest is a `.jar` under another name.
 const JAVA_ARCHIVE: &[ZipName] = &[ZipName::StartsWith("meta-inf/manifest.mf")];
 
 /// The allowlist: extension -> family -> the content it must have.
 pub static OPENABLE: &[Openable] = &[
     // Documents.
-    Openable { extensions: &["pdf"], family: Family::Document, mime: &["application/pdf"], content: Content::Magic(&[&[(0, b"%PDF-")]]) },
+    Openable {
+        extensions: &["pdf"],
+        family: Family::Document,
+        mime: &["application/pdf"],
+        content: Content::Magic(&[&[(0, b"%PDF-")]]),
+    },
     Openable {
         extensions: &["docx"],
         family: Family::Document,
@@ -148,14 +162,26 @@ pub static OPENABLE: &[Openable] = &[
         extensions: &["odt"],
         family: Family::Document,
         mime: &["application/vnd.oasis.opendocument.text"],
-        content: Content::Zip(&[&[(0, b"PK\x03\x04"), (30, b"mimetypeapplication/vnd.oasis.opendocument.text")]], ODF_MACROS),
+        content: Content::Zip(
+            &[&[
+                (0, b"PK\x03\x04"),
+                (30, b"mimetypeapplication/vnd.oasis.opendocument.text"),
+            ]],
+            ODF_MACROS,
+        ),
     },
     Openable {
         extensions: &["ods"],
         family: Family::Document,
         mime: &["application/vnd.oasis.opendocument.spreadsheet"],
         content: Content::Zip(
-            &[&[(0, b"PK\x03\x04"), (30, b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet")]],
+            &[&[
+                (0, b"PK\x03\x04"),
+                (
+                    30,
+                    b"mimetypeapplication/vnd.oasis.opendocument.spreadsheet",
+                ),
+            ]],
             ODF_MACROS,
         ),
     },
@@ -164,52 +190,218 @@ pub static OPENABLE: &[Openable] = &[
         family: Family::Document,
         mime: &["application/vnd.oasis.opendocument.presentation"],
         content: Content::Zip(
-            &[&[(0, b"PK\x03\x04"), (30, b"mimetypeapplication/vnd.oasis.opendocument.presentation")]],
+            &[&[
+                (0, b"PK\x03\x04"),
+                (
+                    30,
+                    b"mimetypeapplication/vnd.oasis.opendocument.presentation",
+                ),
+            ]],
             ODF_MACROS,
         ),
     },
     // Images (no SVG: it is a web document that can run script).
-    Openable { extensions: &["png"], family: Family::Image, mime: &["image/png"], content: Content::Magic(&[&[(0, b"\x89PNG\r\n\x1a\n")]]) },
-    Openable { extensions: &["jpg", "jpeg"], family: Family::Image, mime: &["image/jpeg"], content: Content::Magic(&[&[(0, b"\xff\xd8\xff")]]) },
-    Openable { extensions: &["gif"], family: Family::Image, mime: &["image/gif"], content: Content::Magic(&[&[(0, b"GIF87a")], &[(0, b"GIF89a")]]) },
-    Openable { extensions: &["webp"], family: Family::Image, mime: &["image/webp"], content: Content::Magic(&[&[(0, b"RIFF"), (8, b"WEBP")]]) },
-    Openable { extensions: &["bmp"], family: Family::Image, mime: &["image/bmp", "image/x-ms-bmp"], content: Content::Magic(&[&[(0, b"BM")]]) },
-    Openable { extensions: &["tif", "tiff"], family: Family::Image, mime: &["image/tiff"], content: Content::Magic(&[&[(0, b"II*\0")], &[(0, b"MM\0*")]]) },
-    Openable { extensions: &["avif"], family: Family::Image, mime: &["image/avif"], content: Content::Magic(&[&[(4, b"ftypavif")], &[(4, b"ftypavis")]]) },
+    Openable {
+        extensions: &["png"],
+        family: Family::Image,
+        mime: &["image/png"],
+        content: Content::Magic(&[&[(0, b"\x89PNG\r\n\x1a\n")]]),
+    },
+    Openable {
+        extensions: &["jpg", "jpeg"],
+        family: Family::Image,
+        mime: &["image/jpeg"],
+        content: Content::Magic(&[&[(0, b"\xff\xd8\xff")]]),
+    },
+    Openable {
+        extensions: &["gif"],
+        family: Family::Image,
+        mime: &["image/gif"],
+        content: Content::Magic(&[&[(0, b"GIF87a")], &[(0, b"GIF89a")]]),
+    },
+    Openable {
+        extensions: &["webp"],
+        family: Family::Image,
+        mime: &["image/webp"],
+        content: Content::Magic(&[&[(0, b"RIFF"), (8, b"WEBP")]]),
+    },
+    Openable {
+        extensions: &["bmp"],
+        family: Family::Image,
+        mime: &["image/bmp", "image/x-ms-bmp"],
+        content: Content::Magic(&[&[(0, b"BM")]]),
+    },
+    Openable {
+        extensions: &["tif", "tiff"],
+        family: Family::Image,
+        mime: &["image/tiff"],
+        content: Content::Magic(&[&[(0, b"II*\0")], &[(0, b"MM\0*")]]),
+    },
+    Openable {
+        extensions: &["avif"],
+        family: Family::Image,
+        mime: &["image/avif"],
+        content: Content::Magic(&[&[(4, b"ftypavif")], &[(4, b"ftypavis")]]),
+    },
     // Audio.
     Openable {
         extensions: &["mp3"],
         family: Family::Audio,
         mime: &["audio/mpeg"],
-        content: Content::Magic(&[&[(0, b"ID3")], &[(0, b"\xff\xfb")], &[(0, b"\xff\xf3")], &[(0, b"\xff\xf2")]]),
+        content: Content::Magic(&[
+            &[(0, b"ID3")],
+            &[(0, b"\xff\xfb")],
+            &[(0, b"\xff\xf3")],
+            &[(0, b"\xff\xf2")],
+        ]),
     },
-    Openable { extensions: &["flac"], family: Family::Audio, mime: &["audio/flac", "audio/x-flac"], content: Content::Magic(&[&[(0, b"fLaC")]]) },
-    Openable { extensions: &["ogg", "oga", "opus"], family: Family::Audio, mime: &["audio/ogg"], content: Content::Magic(&[&[(0, b"OggS")]]) },
-    Openable { extensions: &["wav"], family: Family::Audio, mime: &["audio/x-wav", "audio/wav", "audio/vnd.wave"], content: Content::Magic(&[&[(0, b"RIFF"), (8, b"WAVE")]]) },
-    Openable { extensions: &["m4a"], family: Family::Audio, mime: &["audio/mp4", "audio/x-m4a"], content: Content::Magic(&[FTYP]) },
+    Openable {
+        extensions: &["flac"],
+        family: Family::Audio,
+        mime: &["audio/flac", "audio/x-flac"],
+        content: Content::Magic(&[&[(0, b"fLaC")]]),
+    },
+    Openable {
+        extensions: &["ogg", "oga", "opus"],
+        family: Family::Audio,
+        mime: &["audio/ogg"],
+        content: Content::Magic(&[&[(0, b"OggS")]]),
+    },
+    Openable {
+        extensions: &["wav"],
+        family: Family::Audio,
+        mime: &["audio/x-wav", "audio/wav", "audio/vnd.wave"],
+        content: Content::Magic(&[&[(0, b"RIFF"), (8, b"WAVE")]]),
+    },
+    Openable {
+        extensions: &["m4a"],
+        family: Family::Audio,
+        mime: &["audio/mp4", "audio/x-m4a"],
+        content: Content::Magic(&[FTYP]),
+    },
     // Video.
-    Openable { extensions: &["mp4", "m4v"], family: Family::Video, mime: &["video/mp4"], content: Content::Magic(&[FTYP]) },
-    Openable { extensions: &["mov"], family: Family::Video, mime: &["video/quicktime"], content: Content::Magic(&[FTYP, &[(4, b"moov")], &[(4, b"wide")], &[(4, b"mdat")]]) },
-    Openable { extensions: &["mkv"], family: Family::Video, mime: &["video/x-matroska"], content: Content::Magic(&[&[(0, b"\x1a\x45\xdf\xa3")]]) },
-    Openable { extensions: &["webm"], family: Family::Video, mime: &["video/webm"], content: Content::Magic(&[&[(0, b"\x1a\x45\xdf\xa3")]]) },
-    Openable { extensions: &["avi"], family: Family::Video, mime: &["video/x-msvideo"], content: Content::Magic(&[&[(0, b"RIFF"), (8, b"AVI ")]]) },
-    Openable { extensions: &["ogv"], family: Family::Video, mime: &["video/ogg"], content: Content::Magic(&[&[(0, b"OggS")]]) },
+    Openable {
+        extensions: &["mp4", "m4v"],
+        family: Family::Video,
+        mime: &["video/mp4"],
+        content: Content::Magic(&[FTYP]),
+    },
+    Openable {
+        extensions: &["mov"],
+        family: Family::Video,
+        mime: &["video/quicktime"],
+        content: Content::Magic(&[FTYP, &[(4, b"moov")], &[(4, b"wide")], &[(4, b"mdat")]]),
+    },
+    Openable {
+        extensions: &["mkv"],
+        family: Family::Video,
+        mime: &["video/x-matroska"],
+        content: Content::Magic(&[&[(0, b"\x1a\x45\xdf\xa3")]]),
+    },
+    Openable {
+        extensions: &["webm"],
+        family: Family::Video,
+        mime: &["video/webm"],
+        content: Content::Magic(&[&[(0, b"\x1a\x45\xdf\xa3")]]),
+    },
+    Openable {
+        extensions: &["avi"],
+        family: Family::Video,
+        mime: &["video/x-msvideo"],
+        content: Content::Magic(&[&[(0, b"RIFF"), (8, b"AVI ")]]),
+    },
+    Openable {
+        extensions: &["ogv"],
+        family: Family::Video,
+        mime: &["video/ogg"],
+        content: Content::Magic(&[&[(0, b"OggS")]]),
+    },
     // Text (plain text that a text viewer shows; no HTML, XML or scripts).
-    Openable { extensions: &["txt", "text", "log"], family: Family::Text, mime: &["text/plain"], content: Content::Text },
-    Openable { extensions: &["md", "markdown"], family: Family::Text, mime: &["text/markdown", "text/plain"], content: Content::Text },
-    Openable { extensions: &["csv"], family: Family::Text, mime: &["text/csv", "text/plain"], content: Content::Text },
-    Openable { extensions: &["tsv"], family: Family::Text, mime: &["text/tab-separated-values", "text/plain"], content: Content::Text },
-    Openable { extensions: &["json"], family: Family::Text, mime: &["application/json", "text/plain"], content: Content::Text },
-    Openable { extensions: &["yaml", "yml"], family: Family::Text, mime: &["application/yaml", "application/x-yaml", "text/plain"], content: Content::Text },
-    Openable { extensions: &["toml"], family: Family::Text, mime: &["application/toml", "text/plain"], content: Content::Text },
+    Openable {
+        extensions: &["txt", "text", "log"],
+        family: Family::Text,
+        mime: &["text/plain"],
+        content: Content::Text,
+    },
+    Openable {
+        extensions: &["md", "markdown"],
+        family: Family::Text,
+        mime: &["text/markdown", "text/plain"],
+        content: Content::Text,
+    },
+    Openable {
+        extensions: &["csv"],
+        family: Family::Text,
+        mime: &["text/csv", "text/plain"],
+        content: Content::Text,
+    },
+    Openable {
+        extensions: &["tsv"],
+        family: Family::Text,
+        mime: &["text/tab-separated-values", "text/plain"],
+        content: Content::Text,
+    },
+    Openable {
+        extensions: &["json"],
+        family: Family::Text,
+        mime: &["application/json", "text/plain"],
+        content: Content::Text,
+    },
+    Openable {
+        extensions: &["yaml", "yml"],
+        family: Family::Text,
+        mime: &["application/yaml", "application/x-yaml", "text/plain"],
+        content: Content::Text,
+    },
+    Openable {
+        extensions: &["toml"],
+        family: Family::Text,
+        mime: &["application/toml", "text/plain"],
+        content: Content::Text,
+    },
     // Archives (an archive manager lists them; nothing inside runs).
-    Openable { extensions: &["zip"], family: Family::Archive, mime: &["application/zip"], content: Content::Zip(&[ZIP, EMPTY_ZIP], JAVA_ARCHIVE) },
-    Openable { extensions: &["tar"], family: Family::Archive, mime: &["application/x-tar"], content: Content::Magic(&[&[(257, b"ustar")]]) },
-    Openable { extensions: &["gz", "tgz"], family: Family::Archive, mime: &["application/gzip", "application/x-gzip"], content: Content::Magic(&[&[(0, b"\x1f\x8b")]]) },
-    Openable { extensions: &["bz2"], family: Family::Archive, mime: &["application/x-bzip2"], content: Content::Magic(&[&[(0, b"BZh")]]) },
-    Openable { extensions: &["xz"], family: Family::Archive, mime: &["application/x-xz"], content: Content::Magic(&[&[(0, b"\xfd7zXZ\0")]]) },
-    Openable { extensions: &["zst"], family: Family::Archive, mime: &["application/zstd", "application/x-zstd"], content: Content::Magic(&[&[(0, b"\x28\xb5\x2f\xfd")]]) },
-    Openable { extensions: &["7z"], family: Family::Archive, mime: &["application/x-7z-compressed"], content: Content::Magic(&[&[(0, b"7z\xbc\xaf\x27\x1c")]]) },
+    Openable {
+        extensions: &["zip"],
+        family: Family::Archive,
+        mime: &["application/zip"],
+        content: Content::Zip(&[ZIP, EMPTY_ZIP], JAVA_ARCHIVE),
+    },
+    Openable {
+        extensions: &["tar"],
+        family: Family::Archive,
+        mime: &["application/x-tar"],
+        content: Content::Magic(&[&[(257, b"ustar")]]),
+    },
+    Openable {
+        extensions: &["gz", "tgz"],
+        family: Family::Archive,
+        mime: &["application/gzip", "application/x-gzip"],
+        content: Content::Magic(&[&[(0, b"\x1f\x8b")]]),
+    },
+    Openable {
+        extensions: &["bz2"],
+        family: Family::Archive,
+        mime: &["application/x-bzip2"],
+        content: Content::Magic(&[&[(0, b"BZh")]]),
+    },
+    Openable {
+        extensions: &["xz"],
+        family: Family::Archive,
+        mime: &["application/x-xz"],
+        content: Content::Magic(&[&[(0, b"\xfd7zXZ\0")]]),
+    },
+    Openable {
+        extensions: &["zst"],
+        family: Family::Archive,
+        mime: &["application/zstd", "application/x-zstd"],
+        content: Content::Magic(&[&[(0, b"\x28\xb5\x2f\xfd")]]),
+    },
+    Openable {
+        extensions: &["7z"],
+        family: Family::Archive,
+        mime: &["application/x-7z-compressed"],
+        content: Content::Magic(&[&[(0, b"7z\xbc\xaf\x27\x1c")]]),
+    },
 ];
 
 /// Content that is a program, script or shortcut whatever the file is called.
@@ -268,14 +460,24 @@ pub fn family_has_type(family: Family, mime: &str) -> bool {
     if REFUSED_TYPES.iter().any(|(t, _)| *t == mime) {
         return false;
     }
-    OPENABLE.iter().any(|r| r.family == family && r.mime.contains(&mime)) || (family == Family::Text && mime.starts_with("text/"))
+    OPENABLE
+        .iter()
+        .any(|r| r.family == family && r.mime.contains(&mime))
+        || (family == Family::Text && mime.starts_with("text/"))
 }
 
 /// Whether `mime` is a type of one of the allowlist's families.
 pub fn is_allowed_type(mime: &str) -> bool {
-    [Family::Document, Family::Image, Family::Audio, Family::Video, Family::Text, Family::Archive]
-        .into_iter()
-        .any(|f| family_has_type(f, &mime.to_ascii_lowercase()))
+    [
+        Family::Document,
+        Family::Image,
+        Family::Audio,
+        Family::Video,
+        Family::Text,
+        Family::Archive,
+    ]
+    .into_iter()
+    .any(|f| family_has_type(f, &mime.to_ascii_lowercase()))
 }
 
 fn family_words(family: Family) -> &'static str {
@@ -297,7 +499,9 @@ fn family_words(family: Family) -> &'static str {
 pub fn check_system_type(rule: &Openable, mime: &str) -> Result<(), CanopyError> {
     let mime = mime.to_ascii_lowercase();
     if let Some((_, what)) = REFUSED_TYPES.iter().find(|(t, _)| *t == mime) {
-        return Err(not_openable(format!("the system reads its content as {mime}, {what}")));
+        return Err(not_openable(format!(
+            "the system reads its content as {mime}, {what}"
+        )));
     }
     if !family_has_type(rule.family, &mime) {
         return Err(not_openable(format!(
@@ -315,11 +519,14 @@ fn not_openable(why: impl std::fmt::Display) -> CanopyError {
 /// The allowlist row for a file name, by its last extension (ASCII case ignored).
 pub fn rule_for(path: &Path) -> Option<&'static Openable> {
     let ext = path.extension()?.as_bytes().to_ascii_lowercase();
-    OPENABLE.iter().find(|o| o.extensions.iter().any(|e| e.as_bytes() == ext.as_slice()))
+    OPENABLE
+        .iter()
+        .find(|o| o.extensions.iter().any(|e| e.as_bytes() == ext.as_slice()))
 }
 
 fn matches(head: &[u8], sig: Signature) -> bool {
-    sig.iter().all(|(at, bytes)| head.get(*at..at + bytes.len()) == Some(*bytes))
+    sig.iter()
+        .all(|(at, bytes)| head.get(*at..at + bytes.len()) == Some(*bytes))
 }
 
 /// Checks a file's first bytes against its row and the signatures no file
@@ -334,7 +541,12 @@ pub fn check_content(rule: &Openable, head: &[u8], whole: bool) -> Result<(), Ca
             return Err(not_openable(format!("its content is {what}")));
         }
     }
-    let mismatch = || not_openable(format!("its content is not what a .{} file holds", rule.extensions[0]));
+    let mismatch = || {
+        not_openable(format!(
+            "its content is not what a .{} file holds",
+            rule.extensions[0]
+        ))
+    };
     match rule.content {
         Content::Magic(sigs) | Content::Zip(sigs, _) | Content::Ooxml(sigs, _) => {
             if !sigs.iter().any(|s| matches(head, s)) {
@@ -357,7 +569,10 @@ fn check_text(head: &[u8], whole: bool) -> Result<(), CanopyError> {
         }
     }
     let start = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
-    let start = &start[start.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(start.len())..];
+    let start = &start[start
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(start.len())..];
     for (sig, what) in NEVER_TEXT {
         if start.len() >= sig.len() && start[..sig.len()].eq_ignore_ascii_case(sig.as_bytes()) {
             return Err(not_openable(format!("its content is {what}")));
@@ -385,7 +600,10 @@ fn zip_directory(file: &LocalFile, size: u64) -> Result<Vec<ZipEntry>, CanopyErr
     // The end record is 22 bytes plus a comment of at most 65535.
     let tail_len = size.min(22 + 65_535);
     let tail = read_at(file, size - tail_len, tail_len as usize)?;
-    let eocd = tail.windows(4).rposition(|w| w == b"PK\x05\x06").ok_or_else(zip_unreadable)?;
+    let eocd = tail
+        .windows(4)
+        .rposition(|w| w == b"PK\x05\x06")
+        .ok_or_else(zip_unreadable)?;
     let rec = &tail[eocd..];
     if rec.len() < 22 {
         return Err(zip_unreadable());
@@ -401,8 +619,15 @@ fn zip_directory(file: &LocalFile, size: u64) -> Result<Vec<ZipEntry>, CanopyErr
         if dir.len() < pos + 46 || &dir[pos..pos + 4] != b"PK\x01\x02" {
             return Err(zip_unreadable());
         }
-        let (name_len, extra_len, comment_len) = (u16_at(&dir, pos + 28), u16_at(&dir, pos + 30), u16_at(&dir, pos + 32));
-        let name = dir.get(pos + 46..pos + 46 + name_len).ok_or_else(zip_unreadable)?.to_ascii_lowercase();
+        let (name_len, extra_len, comment_len) = (
+            u16_at(&dir, pos + 28),
+            u16_at(&dir, pos + 30),
+            u16_at(&dir, pos + 32),
+        );
+        let name = dir
+            .get(pos + 46..pos + 46 + name_len)
+            .ok_or_else(zip_unreadable)?
+            .to_ascii_lowercase();
         entries.push(ZipEntry {
             name,
             method: u16_at(&dir, pos + 10) as u16,
@@ -458,7 +683,8 @@ fn zip_entry_bytes(file: &LocalFile, size: u64, entry: &ZipEntry) -> Result<Vec<
     let data = read_at(file, start, entry.compressed as usize)?;
     match entry.method {
         0 => Ok(data),
-        8 => miniz_oxide::inflate::decompress_to_vec_with_limit(&data, CONTENT_TYPES_CAP).map_err(|_| unreadable()),
+        8 => miniz_oxide::inflate::decompress_to_vec_with_limit(&data, CONTENT_TYPES_CAP)
+            .map_err(|_| unreadable()),
         _ => Err(unreadable()),
     }
 }
@@ -511,9 +737,13 @@ fn xml_unescape(text: &str) -> String {
 /// carries code (the part's own name proves nothing), or that has no such
 /// file, or more than one, or one that cannot be read.
 fn check_ooxml_types(file: &LocalFile, size: u64, entries: &[ZipEntry]) -> Result<(), CanopyError> {
-    let mut parts = entries.iter().filter(|e| e.name == CONTENT_TYPES_PART.as_bytes());
+    let mut parts = entries
+        .iter()
+        .filter(|e| e.name == CONTENT_TYPES_PART.as_bytes());
     let (Some(part), None) = (parts.next(), parts.next()) else {
-        return Err(not_openable("it does not hold exactly one [Content_Types].xml, so its parts cannot be checked"));
+        return Err(not_openable(
+            "it does not hold exactly one [Content_Types].xml, so its parts cannot be checked",
+        ));
     };
     let bytes = zip_entry_bytes(file, size, part)?;
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
@@ -521,7 +751,9 @@ fn check_ooxml_types(file: &LocalFile, size: u64, entries: &[ZipEntry]) -> Resul
     let text = std::str::from_utf8(bytes)
         .ok()
         .filter(|t| !t.contains('\0'))
-        .ok_or_else(|| not_openable("its [Content_Types].xml is not UTF-8, so its parts cannot be checked"))?;
+        .ok_or_else(|| {
+            not_openable("its [Content_Types].xml is not UTF-8, so its parts cannot be checked")
+        })?;
     let types = xml_unescape(text).to_ascii_lowercase();
     if let Some(word) = OOXML_MACRO_TYPES.iter().find(|w| types.contains(*w)) {
         return Err(not_openable(format!(
@@ -544,14 +776,19 @@ pub fn check_openable(req: &FileRequest, desktop: &Desktop) -> Result<PathBuf, C
     if st.st_mode & 0o111 != 0 {
         return Err(not_openable("it is marked executable"));
     }
-    let unknown = || not_openable("Canopy opens only the documents, images, audio, video, text and archives it knows by name");
+    let unknown = || {
+        not_openable("Canopy opens only the documents, images, audio, video, text and archives it knows by name")
+    };
     let rule = rule_for(&path).ok_or_else(unknown)?;
     // Through a link, the file reached must bear an allowed name of the same
     // row too: an application may go by the target's name.
     if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
-        let target = std::fs::canonicalize(&path).map_err(|e| CanopyError::from_io(&e, "cannot follow the link"))?;
+        let target = std::fs::canonicalize(&path)
+            .map_err(|e| CanopyError::from_io(&e, "cannot follow the link"))?;
         if !rule_for(&target).is_some_and(|r| std::ptr::eq(r, rule)) {
-            return Err(not_openable("the link leads to a file whose name is not of the same kind"));
+            return Err(not_openable(
+                "the link leads to a file whose name is not of the same kind",
+            ));
         }
     }
     let size = st.st_size.max(0) as u64;
@@ -570,7 +807,9 @@ pub fn check_openable(req: &FileRequest, desktop: &Desktop) -> Result<PathBuf, C
     // `xdg-open` goes by the type the system reads from the content, which
     // may not be the name's: it must be of the same family, and its
     // application is vetted too.
-    let mime = desktop.filetype(&path)?.ok_or_else(|| not_openable("the system cannot tell what its content is"))?;
+    let mime = desktop
+        .filetype(&path)?
+        .ok_or_else(|| not_openable("the system cannot tell what its content is"))?;
     check_system_type(rule, &mime)?;
     for mime in rule.mime.iter().copied().chain([mime.as_str()]) {
         desktop.check_default_for(mime)?;
@@ -588,7 +827,9 @@ pub fn check_openable_bounded(req: &FileRequest, desktop: Desktop) -> Result<Pat
     let path = decode_handle(&req.handle)?;
     let req = req.clone();
     let budget = crate::limits::TIME_BUDGET + crate::limits::HANDLER_QUERY_TIMEOUT;
-    crate::bounded::call(crate::bounded::Place::path(&path), budget, move |_| check_openable(&req, &desktop))?
+    crate::bounded::call(crate::bounded::Place::path(&path), budget, move |_| {
+        check_openable(&req, &desktop)
+    })?
 }
 
 #[cfg(test)]
@@ -599,9 +840,17 @@ mod tests {
     fn every_extension_is_lowercase_and_in_one_row_only() {
         let mut seen = std::collections::BTreeSet::new();
         for row in OPENABLE {
-            assert!(!row.mime.is_empty(), "{:?} names its MIME types", row.extensions);
+            assert!(
+                !row.mime.is_empty(),
+                "{:?} names its MIME types",
+                row.extensions
+            );
             for ext in row.extensions {
-                assert_eq!(*ext, ext.to_ascii_lowercase(), "extensions are compared lowercased");
+                assert_eq!(
+                    *ext,
+                    ext.to_ascii_lowercase(),
+                    "extensions are compared lowercased"
+                );
                 assert!(seen.insert(*ext), ".{ext} is in two rows");
             }
         }
@@ -610,20 +859,98 @@ mod tests {
     #[test]
     fn launchers_installers_macros_scripts_and_web_documents_are_not_in_the_table() {
         for ext in [
-            "desktop", "appimage", "jar", "deb", "rpm", "run", "msi", "msp", "exe", "com", "scr", "lnk", "url", "hta",
-            "wsf", "vbs", "vbe", "js", "jse", "inf", "reg", "jnlp", "flatpakref", "flatpakrepo", "pyz", "docm", "xlsm",
-            "pptm", "dotm", "xltm", "potm", "ppsm", "doc", "xls", "ppt", "rtf", "html", "htm", "xhtml", "mht", "svg",
-            "xml", "epub", "ps", "eps", "sh", "bash", "zsh", "fish", "csh", "ksh", "py", "pyw", "pl", "rb", "php", "mjs",
-            "cjs", "lua", "tcl", "ps1", "psm1", "bat", "cmd", "command", "tool", "scpt", "apk", "bin", "elf", "so",
-            "ko", "swf", "class", "applescript", "workflow", "kdesktop", "service",
+            "desktop",
+            "appimage",
+            "jar",
+            "deb",
+            "rpm",
+            "run",
+            "msi",
+            "msp",
+            "exe",
+            "com",
+            "scr",
+            "lnk",
+            "url",
+            "hta",
+            "wsf",
+            "vbs",
+            "vbe",
+            "js",
+            "jse",
+            "inf",
+            "reg",
+            "jnlp",
+            "flatpakref",
+            "flatpakrepo",
+            "pyz",
+            "docm",
+            "xlsm",
+            "pptm",
+            "dotm",
+            "xltm",
+            "potm",
+            "ppsm",
+            "doc",
+            "xls",
+            "ppt",
+            "rtf",
+            "html",
+            "htm",
+            "xhtml",
+            "mht",
+            "svg",
+            "xml",
+            "epub",
+            "ps",
+            "eps",
+            "sh",
+            "bash",
+            "zsh",
+            "fish",
+            "csh",
+            "ksh",
+            "py",
+            "pyw",
+            "pl",
+            "rb",
+            "php",
+            "mjs",
+            "cjs",
+            "lua",
+            "tcl",
+            "ps1",
+            "psm1",
+            "bat",
+            "cmd",
+            "command",
+            "tool",
+            "scpt",
+            "apk",
+            "bin",
+            "elf",
+            "so",
+            "ko",
+            "swf",
+            "class",
+            "applescript",
+            "workflow",
+            "kdesktop",
+            "service",
         ] {
-            assert!(rule_for(Path::new(&format!("x.{ext}"))).is_none(), ".{ext} must never be openable");
+            assert!(
+                rule_for(Path::new(&format!("x.{ext}"))).is_none(),
+                ".{ext} must never be openable"
+            );
         }
     }
 
     #[test]
     fn extension_case_is_ignored() {
-        assert_eq!(rule_for(Path::new("A.PDF")).map(|r| r.family), Some(Family::Document));
+        assert_eq!(
+            rule_for(Path::new("A.PDF")).map(|r| r.family),
+            Some(Family::Document)
+        );
         assert!(rule_for(Path::new("no-extension")).is_none());
     }
 }

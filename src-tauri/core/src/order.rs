@@ -24,8 +24,8 @@
 //! there is one order, not several that should agree.
 #![forbid(unsafe_code)]
 
-use std::cmp::Ordering;
 use std::char::ToLowercase;
+use std::cmp::Ordering;
 
 use crate::wire::{EntryKind, SortBy};
 
@@ -42,7 +42,10 @@ pub struct Order {
 impl Order {
     /// The natural name order, ascending: what every listing used before orders existed.
     #[cfg(test)]
-    pub const NAME: Order = Order { by: SortBy::Name, reverse: false };
+    pub const NAME: Order = Order {
+        by: SortBy::Name,
+        reverse: false,
+    };
 
     /// True when every entry needs an `lstat` to be placed: the order has
     /// a primary value (size, modified time) that a cursor must carry.
@@ -68,7 +71,13 @@ impl Order {
     /// Compares two entries whose sort keys are `ka` and `kb`.
     #[inline]
     pub fn compare_keyed(self, ka: &[u32], a: &[u8], kb: &[u32], b: &[u8]) -> Ordering {
-        compare_keys(ka, kb).then_with(|| if self.bytes_reversed() { b.cmp(a) } else { a.cmp(b) })
+        compare_keys(ka, kb).then_with(|| {
+            if self.bytes_reversed() {
+                b.cmp(a)
+            } else {
+                a.cmp(b)
+            }
+        })
     }
 }
 
@@ -82,8 +91,12 @@ const KEY_CHUNK: usize = 8;
 fn compare_keys(a: &[u32], b: &[u32]) -> Ordering {
     let n = a.len().min(b.len());
     let mut i = 0;
-    for (x, y) in a[..n].chunks_exact(KEY_CHUNK).zip(b[..n].chunks_exact(KEY_CHUNK)) {
-        let (x, y): (&[u32; KEY_CHUNK], &[u32; KEY_CHUNK]) = (x.try_into().unwrap(), y.try_into().unwrap());
+    for (x, y) in a[..n]
+        .chunks_exact(KEY_CHUNK)
+        .zip(b[..n].chunks_exact(KEY_CHUNK))
+    {
+        let (x, y): (&[u32; KEY_CHUNK], &[u32; KEY_CHUNK]) =
+            (x.try_into().unwrap(), y.try_into().unwrap());
         if x != y {
             break;
         }
@@ -151,8 +164,15 @@ fn push_units(name: &[u8], reverse: bool, out: &mut Vec<u32>) {
 fn push_ascii_units(name: &[u8], out: &mut Vec<u32>) {
     let mut rest = name;
     while !rest.is_empty() {
-        let letters = rest.iter().position(u8::is_ascii_digit).unwrap_or(rest.len());
-        out.extend(rest[..letters].iter().map(|&b| u32::from(b.to_ascii_lowercase())));
+        let letters = rest
+            .iter()
+            .position(u8::is_ascii_digit)
+            .unwrap_or(rest.len());
+        out.extend(
+            rest[..letters]
+                .iter()
+                .map(|&b| u32::from(b.to_ascii_lowercase())),
+        );
         rest = &rest[letters..];
         if rest.is_empty() {
             break;
@@ -206,14 +226,30 @@ pub struct PartKey<'a> {
 
 impl<'a> PartKey<'a> {
     /// Starts the key of an entry in `out` (cleared).
-    pub fn new(order: Order, group: Group, primary: Primary, name: &'a [u8], out: &'a mut Vec<u32>) -> PartKey<'a> {
+    pub fn new(
+        order: Order,
+        group: Group,
+        primary: Primary,
+        name: &'a [u8],
+        out: &'a mut Vec<u32>,
+    ) -> PartKey<'a> {
         push_key_head(order, group, primary, name, out);
         let reverse = order.reverse && order.by == SortBy::Name;
         if name.is_ascii() {
-            PartKey { out, rest: name, reverse, done: false }
+            PartKey {
+                out,
+                rest: name,
+                reverse,
+                done: false,
+            }
         } else {
             push_units(name, reverse, out);
-            PartKey { out, rest: &[], reverse, done: true }
+            PartKey {
+                out,
+                rest: &[],
+                reverse,
+                done: true,
+            }
         }
     }
 
@@ -238,8 +274,15 @@ impl<'a> PartKey<'a> {
                 self.rest = &rest[end..];
             }
             Some(_) => {
-                let letters = rest.iter().position(u8::is_ascii_digit).unwrap_or(rest.len());
-                self.out.extend(rest[..letters].iter().map(|&b| u32::from(b.to_ascii_lowercase())));
+                let letters = rest
+                    .iter()
+                    .position(u8::is_ascii_digit)
+                    .unwrap_or(rest.len());
+                self.out.extend(
+                    rest[..letters]
+                        .iter()
+                        .map(|&b| u32::from(b.to_ascii_lowercase())),
+                );
                 self.rest = &rest[letters..];
             }
         }
@@ -338,7 +381,9 @@ pub fn compare_names(a: &[u8], b: &[u8]) -> Ordering {
     // backed up to a point where both unit streams start afresh: a character
     // boundary outside any digit run. Identical bytes before it fold alike.
     let mut start = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    while start > 0 && (a[start - 1].is_ascii_digit() || (a[start - 1] & 0xc0 == 0x80) || a[start - 1] >= 0xc0) {
+    while start > 0
+        && (a[start - 1].is_ascii_digit() || (a[start - 1] & 0xc0 == 0x80) || a[start - 1] >= 0xc0)
+    {
         start -= 1;
     }
     if let Some(order) = compare_ascii(&a[start..], &b[start..]) {
@@ -371,7 +416,13 @@ fn compare_ascii(a: &[u8], b: &[u8]) -> Option<Ordering> {
         let (x, y) = match (a.get(i), b.get(j)) {
             (None, None) => return Some(Ordering::Equal),
             (None, Some(&y)) => return if y < 0x80 { Some(Ordering::Less) } else { None },
-            (Some(&x), None) => return if x < 0x80 { Some(Ordering::Greater) } else { None },
+            (Some(&x), None) => {
+                return if x < 0x80 {
+                    Some(Ordering::Greater)
+                } else {
+                    None
+                }
+            }
             (Some(&x), Some(&y)) => (x, y),
         };
         if x >= 0x80 || y >= 0x80 {
@@ -388,8 +439,12 @@ fn compare_ascii(a: &[u8], b: &[u8]) -> Option<Ordering> {
                 i = ea;
                 j = eb;
             }
-            (true, false) => return Some(Unit::Num(b"").cmp(&Unit::Code(y.to_ascii_lowercase() as u32))),
-            (false, true) => return Some(Unit::Code(x.to_ascii_lowercase() as u32).cmp(&Unit::Num(b""))),
+            (true, false) => {
+                return Some(Unit::Num(b"").cmp(&Unit::Code(y.to_ascii_lowercase() as u32)))
+            }
+            (false, true) => {
+                return Some(Unit::Code(x.to_ascii_lowercase() as u32).cmp(&Unit::Num(b"")))
+            }
             (false, false) => {
                 match x.to_ascii_lowercase().cmp(&y.to_ascii_lowercase()) {
                     Ordering::Equal => {}
@@ -491,7 +546,9 @@ struct Units<'a> {
 
 impl<'a> Units<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        Units { chars: Folded::new(bytes) }
+        Units {
+            chars: Folded::new(bytes),
+        }
     }
 }
 
@@ -538,7 +595,11 @@ struct Folded<'a> {
 
 impl<'a> Folded<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        Folded { bytes, pos: 0, pending: None }
+        Folded {
+            bytes,
+            pos: 0,
+            pending: None,
+        }
     }
 
     /// True while the rest of a multi-character lowercasing is still to come.
@@ -589,11 +650,21 @@ mod tests {
     #[test]
     fn an_ascii_name_folds_as_unicode_lowercasing_does() {
         let every: Vec<u8> = (0u8..128).collect();
-        let want: Vec<u32> = every.iter().map(|&b| char::from(b).to_lowercase().next().unwrap() as u32).collect();
+        let want: Vec<u32> = every
+            .iter()
+            .map(|&b| char::from(b).to_lowercase().next().unwrap() as u32)
+            .collect();
         let mut fast = Vec::new();
         fold_into(&every, &mut fast);
-        assert_eq!(fast, want, "every ASCII byte, through the whole-name shortcut");
-        assert_eq!(Folded::new(&every).collect::<Vec<u32>>(), want, "and character by character");
+        assert_eq!(
+            fast, want,
+            "every ASCII byte, through the whole-name shortcut"
+        );
+        assert_eq!(
+            Folded::new(&every).collect::<Vec<u32>>(),
+            want,
+            "and character by character"
+        );
         assert_eq!(fast[usize::from(b'Q')], u32::from(b'q'));
     }
 
@@ -605,16 +676,29 @@ mod tests {
 
     #[test]
     fn digit_runs_compare_by_value() {
-        assert_eq!(sorted(&["file10", "file2", "file1"]), ["file1", "file2", "file10"]);
-        assert_eq!(sorted(&["img_102.jpg", "img_001.jpg", "img_010.jpg"]), ["img_001.jpg", "img_010.jpg", "img_102.jpg"]);
+        assert_eq!(
+            sorted(&["file10", "file2", "file1"]),
+            ["file1", "file2", "file10"]
+        );
+        assert_eq!(
+            sorted(&["img_102.jpg", "img_001.jpg", "img_010.jpg"]),
+            ["img_001.jpg", "img_010.jpg", "img_102.jpg"]
+        );
     }
 
     #[test]
     fn case_is_ignored_and_ties_break_by_bytes() {
         assert_eq!(sorted(&["b", "B", "a", "A"]), ["A", "a", "B", "b"]);
         // Code-point order after lowercasing: é (U+E9) sorts after z.
-        assert_eq!(sorted(&["Zeta", "alpha", "Émile", "emile"]), ["alpha", "emile", "Zeta", "Émile"]);
-        assert_eq!(compare_names(b"x01", b"x1"), Ordering::Less, "equal numbers tie-break by bytes");
+        assert_eq!(
+            sorted(&["Zeta", "alpha", "Émile", "emile"]),
+            ["alpha", "emile", "Zeta", "Émile"]
+        );
+        assert_eq!(
+            compare_names(b"x01", b"x1"),
+            Ordering::Less,
+            "equal numbers tie-break by bytes"
+        );
     }
 
     #[test]
@@ -625,25 +709,48 @@ mod tests {
 
     #[test]
     fn folders_come_first() {
-        let (folder, other) = (key_of(Order::NAME, &(Group::Folder, Primary::None, b"zzz".to_vec())), key_of(Order::NAME, &(Group::Other, Primary::None, b"aaa".to_vec())));
-        assert_eq!(Order::NAME.compare_keyed(&folder, b"zzz", &other, b"aaa"), Ordering::Less);
+        let (folder, other) = (
+            key_of(
+                Order::NAME,
+                &(Group::Folder, Primary::None, b"zzz".to_vec()),
+            ),
+            key_of(Order::NAME, &(Group::Other, Primary::None, b"aaa".to_vec())),
+        );
+        assert_eq!(
+            Order::NAME.compare_keyed(&folder, b"zzz", &other, b"aaa"),
+            Ordering::Less
+        );
     }
 
     #[test]
     fn a_digit_after_a_character_that_lowercases_to_two_still_reads_as_a_number() {
         // U+0130 lowercases to "i" and U+0307: the number starts after both.
         let units: Vec<Unit<'_>> = Units::new("\u{130}007x".as_bytes()).collect();
-        assert_eq!(units, [Unit::Code('i' as u32), Unit::Code(0x307), Unit::Num(b"7"), Unit::Code('x' as u32)]);
+        assert_eq!(
+            units,
+            [
+                Unit::Code('i' as u32),
+                Unit::Code(0x307),
+                Unit::Num(b"7"),
+                Unit::Code('x' as u32)
+            ]
+        );
     }
 
     #[test]
     fn bad_bytes_sort_after_characters() {
-        assert_eq!(compare_names(b"a\xff", "a\u{10ffff}".as_bytes()), Ordering::Greater);
+        assert_eq!(
+            compare_names(b"a\xff", "a\u{10ffff}".as_bytes()),
+            Ordering::Greater
+        );
     }
 
     #[test]
     fn sort_keys_order_like_the_comparator() {
-        let names: &[&[u8]] = &[b"file10", b"file2", b"File2", b"a-", b"a9", b"a_", b"x01", b"x1", b"a\xff", b"", b"0", b"00"];
+        let names: &[&[u8]] = &[
+            b"file10", b"file2", b"File2", b"a-", b"a9", b"a_", b"x01", b"x1", b"a\xff", b"", b"0",
+            b"00",
+        ];
         let key = |n: &[u8]| key_of(Order::NAME, &(Group::Other, Primary::None, n.to_vec()));
         for a in names {
             for b in names {
@@ -654,7 +761,11 @@ mod tests {
     }
 
     /// The orders as the issue states them, written directly.
-    fn reference(order: Order, a: &(Group, Primary, Vec<u8>), b: &(Group, Primary, Vec<u8>)) -> Ordering {
+    fn reference(
+        order: Order,
+        a: &(Group, Primary, Vec<u8>),
+        b: &(Group, Primary, Vec<u8>),
+    ) -> Ordering {
         let flip = |o: Ordering| if order.reverse { o.reverse() } else { o };
         fn units(x: &[u8]) -> Vec<Unit<'_>> {
             Units::new(x).collect()
@@ -681,7 +792,11 @@ mod tests {
             })
             .then_with(|| {
                 let by_name = compare_names(&a.2, &b.2);
-                if order.by == SortBy::Name { flip(by_name) } else { by_name }
+                if order.by == SortBy::Name {
+                    flip(by_name)
+                } else {
+                    by_name
+                }
             })
     }
 
@@ -780,7 +895,10 @@ mod tests {
     #[test]
     fn missing_values_sort_last_in_both_directions_and_ties_stay_by_name() {
         for reverse in [false, true] {
-            let order = Order { by: SortBy::Size, reverse };
+            let order = Order {
+                by: SortBy::Size,
+                reverse,
+            };
             let mut v = [
                 (Group::Other, Primary::Missing, b"a".to_vec()),
                 (Group::Other, Primary::Value(5), b"b".to_vec()),
@@ -791,7 +909,11 @@ mod tests {
             ];
             v.sort_by(|a, b| order.compare_keyed(&key_of(order, a), &a.2, &key_of(order, b), &b.2));
             let names: Vec<&[u8]> = v.iter().map(|e| &e.2[..]).collect();
-            let want: [&[u8]; 6] = if reverse { [b"y", b"z", b"c", b"a2", b"b", b"a"] } else { [b"y", b"z", b"a2", b"b", b"c", b"a"] };
+            let want: [&[u8]; 6] = if reverse {
+                [b"y", b"z", b"c", b"a2", b"b", b"a"]
+            } else {
+                [b"y", b"z", b"a2", b"b", b"c", b"a"]
+            };
             assert_eq!(names, want, "reverse {reverse}");
         }
     }
@@ -799,7 +921,10 @@ mod tests {
     #[test]
     fn prefix_match_is_case_insensitive() {
         assert!(starts_with_folded(b"Notes.txt", b"no"));
-        assert!(starts_with_folded("\u{c9}mile".as_bytes(), "\u{e9}m".as_bytes()));
+        assert!(starts_with_folded(
+            "\u{c9}mile".as_bytes(),
+            "\u{e9}m".as_bytes()
+        ));
         assert!(!starts_with_folded(b"n", b"no"));
     }
 }

@@ -21,14 +21,20 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 
 use crate::bounded::{self, Place};
-use crate::source::{Source, SourceFile};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{HEX_VIEW_BYTES, IMAGE_CAP, MAX_PREVIEW_CHUNK, SNIFF_BYTES, TIME_BUDGET};
 use crate::names::decode_handle;
-pub use crate::wire::{FileRequest, ImageFormat, PreviewChunk, PreviewContent, PreviewRequest, TextEncoding};
+use crate::source::{Source, SourceFile};
+pub use crate::wire::{
+    FileRequest, ImageFormat, PreviewChunk, PreviewContent, PreviewRequest, TextEncoding,
+};
 
 /// Reads up to `len` bytes at `offset`, retrying short reads until EOF.
-pub(crate) fn read_at(file: &impl SourceFile, offset: u64, len: usize) -> Result<Vec<u8>, CanopyError> {
+pub(crate) fn read_at(
+    file: &impl SourceFile,
+    offset: u64,
+    len: usize,
+) -> Result<Vec<u8>, CanopyError> {
     let mut buf = vec![0u8; len];
     let mut got = 0;
     while got < len {
@@ -69,7 +75,10 @@ pub fn sniff_image(head: &[u8]) -> Option<ImageFormat> {
 fn looks_like_svg(head: &[u8]) -> bool {
     let text = String::from_utf8_lossy(&head[..head.len().min(SNIFF_BYTES)]);
     let t = text.trim_start_matches('\u{feff}').trim_start();
-    (t.starts_with("<?xml") || t.starts_with("<svg") || t.starts_with("<!--") || t.starts_with("<!DOCTYPE svg"))
+    (t.starts_with("<?xml")
+        || t.starts_with("<svg")
+        || t.starts_with("<!--")
+        || t.starts_with("<!DOCTYPE svg"))
         && t.contains("<svg")
 }
 
@@ -97,9 +106,9 @@ fn sniff_encoding(head: &[u8]) -> Option<TextEncoding> {
 }
 
 const CP1252_HIGH: [u32; 32] = [
-    0x20ac, 0xfffd, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0xfffd,
-    0x017d, 0xfffd, 0xfffd, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a,
-    0x0153, 0xfffd, 0x017e, 0x0178,
+    0x20ac, 0xfffd, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039,
+    0x0152, 0xfffd, 0x017d, 0xfffd, 0xfffd, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014,
+    0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0xfffd, 0x017e, 0x0178,
 ];
 
 /// Decodes `bytes`; returns (text, bytes consumed, lossy). `at_end` says no
@@ -141,7 +150,13 @@ fn decode(bytes: &[u8], enc: TextEncoding, at_end: bool) -> (String, usize, bool
             let even = bytes.len() & !1;
             let units: Vec<u16> = bytes[..even]
                 .chunks_exact(2)
-                .map(|p| if enc == TextEncoding::Utf16Le { u16::from_le_bytes([p[0], p[1]]) } else { u16::from_be_bytes([p[0], p[1]]) })
+                .map(|p| {
+                    if enc == TextEncoding::Utf16Le {
+                        u16::from_le_bytes([p[0], p[1]])
+                    } else {
+                        u16::from_be_bytes([p[0], p[1]])
+                    }
+                })
                 .collect();
             // Leave a lone high surrogate at the end for the next chunk.
             let mut n = units.len();
@@ -188,7 +203,11 @@ pub fn read_preview(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
         return Err(CanopyError::invalid("length must be at least 1"));
     }
     let path = decode_handle(&req.handle)?;
-    read_chunk(&crate::LocalFs::new().open_file(&path)?, req.offset, req.length)
+    read_chunk(
+        &crate::LocalFs::new().open_file(&path)?,
+        req.offset,
+        req.length,
+    )
 }
 
 /// Reads one chunk of the regular file at `path` in `source`, on a bounded
@@ -201,12 +220,19 @@ pub fn read_preview(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
 /// `INVALID_ARGUMENT` for a zero length or an offset past the end;
 /// `NOT_A_FILE` for anything but a regular file (never opened for reading);
 /// `TIMEOUT` when the file does not answer; the source's code otherwise.
-pub fn preview<S: Source>(source: &S, path: &Path, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
+pub fn preview<S: Source>(
+    source: &S,
+    path: &Path,
+    offset: u64,
+    length: u64,
+) -> Result<PreviewChunk, CanopyError> {
     if length == 0 {
         return Err(CanopyError::invalid("length must be at least 1"));
     }
     let (owned, source) = (path.to_path_buf(), source.clone());
-    bounded::call(Place::path(path), TIME_BUDGET, move |_| read_chunk(&source.open_file(&owned)?, offset, length))?
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| {
+        read_chunk(&source.open_file(&owned)?, offset, length)
+    })?
 }
 
 /// Reads the whole image at `path` in `source` (up to `IMAGE_CAP`) and its
@@ -215,29 +241,53 @@ pub fn preview<S: Source>(source: &S, path: &Path, offset: u64, length: u64) -> 
 /// # Errors
 /// `TOO_LARGE` past the cap; `INVALID_ARGUMENT` when the bytes are not an
 /// image Canopy shows; as [`preview`] otherwise.
-pub fn preview_image<S: Source>(source: &S, path: &Path) -> Result<(Vec<u8>, ImageFormat), CanopyError> {
+pub fn preview_image<S: Source>(
+    source: &S,
+    path: &Path,
+) -> Result<(Vec<u8>, ImageFormat), CanopyError> {
     let (owned, source) = (path.to_path_buf(), source.clone());
-    bounded::call(Place::path(path), TIME_BUDGET, move |_| read_whole_image(&source.open_file(&owned)?))?
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| {
+        read_whole_image(&source.open_file(&owned)?)
+    })?
 }
 
 /// Reads and classifies one chunk of an opened regular file.
-fn read_chunk(file: &impl SourceFile, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
-    let req = PreviewRequest { handle: String::new(), offset, length };
+fn read_chunk(
+    file: &impl SourceFile,
+    offset: u64,
+    length: u64,
+) -> Result<PreviewChunk, CanopyError> {
+    let req = PreviewRequest {
+        handle: String::new(),
+        offset,
+        length,
+    };
     let size = file.size();
     let clamped = req.length > MAX_PREVIEW_CHUNK;
     let requested = req.length.min(MAX_PREVIEW_CHUNK);
     if size > 0 && req.offset > size {
-        return Err(CanopyError::invalid(format!("offset {} is past the end of the file ({size} bytes)", req.offset)));
+        return Err(CanopyError::invalid(format!(
+            "offset {} is past the end of the file ({size} bytes)",
+            req.offset
+        )));
     }
     // The encoding is a property of the file: sniff its start.
     let head = read_at(file, 0, SNIFF_BYTES)?;
     let encoding = sniff_encoding(&head);
     let image = sniff_image(&head);
     // A binary file is shown as hex, 4 KiB at a time: read no more than that.
-    let want = if encoding.is_none() { requested.min(HEX_VIEW_BYTES) } else { requested };
+    let want = if encoding.is_none() {
+        requested.min(HEX_VIEW_BYTES)
+    } else {
+        requested
+    };
     let chunk = read_at(file, req.offset, want as usize)?;
     let filled = chunk.len() as u64 == want;
-    let at_end = if size > 0 { req.offset + chunk.len() as u64 >= size } else { !filled };
+    let at_end = if size > 0 {
+        req.offset + chunk.len() as u64 >= size
+    } else {
+        !filled
+    };
     // A chunk whose own first bytes hold a NUL is binary (UTF-16 excepted).
     let chunk_is_binary = match encoding {
         None => true,
@@ -246,7 +296,12 @@ fn read_chunk(file: &impl SourceFile, offset: u64, length: u64) -> Result<Previe
     };
     let (content, length) = if chunk_is_binary {
         let n = chunk.len().min(HEX_VIEW_BYTES as usize);
-        (PreviewContent::Binary { base64: STANDARD.encode(&chunk[..n]) }, n)
+        (
+            PreviewContent::Binary {
+                base64: STANDARD.encode(&chunk[..n]),
+            },
+            n,
+        )
     } else {
         let enc = encoding.unwrap_or(TextEncoding::Utf8);
         // A NUL later in the chunk turns the rest binary: stop the text there.
@@ -267,12 +322,33 @@ fn read_chunk(file: &impl SourceFile, offset: u64, length: u64) -> Result<Previe
             0
         };
         let (text, consumed, lossy) = decode(&body[skip_bom..], enc, at_end && !cut_at_nul);
-        (PreviewContent::Text { text, encoding: enc, lossy }, skip_bom + consumed)
+        (
+            PreviewContent::Text {
+                text,
+                encoding: enc,
+                lossy,
+            },
+            skip_bom + consumed,
+        )
     };
     let end = req.offset + length as u64;
-    let more = if size > 0 { end < size } else { filled || (length as u64) < chunk.len() as u64 };
+    let more = if size > 0 {
+        end < size
+    } else {
+        filled || (length as u64) < chunk.len() as u64
+    };
     let image_mime = image.map(|f| f.mime().to_string());
-    Ok(PreviewChunk { offset: req.offset, length: length as u64, requested, clamped, size, more, image, image_mime, content })
+    Ok(PreviewChunk {
+        offset: req.offset,
+        length: length as u64,
+        requested,
+        clamped,
+        size,
+        more,
+        image,
+        image_mime,
+        content,
+    })
 }
 
 /// Reads a whole image (up to `IMAGE_CAP`) and its format.
@@ -297,9 +373,13 @@ fn read_whole_image(file: &impl SourceFile) -> Result<(Vec<u8>, ImageFormat), Ca
     // Read one byte past the cap to notice a file that grew.
     let bytes = read_at(file, 0, (size.max(1) + 1).min(IMAGE_CAP + 1) as usize)?;
     if bytes.len() as u64 > IMAGE_CAP {
-        return Err(CanopyError::new(ErrorCode::TooLarge, "the image grew past the size Canopy shows"));
+        return Err(CanopyError::new(
+            ErrorCode::TooLarge,
+            "the image grew past the size Canopy shows",
+        ));
     }
-    let format = sniff_image(&bytes).ok_or_else(|| CanopyError::invalid("this file is not an image Canopy can show"))?;
+    let format = sniff_image(&bytes)
+        .ok_or_else(|| CanopyError::invalid("this file is not an image Canopy can show"))?;
     Ok((bytes, format))
 }
 
@@ -310,7 +390,12 @@ fn read_whole_image(file: &impl SourceFile) -> Result<(Vec<u8>, ImageFormat), Ca
 /// # Errors
 /// As [`read_preview`], and `TIMEOUT` ("not responding").
 pub fn read_preview_bounded(req: &PreviewRequest) -> Result<PreviewChunk, CanopyError> {
-    preview(&crate::LocalFs::new(), &decode_handle(&req.handle)?, req.offset, req.length)
+    preview(
+        &crate::LocalFs::new(),
+        &decode_handle(&req.handle)?,
+        req.offset,
+        req.length,
+    )
 }
 
 /// [`read_image`] on a bounded worker, as [`read_preview_bounded`].

@@ -13,7 +13,6 @@
 //! of a folder's shown entries can be taken from its counts exactly.
 #![forbid(unsafe_code)]
 
-
 use crate::limits::{REST_EXTENSIONS, REST_EXTENSION_BYTES, REST_GROUPS_SHOWN};
 use crate::order::extension;
 use crate::wire::EntryKind;
@@ -39,7 +38,9 @@ pub(crate) fn slot_of(name: &[u8], kind: EntryKind) -> Slot {
     }
     match extension(name) {
         None => Slot::NoExtension,
-        Some(ext) if ext.len() <= REST_EXTENSION_BYTES && ext.iter().all(u8::is_ascii_alphanumeric) => {
+        Some(ext)
+            if ext.len() <= REST_EXTENSION_BYTES && ext.iter().all(u8::is_ascii_alphanumeric) =>
+        {
             let mut packed = [0u8; std::mem::size_of::<u128>()];
             for (p, b) in packed.iter_mut().zip(ext) {
                 *p = b.to_ascii_lowercase();
@@ -51,7 +52,11 @@ pub(crate) fn slot_of(name: &[u8], kind: EntryKind) -> Slot {
 }
 
 fn unpack(ext: u128) -> String {
-    ext.to_be_bytes().iter().take_while(|&&b| b != 0).map(|&b| b as char).collect()
+    ext.to_be_bytes()
+        .iter()
+        .take_while(|&&b| b != 0)
+        .map(|&b| b as char)
+        .collect()
 }
 
 /// Counts by group (see the module docs).
@@ -128,17 +133,28 @@ impl Tally {
     pub fn groups(&self) -> Vec<RestGroup> {
         let mut named: Vec<RestGroup> = Vec::new();
         if self.folders > 0 {
-            named.push(RestGroup::Folders { count: self.folders });
+            named.push(RestGroup::Folders {
+                count: self.folders,
+            });
         }
         for &(x, n) in &self.extensions {
             if n > 0 {
-                named.push(RestGroup::Extension { extension: unpack(x), count: n });
+                named.push(RestGroup::Extension {
+                    extension: unpack(x),
+                    count: n,
+                });
             }
         }
         if self.no_extension > 0 {
-            named.push(RestGroup::NoExtension { count: self.no_extension });
+            named.push(RestGroup::NoExtension {
+                count: self.no_extension,
+            });
         }
-        named.sort_by(|a, b| b.count().cmp(&a.count()).then_with(|| sort_name(a).cmp(&sort_name(b))));
+        named.sort_by(|a, b| {
+            b.count()
+                .cmp(&a.count())
+                .then_with(|| sort_name(a).cmp(&sort_name(b)))
+        });
         let mut other = self.other;
         for g in named.iter().skip(REST_GROUPS_SHOWN) {
             other += g.count();
@@ -177,16 +193,41 @@ mod tests {
     #[test]
     fn groups_are_folders_then_extensions_by_count_then_name() {
         use EntryKind::*;
-        let t = tally(&[("a.JPG", File), ("b.jpg", File), ("c.json", File), ("d", Folder), ("Makefile", File), (".bashrc", File), ("x.", File)]);
+        let t = tally(&[
+            ("a.JPG", File),
+            ("b.jpg", File),
+            ("c.json", File),
+            ("d", Folder),
+            ("Makefile", File),
+            (".bashrc", File),
+            ("x.", File),
+        ]);
         let labels: Vec<String> = t.groups().iter().map(RestGroup::label).collect();
-        assert_eq!(labels, ["3 without extension", "2 .jpg", "1 .json", "1 folders"]);
+        assert_eq!(
+            labels,
+            ["3 without extension", "2 .jpg", "1 .json", "1 folders"]
+        );
     }
 
     #[test]
     fn a_crafted_or_long_extension_counts_as_other() {
         use EntryKind::*;
-        let t = tally(&[("x.jpg\n[FILE] evil", File), ("y.abcdefghijklmnopq", File), ("z.j-g", File), ("w.ok", File)]);
-        assert_eq!(t.groups(), [RestGroup::Extension { extension: "ok".into(), count: 1 }, RestGroup::Other { count: 3 }]);
+        let t = tally(&[
+            ("x.jpg\n[FILE] evil", File),
+            ("y.abcdefghijklmnopq", File),
+            ("z.j-g", File),
+            ("w.ok", File),
+        ]);
+        assert_eq!(
+            t.groups(),
+            [
+                RestGroup::Extension {
+                    extension: "ok".into(),
+                    count: 1
+                },
+                RestGroup::Other { count: 3 }
+            ]
+        );
     }
 
     #[test]
@@ -200,7 +241,13 @@ mod tests {
         let groups = t.groups();
         assert_eq!(groups.len(), REST_GROUPS_SHOWN + 1);
         let total: u64 = groups.iter().map(RestGroup::count).sum();
-        assert_eq!(total, (0..(REST_EXTENSIONS + 10)).map(|i| (i % 7 + 1) as u64).sum::<u64>(), "nothing is lost");
+        assert_eq!(
+            total,
+            (0..(REST_EXTENSIONS + 10))
+                .map(|i| (i % 7 + 1) as u64)
+                .sum::<u64>(),
+            "nothing is lost"
+        );
         assert!(matches!(groups.last(), Some(RestGroup::Other { .. })));
     }
 
@@ -209,6 +256,15 @@ mod tests {
         use EntryKind::*;
         let all = tally(&[("a.jpg", File), ("b.jpg", File), ("c", Folder)]);
         let shown = tally(&[("a.jpg", File)]);
-        assert_eq!(all.minus(&shown).groups(), [RestGroup::Extension { extension: "jpg".into(), count: 1 }, RestGroup::Folders { count: 1 }]);
+        assert_eq!(
+            all.minus(&shown).groups(),
+            [
+                RestGroup::Extension {
+                    extension: "jpg".into(),
+                    count: 1
+                },
+                RestGroup::Folders { count: 1 }
+            ]
+        );
     }
 }

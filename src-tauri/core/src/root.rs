@@ -46,7 +46,9 @@ pub(crate) fn absolute(path: &Path) -> Result<PathBuf, CanopyError> {
     let joined = if path.is_absolute() {
         path.to_path_buf()
     } else {
-        std::env::current_dir().map_err(|e| CanopyError::from_io(&e, "cannot find the current folder"))?.join(path)
+        std::env::current_dir()
+            .map_err(|e| CanopyError::from_io(&e, "cannot find the current folder"))?
+            .join(path)
     };
     if joined.components().any(|c| c == Component::ParentDir) {
         // Resolving `..` asks the filesystem, which may not answer.

@@ -79,10 +79,14 @@ pub struct Fitted {
 /// The area two rectangles share, in square pixels (0 when apart).
 fn overlap(p: &WindowPlacement, a: &WorkArea) -> u64 {
     let span = |start: i64, len: u32, a_start: i64, a_len: u32| {
-        let (lo, hi) = (start.max(a_start), (start + i64::from(len)).min(a_start + i64::from(a_len)));
+        let (lo, hi) = (
+            start.max(a_start),
+            (start + i64::from(len)).min(a_start + i64::from(a_len)),
+        );
         (hi - lo).max(0) as u64
     };
-    span(i64::from(p.x), p.width, i64::from(a.x), a.width) * span(i64::from(p.y), p.height, i64::from(a.y), a.height)
+    span(i64::from(p.x), p.width, i64::from(a.x), a.width)
+        * span(i64::from(p.y), p.height, i64::from(a.y), a.height)
 }
 
 /// Fits a remembered window to the monitors' work areas (`areas`, the
@@ -92,16 +96,33 @@ fn overlap(p: &WindowPlacement, a: &WorkArea) -> u64 {
 /// clamped to the first area. `None` when there is no monitor to fit it to:
 /// nothing remembered is applied, the window opens at its default size.
 pub fn fit_to_screen(p: WindowPlacement, areas: &[WorkArea]) -> Option<Fitted> {
-    let areas: Vec<&WorkArea> = areas.iter().filter(|a| a.width > 0 && a.height > 0).collect();
-    let on = areas.iter().copied().filter(|a| overlap(&p, a) > 0).max_by_key(|a| overlap(&p, a));
+    let areas: Vec<&WorkArea> = areas
+        .iter()
+        .filter(|a| a.width > 0 && a.height > 0)
+        .collect();
+    let on = areas
+        .iter()
+        .copied()
+        .filter(|a| overlap(&p, a) > 0)
+        .max_by_key(|a| overlap(&p, a));
     let area = on.or_else(|| areas.first().copied())?;
     let (width, height) = (p.width.min(area.width), p.height.min(area.height));
     let clamp = |at: i32, len: u32, start: i32, room: u32| {
         let last = i64::from(start) + i64::from(room - len);
         i64::from(at).clamp(i64::from(start), last) as i32
     };
-    let position = on.map(|a| (clamp(p.x, width, a.x, a.width), clamp(p.y, height, a.y, a.height)));
-    Some(Fitted { width, height, position, maximized: p.maximized })
+    let position = on.map(|a| {
+        (
+            clamp(p.x, width, a.x, a.width),
+            clamp(p.y, height, a.y, a.height),
+        )
+    });
+    Some(Fitted {
+        width,
+        height,
+        position,
+        maximized: p.maximized,
+    })
 }
 
 /// When to write the remembered view: `SAVE_QUIET` after the last change,
@@ -162,7 +183,10 @@ pub struct Loaded {
 
 /// The state file's path from `XDG_CONFIG_HOME` and `HOME` (as given), or
 /// `None` when neither names an absolute folder.
-pub fn state_path_from(xdg_config_home: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
+pub fn state_path_from(
+    xdg_config_home: Option<OsString>,
+    home: Option<OsString>,
+) -> Option<PathBuf> {
     let absolute = |v: Option<OsString>| v.map(PathBuf::from).filter(|p| p.is_absolute());
     let config = absolute(xdg_config_home).or_else(|| absolute(home).map(|h| h.join(".config")))?;
     Some(config.join(APP_FOLDER).join(FILE_NAME))
@@ -170,7 +194,10 @@ pub fn state_path_from(xdg_config_home: Option<OsString>, home: Option<OsString>
 
 /// The state file's path for this process's environment.
 pub fn state_path() -> Option<PathBuf> {
-    state_path_from(std::env::var_os("XDG_CONFIG_HOME"), std::env::var_os("HOME"))
+    state_path_from(
+        std::env::var_os("XDG_CONFIG_HOME"),
+        std::env::var_os("HOME"),
+    )
 }
 
 /// Reads the state file. Never fails: a missing file is a first start
@@ -178,7 +205,10 @@ pub fn state_path() -> Option<PathBuf> {
 pub fn load(path: &Path) -> Loaded {
     let ignored = |why: String| Loaded {
         remembered: Remembered::default(),
-        problem: Some(format!("The saved view ({}) was ignored: {why}. Starting fresh.", path.display())),
+        problem: Some(format!(
+            "The saved view ({}) was ignored: {why}. Starting fresh.",
+            path.display()
+        )),
     };
     // The engine's regular-file open: a fifo or a device put where the file
     // should be is never opened, so it cannot hold the start.
@@ -189,7 +219,9 @@ pub fn load(path: &Path) -> Loaded {
         Ok((f, _)) => f,
         Err(RegularOpen::Io(e)) if e.kind() == io::ErrorKind::NotFound => return Loaded::default(),
         Err(RegularOpen::Io(e)) => return ignored(format!("it cannot be read ({})", reason(&e))),
-        Err(RegularOpen::NotRegular(_) | RegularOpen::Changed) => return ignored("it cannot be read (it is not a regular file)".into()),
+        Err(RegularOpen::NotRegular(_) | RegularOpen::Changed) => {
+            return ignored("it cannot be read (it is not a regular file)".into())
+        }
     };
     let mut bytes = Vec::new();
     // One byte past the limit tells an oversized file from one at the limit.
@@ -204,9 +236,15 @@ pub fn load(path: &Path) -> Loaded {
         Err(e) => return ignored(format!("it is not a saved view ({e})")),
     };
     if parsed.version != VERSION {
-        return ignored(format!("it is of version {}, not {VERSION}", parsed.version));
+        return ignored(format!(
+            "it is of version {}, not {VERSION}",
+            parsed.version
+        ));
     }
-    Loaded { remembered: checked(parsed.remembered), problem: None }
+    Loaded {
+        remembered: checked(parsed.remembered),
+        problem: None,
+    }
 }
 
 /// Drops what cannot be trusted: a view whose folder handle or depth is
@@ -216,7 +254,12 @@ fn checked(mut r: Remembered) -> Remembered {
     let usable = |v: &SavedView| {
         decode_handle(&v.folder).is_ok()
             && crate::walk::check_settings(&v.settings, false).is_ok()
-            && v.settings.filter.as_deref().map(crate::filter::NameFilter::parse).transpose().is_ok()
+            && v.settings
+                .filter
+                .as_deref()
+                .map(crate::filter::NameFilter::parse)
+                .transpose()
+                .is_ok()
     };
     r.view = r.view.filter(usable).map(|mut v| {
         v.expanded.retain(|h| decode_handle(h).is_ok());
@@ -229,7 +272,10 @@ fn checked(mut r: Remembered) -> Remembered {
 }
 
 fn reason(e: &io::Error) -> String {
-    crate::CanopyError::from_io(e, "error").message.trim_start_matches("error: ").to_string()
+    crate::CanopyError::from_io(e, "error")
+        .message
+        .trim_start_matches("error: ")
+        .to_string()
 }
 
 /// Writes the state file atomically: a new file beside it, written and
@@ -239,21 +285,36 @@ fn reason(e: &io::Error) -> String {
 /// # Errors
 /// The I/O error of the step that failed; the old file is then untouched.
 pub fn save(path: &Path, remembered: &Remembered) -> io::Result<()> {
-    let folder = path.parent().ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(folder)?;
+    let folder = path
+        .parent()
+        .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(folder)?;
     let mut remembered = remembered.clone();
     if let Some(v) = &mut remembered.view {
         v.expanded.truncate(SAVED_EXPANDED_MAX);
     }
-    let json = serde_json::to_vec_pretty(&FileFormat { version: VERSION, remembered })
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
-    let name = path.file_name().ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let json = serde_json::to_vec_pretty(&FileFormat {
+        version: VERSION,
+        remembered,
+    })
+    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
     let mut temp_name = OsString::from(".");
     temp_name.push(name);
     temp_name.push(format!(".{}.tmp", std::process::id()));
     let temp = folder.join(temp_name);
     let written = (|| {
-        let mut f = OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(&temp)?;
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&temp)?;
         f.write_all(&json)?;
         f.sync_all()?;
         fs::rename(&temp, path)
@@ -282,47 +343,103 @@ mod tests {
                 hide_ignored: true,
                 ..Default::default()
             },
-            expanded: vec![encode_handle(&folder.join("a")), encode_handle(&folder.join("a/b"))],
+            expanded: vec![
+                encode_handle(&folder.join("a")),
+                encode_handle(&folder.join("a/b")),
+            ],
             selected: Some(encode_handle(&folder.join("a/b/c.txt"))),
         }
     }
 
     fn placed(x: i32, y: i32, width: u32, height: u32) -> WindowPlacement {
-        WindowPlacement { x, y, width, height, maximized: false }
+        WindowPlacement {
+            x,
+            y,
+            width,
+            height,
+            maximized: false,
+        }
     }
 
-    const FULL_HD: WorkArea = WorkArea { x: 0, y: 0, width: 1920, height: 1080 };
+    const FULL_HD: WorkArea = WorkArea {
+        x: 0,
+        y: 0,
+        width: 1920,
+        height: 1080,
+    };
 
     #[test]
     fn a_huge_remembered_window_is_clamped_to_the_work_area() {
         let fitted = fit_to_screen(placed(0, 0, 30_000, 30_000), &[FULL_HD]).unwrap();
-        assert_eq!((fitted.width, fitted.height, fitted.position), (1920, 1080, Some((0, 0))), "never larger than the screen");
+        assert_eq!(
+            (fitted.width, fitted.height, fitted.position),
+            (1920, 1080, Some((0, 0))),
+            "never larger than the screen"
+        );
         // Below a top panel: the work area, not the screen.
-        let panel = WorkArea { x: 0, y: 32, width: 1920, height: 1048 };
+        let panel = WorkArea {
+            x: 0,
+            y: 32,
+            width: 1920,
+            height: 1048,
+        };
         let fitted = fit_to_screen(placed(100, 0, 1200, 30_000), &[panel]).unwrap();
-        assert_eq!((fitted.width, fitted.height, fitted.position), (1200, 1048, Some((100, 32))));
+        assert_eq!(
+            (fitted.width, fitted.height, fitted.position),
+            (1200, 1048, Some((100, 32)))
+        );
     }
 
     #[test]
     fn a_window_hanging_off_its_monitor_is_moved_wholly_onto_it() {
         let fitted = fit_to_screen(placed(1500, 900, 800, 600), &[FULL_HD]).unwrap();
-        assert_eq!(fitted.position, Some((1120, 480)), "its right and bottom edges come back inside");
+        assert_eq!(
+            fitted.position,
+            Some((1120, 480)),
+            "its right and bottom edges come back inside"
+        );
         let fitted = fit_to_screen(placed(-300, -50, 800, 600), &[FULL_HD]).unwrap();
         assert_eq!(fitted.position, Some((0, 0)));
-        let right = WorkArea { x: 1920, y: 0, width: 1280, height: 1024 };
+        let right = WorkArea {
+            x: 1920,
+            y: 0,
+            width: 1280,
+            height: 1024,
+        };
         let fitted = fit_to_screen(placed(1800, 100, 1000, 700), &[FULL_HD, right]).unwrap();
-        assert_eq!(fitted.position, Some((1920, 100)), "onto the monitor it overlaps most");
+        assert_eq!(
+            fitted.position,
+            Some((1920, 100)),
+            "onto the monitor it overlaps most"
+        );
     }
 
     #[test]
     fn what_cannot_be_placed_is_dropped() {
         let gone = fit_to_screen(placed(-100_000, i32::MAX, 30_000, u32::MAX), &[FULL_HD]).unwrap();
-        assert_eq!((gone.width, gone.height, gone.position), (1920, 1080, None), "a place on no monitor is dropped, the size still clamped");
-        assert_eq!(fit_to_screen(placed(0, 0, 800, 600), &[]), None, "no monitor: nothing is applied");
-        let empty = WorkArea { x: 0, y: 0, width: 0, height: 0 };
+        assert_eq!(
+            (gone.width, gone.height, gone.position),
+            (1920, 1080, None),
+            "a place on no monitor is dropped, the size still clamped"
+        );
+        assert_eq!(
+            fit_to_screen(placed(0, 0, 800, 600), &[]),
+            None,
+            "no monitor: nothing is applied"
+        );
+        let empty = WorkArea {
+            x: 0,
+            y: 0,
+            width: 0,
+            height: 0,
+        };
         assert_eq!(fit_to_screen(placed(0, 0, 800, 600), &[empty]), None);
         let small = fit_to_screen(placed(10, 20, 800, 600), &[FULL_HD]).unwrap();
-        assert_eq!((small.width, small.height, small.position), (800, 600, Some((10, 20))), "a window that fits is left alone");
+        assert_eq!(
+            (small.width, small.height, small.position),
+            (800, 600, Some((10, 20))),
+            "a window that fits is left alone"
+        );
     }
 
     #[test]
@@ -331,7 +448,11 @@ mod tests {
         let at = |ms: u64| start + std::time::Duration::from_millis(ms);
         let mut s = SaveSchedule::default();
         assert!(!s.take_due(at(0)), "nothing waiting, nothing due");
-        assert_eq!(s.changed(at(0)), at(500), "a lone change is written after the quiet time");
+        assert_eq!(
+            s.changed(at(0)),
+            at(500),
+            "a lone change is written after the quiet time"
+        );
         assert!(!s.take_due(at(499)));
         assert!(s.take_due(at(500)));
         assert_eq!(s.due(), None, "written: nothing waits");
@@ -347,9 +468,16 @@ mod tests {
                 }
             }
         }
-        assert_eq!(written, [3_000, 5_200], "at most 2 s after the first unsaved change, while changes go on");
+        assert_eq!(
+            written,
+            [3_000, 5_200],
+            "at most 2 s after the first unsaved change, while changes go on"
+        );
         assert!(!s.take_due(at(7_299)));
-        assert!(s.take_due(at(7_300)), "and the quiet time after the last one");
+        assert!(
+            s.take_due(at(7_300)),
+            "and the quiet time after the last one"
+        );
     }
 
     #[test]
@@ -357,8 +485,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.json");
         std::fs::write(&path, br#"{"version":1,"view":{"folder":"L3Q","depth":2,"showDotfiles":true,"expanded":[],"selected":null}}"#).unwrap();
-        let view = load(&path).remembered.view.expect("the old view still reads");
-        assert_eq!((view.settings.sort, view.settings.reverse, view.settings.hide_ignored), (crate::wire::SortBy::Name, false, false));
+        let view = load(&path)
+            .remembered
+            .view
+            .expect("the old view still reads");
+        assert_eq!(
+            (
+                view.settings.sort,
+                view.settings.reverse,
+                view.settings.hide_ignored
+            ),
+            (crate::wire::SortBy::Name, false, false)
+        );
     }
 
     #[test]
@@ -366,18 +504,30 @@ mod tests {
         let p = state_path_from(Some("/x/conf".into()), Some("/home/u".into()));
         assert_eq!(p.unwrap(), Path::new("/x/conf/canopy/state.json"));
         let p = state_path_from(Some("relative/conf".into()), Some("/home/u".into()));
-        assert_eq!(p.unwrap(), Path::new("/home/u/.config/canopy/state.json"), "a relative XDG_CONFIG_HOME is ignored");
+        assert_eq!(
+            p.unwrap(),
+            Path::new("/home/u/.config/canopy/state.json"),
+            "a relative XDG_CONFIG_HOME is ignored"
+        );
         assert_eq!(state_path_from(None, None), None);
     }
 
     #[test]
     fn a_saved_view_round_trips_byte_exact() {
         let dir = tempfile::tempdir().unwrap();
-        let odd = dir.path().join(std::ffi::OsString::from_vec(b"caf\xe9 \xff\n".to_vec()));
+        let odd = dir
+            .path()
+            .join(std::ffi::OsString::from_vec(b"caf\xe9 \xff\n".to_vec()));
         let path = dir.path().join("conf/canopy/state.json");
         let r = Remembered {
             view: Some(view(&odd)),
-            window: Some(WindowPlacement { x: -20, y: 40, width: 900, height: 700, maximized: false }),
+            window: Some(WindowPlacement {
+                x: -20,
+                y: 40,
+                width: 900,
+                height: 700,
+                maximized: false,
+            }),
         };
         save(&path, &r).unwrap();
         let back = load(&path);
@@ -397,12 +547,24 @@ mod tests {
     fn a_corrupt_file_is_ignored_with_a_message() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state.json");
-        for bad in [&b"{\"version\":1,\"view\":{\"folder\":"[..], b"\xff\xfe garbage", b"[]", b"{\"version\":99}"] {
+        for bad in [
+            &b"{\"version\":1,\"view\":{\"folder\":"[..],
+            b"\xff\xfe garbage",
+            b"[]",
+            b"{\"version\":99}",
+        ] {
             fs::write(&path, bad).unwrap();
             let got = load(&path);
-            assert_eq!(got.remembered, Remembered::default(), "{bad:?}: nothing from a corrupt file is used");
+            assert_eq!(
+                got.remembered,
+                Remembered::default(),
+                "{bad:?}: nothing from a corrupt file is used"
+            );
             let msg = got.problem.expect("a corrupt file is reported");
-            assert!(msg.contains("ignored") && msg.contains("state.json"), "{msg}");
+            assert!(
+                msg.contains("ignored") && msg.contains("state.json"),
+                "{msg}"
+            );
         }
     }
 
@@ -435,11 +597,16 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::channel();
         let at = fifo.clone();
         std::thread::spawn(move || tx.send(load(&at)).unwrap());
-        let got = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("loading a fifo must return, not wait for a writer");
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("loading a fifo must return, not wait for a writer");
         assert!(got.problem.unwrap().contains("not a regular file"));
         let link = dir.path().join("link.json");
         std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
-        assert!(load(&link).problem.unwrap().contains("not a regular file"), "a link to a device is not followed into it");
+        assert!(
+            load(&link).problem.unwrap().contains("not a regular file"),
+            "a link to a device is not followed into it"
+        );
     }
 
     #[test]
@@ -448,27 +615,69 @@ mod tests {
         let path = dir.path().join("state.json");
         let mut v = view(dir.path());
         v.expanded.push("not a handle!".into());
-        v.expanded.extend((0..SAVED_EXPANDED_MAX + 10).map(|i| encode_handle(&dir.path().join(format!("f{i}")))));
+        v.expanded.extend(
+            (0..SAVED_EXPANDED_MAX + 10).map(|i| encode_handle(&dir.path().join(format!("f{i}")))),
+        );
         let json = serde_json::json!({ "version": 1, "view": v, "window": { "x": 0, "y": 0, "width": 0, "height": 5, "maximized": false } });
         fs::write(&path, json.to_string()).unwrap();
         let got = load(&path).remembered;
         let got_view = got.view.unwrap();
-        assert!(got_view.expanded.iter().all(|h| decode_handle(h).is_ok()), "undecodable handles are dropped");
-        assert_eq!(got_view.expanded.len(), SAVED_EXPANDED_MAX, "at most SAVED_EXPANDED_MAX folders are restored");
+        assert!(
+            got_view.expanded.iter().all(|h| decode_handle(h).is_ok()),
+            "undecodable handles are dropped"
+        );
+        assert_eq!(
+            got_view.expanded.len(),
+            SAVED_EXPANDED_MAX,
+            "at most SAVED_EXPANDED_MAX folders are restored"
+        );
         assert_eq!(got.window, None, "a zero-size window is not restored");
 
         let mut deep = view(dir.path());
         deep.settings.depth = crate::limits::MAX_DEPTH + 1;
-        fs::write(&path, serde_json::json!({ "version": 1, "view": deep }).to_string()).unwrap();
-        assert_eq!(load(&path).remembered.view, None, "a depth out of range drops the view");
+        fs::write(
+            &path,
+            serde_json::json!({ "version": 1, "view": deep }).to_string(),
+        )
+        .unwrap();
+        assert_eq!(
+            load(&path).remembered.view,
+            None,
+            "a depth out of range drops the view"
+        );
 
         for (what, settings) in [
-            ("a zero cap", crate::wire::ListSettings { cap: 0, ..view(dir.path()).settings }),
-            ("a page past MAX_PAGE", crate::wire::ListSettings { limit: u32::MAX, ..view(dir.path()).settings }),
-            ("a filter the engine refuses", crate::wire::ListSettings { filter: Some("a/b".into()), ..view(dir.path()).settings }),
+            (
+                "a zero cap",
+                crate::wire::ListSettings {
+                    cap: 0,
+                    ..view(dir.path()).settings
+                },
+            ),
+            (
+                "a page past MAX_PAGE",
+                crate::wire::ListSettings {
+                    limit: u32::MAX,
+                    ..view(dir.path()).settings
+                },
+            ),
+            (
+                "a filter the engine refuses",
+                crate::wire::ListSettings {
+                    filter: Some("a/b".into()),
+                    ..view(dir.path()).settings
+                },
+            ),
         ] {
-            let bad = SavedView { settings, ..view(dir.path()) };
-            fs::write(&path, serde_json::json!({ "version": 1, "view": bad }).to_string()).unwrap();
+            let bad = SavedView {
+                settings,
+                ..view(dir.path())
+            };
+            fs::write(
+                &path,
+                serde_json::json!({ "version": 1, "view": bad }).to_string(),
+            )
+            .unwrap();
             assert_eq!(load(&path).remembered.view, None, "{what} drops the view");
         }
     }
@@ -477,7 +686,10 @@ mod tests {
     fn a_view_with_a_key_it_does_not_know_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let mut json = serde_json::to_value(view(dir.path())).unwrap();
-        assert!(serde_json::from_value::<SavedView>(json.clone()).is_ok(), "the view as written reads back");
+        assert!(
+            serde_json::from_value::<SavedView>(json.clone()).is_ok(),
+            "the view as written reads back"
+        );
         json["evil"] = serde_json::json!(1);
         let err = serde_json::from_value::<SavedView>(json).unwrap_err();
         assert!(err.to_string().contains("evil"), "{err}");
@@ -487,27 +699,49 @@ mod tests {
     fn saving_replaces_the_file_whole_and_leaves_no_temporary_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("canopy/state.json");
-        let first = Remembered { view: Some(view(&dir.path().join("first"))), window: None };
+        let first = Remembered {
+            view: Some(view(&dir.path().join("first"))),
+            window: None,
+        };
         save(&path, &first).unwrap();
-        let second = Remembered { view: Some(view(&dir.path().join("second"))), window: None };
+        let second = Remembered {
+            view: Some(view(&dir.path().join("second"))),
+            window: None,
+        };
         save(&path, &second).unwrap();
         assert_eq!(load(&path).remembered, second);
-        let names: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("state.json")], "only the state file remains");
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            names,
+            vec![std::ffi::OsString::from("state.json")],
+            "only the state file remains"
+        );
     }
 
     #[test]
     fn a_failed_save_leaves_the_old_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("canopy/state.json");
-        let first = Remembered { view: Some(view(&dir.path().join("first"))), window: None };
+        let first = Remembered {
+            view: Some(view(&dir.path().join("first"))),
+            window: None,
+        };
         save(&path, &first).unwrap();
         // The rename cannot replace a non-empty folder: the write fails at its last step.
         let blocked = dir.path().join("canopy/blocked.json");
         fs::create_dir_all(blocked.join("x")).unwrap();
         assert!(save(&blocked, &first).is_err());
         assert_eq!(load(&path).remembered, first, "the old file is untouched");
-        let left: Vec<_> = fs::read_dir(path.parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert!(left.iter().all(|n| !n.to_string_lossy().ends_with(".tmp")), "no temporary file is left: {left:?}");
+        let left: Vec<_> = fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(
+            left.iter().all(|n| !n.to_string_lossy().ends_with(".tmp")),
+            "no temporary file is left: {left:?}"
+        );
     }
 }

@@ -71,13 +71,15 @@ use std::time::Instant;
 
 use crate::cancel::CancelToken;
 use crate::cursor::SortPosition;
-use crate::source::{EntryStream, Meta, RawEntry, SourceFolder};
 use crate::filter::{FilterScratch, NameFilter};
 use crate::ignore_pattern::{Halt, Meter};
 use crate::ignore_rules::{IgnoreRules, IgnoreScratch};
-use crate::limits::{SELECTION_ROUNDS, SELECTION_SAMPLE, SELECTION_SPREAD_SD, SELECTION_WINDOW, STATS_PER_CLOCK};
+use crate::limits::{
+    SELECTION_ROUNDS, SELECTION_SAMPLE, SELECTION_SPREAD_SD, SELECTION_WINDOW, STATS_PER_CLOCK,
+};
 use crate::order::{sort_key_for, Group, Order, PartKey, Primary};
 use crate::rest::{slot_of, Slot, Tally};
+use crate::source::{EntryStream, Meta, RawEntry, SourceFolder};
 use crate::wire::{EntryKind, KindCounts, SortBy};
 
 /// Why a read stopped as a whole.
@@ -118,7 +120,11 @@ impl Candidate {
 
     /// Its place in the order, owned (for a cursor after it).
     pub fn position(&self) -> SortPosition {
-        SortPosition { group: Group::of(self.kind), primary: self.primary(), name: self.name.clone() }
+        SortPosition {
+            group: Group::of(self.kind),
+            primary: self.primary(),
+            name: self.name.clone(),
+        }
     }
 }
 
@@ -150,14 +156,23 @@ impl Keyed {
     pub fn new(order: Order, pos: SortPosition) -> Keyed {
         let mut key = Vec::new();
         sort_key_for(order, pos.group, pos.primary, &pos.name, &mut key);
-        Keyed { key: key.into(), pos }
+        Keyed {
+            key: key.into(),
+            pos,
+        }
     }
 
     /// How the entry (`key`, `name`) compares to this position, as
     /// [`Order::compare_keyed`] would with its whole key.
     #[inline]
     pub fn compare(&self, order: Order, key: &mut PartKey<'_>, name: &[u8]) -> Ordering {
-        key.compare(&self.key).then_with(|| if order.bytes_reversed() { self.pos.name.as_ref().cmp(name) } else { name.cmp(&self.pos.name) })
+        key.compare(&self.key).then_with(|| {
+            if order.bytes_reversed() {
+                self.pos.name.as_ref().cmp(name)
+            } else {
+                name.cmp(&self.pos.name)
+            }
+        })
     }
 }
 
@@ -234,13 +249,20 @@ fn is_dotfile(name: &[u8]) -> bool {
 pub(crate) fn kind_of<F: SourceFolder>(dir: &F, raw: &RawEntry<'_>) -> EntryKind {
     match raw.kind {
         Some(kind) => kind,
-        None => dir.stat_child(raw.name, false).map(|m| m.kind).unwrap_or(EntryKind::Unknown),
+        None => dir
+            .stat_child(raw.name, false)
+            .map(|m| m.kind)
+            .unwrap_or(EntryKind::Unknown),
     }
 }
 
 /// Reads `dir` once from its start, calling `each` with every entry that
 /// passes the dotfile setting, the ignore rules and the filter.
-pub(crate) fn pass<F: SourceFolder>(dir: &F, rd: &Reading<'_>, each: &mut dyn FnMut(&Seen<'_>)) -> Result<Pass, Stop> {
+pub(crate) fn pass<F: SourceFolder>(
+    dir: &F,
+    rd: &Reading<'_>,
+    each: &mut dyn FnMut(&Seen<'_>),
+) -> Result<Pass, Stop> {
     let mut p = Pass::default();
     let buffer = BUFFER.take();
     let mut entries = match dir.entries(buffer) {
@@ -254,7 +276,8 @@ pub(crate) fn pass<F: SourceFolder>(dir: &F, rd: &Reading<'_>, each: &mut dyn Fn
     let show_dotfiles = rd.show_dotfiles;
     let order = rd.order;
     let needs_stat = order.needs_stat();
-    let (mut names, mut hidden, mut ignored, mut unfiltered, mut total, mut stats) = (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut names, mut hidden, mut ignored, mut unfiltered, mut total, mut stats) =
+        (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
     let mut unchecked = 0u64;
     let mut counts = KindCounts::default();
     let mut tally = Tally::default();
@@ -276,7 +299,12 @@ pub(crate) fn pass<F: SourceFolder>(dir: &F, rd: &Reading<'_>, each: &mut dyn Fn
             if halted.get().is_some() {
                 return;
             }
-            match rules.is_ignored(raw.name, kind == EntryKind::Folder, &mut ignore_scratch, &mut meter) {
+            match rules.is_ignored(
+                raw.name,
+                kind == EntryKind::Folder,
+                &mut ignore_scratch,
+                &mut meter,
+            ) {
                 Ok(true) => {
                     ignored += 1;
                     return;
@@ -306,7 +334,7 @@ pub(crate) fn pass<F: SourceFolder>(dir: &F, rd: &Reading<'_>, each: &mut dyn Fn
                 primary = Primary::Missing;
             } else {
                 stats += 1;
-                match dir.stat_child(raw.name, false) {
+                match raw.meta.map_or_else(|| dir.stat_child(raw.name, false), Ok) {
                     Ok(m) => {
                         primary = match order.by {
                             SortBy::Size => Primary::of_size(m.size),
@@ -325,7 +353,13 @@ pub(crate) fn pass<F: SourceFolder>(dir: &F, rd: &Reading<'_>, each: &mut dyn Fn
         } else {
             Slot::Other
         };
-        each(&Seen { name: raw.name, kind, primary, meta, slot });
+        each(&Seen {
+            name: raw.name,
+            kind,
+            primary,
+            meta: meta.or(raw.meta),
+            slot,
+        });
     };
     let stopped = loop {
         if rd.cancel.is_some_and(|c| c.is_cancelled()) {
@@ -357,7 +391,14 @@ pub(crate) fn pass<F: SourceFolder>(dir: &F, rd: &Reading<'_>, each: &mut dyn Fn
     if let Some(stop) = stopped {
         return Err(stop);
     }
-    (p.total, p.unfiltered, p.counts, p.dotfiles_hidden, p.ignored, p.names_read) = (total, unfiltered, counts, hidden, ignored, names);
+    (
+        p.total,
+        p.unfiltered,
+        p.counts,
+        p.dotfiles_hidden,
+        p.ignored,
+        p.names_read,
+    ) = (total, unfiltered, counts, hidden, ignored, names);
     p.unchecked = unchecked;
     p.tally = tally;
     Ok(p)
@@ -443,7 +484,12 @@ impl Held for std::cmp::Reverse<Candidate> {
     }
 }
 
-fn keep_best<F: SourceFolder>(dir: &F, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
+fn keep_best<F: SourceFolder>(
+    dir: &F,
+    keep: usize,
+    bounds: &Bounds<'_>,
+    rd: &Reading<'_>,
+) -> Result<Kept, Stop> {
     keep_end::<F, Candidate>(dir, keep, bounds, rd)
 }
 
@@ -451,7 +497,12 @@ fn keep_best<F: SourceFolder>(dir: &F, keep: usize, bounds: &Bounds<'_>, rd: &Re
 /// does it become a heap of the `keep` kept so far, so a small folder costs one
 /// sort and a huge one O(keep) memory and about one comparison per entry.
 /// The kept entries are returned in order (ascending, whichever end was kept).
-fn keep_end<F: SourceFolder, H: Held>(dir: &F, keep: usize, bounds: &Bounds<'_>, rd: &Reading<'_>) -> Result<Kept, Stop> {
+fn keep_end<F: SourceFolder, H: Held>(
+    dir: &F,
+    keep: usize,
+    bounds: &Bounds<'_>,
+    rd: &Reading<'_>,
+) -> Result<Kept, Stop> {
     let mut small: Vec<H> = Vec::new();
     let mut heap: Option<BinaryHeap<H>> = None;
     let mut below = 0u64;
@@ -459,7 +510,11 @@ fn keep_end<F: SourceFolder, H: Held>(dir: &F, keep: usize, bounds: &Bounds<'_>,
     let mut key = Vec::new();
     let order = rd.order;
     // The top of the heap gives way to an entry that compares this way to it.
-    let gives_way = if H::END == End::First { Ordering::Greater } else { Ordering::Less };
+    let gives_way = if H::END == End::First {
+        Ordering::Greater
+    } else {
+        Ordering::Less
+    };
     let p = pass(dir, rd, &mut |e| {
         let group = Group::of(e.kind);
         let mut part = PartKey::new(order, group, e.primary, e.name, &mut key);
@@ -484,7 +539,8 @@ fn keep_end<F: SourceFolder, H: Held>(dir: &F, keep: usize, bounds: &Bounds<'_>,
                 order,
                 kind: e.kind,
                 name: e.name.into(),
-                placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
+                placed: (e.primary != Primary::None || e.meta.is_some())
+                    .then(|| Box::new((e.primary, e.meta))),
             })
         };
         match &mut heap {
@@ -509,7 +565,12 @@ fn keep_end<F: SourceFolder, H: Held>(dir: &F, keep: usize, bounds: &Bounds<'_>,
     let held = heap.map(BinaryHeap::into_vec).unwrap_or(small);
     let mut best: Vec<Candidate> = held.into_iter().map(H::release).collect();
     best.sort_unstable();
-    Ok(Kept { pass: p, best, below, below_tally })
+    Ok(Kept {
+        pass: p,
+        best,
+        below,
+        below_tally,
+    })
 }
 
 /// splitmix64: a small, good-enough generator for sampling.
@@ -517,7 +578,9 @@ struct Rng(u64);
 
 impl Rng {
     fn seeded() -> Self {
-        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
         let here = &t as *const u64 as u64;
         Rng(t ^ here.rotate_left(32) ^ u64::from(std::process::id()))
     }
@@ -548,10 +611,21 @@ struct Tuning {
     spread: u64,
 }
 
-const TUNING: Tuning = Tuning { sample: SELECTION_SAMPLE, window: SELECTION_WINDOW, rounds: SELECTION_ROUNDS, spread: SELECTION_SPREAD_SD };
+const TUNING: Tuning = Tuning {
+    sample: SELECTION_SAMPLE,
+    window: SELECTION_WINDOW,
+    rounds: SELECTION_ROUNDS,
+    spread: SELECTION_SPREAD_SD,
+};
 
 /// Pass 1: counts and a uniform sample of the positions within `bounds`, sorted.
-fn sample<F: SourceFolder>(dir: &F, k: usize, bounds: &Bounds<'_>, rng: &mut Rng, rd: &Reading<'_>) -> Result<(Pass, Vec<Keyed>, u64, u64), Stop> {
+fn sample<F: SourceFolder>(
+    dir: &F,
+    k: usize,
+    bounds: &Bounds<'_>,
+    rng: &mut Rng,
+    rd: &Reading<'_>,
+) -> Result<(Pass, Vec<Keyed>, u64, u64), Stop> {
     let mut reservoir: Vec<Keyed> = Vec::new();
     let (mut below, mut inside) = (0u64, 0u64);
     let order = rd.order;
@@ -579,7 +653,14 @@ fn sample<F: SourceFolder>(dir: &F, k: usize, bounds: &Bounds<'_>, rng: &mut Rng
         inside += 1;
         if let Some(j) = slot {
             sort_key_for(order, group, e.primary, e.name, &mut key);
-            let keyed = Keyed { key: key.as_slice().into(), pos: SortPosition { group, primary: e.primary, name: e.name.into() } };
+            let keyed = Keyed {
+                key: key.as_slice().into(),
+                pos: SortPosition {
+                    group,
+                    primary: e.primary,
+                    name: e.name.into(),
+                },
+            };
             if j == reservoir.len() {
                 reservoir.push(keyed);
             } else {
@@ -587,7 +668,8 @@ fn sample<F: SourceFolder>(dir: &F, k: usize, bounds: &Bounds<'_>, rng: &mut Rng
             }
         }
     })?;
-    reservoir.sort_unstable_by(|a, b| order.compare_keyed(&a.key, &a.pos.name, &b.key, &b.pos.name));
+    reservoir
+        .sort_unstable_by(|a, b| order.compare_keyed(&a.key, &a.pos.name, &b.key, &b.pos.name));
     // A name read twice (the folder changed during the pass) would make an empty bucket.
     reservoir.dedup_by(|a, b| a.pos.name == b.pos.name && a.key == b.key);
     Ok((p, reservoir, below, inside))
@@ -620,7 +702,13 @@ struct Counted {
 /// Pass 2: how many entries within `bounds` fall in each bucket
 /// `[samples[i-1], samples[i])`, and how many lie below the bounds; and the
 /// entries of the buckets `hunch` guesses the page is in.
-fn bucket_counts<F: SourceFolder>(dir: &F, samples: &[Keyed], bounds: &Bounds<'_>, hunch: Option<Hunch>, rd: &Reading<'_>) -> Result<Counted, Stop> {
+fn bucket_counts<F: SourceFolder>(
+    dir: &F,
+    samples: &[Keyed],
+    bounds: &Bounds<'_>,
+    hunch: Option<Hunch>,
+    rd: &Reading<'_>,
+) -> Result<Counted, Stop> {
     let mut counts = vec![0u64; samples.len() + 1];
     let mut below = 0u64;
     let mut kept = hunch.map(|_| Vec::new());
@@ -647,7 +735,9 @@ fn bucket_counts<F: SourceFolder>(dir: &F, samples: &[Keyed], bounds: &Bounds<'_
                         } else if last.compare(order, &mut part, e.name) != Ordering::Less {
                             n
                         } else {
-                            1 + samples[1..n - 1].partition_point(|s| s.compare(order, &mut part, e.name) != Ordering::Less)
+                            1 + samples[1..n - 1].partition_point(|s| {
+                                s.compare(order, &mut part, e.name) != Ordering::Less
+                            })
                         }
                     }
                     _ => 0,
@@ -666,7 +756,8 @@ fn bucket_counts<F: SourceFolder>(dir: &F, samples: &[Keyed], bounds: &Bounds<'_
                             order,
                             kind: e.kind,
                             name: e.name.into(),
-                            placed: (e.primary != Primary::None).then(|| Box::new((e.primary, e.meta))),
+                            placed: (e.primary != Primary::None || e.meta.is_some())
+                                .then(|| Box::new((e.primary, e.meta))),
                         });
                         most_kept = most_kept.max(v.len());
                     }
@@ -674,7 +765,14 @@ fn bucket_counts<F: SourceFolder>(dir: &F, samples: &[Keyed], bounds: &Bounds<'_
             }
         }
     })?;
-    Ok(Counted { pass: p, counts, below, kept, most_kept, before_tally })
+    Ok(Counted {
+        pass: p,
+        counts,
+        below,
+        kept,
+        most_kept,
+        before_tally,
+    })
 }
 
 /// The samples within `spread_sd` standard deviations of the page's
@@ -682,7 +780,13 @@ fn bucket_counts<F: SourceFolder>(dir: &F, samples: &[Keyed], bounds: &Bounds<'_
 /// the `samples` were drawn from uniformly, and the index of the first one
 /// kept. The number of samples below an entry is binomial, with a standard
 /// deviation of at most `sqrt(samples) / 2`.
-fn near_the_page(mut samples: Vec<Keyed>, rank: u64, limit: u64, inside: u64, spread_sd: u64) -> (Vec<Keyed>, usize) {
+fn near_the_page(
+    mut samples: Vec<Keyed>,
+    rank: u64,
+    limit: u64,
+    inside: u64,
+    spread_sd: u64,
+) -> (Vec<Keyed>, usize) {
     let m = samples.len() as u64;
     if inside == 0 || m == 0 {
         return (samples, 0);
@@ -691,7 +795,9 @@ fn near_the_page(mut samples: Vec<Keyed>, rank: u64, limit: u64, inside: u64, sp
     let spread = (spread_sd * (m.isqrt() + 1) / 2).max(1);
     let at = |r: u64| (u128::from(r.min(inside)) * u128::from(m) / u128::from(inside)) as u64;
     let from = at(rank).saturating_sub(spread);
-    let to = at(rank.saturating_add(limit)).saturating_add(spread + 1).min(m);
+    let to = at(rank.saturating_add(limit))
+        .saturating_add(spread + 1)
+        .min(m);
     samples.truncate(to as usize);
     samples.drain(..from as usize);
     (samples, from as usize)
@@ -706,21 +812,39 @@ const HUNCH_FILL_PERCENT: u64 = 80;
 /// centred on where the sample places entries `rank..rank + limit`, as many
 /// as are expected to hold `HUNCH_FILL_PERCENT` of `cap` entries. When the
 /// page lies within them it is known after two passes, not three.
-fn hunch_for(all: usize, from: usize, n: usize, rank: u64, limit: u64, inside: u64, cap: usize) -> Option<Hunch> {
+fn hunch_for(
+    all: usize,
+    from: usize,
+    n: usize,
+    rank: u64,
+    limit: u64,
+    inside: u64,
+    cap: usize,
+) -> Option<Hunch> {
     if inside == 0 || all == 0 || cap == 0 {
         return None;
     }
     let m = all as u64;
     // Bucket t of the kept samples is bucket `from + t` of all of them.
-    let bucket = |r: u64| ((u128::from(r.min(inside)) * u128::from(m) / u128::from(inside)) as u64).saturating_sub(from as u64).min(n as u64);
+    let bucket = |r: u64| {
+        ((u128::from(r.min(inside)) * u128::from(m) / u128::from(inside)) as u64)
+            .saturating_sub(from as u64)
+            .min(n as u64)
+    };
     let (page_first, page_last) = (bucket(rank), bucket(rank.saturating_add(limit)));
-    let buckets = (u128::from(cap as u64) * u128::from(HUNCH_FILL_PERCENT) * u128::from(m) / 100 / u128::from(inside)) as u64;
+    let buckets = (u128::from(cap as u64) * u128::from(HUNCH_FILL_PERCENT) * u128::from(m)
+        / 100
+        / u128::from(inside)) as u64;
     let span = page_last - page_first + 1;
     if buckets < span + 2 {
         return None;
     }
     let extra = (buckets - span) / 2;
-    Some(Hunch { first: page_first.saturating_sub(extra) as usize, last: (page_last + extra).min(n as u64) as usize, cap })
+    Some(Hunch {
+        first: page_first.saturating_sub(extra) as usize,
+        last: (page_last + extra).min(n as u64) as usize,
+        cap,
+    })
 }
 
 /// Which page of a folder to choose.
@@ -766,29 +890,72 @@ fn rest_after(pass: &Pass, below: &Tally, before_end: &[Candidate]) -> Tally {
 }
 
 /// Chooses the page `window` of `dir` (see the module docs).
-pub(crate) fn select<F: SourceFolder>(dir: &F, window: Window<'_>, rd: &Reading<'_>) -> Result<Selection, Stop> {
+pub(crate) fn select<F: SourceFolder>(
+    dir: &F,
+    window: Window<'_>,
+    rd: &Reading<'_>,
+) -> Result<Selection, Stop> {
     select_tuned(dir, window, TUNING, rd)
 }
 
-fn select_tuned<F: SourceFolder>(dir: &F, window: Window<'_>, tuning: Tuning, rd: &Reading<'_>) -> Result<Selection, Stop> {
+fn select_tuned<F: SourceFolder>(
+    dir: &F,
+    window: Window<'_>,
+    tuning: Tuning,
+    rd: &Reading<'_>,
+) -> Result<Selection, Stop> {
     match window {
         Window::Everything => {
             let k = keep_best(dir, usize::MAX, &Bounds::default(), rd)?;
-            Ok(Selection { held: k.best.len(), page: k.best, offset: 0, pass: k.pass, rest: Tally::default(), lost_page: false })
+            Ok(Selection {
+                held: k.best.len(),
+                page: k.best,
+                offset: 0,
+                pass: k.pass,
+                rest: Tally::default(),
+                lost_page: false,
+            })
         }
         Window::After { key, limit } => {
             let lo = Keyed::new(rd.order, key.clone());
-            let k = keep_best(dir, clamp(limit), &Bounds { lo: Some((&lo, false)), hi: None }, rd)?;
+            let k = keep_best(
+                dir,
+                clamp(limit),
+                &Bounds {
+                    lo: Some((&lo, false)),
+                    hi: None,
+                },
+                rd,
+            )?;
             let rest = rest_after(&k.pass, &k.below_tally, &k.best);
-            Ok(Selection { held: k.best.len(), page: k.best, offset: k.below, pass: k.pass, rest, lost_page: false })
+            Ok(Selection {
+                held: k.best.len(),
+                page: k.best,
+                offset: k.below,
+                pass: k.pass,
+                rest,
+                lost_page: false,
+            })
         }
         Window::At { offset, limit } if offset <= tuning.window as u64 => {
-            let mut k = keep_best(dir, clamp(offset.saturating_add(limit)), &Bounds::default(), rd)?;
+            let mut k = keep_best(
+                dir,
+                clamp(offset.saturating_add(limit)),
+                &Bounds::default(),
+                rd,
+            )?;
             let held = k.best.len();
             let rest = rest_after(&k.pass, &k.below_tally, &k.best);
             let from = clamp(offset).min(k.best.len());
             k.best.drain(..from);
-            Ok(Selection { page: k.best, offset, pass: k.pass, rest, lost_page: false, held })
+            Ok(Selection {
+                page: k.best,
+                offset,
+                pass: k.pass,
+                rest,
+                lost_page: false,
+                held,
+            })
         }
         Window::At { offset, limit } => narrow(dir, offset, limit, tuning, rd),
     }
@@ -797,7 +964,13 @@ fn select_tuned<F: SourceFolder>(dir: &F, window: Window<'_>, tuning: Tuning, rd
 /// The multi-pass selection of a deep page (see the module docs). A pass
 /// whose stat scan was cut cannot place the page: it is lost like a pass
 /// cut by time.
-fn narrow<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tuning: Tuning, rd: &Reading<'_>) -> Result<Selection, Stop> {
+fn narrow<F: SourceFolder>(
+    dir: &F,
+    offset: u64,
+    limit: u64,
+    tuning: Tuning,
+    rd: &Reading<'_>,
+) -> Result<Selection, Stop> {
     let mut rng = Rng::seeded();
     let mut held = 0;
     // The range holding entry `offset`, and a key known to lie past the page.
@@ -810,11 +983,21 @@ fn narrow<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tuning: Tuning, rd:
     let lost = |whole: Option<Pass>, p: Pass, held| {
         let mut pass = whole.unwrap_or(p);
         pass.timed_out = true;
-        Ok(Selection { page: Vec::new(), offset, pass, rest: Tally::default(), lost_page: true, held })
+        Ok(Selection {
+            page: Vec::new(),
+            offset,
+            pass,
+            rest: Tally::default(),
+            lost_page: true,
+            held,
+        })
     };
     // Passes over the whole folder until the range is small enough to keep.
     let (first, rank) = loop {
-        let bounds = Bounds { lo: lo.as_ref().map(|p| (p, true)), hi: range_end.as_ref() };
+        let bounds = Bounds {
+            lo: lo.as_ref().map(|p| (p, true)),
+            hi: range_end.as_ref(),
+        };
         let (p, samples, below, inside) = sample(dir, tuning.sample, &bounds, &mut rng, rd)?;
         held = held.max(samples.len());
         if cut(&p) {
@@ -823,7 +1006,14 @@ fn narrow<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tuning: Tuning, rd:
                 let timed_out = p.timed_out || p.unchecked > 0;
                 let mut pass = p;
                 pass.timed_out = timed_out;
-                return Ok(Selection { page: Vec::new(), offset, pass, rest: Tally::default(), lost_page: true, held });
+                return Ok(Selection {
+                    page: Vec::new(),
+                    offset,
+                    pass,
+                    rest: Tally::default(),
+                    lost_page: true,
+                    held,
+                });
             }
             return lost(whole, p, held);
         }
@@ -831,7 +1021,14 @@ fn narrow<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tuning: Tuning, rd:
         if first_pass {
             if offset >= p.total {
                 // Past the end: an empty page with the true total.
-                return Ok(Selection { page: Vec::new(), offset, pass: p, rest: Tally::default(), lost_page: false, held });
+                return Ok(Selection {
+                    page: Vec::new(),
+                    offset,
+                    pass: p,
+                    rest: Tally::default(),
+                    lost_page: false,
+                    held,
+                });
             }
             // A page within a window of the end: keep the last entries instead.
             let tail = p.total - offset;
@@ -851,7 +1048,10 @@ fn narrow<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tuning: Tuning, rd:
         let all = samples.len();
         let (samples, from) = near_the_page(samples, rank, limit, inside, tuning.spread);
         // Memory for the hunch: what the sample held, less what is left of it.
-        let cap = tuning.sample.max(tuning.window + clamp(limit)).saturating_sub(samples.len());
+        let cap = tuning
+            .sample
+            .max(tuning.window + clamp(limit))
+            .saturating_sub(samples.len());
         let hunch = hunch_for(all, from, samples.len(), rank, limit, inside, cap);
         let counted = bucket_counts(dir, &samples, &bounds, hunch, rd)?;
         held = held.max(samples.len() + counted.most_kept);
@@ -882,22 +1082,40 @@ fn narrow<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tuning: Tuning, rd:
                 let rest = rest_after(&p2, &counted.before_tally, &kept[..end]);
                 kept.truncate(end);
                 kept.drain(..rank);
-                return Ok(Selection { page: kept, offset: before + rank as u64, pass: p2, rest, lost_page: false, held });
+                return Ok(Selection {
+                    page: kept,
+                    offset: before + rank as u64,
+                    pass: p2,
+                    rest,
+                    lost_page: false,
+                    held,
+                });
             }
         }
         if j < samples.len() {
             page_end = Some(samples[j].clone());
         }
-        let new_lo = if i > 0 { Some(samples[i - 1].clone()) } else { lo.clone() };
+        let new_lo = if i > 0 {
+            Some(samples[i - 1].clone())
+        } else {
+            lo.clone()
+        };
         rounds += 1;
         if counts[i] <= tuning.window as u64 || samples.len() < 2 || rounds == tuning.rounds {
             break (new_lo, offset.saturating_sub(before));
         }
         // An unlucky bucket: narrow again inside it.
-        range_end = if i < samples.len() { Some(samples[i].clone()) } else { range_end };
+        range_end = if i < samples.len() {
+            Some(samples[i].clone())
+        } else {
+            range_end
+        };
         lo = new_lo;
     };
-    let bounds = Bounds { lo: first.as_ref().map(|p| (p, true)), hi: page_end.as_ref() };
+    let bounds = Bounds {
+        lo: first.as_ref().map(|p| (p, true)),
+        hi: page_end.as_ref(),
+    };
     let mut k = keep_best(dir, clamp(rank.saturating_add(limit)), &bounds, rd)?;
     held = held.max(k.best.len());
     if cut(&k.pass) {
@@ -909,20 +1127,43 @@ fn narrow<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tuning: Tuning, rd:
     let rest = rest_after(&k.pass, &k.below_tally, &k.best[..end]);
     k.best.truncate(end);
     k.best.drain(..rank);
-    Ok(Selection { page: k.best, offset: k.below + rank as u64, pass: k.pass, rest, lost_page: false, held })
+    Ok(Selection {
+        page: k.best,
+        offset: k.below + rank as u64,
+        pass: k.pass,
+        rest,
+        lost_page: false,
+        held,
+    })
 }
 
 /// The page at `offset` when the first pass counted `tail` entries from it
 /// to the end: one more pass keeps the last `tail` entries, as a first page
 /// keeps the first ones. The last pass decides the true position (the
 /// folder may have changed): the kept entries are the last of its total.
-fn from_end<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tail: u64, whole: Pass, held: usize, rd: &Reading<'_>) -> Result<Selection, Stop> {
-    let mut k = keep_end::<F, std::cmp::Reverse<Candidate>>(dir, clamp(tail), &Bounds::default(), rd)?;
+fn from_end<F: SourceFolder>(
+    dir: &F,
+    offset: u64,
+    limit: u64,
+    tail: u64,
+    whole: Pass,
+    held: usize,
+    rd: &Reading<'_>,
+) -> Result<Selection, Stop> {
+    let mut k =
+        keep_end::<F, std::cmp::Reverse<Candidate>>(dir, clamp(tail), &Bounds::default(), rd)?;
     let held = held.max(k.best.len());
     if k.pass.cut_short() || k.pass.unchecked > 0 {
         let mut pass = whole;
         pass.timed_out = true;
-        return Ok(Selection { page: Vec::new(), offset, pass, rest: Tally::default(), lost_page: true, held });
+        return Ok(Selection {
+            page: Vec::new(),
+            offset,
+            pass,
+            rest: Tally::default(),
+            lost_page: true,
+            held,
+        });
     }
     let first = k.pass.total - k.best.len() as u64;
     let rank = clamp(offset.saturating_sub(first)).min(k.best.len());
@@ -933,7 +1174,14 @@ fn from_end<F: SourceFolder>(dir: &F, offset: u64, limit: u64, tail: u64, whole:
     }
     k.best.truncate(end);
     k.best.drain(..rank);
-    Ok(Selection { page: k.best, offset: first + rank as u64, pass: k.pass, rest, lost_page: false, held })
+    Ok(Selection {
+        page: k.best,
+        offset: first + rank as u64,
+        pass: k.pass,
+        rest,
+        lost_page: false,
+        held,
+    })
 }
 
 #[cfg(test)]
@@ -954,7 +1202,16 @@ mod tests {
 
     fn reading() -> Reading<'static> {
         let deadline = Instant::now() + Duration::from_secs(60);
-        Reading { show_dotfiles: true, deadline, stat_deadline: deadline, cancel: None, order: Order::NAME, filter: None, rules: None, tally: true }
+        Reading {
+            show_dotfiles: true,
+            deadline,
+            stat_deadline: deadline,
+            cancel: None,
+            order: Order::NAME,
+            filter: None,
+            rules: None,
+            tally: true,
+        }
     }
 
     fn page_names(s: &Selection) -> Vec<Vec<u8>> {
@@ -965,7 +1222,11 @@ mod tests {
     fn a_candidate_of_any_order_moves_48_bytes() {
         // The heap moves candidates on every replacement: the order's value
         // and lstat stay boxed, so the name order pays nothing for them.
-        assert!(std::mem::size_of::<Candidate>() <= 48, "{} bytes", std::mem::size_of::<Candidate>());
+        assert!(
+            std::mem::size_of::<Candidate>() <= 48,
+            "{} bytes",
+            std::mem::size_of::<Candidate>()
+        );
     }
 
     #[test]
@@ -973,14 +1234,27 @@ mod tests {
         let (t, names) = folder_of(3_000);
         let dir = crate::source::Source::open_folder(&crate::LocalFs::new(), t.path()).unwrap();
         // A tiny sample makes buckets far larger than the window: several rounds.
-        let tight = Tuning { sample: 4, window: 16, rounds: 64, spread: 8 };
+        let tight = Tuning {
+            sample: 4,
+            window: 16,
+            rounds: 64,
+            spread: 8,
+        };
         for offset in [17, 400, 1_499, 2_990, 2_999] {
             for _ in 0..20 {
                 let s = narrow(&dir, offset, 10, tight, &reading()).unwrap();
                 let end = (offset as usize + 10).min(names.len());
-                assert_eq!(page_names(&s), names[offset as usize..end], "offset {offset}");
+                assert_eq!(
+                    page_names(&s),
+                    names[offset as usize..end],
+                    "offset {offset}"
+                );
                 assert_eq!((s.offset, s.pass.total), (offset, 3_000));
-                assert!(s.held <= 16 + 10, "held {} names: the window plus the page at most", s.held);
+                assert!(
+                    s.held <= 16 + 10,
+                    "held {} names: the window plus the page at most",
+                    s.held
+                );
             }
         }
     }
@@ -989,7 +1263,15 @@ mod tests {
     fn a_deep_page_holds_the_sample_and_about_a_bucket_never_the_offset() {
         let (t, names) = folder_of(20_000);
         let dir = crate::source::Source::open_folder(&crate::LocalFs::new(), t.path()).unwrap();
-        let s = select(&dir, Window::At { offset: 19_000, limit: 100 }, &reading()).unwrap();
+        let s = select(
+            &dir,
+            Window::At {
+                offset: 19_000,
+                limit: 100,
+            },
+            &reading(),
+        )
+        .unwrap();
         assert_eq!(page_names(&s), names[19_000..19_100]);
         assert!(
             s.held <= SELECTION_SAMPLE.max(SELECTION_WINDOW + 100),
@@ -1008,8 +1290,14 @@ mod tests {
         let exts = ["", ".txt", ".TXT", ".jpg", ".b", ".tar.gz"];
         let mut made = 0;
         while made < n {
-            let pick = |rng: &mut Rng, from: &[&'static str]| from[rng.below(from.len() as u64) as usize];
-            let name = format!("{}{}{}", pick(&mut rng, &stems), pick(&mut rng, &stems), pick(&mut rng, &exts));
+            let pick =
+                |rng: &mut Rng, from: &[&'static str]| from[rng.below(from.len() as u64) as usize];
+            let name = format!(
+                "{}{}{}",
+                pick(&mut rng, &stems),
+                pick(&mut rng, &stems),
+                pick(&mut rng, &exts)
+            );
             let path = t.path().join(&name);
             if path.exists() {
                 continue;
@@ -1020,7 +1308,10 @@ mod tests {
                 std::fs::write(&path, vec![b'x'; rng.below(4) as usize]).unwrap();
             }
             let when = std::time::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + rng.below(3));
-            std::fs::File::open(&path).unwrap().set_modified(when).unwrap();
+            std::fs::File::open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
             made += 1;
         }
         t
@@ -1028,13 +1319,18 @@ mod tests {
 
     /// Every entry of `dir` that `rd` keeps, sorted by the engine's comparator
     /// (itself checked against a reference in `order`): the whole order.
-    fn sorted_whole(dir: &Dir, path: &std::path::Path, rd: &Reading<'_>) -> Vec<(Vec<u8>, EntryKind)> {
+    fn sorted_whole(
+        dir: &Dir,
+        path: &std::path::Path,
+        rd: &Reading<'_>,
+    ) -> Vec<(Vec<u8>, EntryKind)> {
         let mut scratch = FilterScratch::default();
         let mut v: Vec<(Vec<u32>, Vec<u8>, EntryKind)> = std::fs::read_dir(path)
             .unwrap()
             .map(|e| {
                 let e = e.unwrap();
-                let name = std::os::unix::ffi::OsStrExt::as_bytes(e.file_name().as_os_str()).to_vec();
+                let name =
+                    std::os::unix::ffi::OsStrExt::as_bytes(e.file_name().as_os_str()).to_vec();
                 let meta = dir.stat_child(&name, false).unwrap();
                 let primary = match rd.order.by {
                     SortBy::Size if meta.kind != EntryKind::Folder => Primary::of_size(meta.size),
@@ -1109,8 +1405,19 @@ mod tests {
     fn a_cut_short_deep_selection_returns_no_page_rather_than_a_wrong_one() {
         let (t, _) = folder_of(3_000);
         let dir = crate::source::Source::open_folder(&crate::LocalFs::new(), t.path()).unwrap();
-        let expired = Reading { deadline: Instant::now(), ..reading() };
-        let s = select(&dir, Window::At { offset: 2_500, limit: 10 }, &expired).unwrap();
+        let expired = Reading {
+            deadline: Instant::now(),
+            ..reading()
+        };
+        let s = select(
+            &dir,
+            Window::At {
+                offset: 2_500,
+                limit: 10,
+            },
+            &expired,
+        )
+        .unwrap();
         assert!(s.lost_page && s.pass.timed_out);
         assert!(s.page.is_empty());
     }

@@ -37,10 +37,15 @@ fn is_plain(c: char) -> bool {
 /// Writes raw path bytes as clipboard text (see the module docs).
 pub fn path_text(raw: &[u8]) -> PathText {
     let plain = !raw.is_empty()
-        && raw.utf8_chunks().all(|chunk| chunk.invalid().is_empty() && chunk.valid().chars().all(is_plain));
+        && raw
+            .utf8_chunks()
+            .all(|chunk| chunk.invalid().is_empty() && chunk.valid().chars().all(is_plain));
     if plain {
         // All valid UTF-8: checked just above.
-        return PathText { text: String::from_utf8_lossy(raw).into_owned(), quoted: false };
+        return PathText {
+            text: String::from_utf8_lossy(raw).into_owned(),
+            quoted: false,
+        };
     }
     let mut text = String::with_capacity(raw.len() + 3);
     text.push_str("$'");
@@ -73,7 +78,9 @@ pub fn path_text(raw: &[u8]) -> PathText {
 /// `INVALID_ARGUMENT` for a bad handle.
 pub fn copy_text(req: &FileRequest) -> Result<PathText, CanopyError> {
     let path = decode_handle(&req.handle)?;
-    Ok(path_text(std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str())))
+    Ok(path_text(std::os::unix::ffi::OsStrExt::as_bytes(
+        path.as_os_str(),
+    )))
 }
 
 #[cfg(test)]
@@ -82,8 +89,18 @@ mod tests {
 
     #[test]
     fn plain_paths_are_copied_as_they_are() {
-        for p in ["/home/ana/notes.txt", "/srv/data/2024-01-02_report,v2+final@host:8080%x=y", "/home/ana/caf\u{e9}/\u{65e5}\u{672c}"] {
-            assert_eq!(path_text(p.as_bytes()), PathText { text: p.into(), quoted: false });
+        for p in [
+            "/home/ana/notes.txt",
+            "/srv/data/2024-01-02_report,v2+final@host:8080%x=y",
+            "/home/ana/caf\u{e9}/\u{65e5}\u{672c}",
+        ] {
+            assert_eq!(
+                path_text(p.as_bytes()),
+                PathText {
+                    text: p.into(),
+                    quoted: false
+                }
+            );
         }
     }
 
@@ -96,12 +113,22 @@ mod tests {
             (b"/tmp/back\\slash", r"$'/tmp/back\\slash'"),
             (b"/tmp/bad\xff", r"$'/tmp/bad\xff'"),
             (b"/tmp/esc\x1b[0m", r"$'/tmp/esc\x1b[0m'"),
-            ("/tmp/rlo\u{202e}txt".as_bytes(), r"$'/tmp/rlo\xe2\x80\xaetxt'"),
+            (
+                "/tmp/rlo\u{202e}txt".as_bytes(),
+                r"$'/tmp/rlo\xe2\x80\xaetxt'",
+            ),
             (b"/tmp/two words", r"$'/tmp/two words'"),
             (b"/tmp/$(reboot)", r"$'/tmp/$(reboot)'"),
         ];
         for (raw, want) in cases {
-            assert_eq!(path_text(raw), PathText { text: (*want).into(), quoted: true }, "{raw:?}");
+            assert_eq!(
+                path_text(raw),
+                PathText {
+                    text: (*want).into(),
+                    quoted: true
+                },
+                "{raw:?}"
+            );
         }
     }
 }

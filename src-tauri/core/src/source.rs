@@ -33,7 +33,7 @@ use std::path::Path;
 use crate::error::CanopyError;
 pub use crate::ignore_pattern::Meter;
 pub use crate::ignore_rules::IgnoreRules;
-use crate::wire::EntryKind;
+use crate::wire::{ArchiveFormat, EntryKind};
 
 /// Which object a folder is, for the dead-mount rules: a device (a mount,
 /// an archive, a server connection) and a number unique on it.
@@ -53,12 +53,23 @@ pub struct Meta {
     pub modified_ms: Option<i64>,
 }
 
-/// One raw entry of a folder: its name bytes (never `.` or `..`), and its
-/// kind when the source says it without a `stat`.
+/// One raw entry of a folder: its name bytes (never `.` or `..`), its
+/// kind when the source says it without a `stat`, and its whole `lstat`
+/// facts when the source reads them with the name (an archive's directory,
+/// an SFTP `readdir`): the engine then never asks [`SourceFolder::stat_child`].
 #[derive(Debug, Clone, Copy)]
 pub struct RawEntry<'a> {
     pub name: &'a [u8],
     pub kind: Option<EntryKind>,
+    pub meta: Option<Meta>,
+}
+
+/// What a source says of one shown entry besides its `lstat`: that it is an
+/// archive Canopy can open like a folder, or what is wrong with its name.
+#[derive(Debug, Default)]
+pub struct EntryNote {
+    pub archive: Option<ArchiveFormat>,
+    pub problem: Option<CanopyError>,
 }
 
 /// A folder being read, batch by batch, from its first entry.
@@ -144,13 +155,44 @@ pub trait SourceFolder: Send + Sync + Sized + 'static {
         let _ = name;
         Ok(None)
     }
+
+    /// What to say of the shown entry `name` of kind `kind` besides its
+    /// `lstat` (see [`EntryNote`]); nothing by default. Called only for
+    /// entries shown, on the engine's workers, under the folder's deadline.
+    fn note_child(&self, name: &[u8], kind: EntryKind) -> EntryNote {
+        let _ = (name, kind);
+        EntryNote::default()
+    }
+
+    /// The first `len` bytes (or fewer) of the regular file `name`, never
+    /// following a link and never opening anything else (a fifo, a device):
+    /// enough to tell an archive by its magic bytes.
+    ///
+    /// # Errors
+    /// The source's error; `Unsupported` when the source cannot (the default).
+    fn read_head(&self, name: &[u8], len: usize) -> io::Result<Vec<u8>> {
+        let _ = (name, len);
+        Err(io::ErrorKind::Unsupported.into())
+    }
+}
+
+/// What a file was when it was opened, to tell whether what was learnt of
+/// it (an archive's index) still holds: it is the same object, unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    /// Last status change and modification, nanoseconds since the epoch.
+    pub changed_ns: i128,
+    pub modified_ns: i128,
 }
 
 /// A regular file opened by a [`Source`] for a bounded read: the preview
 /// reads a chunk at an offset, never the whole of a large file. A source
 /// whose files are streams (a compressed archive member) reads forward to
 /// the offset and says so in its costs, not in this interface.
-pub trait SourceFile: Send + 'static {
+pub trait SourceFile: Send + Sync + 'static {
     /// Its size in bytes when it was opened.
     fn size(&self) -> u64;
 
@@ -159,6 +201,12 @@ pub trait SourceFile: Send + 'static {
     /// # Errors
     /// The source's error (`WouldBlock` ends the read where it is).
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
+
+    /// What the file was when it was opened, when the source can say
+    /// (`None`, the default, means never reuse what was learnt of it).
+    fn stamp(&self) -> Option<FileStamp> {
+        None
+    }
 }
 
 /// A place listings come from.
@@ -186,14 +234,24 @@ pub trait Source: Clone + Send + Sync + 'static {
     /// The rules that hide what git would ignore in the folder at `path`,
     /// and why some of them could not be read. A source without
     /// repositories hides nothing (the default).
-    fn ignore_rules(&self, path: &Path, meter: &mut Meter<'_>) -> (IgnoreRules, Option<CanopyError>) {
+    fn ignore_rules(
+        &self,
+        path: &Path,
+        meter: &mut Meter<'_>,
+    ) -> (IgnoreRules, Option<CanopyError>) {
         let _ = (path, meter);
         (IgnoreRules::none(), None)
     }
 
     /// The rules for the child folder `name` (opened as `folder`, at
     /// `path`) of a folder whose rules are `parent`.
-    fn child_ignore_rules(&self, parent: &IgnoreRules, name: &[u8], folder: &Self::Folder, path: &Path) -> (IgnoreRules, Option<CanopyError>) {
+    fn child_ignore_rules(
+        &self,
+        parent: &IgnoreRules,
+        name: &[u8],
+        folder: &Self::Folder,
+        path: &Path,
+    ) -> (IgnoreRules, Option<CanopyError>) {
         let _ = (parent, name, folder, path);
         (IgnoreRules::none(), None)
     }

@@ -15,14 +15,13 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-
 use crate::bounded::{self, Place};
 use crate::limits::TIME_BUDGET;
 use crate::names::{decode_handle, encode_handle};
 use crate::root::absolute;
 use crate::saved_view::Loaded;
-use crate::wire::{RootSpec, Startup};
 pub use crate::wire::Launch;
+use crate::wire::{RootSpec, Startup};
 
 /// The flag that carries a path as a handle.
 pub const HANDLE_FLAG: &str = "--handle=";
@@ -33,9 +32,13 @@ pub const HANDLE_FLAG: &str = "--handle=";
 /// # Errors
 /// A message when `--handle=` does not decode.
 pub fn path_arg(args: &[OsString]) -> Result<Option<PathBuf>, String> {
-    let Some(arg) = args.get(1) else { return Ok(None) };
+    let Some(arg) = args.get(1) else {
+        return Ok(None);
+    };
     match arg.to_str().and_then(|a| a.strip_prefix(HANDLE_FLAG)) {
-        Some(handle) => decode_handle(handle).map(Some).map_err(|e| format!("{HANDLE_FLAG}: {}", e.message)),
+        Some(handle) => decode_handle(handle)
+            .map(Some)
+            .map_err(|e| format!("{HANDLE_FLAG}: {}", e.message)),
         None => Ok(Some(PathBuf::from(arg))),
     }
 }
@@ -45,18 +48,29 @@ pub fn launch(args: &[OsString], loaded: Loaded) -> Launch {
     let mut notice = loaded.problem;
     match path_arg(args) {
         Ok(Some(path)) => {
-            return Launch { startup: startup_from_arg(Some(path.into_os_string())), restore: None, notice }
+            return Launch {
+                startup: startup_from_arg(Some(path.into_os_string())),
+                restore: None,
+                notice,
+            }
         }
         Err(message) => notice = Some(message),
         Ok(None) => {}
     }
     match loaded.remembered.view {
         Some(view) => Launch {
-            startup: Startup { folder: RootSpec::Handle(view.folder.clone()), select: view.selected.clone() },
+            startup: Startup {
+                folder: RootSpec::Handle(view.folder.clone()),
+                select: view.selected.clone(),
+            },
             restore: Some(view),
             notice,
         },
-        None => Launch { startup: startup_from_arg(None), restore: None, notice },
+        None => Launch {
+            startup: startup_from_arg(None),
+            restore: None,
+            notice,
+        },
     }
 }
 
@@ -96,9 +110,15 @@ pub fn startup_from_forwarded(argv: &[String], cwd: &str) -> Result<Option<Start
         None => return Ok(None),
         Some(p) => p,
     };
-    let lossy = |s: &OsStr| s.to_str().is_some_and(|t| t.contains(char::REPLACEMENT_CHARACTER));
+    let lossy = |s: &OsStr| {
+        s.to_str()
+            .is_some_and(|t| t.contains(char::REPLACEMENT_CHARACTER))
+    };
     if lossy(path.as_os_str()) {
-        return Err(format!("The path {} could not be passed to this window: it is not valid UTF-8.", path.display()));
+        return Err(format!(
+            "The path {} could not be passed to this window: it is not valid UTF-8.",
+            path.display()
+        ));
     }
     let path = if path.is_absolute() {
         path
@@ -139,57 +159,108 @@ mod tests {
             problem: None,
         };
         let got = launch(&["canopy".into(), dir.path().into()], saved.clone());
-        assert_eq!(got.startup.folder, RootSpec::Handle(encode_handle(dir.path())));
+        assert_eq!(
+            got.startup.folder,
+            RootSpec::Handle(encode_handle(dir.path()))
+        );
         assert_eq!(got.restore, None, "a path argument means no restore");
         let got = launch(&["canopy".into()], saved);
-        assert_eq!(got.startup.folder, RootSpec::Handle(encode_handle(Path::new("/somewhere"))));
-        assert!(got.restore.is_some(), "no path argument: the saved view is restored");
+        assert_eq!(
+            got.startup.folder,
+            RootSpec::Handle(encode_handle(Path::new("/somewhere")))
+        );
+        assert!(
+            got.restore.is_some(),
+            "no path argument: the saved view is restored"
+        );
     }
 
     #[test]
     fn the_saved_views_problem_is_said_at_start() {
-        let loaded = Loaded { remembered: Remembered::default(), problem: Some("bad file".into()) };
+        let loaded = Loaded {
+            remembered: Remembered::default(),
+            problem: Some("bad file".into()),
+        };
         let got = launch(&["canopy".into()], loaded);
         assert_eq!(got.notice.as_deref(), Some("bad file"));
-        assert_eq!(got.startup.folder, RootSpec::Text("~".into()), "a fresh start opens the home folder");
+        assert_eq!(
+            got.startup.folder,
+            RootSpec::Text("~".into()),
+            "a fresh start opens the home folder"
+        );
     }
 
     #[test]
     fn a_non_utf8_path_is_forwarded_as_a_handle_and_comes_back_exact() {
         let raw = os(b"/tmp/caf\xe9");
-        let args = forwardable_args(&["canopy".into(), raw.clone()], Some(Path::new("/"))).expect("must be rewritten");
-        let forwarded: Vec<String> = args.iter().map(|a| a.to_str().expect("forwardable as UTF-8").to_owned()).collect();
+        let args = forwardable_args(&["canopy".into(), raw.clone()], Some(Path::new("/")))
+            .expect("must be rewritten");
+        let forwarded: Vec<String> = args
+            .iter()
+            .map(|a| a.to_str().expect("forwardable as UTF-8").to_owned())
+            .collect();
         assert!(forwarded[1].starts_with(HANDLE_FLAG));
-        assert_eq!(path_arg(&args).unwrap().unwrap(), PathBuf::from(raw.clone()), "the handle decodes to the exact bytes");
+        assert_eq!(
+            path_arg(&args).unwrap().unwrap(),
+            PathBuf::from(raw.clone()),
+            "the handle decodes to the exact bytes"
+        );
         let startup = startup_from_forwarded(&forwarded, "/").unwrap().unwrap();
-        assert_eq!(startup.folder, RootSpec::Handle(encode_handle(Path::new(&raw))));
+        assert_eq!(
+            startup.folder,
+            RootSpec::Handle(encode_handle(Path::new(&raw)))
+        );
     }
 
     #[test]
     fn a_relative_path_is_made_absolute_before_forwarding_from_a_non_utf8_folder() {
         let cwd = PathBuf::from(os(b"/tmp/d\xff"));
-        let args = forwardable_args(&["canopy".into(), "sub".into()], Some(&cwd)).expect("must be rewritten");
+        let args = forwardable_args(&["canopy".into(), "sub".into()], Some(&cwd))
+            .expect("must be rewritten");
         assert_eq!(path_arg(&args).unwrap().unwrap(), cwd.join("sub"));
-        assert_eq!(forwardable_args(&args, Some(&cwd)), None, "a handle is never rewritten again (no restart loop)");
-        assert_eq!(forwardable_args(&["canopy".into(), "sub".into()], Some(Path::new("/tmp"))), None, "plain UTF-8 is forwarded as is");
+        assert_eq!(
+            forwardable_args(&args, Some(&cwd)),
+            None,
+            "a handle is never rewritten again (no restart loop)"
+        );
+        assert_eq!(
+            forwardable_args(&["canopy".into(), "sub".into()], Some(Path::new("/tmp"))),
+            None,
+            "plain UTF-8 is forwarded as is"
+        );
     }
 
     #[test]
     fn a_forwarded_relative_path_is_taken_from_the_second_instances_folder() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("inner")).unwrap();
-        let got = startup_from_forwarded(&["canopy".into(), "inner".into()], dir.path().to_str().unwrap()).unwrap().unwrap();
-        assert_eq!(got.folder, RootSpec::Handle(encode_handle(&dir.path().join("inner"))));
-        assert_eq!(startup_from_forwarded(&["canopy".into()], "/").unwrap(), None, "no path: just show the window");
+        let got = startup_from_forwarded(
+            &["canopy".into(), "inner".into()],
+            dir.path().to_str().unwrap(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            got.folder,
+            RootSpec::Handle(encode_handle(&dir.path().join("inner")))
+        );
+        assert_eq!(
+            startup_from_forwarded(&["canopy".into()], "/").unwrap(),
+            None,
+            "no path: just show the window"
+        );
     }
 
     #[test]
     fn a_lossy_forwarded_path_is_refused_not_opened_elsewhere() {
-        let err = startup_from_forwarded(&["canopy".into(), "/tmp/caf\u{fffd}".into()], "/").unwrap_err();
+        let err =
+            startup_from_forwarded(&["canopy".into(), "/tmp/caf\u{fffd}".into()], "/").unwrap_err();
         assert!(err.contains("could not be passed"), "{err}");
-        let err = startup_from_forwarded(&["canopy".into(), "rel".into()], "/tmp/d\u{fffd}").unwrap_err();
+        let err =
+            startup_from_forwarded(&["canopy".into(), "rel".into()], "/tmp/d\u{fffd}").unwrap_err();
         assert!(err.contains("could not be passed"), "{err}");
-        let err = startup_from_forwarded(&["canopy".into(), "--handle=!!".into()], "/").unwrap_err();
+        let err =
+            startup_from_forwarded(&["canopy".into(), "--handle=!!".into()], "/").unwrap_err();
         assert!(err.contains("--handle="), "{err}");
     }
 }
@@ -200,14 +271,20 @@ mod tests {
 /// anyway, so the window shows its error.
 pub fn startup_from_arg(arg: Option<std::ffi::OsString>) -> Startup {
     let Some(arg) = arg else {
-        return Startup { folder: RootSpec::Text("~".into()), select: None };
+        return Startup {
+            folder: RootSpec::Text("~".into()),
+            select: None,
+        };
     };
     let path = absolute(Path::new(&arg)).unwrap_or_else(|_| PathBuf::from(&arg));
     // Looking the path up may hang on a dead mount: then it is opened as a
     // folder, and its listing says it is not responding.
     let probe = path.clone();
     let (is_dir, exists) = bounded::call(Place::path(&path), TIME_BUDGET, move |_| {
-        (std::fs::metadata(&probe).is_ok_and(|m| m.is_dir()), std::fs::symlink_metadata(&probe).is_ok())
+        (
+            std::fs::metadata(&probe).is_ok_and(|m| m.is_dir()),
+            std::fs::symlink_metadata(&probe).is_ok(),
+        )
     })
     .unwrap_or((true, true));
     match path.parent() {
@@ -215,6 +292,9 @@ pub fn startup_from_arg(arg: Option<std::ffi::OsString>) -> Startup {
             folder: RootSpec::Handle(encode_handle(parent)),
             select: Some(encode_handle(&path)),
         },
-        _ => Startup { folder: RootSpec::Handle(encode_handle(&path)), select: None },
+        _ => Startup {
+            folder: RootSpec::Handle(encode_handle(&path)),
+            select: None,
+        },
     }
 }

@@ -79,11 +79,23 @@ pub fn write_text(listing: &Listing, out: &mut impl Write) -> io::Result<()> {
 /// the pattern escaped like names and holding no raw quote (the line reads
 /// back from its end); `None` without a filter.
 pub fn match_line(listing: &Listing, label: &str) -> Option<String> {
-    let (filter, folder) = (listing.settings.filter.as_deref()?, listing.root.folder.as_deref()?);
-    let (matched, of) = (folder.total.unwrap_or(0), folder.unfiltered_total.unwrap_or(0));
-    let least = if folder.count_is_lower_bound { "at least " } else { "" };
+    let (filter, folder) = (
+        listing.settings.filter.as_deref()?,
+        listing.root.folder.as_deref()?,
+    );
+    let (matched, of) = (
+        folder.total.unwrap_or(0),
+        folder.unfiltered_total.unwrap_or(0),
+    );
+    let least = if folder.count_is_lower_bound {
+        "at least "
+    } else {
+        ""
+    };
     let pattern = escape_for_line(filter.as_bytes()).replace('"', "\\u{22}");
-    Some(format!("[MATCH] {label}: {least}{matched} of {least}{of} entries match \"{pattern}\""))
+    Some(format!(
+        "[MATCH] {label}: {least}{matched} of {least}{of} entries match \"{pattern}\""
+    ))
 }
 
 /// The `[PARTIAL_ORDER]` line (without its line break) of a folder whose
@@ -98,8 +110,12 @@ pub fn partial_order_line(label: &str, folder: &Folder) -> Option<String> {
     }
     let total = folder.total.unwrap_or(0);
     Some(match folder.checked {
-        Some(checked) => format!("[PARTIAL_ORDER] {label}: order is partial: {checked} of {total} checked"),
-        None => format!("[PARTIAL_ORDER] {label}: order is partial: not every entry was read in time"),
+        Some(checked) => {
+            format!("[PARTIAL_ORDER] {label}: order is partial: {checked} of {total} checked")
+        }
+        None => {
+            format!("[PARTIAL_ORDER] {label}: order is partial: not every entry was read in time")
+        }
     })
 }
 
@@ -125,7 +141,12 @@ pub fn tag(kind: EntryKind) -> &'static str {
 /// # Errors
 /// The writer's error.
 pub fn write_entry(e: &Entry, path: &str, out: &mut impl Write) -> io::Result<()> {
-    out.write_all(tag(e.kind).as_bytes())?;
+    // An archive is a file Canopy opens like a folder: it has a tag of its own.
+    out.write_all(if e.archive.is_some() {
+        b"[ARCHIVE] "
+    } else {
+        tag(e.kind).as_bytes()
+    })?;
     out.write_all(path.as_bytes())?;
     if let Some(link) = &e.link {
         let note = match link.points_to {
@@ -155,7 +176,13 @@ pub fn write_entry(e: &Entry, path: &str, out: &mut impl Write) -> io::Result<()
 /// nothing is hidden. `lower_bound`: the read stopped early, `total` is at
 /// least that many. `label` is the folder's escaped path (its name for the
 /// listed folder).
-pub fn warning_line(label: &str, offset: u64, shown: u64, total: u64, lower_bound: bool) -> Option<String> {
+pub fn warning_line(
+    label: &str,
+    offset: u64,
+    shown: u64,
+    total: u64,
+    lower_bound: bool,
+) -> Option<String> {
     let hidden = total.saturating_sub(shown);
     let past_end = offset > 0 && offset >= total;
     if hidden == 0 && !lower_bound && !past_end {
@@ -166,16 +193,25 @@ pub fn warning_line(label: &str, offset: u64, shown: u64, total: u64, lower_boun
         let least = if lower_bound { "at least " } else { "" };
         format!("[WARNING] {label}: {hidden} items hidden (offset {offset} is past the end of {least}{total} total)")
     } else if offset == 0 {
-        format!("[WARNING] {label}: {hidden} items hidden (showing first {shown} {of} {total} total)")
+        format!(
+            "[WARNING] {label}: {hidden} items hidden (showing first {shown} {of} {total} total)"
+        )
     } else {
         let (first, last) = (offset + 1, offset + shown);
-        format!("[WARNING] {label}: {hidden} items hidden (showing {first}-{last} {of} {total} total)")
+        format!(
+            "[WARNING] {label}: {hidden} items hidden (showing {first}-{last} {of} {total} total)"
+        )
     })
 }
 
 /// Writes a folder's lines; `path` holds the folder's relative path plus `/`
 /// (empty for the root) and is restored before returning.
-fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl Write) -> io::Result<()> {
+fn write_folder(
+    folder: &Folder,
+    path: &mut String,
+    label: &str,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let base = path.len();
     for e in &folder.entries {
         push_line_name(path, &e.name, e.name_parts.as_deref());
@@ -191,7 +227,13 @@ fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl 
     }
     if let Some(total) = folder.total {
         let shown = folder.entries.len() as u64;
-        if let Some(line) = warning_line(label, folder.offset, shown, total, folder.count_is_lower_bound) {
+        if let Some(line) = warning_line(
+            label,
+            folder.offset,
+            shown,
+            total,
+            folder.count_is_lower_bound,
+        ) {
             writeln!(out, "{line}")?;
             if !folder.rest.is_empty() {
                 let groups: Vec<String> = folder.rest.iter().map(RestGroup::label).collect();
@@ -200,7 +242,11 @@ fn write_folder(folder: &Folder, path: &mut String, label: &str, out: &mut impl 
         }
     }
     if folder.ignored_hidden > 0 {
-        writeln!(out, "[IGNORED] {label}: {} items hidden by ignore rules", folder.ignored_hidden)?;
+        writeln!(
+            out,
+            "[IGNORED] {label}: {} items hidden by ignore rules",
+            folder.ignored_hidden
+        )?;
     }
     Ok(())
 }
@@ -214,14 +260,26 @@ mod tests {
     fn a_link_whose_target_could_not_be_read_keeps_its_one_arrow() {
         let dir = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink("elsewhere", dir.path().join("x")).unwrap();
-        let listing = list(&LocalFs::new(), dir.path(), &ListSettings::default(), &ListCall::default()).unwrap();
+        let listing = list(
+            &LocalFs::new(),
+            dir.path(),
+            &ListSettings::default(),
+            &ListCall::default(),
+        )
+        .unwrap();
         let mut e = listing.root.folder.unwrap().entries.remove(0);
         // What a rename between the entry's lstat and its readlink leaves.
         e.link = None;
-        e.error = Some(CanopyError::new(ErrorCode::Io, "the link changed while it was read"));
+        e.error = Some(CanopyError::new(
+            ErrorCode::Io,
+            "the link changed while it was read",
+        ));
         let mut out = Vec::new();
         write_entry(&e, "x", &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert_eq!(text, "[LINK] x ->  (unchecked)\n[IO] x\n", "the link line holds ` -> ` once, the error its own line");
+        assert_eq!(
+            text, "[LINK] x ->  (unchecked)\n[IO] x\n",
+            "the link line holds ` -> ` once, the error its own line"
+        );
     }
 }

@@ -77,21 +77,22 @@ use std::time::{Duration, Instant};
 use crate::bounded::{self, Place, Watch};
 use crate::cancel::CancelToken;
 use crate::cursor::{self, SortPosition};
-use crate::source::{Identity, Meta, Observer, Source, SourceFolder};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::filter::NameFilter;
 use crate::ignore_pattern::Meter;
 use crate::ignore_rules::IgnoreRules;
 use crate::limits::{
-    MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, REQUEST_TIME,
-    STAT_TIME_SHARE_PERCENT, TIME_BUDGET,
+    MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, REQUEST_TIME, STAT_TIME_SHARE_PERCENT,
+    TIME_BUDGET,
 };
 use crate::names::{encode_handle, DisplayName};
-use crate::root::resolve_root;
 use crate::order::Order;
+use crate::root::resolve_root;
 use crate::select::{select, Candidate, Reading, Selection, Stop, Window};
+use crate::source::{Identity, Meta, Observer, Source, SourceFolder};
 use crate::wire::{
-    Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, ListSettings, Listing,
+    Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, ListSettings,
+    Listing,
 };
 
 /// What one request may spend in all (see the module docs).
@@ -107,10 +108,17 @@ pub struct RequestBudget {
 
 impl RequestBudget {
     /// The limits every request of the window and of `canopy-list` has.
-    pub const STANDARD: RequestBudget =
-        RequestBudget { entries: MAX_REPLY_ENTRIES, names: MAX_NAMES_READ, time: Some(REQUEST_TIME) };
+    pub const STANDARD: RequestBudget = RequestBudget {
+        entries: MAX_REPLY_ENTRIES,
+        names: MAX_NAMES_READ,
+        time: Some(REQUEST_TIME),
+    };
     /// No request budget (`canopy-list --all`); each folder keeps its time budget.
-    pub const UNLIMITED: RequestBudget = RequestBudget { entries: u64::MAX, names: u64::MAX, time: None };
+    pub const UNLIMITED: RequestBudget = RequestBudget {
+        entries: u64::MAX,
+        names: u64::MAX,
+        time: None,
+    };
 }
 
 /// What one call to [`list`] asks besides its [`ListSettings`]: where the
@@ -198,7 +206,10 @@ enum RootWindow {
 impl RootWindow {
     fn window(&self) -> Window<'_> {
         match self {
-            RootWindow::At { offset, limit } => Window::At { offset: *offset, limit: *limit },
+            RootWindow::At { offset, limit } => Window::At {
+                offset: *offset,
+                limit: *limit,
+            },
             RootWindow::After { key, limit } => Window::After { key, limit: *limit },
             RootWindow::Everything => Window::Everything,
         }
@@ -222,7 +233,10 @@ struct Settings<S: Source> {
 
 impl<S: Source> Settings<S> {
     fn cancelled(&self) -> bool {
-        self.call.cancel.as_ref().is_some_and(CancelToken::is_cancelled)
+        self.call
+            .cancel
+            .as_ref()
+            .is_some_and(CancelToken::is_cancelled)
     }
 
     /// A folder started now must be done by then.
@@ -305,7 +319,10 @@ fn lock<F>(walk: &Mutex<Walk<F>>) -> MutexGuard<'_, Walk<F>> {
 
 fn entry_error(err: &io::Error, doing: &str) -> CanopyError {
     if code_of(err) == ErrorCode::NotFound {
-        CanopyError::new(ErrorCode::NotFound, "it disappeared while the folder was being listed")
+        CanopyError::new(
+            ErrorCode::NotFound,
+            "it disappeared while the folder was being listed",
+        )
     } else {
         CanopyError::from_io(err, doing)
     }
@@ -314,7 +331,10 @@ fn entry_error(err: &io::Error, doing: &str) -> CanopyError {
 fn timeout_error(budget: Duration) -> CanopyError {
     CanopyError::new(
         ErrorCode::Timeout,
-        format!("reading this folder took longer than {} ms; showing what was read by then", budget.as_millis()),
+        format!(
+            "reading this folder took longer than {} ms; showing what was read by then",
+            budget.as_millis()
+        ),
     )
 }
 
@@ -328,7 +348,10 @@ fn lost_page_error(budget: Duration) -> CanopyError {
 fn details_timeout_error(budget: Duration) -> CanopyError {
     CanopyError::new(
         ErrorCode::Timeout,
-        format!("examining the shown entries took longer than {} ms; some are shown without details", budget.as_millis()),
+        format!(
+            "examining the shown entries took longer than {} ms; some are shown without details",
+            budget.as_millis()
+        ),
     )
 }
 
@@ -383,7 +406,9 @@ fn read_open<S: Source>(
     let mut error = None;
     if sel.lost_page {
         error = Some(match &p.failed {
-            Some(e) if !p.timed_out => CanopyError::from_io(e, "reading the folder failed part way"),
+            Some(e) if !p.timed_out => {
+                CanopyError::from_io(e, "reading the folder failed part way")
+            }
             _ => lost_page_error(s.call.budget),
         });
     } else if p.timed_out {
@@ -399,7 +424,10 @@ fn read_open<S: Source>(
                 rules: None,
             });
         }
-        error = Some(CanopyError::from_io(e, "reading the folder failed part way"));
+        error = Some(CanopyError::from_io(
+            e,
+            "reading the folder failed part way",
+        ));
     }
     if let Some(observer) = &s.call.observer {
         observer.folder_read(path, names_read);
@@ -431,24 +459,47 @@ fn read_open<S: Source>(
         entries,
         unlisted: p.counts.minus(&shown_counts),
         kinds: p.counts,
-        rest: if s.call.summary && !sel.lost_page { sel.rest.groups() } else { Vec::new() },
+        rest: if s.call.summary && !sel.lost_page {
+            sel.rest.groups()
+        } else {
+            Vec::new()
+        },
         dotfiles_hidden: p.dotfiles_hidden,
         ignored_hidden: p.ignored,
         count_is_lower_bound: partial,
         partial_order: partial || p.order_is_partial(),
-        checked: s.order.needs_stat().then(|| p.total.saturating_sub(p.unchecked)),
+        checked: s
+            .order
+            .needs_stat()
+            .then(|| p.total.saturating_sub(p.unchecked)),
     };
-    Ok(FolderRead { folder, error: error.or(plan.rules_problem), subfolders, last, names_read, rules: plan.rules })
+    Ok(FolderRead {
+        folder,
+        error: error.or(plan.rules_problem),
+        subfolders,
+        last,
+        names_read,
+        rules: plan.rules,
+    })
 }
 
-fn link_info<F: SourceFolder>(dir: &Arc<F>, id: Identity, name: &[u8], watch: &Watch) -> (Option<LinkInfo>, Option<CanopyError>) {
+fn link_info<F: SourceFolder>(
+    dir: &Arc<F>,
+    id: Identity,
+    name: &[u8],
+    watch: &Watch,
+) -> (Option<LinkInfo>, Option<CanopyError>) {
     let target = match dir.read_link(name) {
         Ok(t) => t,
         Err(e) => return (None, Some(entry_error(&e, "cannot read the link"))),
     };
     // The target may be on another device (a dead one): following it is a
     // step of its own, on another worker.
-    let place = Place::Entry { dev: id.dev, ino: id.ino, name: name.into() };
+    let place = Place::Entry {
+        dev: id.dev,
+        ino: id.ino,
+        name: name.into(),
+    };
     let (folder, link) = (dir.clone(), Box::<[u8]>::from(name));
     let (points_to, error) = match watch.aside(place, move || folder.stat_child(&link, true)) {
         Ok(Ok(meta)) => match meta.kind {
@@ -464,11 +515,41 @@ fn link_info<F: SourceFolder>(dir: &Arc<F>, id: Identity, name: &[u8], watch: &W
         Err(e) => (LinkTarget::Unknown, Some(e)),
     };
     let shown = DisplayName::new(&target);
-    (Some(LinkInfo { target: shown.text, target_parts: shown.parts, points_to }), error)
+    (
+        Some(LinkInfo {
+            target: shown.text,
+            target_parts: shown.parts,
+            points_to,
+        }),
+        error,
+    )
+}
+
+/// The path of the child `name` of `dir`. A name that is not one plain
+/// segment (an archive entry's unsafe raw name: `..`, `a/b`, `/etc/passwd`)
+/// is joined in its escaped one-line form, `/` as `\u{2f}` and a name of
+/// dots as `\u{2e}`s: its path and handle lead nowhere but to a name no
+/// entry has, never to its parent, a sibling or the root.
+fn child_path(dir: &Path, name: &[u8]) -> PathBuf {
+    let plain = !name.is_empty()
+        && name != b"."
+        && name != b".."
+        && !name.contains(&b'/')
+        && !name.contains(&0);
+    if plain {
+        return dir.join(OsStr::from_bytes(name));
+    }
+    let mut text = crate::names::escape_for_line(name).replace('/', "\\u{2f}");
+    if text.is_empty() {
+        text = "\\u{0}".into();
+    } else if text.bytes().all(|b| b == b'.') {
+        text = text.replace('.', "\\u{2e}");
+    }
+    dir.join(text)
 }
 
 fn named_entry(name: &[u8], path: Option<&Path>, kind: EntryKind) -> Entry {
-    let shown = DisplayName::new(name);
+    let shown = DisplayName::entry_name(name);
     Entry {
         name: shown.text,
         name_lossy: shown.lossy.then_some(true),
@@ -482,6 +563,7 @@ fn named_entry(name: &[u8], path: Option<&Path>, kind: EntryKind) -> Entry {
         link: None,
         error: None,
         folder: None,
+        archive: None,
     }
 }
 
@@ -502,8 +584,12 @@ fn describe<S: Source>(
 ) -> (Entry, Option<PathBuf>) {
     let is_folder = cand.kind == EntryKind::Folder;
     // The full path is needed for a handle, and to name a folder's children.
-    let path = (s.call.handles || is_folder).then(|| dir_path.join(OsStr::from_bytes(&cand.name)));
-    let mut entry = named_entry(&cand.name, path.as_deref().filter(|_| s.call.handles), cand.kind);
+    let path = (s.call.handles || is_folder).then(|| child_path(dir_path, &cand.name));
+    let mut entry = named_entry(
+        &cand.name,
+        path.as_deref().filter(|_| s.call.handles),
+        cand.kind,
+    );
     if is_folder {
         entry.folder = Some(Box::new(Folder::unread()));
     }
@@ -518,7 +604,10 @@ fn describe<S: Source>(
     }
     if !*late && needs_calls {
         if s.call.details {
-            match cand.meta().map_or_else(|| dir.stat_child(&cand.name, false), Ok) {
+            match cand
+                .meta()
+                .map_or_else(|| dir.stat_child(&cand.name, false), Ok)
+            {
                 Ok(meta) => {
                     entry.size = Some(meta.size);
                     entry.modified = meta.modified_ms;
@@ -526,7 +615,12 @@ fn describe<S: Source>(
                 Err(e) => entry.error = Some(entry_error(&e, "cannot read its details")),
             }
         }
-        if cand.kind == EntryKind::Symlink && entry.error.as_ref().is_none_or(|e| e.code != ErrorCode::NotFound) {
+        if cand.kind == EntryKind::Symlink
+            && entry
+                .error
+                .as_ref()
+                .is_none_or(|e| e.code != ErrorCode::NotFound)
+        {
             let (link, err) = link_info(dir, id, &cand.name, watch);
             if let Some(l) = &link {
                 entry.can_expand = l.points_to == LinkTarget::Folder;
@@ -536,8 +630,35 @@ fn describe<S: Source>(
             entry.error = entry.error.or(err);
         }
     }
-    let vanished = entry.error.as_ref().is_some_and(|e| e.code == ErrorCode::NotFound);
-    let descend = is_folder && level < s.settings.depth && !vanished;
+    // What the source says besides the `lstat`: an archive (opened like a
+    // folder when asked), or a name that must never be followed.
+    let mut unsafe_name = false;
+    if !*late
+        && matches!(
+            cand.kind,
+            EntryKind::File | EntryKind::Folder | EntryKind::Symlink
+        )
+    {
+        let note = dir.note_child(&cand.name, cand.kind);
+        if let Some(format) = note.archive {
+            entry.archive = Some(format);
+            entry.can_expand = true;
+        }
+        if let Some(problem) = note.problem {
+            unsafe_name = problem.code == ErrorCode::UnsafeName;
+            if unsafe_name {
+                entry.can_expand = false;
+                entry.can_preview = false;
+                entry.folder = None;
+            }
+            entry.error = entry.error.or(Some(problem));
+        }
+    }
+    let vanished = entry
+        .error
+        .as_ref()
+        .is_some_and(|e| e.code == ErrorCode::NotFound);
+    let descend = is_folder && level < s.settings.depth && !vanished && !unsafe_name;
     (entry, if descend { path } else { None })
 }
 
@@ -555,34 +676,59 @@ enum Child<F> {
 /// child on its parent's device is opened by one call that cannot leave it
 /// ([`SourceFolder::open_child_here`]), placed at the parent's device; only
 /// a mount point is looked up first.
-fn read_child<S: Source>(p: &Pending<S::Folder>, s: &Settings<S>, watch: &Watch) -> Result<Child<S::Folder>, Stop> {
+fn read_child<S: Source>(
+    p: &Pending<S::Folder>,
+    s: &Settings<S>,
+    watch: &Watch,
+) -> Result<Child<S::Folder>, Stop> {
     let deadline = s.folder_deadline();
-    let entry = Place::Entry { dev: p.parent_id.dev, ino: p.parent_id.ino, name: p.name.clone() };
+    let entry = Place::Entry {
+        dev: p.parent_id.dev,
+        ino: p.parent_id.ino,
+        name: p.name.clone(),
+    };
     let at = |places: Vec<Place>| watch.moved(places).map_err(|u| u.error());
     if let Err(u) = watch.begin(entry.clone(), deadline) {
         watch.end();
         return Ok(Child::Failed(u.error()));
     }
     let path = Place::path(&p.path);
-    let opened = at(vec![entry.clone(), path.clone(), Place::Device(p.parent_id.dev)])
-        .and_then(|()| p.parent.open_child_here(&p.name).map_err(|e| entry_error(&e, "cannot open folder")))
-        .and_then(|here| match here {
-            // On the parent's device: opened by that one call, placed there.
-            Some(dir) => {
-                let (id, _) = dir.identity().map_err(|e| entry_error(&e, "cannot examine folder"))?;
-                at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
-                Ok((Arc::new(dir), id))
-            }
-            // A mount point (or a source that cannot tell): nothing was asked of it yet.
-            None => {
-                let found = p.parent.look_up(&p.name).map_err(|e| entry_error(&e, "cannot open folder"))?;
-                at(vec![entry.clone(), path.clone()])?;
-                let id = S::Folder::found_identity(&found).map_err(|e| entry_error(&e, "cannot examine folder"))?;
-                at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
-                let dir = p.parent.open_child(&p.name).map_err(|e| entry_error(&e, "cannot open folder"))?;
-                Ok((Arc::new(dir), id))
-            }
-        });
+    let opened = at(vec![
+        entry.clone(),
+        path.clone(),
+        Place::Device(p.parent_id.dev),
+    ])
+    .and_then(|()| {
+        p.parent
+            .open_child_here(&p.name)
+            .map_err(|e| entry_error(&e, "cannot open folder"))
+    })
+    .and_then(|here| match here {
+        // On the parent's device: opened by that one call, placed there.
+        Some(dir) => {
+            let (id, _) = dir
+                .identity()
+                .map_err(|e| entry_error(&e, "cannot examine folder"))?;
+            at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
+            Ok((Arc::new(dir), id))
+        }
+        // A mount point (or a source that cannot tell): nothing was asked of it yet.
+        None => {
+            let found = p
+                .parent
+                .look_up(&p.name)
+                .map_err(|e| entry_error(&e, "cannot open folder"))?;
+            at(vec![entry.clone(), path.clone()])?;
+            let id = S::Folder::found_identity(&found)
+                .map_err(|e| entry_error(&e, "cannot examine folder"))?;
+            at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
+            let dir = p
+                .parent
+                .open_child(&p.name)
+                .map_err(|e| entry_error(&e, "cannot open folder"))?;
+            Ok((Arc::new(dir), id))
+        }
+    });
     let (dir, id) = match opened {
         Ok(k) => k,
         Err(e) => {
@@ -597,22 +743,49 @@ fn read_child<S: Source>(p: &Pending<S::Folder>, s: &Settings<S>, watch: &Watch)
         }
         None => (None, None),
     };
-    let plan = FolderPlan { window: Window::At { offset: 0, limit: u64::from(s.settings.cap) }, filter: None, rules, rules_problem };
+    let plan = FolderPlan {
+        window: Window::At {
+            offset: 0,
+            limit: u64::from(s.settings.cap),
+        },
+        filter: None,
+        rules,
+        rules_problem,
+    };
     let read = read_open(&dir, id, &p.path, p.level, plan, deadline, s, watch);
     watch.end();
     Ok(Child::Read(Box::new(read?), dir, id))
 }
 
 /// Files a read folder into the walk; its subfolders join the queue.
-fn commit<F>(w: &mut Walk<F>, read: FolderRead, slot: Option<Slot>, dir: Arc<F>, id: Identity, level: u32) {
+fn commit<F>(
+    w: &mut Walk<F>,
+    read: FolderRead,
+    slot: Option<Slot>,
+    dir: Arc<F>,
+    id: Identity,
+    level: u32,
+) {
     let node = w.nodes.len();
     w.shown += read.folder.entries.len() as u64;
     w.names_read += read.names_read;
     for (entry, name, path) in read.subfolders {
         let rules = read.rules.clone();
-        w.queue.push_back(Pending { parent: dir.clone(), parent_id: id, name, path, level: level + 1, slot: Slot { node, entry }, rules });
+        w.queue.push_back(Pending {
+            parent: dir.clone(),
+            parent_id: id,
+            name,
+            path,
+            level: level + 1,
+            slot: Slot { node, entry },
+            rules,
+        });
     }
-    w.nodes.push(Node { folder: read.folder, error: read.error, slot });
+    w.nodes.push(Node {
+        folder: read.folder,
+        error: read.error,
+        slot,
+    });
 }
 
 /// Why a walk stopped as a whole.
@@ -632,7 +805,12 @@ impl From<Stop> for WalkStop {
 
 /// Whether the request still has room for one more folder; `BUDGET` if not.
 fn budget_left<S: Source>(w: &Walk<S::Folder>, s: &Settings<S>) -> Result<(), CanopyError> {
-    let spent = |what: String| Err(CanopyError::new(ErrorCode::Budget, format!("not read: {what}; expand this folder to read it")));
+    let spent = |what: String| {
+        Err(CanopyError::new(
+            ErrorCode::Budget,
+            format!("not read: {what}; expand this folder to read it"),
+        ))
+    };
     if s.request_deadline.is_some_and(|d| Instant::now() >= d) {
         let secs = s.call.request.time.unwrap_or_default().as_secs_f32();
         return spent(format!("the request's time budget ({secs} s) was spent"));
@@ -644,35 +822,65 @@ fn budget_left<S: Source>(w: &Walk<S::Folder>, s: &Settings<S>) -> Result<(), Ca
         ));
     }
     if w.names_read >= s.call.request.names {
-        return spent(format!("{} names were already read for this request (at most {})", w.names_read, s.call.request.names));
+        return spent(format!(
+            "{} names were already read for this request (at most {})",
+            w.names_read, s.call.request.names
+        ));
     }
     Ok(())
 }
 
 /// Reads the root (opened by path; its failures fail the call).
-fn walk_root<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generation: u64, watch: &Watch) -> Result<(), WalkStop> {
+fn walk_root<S: Source>(
+    walk: &Mutex<Walk<S::Folder>>,
+    s: &Settings<S>,
+    generation: u64,
+    watch: &Watch,
+) -> Result<(), WalkStop> {
     let deadline = s.folder_deadline();
     let fail = |e: CanopyError| WalkStop::Root(e);
-    watch.begin(Place::path(&s.root), deadline).map_err(|u| fail(u.error()))?;
-    let dir = s.source.open_folder(&s.root).map_err(|e| fail(CanopyError::from_io(&e, "cannot open folder")))?;
+    watch
+        .begin(Place::path(&s.root), deadline)
+        .map_err(|u| fail(u.error()))?;
+    let dir = s
+        .source
+        .open_folder(&s.root)
+        .map_err(|e| fail(CanopyError::from_io(&e, "cannot open folder")))?;
     let dir = Arc::new(dir);
-    let (id, meta) = dir.identity().map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
-    watch.reached(Place::Device(id.dev)).map_err(|u| fail(u.error()))?;
+    let (id, meta) = dir
+        .identity()
+        .map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
+    watch
+        .reached(Place::Device(id.dev))
+        .map_err(|u| fail(u.error()))?;
     if s.call.expect_root.is_some_and(|want| want != id) {
-        return Err(fail(CanopyError::new(ErrorCode::NotFound, "the folder was replaced while it was being opened")));
+        return Err(fail(CanopyError::new(
+            ErrorCode::NotFound,
+            "the folder was replaced while it was being opened",
+        )));
     }
     let (rules, rules_problem) = if s.settings.hide_ignored {
-        let (r, problem) = s.source.ignore_rules(&s.root, &mut Meter::new(Some(deadline), s.call.cancel.as_ref()));
+        let (r, problem) = s.source.ignore_rules(
+            &s.root,
+            &mut Meter::new(Some(deadline), s.call.cancel.as_ref()),
+        );
         (Some(Arc::new(r)), problem)
     } else {
         (None, None)
     };
-    let plan = FolderPlan { window: s.window.window(), filter: s.filter.as_ref(), rules, rules_problem };
+    let plan = FolderPlan {
+        window: s.window.window(),
+        filter: s.filter.as_ref(),
+        rules,
+        rules_problem,
+    };
     let read = read_open(&dir, id, &s.root, 1, plan, deadline, s, watch)?;
     watch.end();
     if read.folder.total.is_none() {
         // The root could be opened but not read: that fails the call.
-        return Err(fail(read.error.unwrap_or_else(|| CanopyError::new(ErrorCode::Io, "cannot read folder"))));
+        return Err(fail(read.error.unwrap_or_else(|| {
+            CanopyError::new(ErrorCode::Io, "cannot read folder")
+        })));
     }
     let f = &read.folder;
     let more = f.offset + (f.entries.len() as u64) < f.total.unwrap_or(0);
@@ -693,7 +901,12 @@ fn walk_root<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generati
 
 /// Runs the walk from where it stands: the root if it was not read, then
 /// queued folders in order, until the queue is empty.
-fn walk<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generation: u64, watch: &Watch) -> Result<(), WalkStop> {
+fn walk<S: Source>(
+    walk: &Mutex<Walk<S::Folder>>,
+    s: &Settings<S>,
+    generation: u64,
+    watch: &Watch,
+) -> Result<(), WalkStop> {
     if lock(walk).nodes.is_empty() {
         walk_root(walk, s, generation, watch)?;
     }
@@ -707,7 +920,9 @@ fn walk<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generation: u
                 if w.generation != generation {
                     return Ok(());
                 }
-                let Some(p) = w.queue.pop_front() else { return Ok(()) };
+                let Some(p) = w.queue.pop_front() else {
+                    return Ok(());
+                };
                 match budget_left(&w, s) {
                     Ok(()) => {
                         w.current = Some(p.slot);
@@ -725,7 +940,9 @@ fn walk<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generation: u
         w.current = None;
         match child {
             Child::Failed(e) => w.marks.push((pending.slot, e)),
-            Child::Read(read, dir, id) => commit(&mut w, *read, Some(pending.slot), dir, id, pending.level),
+            Child::Read(read, dir, id) => {
+                commit(&mut w, *read, Some(pending.slot), dir, id, pending.level)
+            }
         }
     }
 }
@@ -742,22 +959,47 @@ fn walk<S: Source>(walk: &Mutex<Walk<S::Folder>>, s: &Settings<S>, generation: u
 /// cursor together with an offset; the root's own code when it cannot be
 /// listed (`NOT_FOUND`, `DENIED`, `NOT_A_DIRECTORY`, `LOOP`, `NAME_TOO_LONG`,
 /// `IO`, or `TIMEOUT` when it does not respond); `CANCELLED` when `cancel` fired.
-pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &ListCall) -> Result<Listing, CanopyError> {
+pub fn list<S: Source>(
+    source: &S,
+    root: &Path,
+    settings: &ListSettings,
+    call: &ListCall,
+) -> Result<Listing, CanopyError> {
     check_settings(settings, call.whole_top_level)?;
-    let filter = settings.filter.as_deref().map(NameFilter::parse).transpose()?;
-    let order = Order { by: settings.sort, reverse: settings.reverse };
+    let filter = settings
+        .filter
+        .as_deref()
+        .map(NameFilter::parse)
+        .transpose()?;
+    let order = Order {
+        by: settings.sort,
+        reverse: settings.reverse,
+    };
     let limit = (!call.whole_top_level).then_some(u64::from(settings.limit));
     let window = match (&call.after, limit) {
         (Some(_), _) if call.offset != 0 => {
-            return Err(CanopyError::invalid("give either a cursor or an offset, not both"));
+            return Err(CanopyError::invalid(
+                "give either a cursor or an offset, not both",
+            ));
         }
         (Some(_), None) => {
-            return Err(CanopyError::invalid("a cursor continues a page; it cannot be used to list everything"));
+            return Err(CanopyError::invalid(
+                "a cursor continues a page; it cannot be used to list everything",
+            ));
         }
-        (Some(text), Some(limit)) => RootWindow::After { key: cursor::decode(text, settings)?, limit },
-        (None, Some(limit)) => RootWindow::At { offset: call.offset, limit },
+        (Some(text), Some(limit)) => RootWindow::After {
+            key: cursor::decode(text, settings)?,
+            limit,
+        },
+        (None, Some(limit)) => RootWindow::At {
+            offset: call.offset,
+            limit,
+        },
         (None, None) if call.offset == 0 => RootWindow::Everything,
-        (None, None) => RootWindow::At { offset: call.offset, limit: u64::MAX },
+        (None, None) => RootWindow::At {
+            offset: call.offset,
+            limit: u64::MAX,
+        },
     };
     crate::sys::raise_open_file_limit();
     let shared = Arc::new(Settings {
@@ -766,7 +1008,10 @@ pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &
         window,
         settings: settings.clone(),
         call: call.clone(),
-        request_deadline: call.request.time.and_then(|t| Instant::now().checked_add(t)),
+        request_deadline: call
+            .request
+            .time
+            .and_then(|t| Instant::now().checked_add(t)),
         order,
         filter,
     });
@@ -796,7 +1041,12 @@ pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &
         // A worker left behind must never write into what is returned.
         w.generation += 1;
         w.queue.clear();
-        (std::mem::take(&mut w.nodes), std::mem::take(&mut w.marks), w.root_meta, w.next_cursor.take())
+        (
+            std::mem::take(&mut w.nodes),
+            std::mem::take(&mut w.marks),
+            w.root_meta,
+            w.next_cursor.take(),
+        )
     };
     for (slot, err) in marks {
         nodes[slot.node].folder.entries[slot.entry].error = Some(err);
@@ -809,8 +1059,12 @@ pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &
         e.folder = Some(Box::new(node.folder));
         e.error = node.error.or(e.error.take());
     }
-    let top = nodes.pop().ok_or_else(|| CanopyError::new(ErrorCode::Io, "cannot read folder"))?;
-    let name = root.file_name().map_or(root.as_os_str().as_bytes(), |n| n.as_bytes());
+    let top = nodes
+        .pop()
+        .ok_or_else(|| CanopyError::new(ErrorCode::Io, "cannot read folder"))?;
+    let name = root
+        .file_name()
+        .map_or(root.as_os_str().as_bytes(), |n| n.as_bytes());
     let mut entry = named_entry(name, Some(root), EntryKind::Folder);
     if let Some(meta) = meta {
         entry.size = Some(meta.size);
@@ -831,15 +1085,22 @@ pub fn list<S: Source>(source: &S, root: &Path, settings: &ListSettings, call: &
 /// `INVALID_ARGUMENT` unless the depth is 1..=`MAX_DEPTH`, and the cap and
 /// (unless the whole top level is listed) the page 1..=`MAX_PAGE`: the one
 /// place the settings' bounds are checked, whoever sent them.
-pub(crate) fn check_settings(settings: &ListSettings, whole_top_level: bool) -> Result<(), CanopyError> {
+pub(crate) fn check_settings(
+    settings: &ListSettings,
+    whole_top_level: bool,
+) -> Result<(), CanopyError> {
     check_depth(settings.depth)?;
     let cap = settings.cap;
     if cap == 0 || cap > MAX_PAGE {
-        return Err(CanopyError::invalid(format!("the per-folder cap must be 1 to {MAX_PAGE}, not {cap}")));
+        return Err(CanopyError::invalid(format!(
+            "the per-folder cap must be 1 to {MAX_PAGE}, not {cap}"
+        )));
     }
     let limit = settings.limit;
     if !whole_top_level && (limit == 0 || limit > MAX_PAGE) {
-        return Err(CanopyError::invalid(format!("limit must be 1 to {MAX_PAGE}, not {limit}")));
+        return Err(CanopyError::invalid(format!(
+            "limit must be 1 to {MAX_PAGE}, not {limit}"
+        )));
     }
     Ok(())
 }
@@ -847,7 +1108,9 @@ pub(crate) fn check_settings(settings: &ListSettings, whole_top_level: bool) -> 
 /// `INVALID_ARGUMENT` unless `depth` is 1..=`MAX_DEPTH`.
 fn check_depth(depth: u32) -> Result<(), CanopyError> {
     if depth == 0 || depth > MAX_DEPTH {
-        return Err(CanopyError::invalid(format!("depth must be 1 to {MAX_DEPTH}, not {depth}")));
+        return Err(CanopyError::invalid(format!(
+            "depth must be 1 to {MAX_DEPTH}, not {depth}"
+        )));
     }
     Ok(())
 }
@@ -857,7 +1120,11 @@ fn crumbs_of(path: &Path) -> Vec<Crumb> {
         .ancestors()
         .map(|p| {
             let shown = DisplayName::of(p.file_name().unwrap_or(p.as_os_str()));
-            Crumb { name: shown.text, name_parts: shown.parts, handle: encode_handle(p) }
+            Crumb {
+                name: shown.text,
+                name_parts: shown.parts,
+                handle: encode_handle(p),
+            }
         })
         .collect();
     crumbs.reverse();
@@ -878,6 +1145,13 @@ pub fn list_request<S: Source>(
     // Before the root is resolved (which may ask the filesystem).
     check_settings(&req.settings, false)?;
     let root = resolve_root(&req.root)?;
-    let call = ListCall { offset: req.offset, after: req.after.clone(), cancel, observer, request_id: req.request_id, ..ListCall::default() };
+    let call = ListCall {
+        offset: req.offset,
+        after: req.after.clone(),
+        cancel,
+        observer,
+        request_id: req.request_id,
+        ..ListCall::default()
+    };
     list(source, &root, &req.settings, &call)
 }

@@ -10,7 +10,11 @@ use common::*;
 /// `canopy-list ARGS...` as an unprivileged user, with no global git
 /// excludes file (the machine's own must not change what a test sees).
 fn run(args: &[&std::ffi::OsStr]) -> Output {
-    unprivileged(&cli()).args(args).env("XDG_CONFIG_HOME", "/nonexistent-canopy-test-config").output().expect("canopy-list runs")
+    unprivileged(&cli())
+        .args(args)
+        .env("XDG_CONFIG_HOME", "/nonexistent-canopy-test-config")
+        .output()
+        .expect("canopy-list runs")
 }
 
 /// `canopy-list DIR ARGS...` as an unprivileged user.
@@ -46,7 +50,12 @@ fn demo() -> Tree {
 fn golden_text_output_for_the_demo_tree() {
     let t = demo();
     let o = run(&[t.at("demo").as_os_str(), "--cap".as_ref(), "2".as_ref()]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let want = "\
 [DIR] docs
 [FILE] docs/a.md
@@ -65,9 +74,17 @@ fn golden_text_output_for_the_demo_tree() {
 ";
     assert_eq!(stdout(&o), want, "byte for byte");
     // The README shows the same output.
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
-    let shown = readme.split_once("$ canopy-list demo --cap 2\n").and_then(|(_, r)| r.split_once("```")).map(|(b, _)| b);
-    assert_eq!(shown, Some(want), "README.md's example is the golden output");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let shown = readme
+        .split_once("$ canopy-list demo --cap 2\n")
+        .and_then(|(_, r)| r.split_once("```"))
+        .map(|(b, _)| b);
+    assert_eq!(
+        shown,
+        Some(want),
+        "README.md's example is the golden output"
+    );
 }
 
 #[test]
@@ -76,13 +93,29 @@ fn the_roots_own_warning_uses_its_name_and_pages_are_said() {
     t.files("top", "f", 7);
     let o = run(&[t.at("top").as_os_str(), "--limit".as_ref(), "3".as_ref()]);
     let out = stdout(&o);
-    assert!(out.ends_with("[WARNING] top: 4 items hidden (showing first 3 of 7 total)\n"), "{out}");
-    let o = run(&[t.at("top").as_os_str(), "--limit".as_ref(), "3".as_ref(), "--offset".as_ref(), "3".as_ref()]);
+    assert!(
+        out.ends_with("[WARNING] top: 4 items hidden (showing first 3 of 7 total)\n"),
+        "{out}"
+    );
+    let o = run(&[
+        t.at("top").as_os_str(),
+        "--limit".as_ref(),
+        "3".as_ref(),
+        "--offset".as_ref(),
+        "3".as_ref(),
+    ]);
     let out = stdout(&o);
     assert!(out.starts_with("[FILE] f004\n"), "{out}");
-    assert!(out.ends_with("[WARNING] top: 4 items hidden (showing 4-6 of 7 total)\n"), "{out}");
+    assert!(
+        out.ends_with("[WARNING] top: 4 items hidden (showing 4-6 of 7 total)\n"),
+        "{out}"
+    );
     let all = run(&[t.at("top").as_os_str(), "--all".as_ref()]);
-    assert_eq!(stdout(&all).lines().count(), 7, "--all lists the whole top level with no warning");
+    assert_eq!(
+        stdout(&all).lines().count(),
+        7,
+        "--all lists the whole top level with no warning"
+    );
 }
 
 #[test]
@@ -90,11 +123,30 @@ fn a_page_past_the_end_exits_0_and_says_the_total() {
     let t = Tree::new();
     t.files("top", "f", 7);
     let o = run(&[t.at("top").as_os_str(), "--offset".as_ref(), "10".as_ref()]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&o.stderr));
-    assert_eq!(stdout(&o), "[WARNING] top: 7 items hidden (offset 10 is past the end of 7 total)\n");
-    let o = run(&[t.at("top").as_os_str(), "--offset".as_ref(), "7".as_ref(), "--json".as_ref()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        stdout(&o),
+        "[WARNING] top: 7 items hidden (offset 10 is past the end of 7 total)\n"
+    );
+    let o = run(&[
+        t.at("top").as_os_str(),
+        "--offset".as_ref(),
+        "7".as_ref(),
+        "--json".as_ref(),
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((v["root"]["folder"]["total"].as_u64(), v["root"]["folder"]["entries"].as_array().map(Vec::len)), (Some(7), Some(0)));
+    assert_eq!(
+        (
+            v["root"]["folder"]["total"].as_u64(),
+            v["root"]["folder"]["entries"].as_array().map(Vec::len)
+        ),
+        (Some(7), Some(0))
+    );
 }
 
 #[test]
@@ -108,15 +160,24 @@ fn after_continues_from_the_json_next_cursor() {
         run(&args)
     };
     let first: serde_json::Value = serde_json::from_slice(&page(&["--json"]).stdout).unwrap();
-    let cursor = first["nextCursor"].as_str().expect("--json carries nextCursor").to_string();
+    let cursor = first["nextCursor"]
+        .as_str()
+        .expect("--json carries nextCursor")
+        .to_string();
     let second = page(&["--after", &cursor]);
     assert_eq!(second.status.code(), Some(0));
     assert_eq!(stdout(&second), "[FILE] f004\n[FILE] f005\n[FILE] f006\n[WARNING] top: 4 items hidden (showing 4-6 of 7 total)\n");
-    let second: serde_json::Value = serde_json::from_slice(&page(&["--after", &cursor, "--json"]).stdout).unwrap();
-    let third: serde_json::Value =
-        serde_json::from_slice(&page(&["--after", second["nextCursor"].as_str().unwrap(), "--json"]).stdout).unwrap();
+    let second: serde_json::Value =
+        serde_json::from_slice(&page(&["--after", &cursor, "--json"]).stdout).unwrap();
+    let third: serde_json::Value = serde_json::from_slice(
+        &page(&["--after", second["nextCursor"].as_str().unwrap(), "--json"]).stdout,
+    )
+    .unwrap();
     assert_eq!(third["root"]["folder"]["entries"][0]["name"], "f007");
-    assert!(third.get("nextCursor").is_none(), "the last page has no cursor");
+    assert!(
+        third.get("nextCursor").is_none(),
+        "the last page has no cursor"
+    );
 }
 
 #[test]
@@ -127,10 +188,20 @@ fn json_prints_the_listing_the_ui_receives() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let root = &v["root"]["folder"];
     assert_eq!(root["total"], 7);
-    let locked = root["entries"].as_array().unwrap().iter().find(|e| e["name"] == "locked").unwrap();
+    let locked = root["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "locked")
+        .unwrap();
     assert_eq!(locked["error"]["code"], "DENIED");
     assert_eq!(locked["folder"]["total"], serde_json::Value::Null);
-    let photos = root["entries"].as_array().unwrap().iter().find(|e| e["name"] == "photos").unwrap();
+    let photos = root["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "photos")
+        .unwrap();
     assert_eq!(photos["folder"]["entries"].as_array().unwrap().len(), 100);
     assert_eq!(photos["folder"]["unlisted"]["files"], 2);
 }
@@ -159,7 +230,10 @@ fn the_exit_status_is_the_listings_even_when_started_with_sigchld_ignored() {
     // canopy_core::supervisor); a caller that ignores SIGCHLD would let the
     // kernel reap that process before its status is read.
     let t = demo();
-    for (args, want) in [(vec![t.at("demo").into_os_string()], 0), (vec!["/tmp".into(), "--depth".into(), "0".into()], 2)] {
+    for (args, want) in [
+        (vec![t.at("demo").into_os_string()], 0),
+        (vec!["/tmp".into(), "--depth".into(), "0".into()], 2),
+    ] {
         let mut command = Command::new(cli());
         command.args(&args);
         // SAFETY: signal is async-signal-safe; an ignored SIGCHLD survives exec.
@@ -170,7 +244,12 @@ fn the_exit_status_is_the_listings_even_when_started_with_sigchld_ignored() {
             })
         };
         let o = command.output().unwrap();
-        assert_eq!(o.status.code(), Some(want), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(want),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
 }
 
@@ -201,7 +280,10 @@ fn bad_arguments_exit_2() {
     ] {
         let o = Command::new(cli()).args(&args).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert!(String::from_utf8_lossy(&o.stderr).starts_with("canopy-list: "), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).starts_with("canopy-list: "),
+            "{args:?}"
+        );
     }
 }
 
@@ -214,16 +296,34 @@ fn a_folder_readable_but_not_searchable_lists_names_with_denied_details() {
     let o = run(&[t.path().as_os_str(), "--depth".as_ref(), "3".as_ref()]);
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
-    assert!(out.contains("[DIR] ro/sub\n[DENIED] ro/sub\n"), "the subfolder cannot be opened: {out}");
+    assert!(
+        out.contains("[DIR] ro/sub\n[DENIED] ro/sub\n"),
+        "the subfolder cannot be opened: {out}"
+    );
     // Text mode reads no details, so nothing about the file failed.
     assert!(out.contains("[FILE] ro/one.txt\n"), "{out}");
     assert!(!out.contains("[DENIED] ro/one.txt"), "{out}");
     // JSON carries the details, and says they were denied.
     let o = run(&[t.path().as_os_str(), "--json".as_ref()]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let ro = v["root"]["folder"]["entries"].as_array().unwrap().iter().find(|e| e["name"] == "ro").unwrap().clone();
-    let one = ro["folder"]["entries"].as_array().unwrap().iter().find(|e| e["name"] == "one.txt").unwrap().clone();
-    assert_eq!(one["error"]["code"], "DENIED", "names listed, details denied");
+    let ro = v["root"]["folder"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "ro")
+        .unwrap()
+        .clone();
+    let one = ro["folder"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "one.txt")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        one["error"]["code"], "DENIED",
+        "names listed, details denied"
+    );
     assert!(one.get("size").is_none());
 }
 
@@ -246,7 +346,10 @@ fn escapes_keep_every_name_on_one_line() {
         "[FILE] tab\\there",
         "[FILE] zero\\u{200b}width",
     ] {
-        assert!(out.lines().any(|l| l == want), "missing {want:?} in:\n{out}");
+        assert!(
+            out.lines().any(|l| l == want),
+            "missing {want:?} in:\n{out}"
+        );
     }
     assert_eq!(out.lines().count(), 6, "one line per entry");
 }
@@ -257,7 +360,10 @@ fn dangling_and_looping_links_are_marked() {
     t.symlink("nowhere", "dangle");
     t.symlink("me", "me");
     let out = stdout(&run(&[t.path().as_os_str()]));
-    assert_eq!(out, "[LINK] dangle -> nowhere (dangling)\n[LINK] me -> me (loop)\n");
+    assert_eq!(
+        out,
+        "[LINK] dangle -> nowhere (dangling)\n[LINK] me -> me (loop)\n"
+    );
 }
 
 #[test]
@@ -278,10 +384,18 @@ fn special_files_are_tagged_with_their_real_kind() {
         let c = std::ffi::CString::new(t.at(name).as_os_str().as_encoded_bytes()).unwrap();
         // Never opened: Canopy lists device nodes by their directory entry.
         let made = unsafe { libc::mknod(c.as_ptr(), kind | 0o600, libc::makedev(7, 200)) };
-        assert_eq!(made, 0, "mknod {name} needs CAP_MKNOD (scripts/test runs as root): {}", std::io::Error::last_os_error());
+        assert_eq!(
+            made,
+            0,
+            "mknod {name} needs CAP_MKNOD (scripts/test runs as root): {}",
+            std::io::Error::last_os_error()
+        );
     }
     let out = stdout(&run(&[t.path().as_os_str()]));
-    assert_eq!(out, "[BLOCK_DEVICE] blk\n[CHAR_DEVICE] chr\n[FIFO] pipe\n[SOCKET] sock\n");
+    assert_eq!(
+        out,
+        "[BLOCK_DEVICE] blk\n[CHAR_DEVICE] chr\n[FIFO] pipe\n[SOCKET] sock\n"
+    );
 }
 
 #[test]
@@ -316,7 +430,11 @@ fn arrows_and_link_notes_in_names_cannot_forge_a_link_line() {
     assert_eq!(out, want);
     for line in out.lines() {
         let arrows = line.matches(" -> ").count();
-        assert_eq!(arrows, usize::from(line.starts_with("[LINK] ")), "` -> ` once on a link line, never elsewhere: {line}");
+        assert_eq!(
+            arrows,
+            usize::from(line.starts_with("[LINK] ")),
+            "` -> ` once on a link line, never elsewhere: {line}"
+        );
     }
 }
 
@@ -337,7 +455,10 @@ fn separators_invisibles_and_fillers_are_escaped_in_names_and_targets() {
 [FILE] \\u{3164}\\u{115f}\\u{1160}\\u{ffa0}\\u{180e}
 ";
     assert_eq!(out, want);
-    assert!(!out.contains(['\u{2028}', '\u{2029}']), "no line a tool could split");
+    assert!(
+        !out.contains(['\u{2028}', '\u{2029}']),
+        "no line a tool could split"
+    );
 }
 
 #[test]
@@ -359,7 +480,10 @@ fn a_bushy_walk_holds_descriptors_only_for_folders_whose_children_wait() {
     // SAFETY: setrlimit is async-signal-safe; it runs in the child before exec.
     unsafe {
         std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
-            let lim = libc::rlimit { rlim_cur: 256, rlim_max: 256 };
+            let lim = libc::rlimit {
+                rlim_cur: 256,
+                rlim_max: 256,
+            };
             if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) == 0 {
                 Ok(())
             } else {
@@ -370,8 +494,16 @@ fn a_bushy_walk_holds_descriptors_only_for_folders_whose_children_wait() {
     let o = cmd.output().unwrap();
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
-    assert_eq!(out.lines().filter(|l| l.starts_with("[DIR] ")).count(), 1_110, "every folder listed");
-    assert!(!out.lines().any(|l| l.starts_with('[') && !l.starts_with("[DIR] ")), "no error line:\n{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("[DIR] ")).count(),
+        1_110,
+        "every folder listed"
+    );
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with('[') && !l.starts_with("[DIR] ")),
+        "no error line:\n{out}"
+    );
 }
 
 #[test]
@@ -389,8 +521,27 @@ fn every_line_kind_in_its_place_match_first_and_each_folders_own_after_its_last_
     t.file("top/pics.txt");
     t.file("top/root.log");
     t.file("top/skip/x");
-    let o = run_in(&t.at("top"), &["--cap", "2", "--limit", "2", "--depth", "3", "--filter", "p", "--gitignore", "--summary"]);
-    assert_eq!(o.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    let o = run_in(
+        &t.at("top"),
+        &[
+            "--cap",
+            "2",
+            "--limit",
+            "2",
+            "--depth",
+            "3",
+            "--filter",
+            "p",
+            "--gitignore",
+            "--summary",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let want = "\
 [MATCH] top: 2 of 3 entries match \"p\"
 [DIR] photos
@@ -425,13 +576,27 @@ fn a_crafted_extension_cannot_forge_a_line_in_the_rest() {
 #[test]
 fn sort_and_filter_flags_choose_the_first_over_the_whole_folder() {
     let t = Tree::new();
-    for (name, size) in [("small.txt", 1), ("big.bin", 900), ("mid.txt", 50), ("huge.iso", 5000)] {
+    for (name, size) in [
+        ("small.txt", 1),
+        ("big.bin", 900),
+        ("mid.txt", 50),
+        ("huge.iso", 5000),
+    ] {
         t.write(format!("top/{name}"), &vec![b'x'; size]);
     }
-    let out = stdout(&run_in(&t.at("top"), &["--sort", "size", "--reverse", "--limit", "2"]));
+    let out = stdout(&run_in(
+        &t.at("top"),
+        &["--sort", "size", "--reverse", "--limit", "2"],
+    ));
     assert_eq!(out, "[FILE] huge.iso\n[FILE] big.bin\n[WARNING] top: 2 items hidden (showing first 2 of 4 total)\n");
-    let out = stdout(&run_in(&t.at("top"), &["--filter", "*.TXT", "--sort", "type"]));
-    assert_eq!(out, "[MATCH] top: 2 of 4 entries match \"*.TXT\"\n[FILE] mid.txt\n[FILE] small.txt\n");
+    let out = stdout(&run_in(
+        &t.at("top"),
+        &["--filter", "*.TXT", "--sort", "type"],
+    ));
+    assert_eq!(
+        out,
+        "[MATCH] top: 2 of 4 entries match \"*.TXT\"\n[FILE] mid.txt\n[FILE] small.txt\n"
+    );
     // The pattern is escaped like a name.
     let out = stdout(&run_in(&t.at("top"), &["--filter", "a\nb"]));
     assert_eq!(out, "[MATCH] top: 0 of 4 entries match \"a\\nb\"\n");
@@ -449,7 +614,11 @@ fn the_global_excludes_file_is_read_from_xdg_config_home() {
         .env("XDG_CONFIG_HOME", t.at("config"))
         .output()
         .unwrap();
-    assert_eq!(stdout(&o), "[FILE] keep.txt\n[IGNORED] repo: 2 items hidden by ignore rules\n", "mine.swp and .git");
+    assert_eq!(
+        stdout(&o),
+        "[FILE] keep.txt\n[IGNORED] repo: 2 items hidden by ignore rules\n",
+        "mine.swp and .git"
+    );
 }
 
 #[test]
@@ -468,7 +637,10 @@ fn gitignore_passes_over_a_git_that_is_no_repository_as_git_does() {
     assert!(git_ignores(&repo, "a/build/x") && git_ignores(&repo, "b/x.o"));
     let o = run_in(&repo, &["--gitignore", "--depth", "3"]);
     let out = stdout(&o);
-    assert!(!out.contains("build") && !out.contains("x.o"), "an empty .git folder and a dangling .git link start no repository:\n{out}");
+    assert!(
+        !out.contains("build") && !out.contains("x.o"),
+        "an empty .git folder and a dangling .git link start no repository:\n{out}"
+    );
 }
 
 #[test]
@@ -483,7 +655,10 @@ fn a_repository_whose_root_and_git_may_be_searched_but_not_read_is_found() {
     t.chmod("home/.git", 0o711);
     t.chmod("home", 0o711);
     let o = run_in(&t.at("home/src"), &["--gitignore"]);
-    assert_eq!(stdout(&o), "[FILE] y.c\n[IGNORED] src: 1 items hidden by ignore rules\n");
+    assert_eq!(
+        stdout(&o),
+        "[FILE] y.c\n[IGNORED] src: 1 items hidden by ignore rules\n"
+    );
 }
 
 #[test]
@@ -500,9 +675,17 @@ fn a_folder_listed_through_a_symlink_into_a_repository_uses_that_repositorys_rul
     }
     t.symlink("repo/sub", "lnk");
     let o = run_in(&t.at("lnk"), &["--gitignore"]);
-    assert_eq!(stdout(&o), "[FILE] .gitignore\n[FILE] keep.txt\n[IGNORED] lnk: 2 items hidden by ignore rules\n");
-    let l: serde_json::Value = serde_json::from_slice(&run_in(&t.at("lnk"), &["--gitignore", "--json"]).stdout).unwrap();
-    assert_eq!(l["path"], t.at("lnk").to_str().unwrap(), "the path stays as given");
+    assert_eq!(
+        stdout(&o),
+        "[FILE] .gitignore\n[FILE] keep.txt\n[IGNORED] lnk: 2 items hidden by ignore rules\n"
+    );
+    let l: serde_json::Value =
+        serde_json::from_slice(&run_in(&t.at("lnk"), &["--gitignore", "--json"]).stdout).unwrap();
+    assert_eq!(
+        l["path"],
+        t.at("lnk").to_str().unwrap(),
+        "the path stays as given"
+    );
 }
 
 #[test]
@@ -510,8 +693,14 @@ fn a_relative_xdg_config_home_is_taken_from_the_repositorys_top_as_git_does() {
     // git 2.x reads `$XDG_CONFIG_HOME/git/ignore` from its working folder,
     // which is the repository's top however deep it was started.
     let t = Tree::new();
-    let init = Command::new("git").args(["init", "-q"]).arg(t.at("repo")).output();
-    assert!(init.expect("git is needed for this test (scripts/test installs it)").status.success());
+    let init = Command::new("git")
+        .args(["init", "-q"])
+        .arg(t.at("repo"))
+        .output();
+    assert!(init
+        .expect("git is needed for this test (scripts/test installs it)")
+        .status
+        .success());
     t.write("repo/cfg/git/ignore", b"*.swp\n");
     t.write("cfg/git/ignore", b"*.txt\n");
     t.file("repo/sub/a.swp");
@@ -523,7 +712,10 @@ fn a_relative_xdg_config_home_is_taken_from_the_repositorys_top_as_git_does() {
         .env("XDG_CONFIG_HOME", "cfg")
         .output()
         .unwrap();
-    assert_eq!(stdout(&canopy), "[FILE] b.txt\n[IGNORED] sub: 1 items hidden by ignore rules\n");
+    assert_eq!(
+        stdout(&canopy),
+        "[FILE] b.txt\n[IGNORED] sub: 1 items hidden by ignore rules\n"
+    );
     let git = Command::new("git")
         .args(["check-ignore", "--no-index", "a.swp", "b.txt"])
         .current_dir(t.at("repo/sub"))
@@ -532,7 +724,11 @@ fn a_relative_xdg_config_home_is_taken_from_the_repositorys_top_as_git_does() {
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&git.stdout), "a.swp\n", "git agrees: the top's cfg, not the working folder's");
+    assert_eq!(
+        String::from_utf8_lossy(&git.stdout),
+        "a.swp\n",
+        "git agrees: the top's cfg, not the working folder's"
+    );
 }
 
 #[test]
@@ -552,14 +748,20 @@ fn under_a_size_order_entries_whose_lstat_fails_are_listed_by_name_each_saying_w
         if reverse {
             args.push("--reverse");
         }
-        let l: serde_json::Value = serde_json::from_slice(&run_in(&t.at(dir), &args).stdout).unwrap();
+        let l: serde_json::Value =
+            serde_json::from_slice(&run_in(&t.at(dir), &args).stdout).unwrap();
         let f = &l["root"]["folder"];
         assert_eq!(f["partialOrder"], false, "a failed stat is not a cut scan");
         f["entries"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|e| (e["name"].as_str().unwrap().to_string(), e["error"]["code"].as_str().map(String::from)))
+            .map(|e| {
+                (
+                    e["name"].as_str().unwrap().to_string(),
+                    e["error"]["code"].as_str().map(String::from),
+                )
+            })
             .collect()
     };
     let named = |v: &[&str]| v.iter().map(|n| (n.to_string(), None)).collect::<Vec<_>>();
@@ -567,7 +769,15 @@ fn under_a_size_order_entries_whose_lstat_fails_are_listed_by_name_each_saying_w
     assert_eq!(order("ok", true), named(&["big", "mid", "small"]));
     for reverse in [false, true] {
         let got = order("ro", reverse);
-        let denied = |v: &[&str]| v.iter().map(|n| (n.to_string(), Some("DENIED".to_string()))).collect::<Vec<_>>();
-        assert_eq!(got, denied(&["big", "mid", "small"]), "no size: by name, ascending, each saying why (reverse {reverse})");
+        let denied = |v: &[&str]| {
+            v.iter()
+                .map(|n| (n.to_string(), Some("DENIED".to_string())))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            got,
+            denied(&["big", "mid", "small"]),
+            "no size: by name, ascending, each saying why (reverse {reverse})"
+        );
     }
 }

@@ -12,14 +12,14 @@ use std::sync::atomic::Ordering;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use canopy_core::testing::Pool;
+use canopy_core::default_app::Desktop;
 use canopy_core::limits::MAX_STUCK_THREADS;
 use canopy_core::names::encode_handle;
-use canopy_core::default_app::Desktop;
 use canopy_core::openable::check_openable_bounded;
 use canopy_core::preview::{read_image_bounded, read_preview_bounded, FileRequest, PreviewRequest};
-use canopy_core::wire::{LocateRequest, RootSpec};
 use canopy_core::startup::startup_from_arg;
+use canopy_core::testing::Pool;
+use canopy_core::wire::{LocateRequest, RootSpec};
 use canopy_core::{resolve_root, ErrorCode};
 use common::*;
 use deadfs::DeadMount;
@@ -42,8 +42,16 @@ impl Scene {
         t.file("local/x.txt");
         t.file("local/sub/y.txt");
         let point = t.dir("mnt");
-        let mount = if dead_root { DeadMount::dead_root(&point) } else { DeadMount::on(&point) };
-        Scene { mount: Some(mount), t, _serial: serial }
+        let mount = if dead_root {
+            DeadMount::dead_root(&point)
+        } else {
+            DeadMount::on(&point)
+        };
+        Scene {
+            mount: Some(mount),
+            t,
+            _serial: serial,
+        }
     }
 
     fn at(&self, rel: &str) -> std::path::PathBuf {
@@ -67,11 +75,18 @@ impl Drop for Scene {
 }
 
 fn quick(depth: u32) -> ListOptions {
-    ListOptions { depth, budget: Duration::from_millis(300), ..ListOptions::default() }
+    ListOptions {
+        depth,
+        budget: Duration::from_millis(300),
+        ..ListOptions::default()
+    }
 }
 
 fn error_of<'a>(f: &'a canopy_core::wire::Folder, name: &str) -> &'a canopy_core::CanopyError {
-    child(f, name).error.as_ref().unwrap_or_else(|| panic!("{name} has no error"))
+    child(f, name)
+        .error
+        .as_ref()
+        .unwrap_or_else(|| panic!("{name} has no error"))
 }
 
 #[test]
@@ -80,11 +95,19 @@ fn a_folder_whose_entries_never_answer_a_stat_is_left_behind_and_its_siblings_ar
     // Describing mnt's entries looks `cold` up, which never answers.
     let l = list(s.t.path(), &quick(2)).expect("the listing returns though a folder never answers");
     let root = folder(&l.root);
-    assert_eq!(names(folder(child(root, "local"))), ["sub", "x.txt"], "the folder beside it is read in full");
+    assert_eq!(
+        names(folder(child(root, "local"))),
+        ["sub", "x.txt"],
+        "the folder beside it is read in full"
+    );
     let mnt = error_of(root, "mnt");
     assert_eq!(mnt.code, ErrorCode::Timeout);
     assert!(mnt.message.contains("not responding"), "{}", mnt.message);
-    assert_eq!(s.held().lookups.load(Ordering::SeqCst), 1, "the hung lookup is still unanswered");
+    assert_eq!(
+        s.held().lookups.load(Ordering::SeqCst),
+        1,
+        "the hung lookup is still unanswered"
+    );
     assert_eq!(Pool::global().stuck_threads(), 1);
 }
 
@@ -93,15 +116,30 @@ fn a_mount_whose_readdir_never_answers_is_left_behind_and_the_folder_beside_it_i
     let s = Scene::new(true);
     let l = list(s.t.path(), &quick(2)).expect("the listing returns though a folder never answers");
     let root = folder(&l.root);
-    assert_eq!(names(folder(child(root, "local"))), ["sub", "x.txt"], "the live folder beside it is read in full");
+    assert_eq!(
+        names(folder(child(root, "local"))),
+        ["sub", "x.txt"],
+        "the live folder beside it is read in full"
+    );
     let mnt = error_of(root, "mnt");
     assert_eq!(mnt.code, ErrorCode::Timeout);
     assert!(mnt.message.contains("not responding"), "{}", mnt.message);
-    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "its readdir is still unanswered");
+    assert_eq!(
+        s.held().readdirs.load(Ordering::SeqCst),
+        1,
+        "its readdir is still unanswered"
+    );
     // Listing again does not ask the dead mount again.
     let again = list(s.t.path(), &quick(2)).unwrap();
-    assert_eq!(error_of(folder(&again.root), "mnt").code, ErrorCode::Timeout);
-    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "no second thread parked in it");
+    assert_eq!(
+        error_of(folder(&again.root), "mnt").code,
+        ErrorCode::Timeout
+    );
+    assert_eq!(
+        s.held().readdirs.load(Ordering::SeqCst),
+        1,
+        "no second thread parked in it"
+    );
     assert_eq!(Pool::global().stuck_threads(), 1);
 }
 
@@ -110,23 +148,58 @@ fn a_lookup_that_never_answers_marks_its_device_and_the_siblings_fail_at_once() 
     let s = Scene::new(false);
     // Without details (as in text mode) mnt's own entries are not looked up
     // while it is described, only when its subfolders are opened.
-    let l = list(s.t.path(), &ListOptions { details: false, ..quick(3) }).expect("the listing returns");
+    let l = list(
+        s.t.path(),
+        &ListOptions {
+            details: false,
+            ..quick(3)
+        },
+    )
+    .expect("the listing returns");
     let root = folder(&l.root);
     let sub = folder(child(folder(child(root, "local")), "sub"));
-    assert_eq!(sub.total, Some(1), "the folder on another device is read in full");
+    assert_eq!(
+        sub.total,
+        Some(1),
+        "the folder on another device is read in full"
+    );
     let mnt = folder(child(root, "mnt"));
-    assert_eq!(names(mnt), ["cold", "dead", "live", "rules", "frozen.txt"], "the mount's own root answers");
+    assert_eq!(
+        names(mnt),
+        ["cold", "dead", "live", "rules", "frozen.txt"],
+        "the mount's own root answers"
+    );
     let cold = error_of(mnt, "cold");
     assert_eq!(cold.code, ErrorCode::Timeout);
     assert!(cold.message.contains("not responding"), "{}", cold.message);
     for sibling in ["dead", "live", "rules"] {
         let e = error_of(mnt, sibling);
-        assert_eq!(e.code, ErrorCode::Timeout, "{sibling}: the device has a stuck call: calls on it fail at once");
-        assert!(e.message.contains("earlier call"), "{sibling}: {}", e.message);
+        assert_eq!(
+            e.code,
+            ErrorCode::Timeout,
+            "{sibling}: the device has a stuck call: calls on it fail at once"
+        );
+        assert!(
+            e.message.contains("earlier call"),
+            "{sibling}: {}",
+            e.message
+        );
     }
-    assert_eq!(s.held().lookups.load(Ordering::SeqCst), 1, "one lookup is still unanswered");
-    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 0, "nothing else was asked of the device");
-    assert_eq!(Pool::global().stuck_threads(), 1, "one thread left behind, none for the refused ones");
+    assert_eq!(
+        s.held().lookups.load(Ordering::SeqCst),
+        1,
+        "one lookup is still unanswered"
+    );
+    assert_eq!(
+        s.held().readdirs.load(Ordering::SeqCst),
+        0,
+        "nothing else was asked of the device"
+    );
+    assert_eq!(
+        Pool::global().stuck_threads(),
+        1,
+        "one thread left behind, none for the refused ones"
+    );
 }
 
 #[test]
@@ -134,20 +207,42 @@ fn retries_of_a_dead_folder_fail_at_once_and_park_no_more_threads() {
     let s = Scene::new(false);
     let dead = s.at("mnt/dead");
     let err = list(&dead, &quick(2)).unwrap_err();
-    assert_eq!(err.code, ErrorCode::Timeout, "a root that never answers is TIMEOUT: {}", err.message);
+    assert_eq!(
+        err.code,
+        ErrorCode::Timeout,
+        "a root that never answers is TIMEOUT: {}",
+        err.message
+    );
     assert_eq!(Pool::global().stuck_threads(), 1);
     let workers = Pool::global().workers();
     for _ in 0..20 {
         let err = list(&dead, &quick(2)).unwrap_err();
         assert_eq!(err.code, ErrorCode::Timeout);
     }
-    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "no retry reached the filesystem again");
+    assert_eq!(
+        s.held().readdirs.load(Ordering::SeqCst),
+        1,
+        "no retry reached the filesystem again"
+    );
     assert_eq!(Pool::global().stuck_threads(), 1);
-    assert!(Pool::global().workers() <= workers + 2, "20 retries add no thread beyond the idle ones");
+    assert!(
+        Pool::global().workers() <= workers + 2,
+        "20 retries add no thread beyond the idle ones"
+    );
     // The rest of the dead mount fails at once; other devices are unaffected.
-    assert_eq!(list(&s.at("mnt/live"), &quick(1)).unwrap_err().code, ErrorCode::Timeout);
-    assert_eq!(s.held().lookups.load(Ordering::SeqCst), 0, "nothing else on the mount was asked");
-    assert_eq!(names(folder(&list(&s.at("local"), &quick(1)).unwrap().root)), ["sub", "x.txt"]);
+    assert_eq!(
+        list(&s.at("mnt/live"), &quick(1)).unwrap_err().code,
+        ErrorCode::Timeout
+    );
+    assert_eq!(
+        s.held().lookups.load(Ordering::SeqCst),
+        0,
+        "nothing else on the mount was asked"
+    );
+    assert_eq!(
+        names(folder(&list(&s.at("local"), &quick(1)).unwrap().root)),
+        ["sub", "x.txt"]
+    );
 }
 
 #[test]
@@ -173,8 +268,14 @@ fn canopy_list_prints_its_listing_and_closes_its_output_while_a_call_is_stuck() 
     drop(s);
     let _ = child.wait();
     let out = out.expect("canopy-list's output reached its end while the readdir was unanswered");
-    assert_eq!(out, "[DIR] local\n[DIR] local/sub\n[FILE] local/x.txt\n[DIR] mnt\n[TIMEOUT] mnt\n");
-    assert_eq!(unanswered, 1, "the dead readdir was asked, and was still held when the output ended");
+    assert_eq!(
+        out,
+        "[DIR] local\n[DIR] local/sub\n[FILE] local/x.txt\n[DIR] mnt\n[TIMEOUT] mnt\n"
+    );
+    assert_eq!(
+        unanswered, 1,
+        "the dead readdir was asked, and was still held when the output ended"
+    );
 }
 
 /// How long a process on a dead mount may take to exit: a hang detector, not
@@ -184,7 +285,10 @@ const EXITS_WITHIN: Duration = Duration::from_secs(12);
 /// Waits for `child` to exit while the scene's calls are held; if it does not
 /// exit in time, frees the mount first (so the test cannot hang) and fails.
 /// Gives the scene back with the calls still held.
-fn exit_while_held(s: Scene, mut child: std::process::Child) -> (std::process::ExitStatus, usize, Scene) {
+fn exit_while_held(
+    s: Scene,
+    mut child: std::process::Child,
+) -> (std::process::ExitStatus, usize, Scene) {
     let started = Instant::now();
     while started.elapsed() < EXITS_WITHIN {
         if let Some(status) = child.try_wait().expect("wait") {
@@ -196,20 +300,33 @@ fn exit_while_held(s: Scene, mut child: std::process::Child) -> (std::process::E
     }
     drop(s);
     let _ = child.wait();
-    panic!("the process did not exit within {EXITS_WITHIN:?} while a call on the dead mount was stuck");
+    panic!(
+        "the process did not exit within {EXITS_WITHIN:?} while a call on the dead mount was stuck"
+    );
 }
 
 #[test]
 fn canopy_list_exits_while_a_call_on_a_dead_mount_is_stuck() {
     let s = Scene::new(true);
-    let mut child = Command::new(cli()).arg(s.t.path()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("canopy-list runs");
+    let mut child = Command::new(cli())
+        .arg(s.t.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("canopy-list runs");
     let mut stdout = child.stdout.take().unwrap();
     let (status, held, _s) = exit_while_held(s, child);
     assert!(status.success(), "{status:?}");
-    assert_eq!(held, 1, "its parent's wait returned while the dead readdir was still unanswered");
+    assert_eq!(
+        held, 1,
+        "its parent's wait returned while the dead readdir was still unanswered"
+    );
     let mut out = String::new();
     stdout.read_to_string(&mut out).unwrap();
-    assert_eq!(out, "[DIR] local\n[DIR] local/sub\n[FILE] local/x.txt\n[DIR] mnt\n[TIMEOUT] mnt\n");
+    assert_eq!(
+        out,
+        "[DIR] local\n[DIR] local/sub\n[FILE] local/x.txt\n[DIR] mnt\n[TIMEOUT] mnt\n"
+    );
 }
 
 #[test]
@@ -224,18 +341,37 @@ fn canopy_list_holds_no_file_open_once_it_exited_with_a_call_stuck() {
         let mut fds = [0; 2];
         // SAFETY: pipe2 fills two fresh descriptors, owned here.
         assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
-        unsafe { (std::os::fd::FromRawFd::from_raw_fd(fds[0]), std::os::fd::FromRawFd::from_raw_fd(fds[1])) }
+        unsafe {
+            (
+                std::os::fd::FromRawFd::from_raw_fd(fds[0]),
+                std::os::fd::FromRawFd::from_raw_fd(fds[1]),
+            )
+        }
     };
     let w = writer.as_raw_fd();
     let mut command = Command::new(cli());
-    command.arg(s.t.path()).stdout(Stdio::null()).stderr(Stdio::null());
+    command
+        .arg(s.t.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     // SAFETY: dup2 is async-signal-safe; it leaves fd 3 open across exec.
-    unsafe { command.pre_exec(move || if libc::dup2(w, 3) == 3 { Ok(()) } else { Err(std::io::Error::last_os_error()) }) };
+    unsafe {
+        command.pre_exec(move || {
+            if libc::dup2(w, 3) == 3 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        })
+    };
     let child = command.spawn().expect("canopy-list runs");
     drop(writer);
     let (status, held, _s) = exit_while_held(s, child);
     assert!(status.success(), "{status:?}");
-    assert_eq!(held, 1, "its parent's wait returned while the dead readdir was still unanswered");
+    assert_eq!(
+        held, 1,
+        "its parent's wait returned while the dead readdir was still unanswered"
+    );
     // Looked at while the call is still held (the abort would free it),
     // without blocking.
     let mut byte = [0u8; 1];
@@ -244,7 +380,12 @@ fn canopy_list_holds_no_file_open_once_it_exited_with_a_call_stuck() {
         libc::fcntl(reader.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK);
         libc::read(reader.as_raw_fd(), byte.as_mut_ptr().cast(), 1)
     };
-    assert_eq!(n, 0, "end of file: no process holds the write end (-1 = still held: {})", std::io::Error::last_os_error());
+    assert_eq!(
+        n,
+        0,
+        "end of file: no process holds the write end (-1 = still held: {})",
+        std::io::Error::last_os_error()
+    );
 }
 
 #[test]
@@ -259,11 +400,17 @@ fn canopy_list_collects_its_listing_process_when_nothing_is_stuck() {
     // The main thread exits before the others: a race that a few runs in a
     // hundred would lose.
     for _ in 0..100 {
-        let o = Command::new(cli()).arg(t.path()).output().expect("canopy-list runs");
+        let o = Command::new(cli())
+            .arg(t.path())
+            .output()
+            .expect("canopy-list runs");
         assert!(o.status.success());
         // SAFETY: nonblocking wait for any adopted child.
         let orphan = unsafe { libc::waitpid(-1, std::ptr::null_mut(), libc::WNOHANG) };
-        assert!(orphan <= 0, "the listing process {orphan} was left a zombie for its adopter");
+        assert!(
+            orphan <= 0,
+            "the listing process {orphan} was left a zombie for its adopter"
+        );
     }
 }
 
@@ -271,17 +418,30 @@ fn canopy_list_collects_its_listing_process_when_nothing_is_stuck() {
 fn sigterm_ends_canopy_list_while_a_call_on_a_dead_mount_is_stuck() {
     use std::os::unix::process::ExitStatusExt;
     let s = Scene::new(true);
-    let child = Command::new(cli()).arg(s.t.path()).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("canopy-list runs");
+    let child = Command::new(cli())
+        .arg(s.t.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("canopy-list runs");
     // Sent once the readdir is held in the filesystem: the listing is waiting on it.
     let until = Instant::now() + EXITS_WITHIN;
     while s.held().readdirs.load(Ordering::SeqCst) == 0 && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(2));
     }
-    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "the listing reached the dead readdir");
+    assert_eq!(
+        s.held().readdirs.load(Ordering::SeqCst),
+        1,
+        "the listing reached the dead readdir"
+    );
     // SAFETY: kill on our child's pid.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     let (status, held, _s) = exit_while_held(s, child);
-    assert_eq!(status.signal(), Some(libc::SIGTERM), "ended by the signal it was sent, as a plain process would be: {status:?}");
+    assert_eq!(
+        status.signal(),
+        Some(libc::SIGTERM),
+        "ended by the signal it was sent, as a plain process would be: {status:?}"
+    );
     assert_eq!(held, 1, "while the dead readdir was still unanswered");
 }
 
@@ -302,7 +462,11 @@ fn two_listings_reaching_a_dead_device_first_at_once_leave_one_thread_behind() {
     for e in &errors {
         assert_eq!(e.code, ErrorCode::Timeout, "{}", e.message);
     }
-    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "the second waited for the first's outcome instead of asking too");
+    assert_eq!(
+        s.held().readdirs.load(Ordering::SeqCst),
+        1,
+        "the second waited for the first's outcome instead of asking too"
+    );
     assert_eq!(Pool::global().stuck_threads(), 1);
 }
 
@@ -310,22 +474,50 @@ fn two_listings_reaching_a_dead_device_first_at_once_leave_one_thread_behind() {
 fn a_preview_of_a_file_whose_open_never_answers_times_out_once() {
     let s = Scene::new(false);
     let frozen = encode_handle(&s.at("mnt/frozen.txt"));
-    let chunk = |handle: &str| read_preview_bounded(&PreviewRequest { handle: handle.into(), offset: 0, length: 64 });
+    let chunk = |handle: &str| {
+        read_preview_bounded(&PreviewRequest {
+            handle: handle.into(),
+            offset: 0,
+            length: 64,
+        })
+    };
     assert_eq!(chunk(&frozen).unwrap_err().code, ErrorCode::Timeout);
-    assert_eq!(chunk(&frozen).unwrap_err().code, ErrorCode::Timeout, "again, at once");
+    assert_eq!(
+        chunk(&frozen).unwrap_err().code,
+        ErrorCode::Timeout,
+        "again, at once"
+    );
     let file = FileRequest { handle: frozen };
-    assert_eq!(read_image_bounded(&file).unwrap_err().code, ErrorCode::Timeout);
-    assert_eq!(check_openable_bounded(&file, Desktop::system()).unwrap_err().code, ErrorCode::Timeout);
-    assert_eq!(s.held().opens.load(Ordering::SeqCst), 1, "one open left behind, no more");
-    let a = chunk(&encode_handle(&s.at("mnt/live/a.txt"))).expect("a file beside it still previews");
-    assert!(matches!(a.content, canopy_core::preview::PreviewContent::Text { ref text, .. } if text == "hello\n"));
+    assert_eq!(
+        read_image_bounded(&file).unwrap_err().code,
+        ErrorCode::Timeout
+    );
+    assert_eq!(
+        check_openable_bounded(&file, Desktop::system())
+            .unwrap_err()
+            .code,
+        ErrorCode::Timeout
+    );
+    assert_eq!(
+        s.held().opens.load(Ordering::SeqCst),
+        1,
+        "one open left behind, no more"
+    );
+    let a =
+        chunk(&encode_handle(&s.at("mnt/live/a.txt"))).expect("a file beside it still previews");
+    assert!(
+        matches!(a.content, canopy_core::preview::PreviewContent::Text { ref text, .. } if text == "hello\n")
+    );
 }
 
 #[test]
 fn resolving_locating_and_starting_up_through_a_dead_path_are_bounded() {
     let s = Scene::new(false);
     let through = format!("{}/mnt/cold/../live", s.t.path().display());
-    assert_eq!(resolve_root(&RootSpec::Text(through)).unwrap_err().code, ErrorCode::Timeout);
+    assert_eq!(
+        resolve_root(&RootSpec::Text(through)).unwrap_err().code,
+        ErrorCode::Timeout
+    );
     assert_eq!(s.held().lookups.load(Ordering::SeqCst), 1);
     let startup = startup_from_arg(Some(s.at("mnt/cold/file.txt").into_os_string()));
     assert_eq!(
@@ -333,8 +525,15 @@ fn resolving_locating_and_starting_up_through_a_dead_path_are_bounded() {
         RootSpec::Handle(encode_handle(&s.at("mnt/cold/file.txt"))),
         "a path that does not answer is opened as a folder, whose listing then says TIMEOUT"
     );
-    let req = LocateRequest { folder: encode_handle(&s.at("mnt/dead")), prefix: "a".into(), settings: Default::default() };
-    assert_eq!(locate(&req, &Default::default()).unwrap_err().code, ErrorCode::Timeout);
+    let req = LocateRequest {
+        folder: encode_handle(&s.at("mnt/dead")),
+        prefix: "a".into(),
+        settings: Default::default(),
+    };
+    assert_eq!(
+        locate(&req, &Default::default()).unwrap_err().code,
+        ErrorCode::Timeout
+    );
     assert!(Pool::global().stuck_threads() <= MAX_STUCK_THREADS);
 }
 
@@ -345,18 +544,39 @@ fn a_link_into_a_dead_mount_costs_the_link_not_its_folder() {
     let l = list(&s.at("local"), &quick(2)).expect("the folder holding the link is listed");
     let f = folder(&l.root);
     let link = child(f, "into-dead");
-    assert_eq!(link.error.as_ref().map(|e| e.code), Some(ErrorCode::Timeout));
-    assert_eq!(link.link.as_ref().map(|l| l.target.as_str()), Some("../mnt/cold"), "its target text is still shown");
-    assert_eq!(folder(child(f, "sub")).total, Some(1), "the rest of the folder is read");
+    assert_eq!(
+        link.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::Timeout)
+    );
+    assert_eq!(
+        link.link.as_ref().map(|l| l.target.as_str()),
+        Some("../mnt/cold"),
+        "its target text is still shown"
+    );
+    assert_eq!(
+        folder(child(f, "sub")).total,
+        Some(1),
+        "the rest of the folder is read"
+    );
     assert!(child(f, "x.txt").error.is_none());
     // The link is stuck now: the next listing refuses it at once and has
     // time to describe everything else.
     let again = list(&s.at("local"), &quick(2)).unwrap();
     let f = folder(&again.root);
-    assert_eq!(child(f, "into-dead").error.as_ref().map(|e| e.code), Some(ErrorCode::Timeout));
+    assert_eq!(
+        child(f, "into-dead").error.as_ref().map(|e| e.code),
+        Some(ErrorCode::Timeout)
+    );
     assert!(again.root.error.is_none(), "{:?}", again.root.error);
-    assert!(child(f, "x.txt").size.is_some(), "every other entry is described");
-    assert_eq!(s.held().lookups.load(Ordering::SeqCst), 1, "the link was followed once");
+    assert!(
+        child(f, "x.txt").size.is_some(),
+        "every other entry is described"
+    );
+    assert_eq!(
+        s.held().lookups.load(Ordering::SeqCst),
+        1,
+        "the link was followed once"
+    );
 }
 
 #[test]
@@ -373,11 +593,21 @@ fn the_dead_mount_fixture_really_hangs_a_plain_reader() {
     while s.held().readdirs.load(Ordering::SeqCst) == 0 && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(5));
     }
-    assert_eq!(s.held().readdirs.load(Ordering::SeqCst), 1, "the reader's readdir reached the filesystem");
-    assert!(rx.try_recv().is_err(), "its answer is held, so the reader cannot have returned");
+    assert_eq!(
+        s.held().readdirs.load(Ordering::SeqCst),
+        1,
+        "the reader's readdir reached the filesystem"
+    );
+    assert!(
+        rx.try_recv().is_err(),
+        "its answer is held, so the reader cannot have returned"
+    );
     assert!(Path::new(&s.at("mnt/live/a.txt")).exists());
     drop(s);
-    assert!(rx.recv_timeout(Duration::from_secs(30)).is_ok(), "aborting the connection frees the reader");
+    assert!(
+        rx.recv_timeout(Duration::from_secs(30)).is_ok(),
+        "aborting the connection frees the reader"
+    );
 }
 
 #[test]
@@ -386,13 +616,28 @@ fn an_ignore_file_whose_open_never_answers_costs_its_folder_a_timeout_not_a_hang
     // The repository is the temp tree; the dead mount lies inside it.
     s.t.repo("");
     // Without hiding ignored entries nothing opens it: the folder lists.
-    let plain = list(&s.at("mnt/rules"), &ListOptions { details: false, ..quick(1) }).unwrap();
+    let plain = list(
+        &s.at("mnt/rules"),
+        &ListOptions {
+            details: false,
+            ..quick(1)
+        },
+    )
+    .unwrap();
     assert_eq!(names(folder(&plain.root)), [".gitignore", "c.txt"]);
     assert_eq!(s.held().opens.load(Ordering::SeqCst), 0);
-    let o = ListOptions { hide_ignored: true, details: false, ..quick(1) };
+    let o = ListOptions {
+        hide_ignored: true,
+        details: false,
+        ..quick(1)
+    };
     let err = list(&s.at("mnt/rules"), &o).expect_err("the folder's rules cannot be read");
     assert_eq!(err.code, ErrorCode::Timeout);
     assert!(err.message.contains("not responding"), "{}", err.message);
-    assert_eq!(s.held().opens.load(Ordering::SeqCst), 1, "its .gitignore's open is still unanswered, on a thread left behind");
+    assert_eq!(
+        s.held().opens.load(Ordering::SeqCst),
+        1,
+        "its .gitignore's open is still unanswered, on a thread left behind"
+    );
     assert_eq!(Pool::global().stuck_threads(), 1);
 }

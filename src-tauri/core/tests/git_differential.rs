@@ -53,15 +53,53 @@ impl Rng {
 /// dialects treat specially (braces, commas), classes, and bytes that end
 /// or break a line (NUL, a carriage return, a byte that is not UTF-8).
 const RULE_PIECES: &[&[u8]] = &[
-    b"*", b"*", b"**", b"?", b"[", b"]", b"!", b"\\", b"{", b"}", b",", b"/", b"/", b"-", b" ", b"#", b"a", b"b", b"ab",
-    b"c", b".", b"x.{a,b}", b"[a-c]", b"[!a]", b"[^b]", b"[]a]", b"[\\]]", b"[a\\-c]", b"[[:alpha:]]", b"[[:space:]]",
-    b"[[:punct:]]", b"[[:nope:]]", b"**/", b"/**", b"/**/", b"\0", b"\r", b"\xe9", b"\\ ", b"\\*", b"\\[",
+    b"*",
+    b"*",
+    b"**",
+    b"?",
+    b"[",
+    b"]",
+    b"!",
+    b"\\",
+    b"{",
+    b"}",
+    b",",
+    b"/",
+    b"/",
+    b"-",
+    b" ",
+    b"#",
+    b"a",
+    b"b",
+    b"ab",
+    b"c",
+    b".",
+    b"x.{a,b}",
+    b"[a-c]",
+    b"[!a]",
+    b"[^b]",
+    b"[]a]",
+    b"[\\]]",
+    b"[a\\-c]",
+    b"[[:alpha:]]",
+    b"[[:space:]]",
+    b"[[:punct:]]",
+    b"[[:nope:]]",
+    b"**/",
+    b"/**",
+    b"/**/",
+    b"\0",
+    b"\r",
+    b"\xe9",
+    b"\\ ",
+    b"\\*",
+    b"\\[",
 ];
 
 /// What names are made of: the same characters, so rules match.
 const NAME_PIECES: &[&[u8]] = &[
-    b"a", b"b", b"ab", b"c", b"{", b"}", b",", b"[", b"]", b"!", b"\\", b"-", b" ", b"#", b"*", b"?", b"x.{a,b}", b".",
-    b"\xe9", b"\t", b"\x0b", b"a.b",
+    b"a", b"b", b"ab", b"c", b"{", b"}", b",", b"[", b"]", b"!", b"\\", b"-", b" ", b"#", b"*",
+    b"?", b"x.{a,b}", b".", b"\xe9", b"\t", b"\x0b", b"a.b",
 ];
 
 fn rule(r: &mut Rng) -> Vec<u8> {
@@ -206,7 +244,11 @@ fn git_verdicts(repo: &Path, home: &Path, paths: &[Vec<u8>]) -> Vec<(bool, Strin
     let writer = std::thread::spawn(move || stdin.write_all(&input));
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
-    assert!(matches!(out.status.code(), Some(0 | 1)), "git check-ignore failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "git check-ignore failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Four fields a path: source, line, pattern (with its `!`), path.
     let fields: Vec<&[u8]> = out.stdout.split(|&b| b == 0).collect();
     let verdicts: Vec<(bool, String)> = fields
@@ -214,7 +256,15 @@ fn git_verdicts(repo: &Path, home: &Path, paths: &[Vec<u8>]) -> Vec<(bool, Strin
         .filter(|c| c.len() == 4)
         .map(|c| {
             let ignored = !c[0].is_empty() && !c[2].starts_with(b"!");
-            (ignored, format!("{}:{}:{}", c[0].escape_ascii(), c[1].escape_ascii(), c[2].escape_ascii()))
+            (
+                ignored,
+                format!(
+                    "{}:{}:{}",
+                    c[0].escape_ascii(),
+                    c[1].escape_ascii(),
+                    c[2].escape_ascii()
+                ),
+            )
         })
         .collect();
     assert_eq!(verdicts.len(), paths.len(), "one verdict a path");
@@ -225,7 +275,13 @@ fn git_verdicts(repo: &Path, home: &Path, paths: &[Vec<u8>]) -> Vec<(bool, Strin
 fn shown(e: &Entry, repo: &Path, into: &mut BTreeSet<Vec<u8>>) {
     for child in e.folder.iter().flat_map(|f| f.entries.iter()) {
         let path = decode_handle(&child.handle).unwrap();
-        into.insert(path.strip_prefix(repo).unwrap().as_os_str().as_bytes().to_vec());
+        into.insert(
+            path.strip_prefix(repo)
+                .unwrap()
+                .as_os_str()
+                .as_bytes()
+                .to_vec(),
+        );
         shown(child, repo, into);
     }
 }
@@ -245,8 +301,13 @@ fn round(seed: u64, config: &Path, figures: &mut Figures) {
     let home = t.dir("home");
     let repo = t.at("repo");
     let init = git(t.path(), &home).args(["init", "-q", "repo"]).output();
-    let init = init.expect("git is needed for this test (scripts/test installs it): it could not be started");
-    assert!(init.status.success(), "git init: {}", String::from_utf8_lossy(&init.stderr));
+    let init = init
+        .expect("git is needed for this test (scripts/test installs it): it could not be started");
+    assert!(
+        init.status.success(),
+        "git init: {}",
+        String::from_utf8_lossy(&init.stderr)
+    );
     let mut paths = tree(&mut r, &repo);
     let mut files = Vec::new();
     let (root, n) = rule_file(&mut r, 12);
@@ -254,7 +315,14 @@ fn round(seed: u64, config: &Path, figures: &mut Figures) {
     paths.push(b".gitignore".to_vec());
     files.push((".gitignore".to_string(), root));
     figures.rules += n;
-    let nested: Vec<Vec<u8>> = paths.iter().filter(|p| repo.join(std::ffi::OsStr::from_bytes(p)).is_dir() && !repo.join(std::ffi::OsStr::from_bytes(p)).is_symlink()).cloned().collect();
+    let nested: Vec<Vec<u8>> = paths
+        .iter()
+        .filter(|p| {
+            repo.join(std::ffi::OsStr::from_bytes(p)).is_dir()
+                && !repo.join(std::ffi::OsStr::from_bytes(p)).is_symlink()
+        })
+        .cloned()
+        .collect();
     if let Some(folder) = nested.get(r.below(nested.len().max(1))) {
         let (text, n) = rule_file(&mut r, 6);
         let mut path = folder.clone();
@@ -281,9 +349,18 @@ fn round(seed: u64, config: &Path, figures: &mut Figures) {
     figures.rules += n;
 
     let verdicts = git_verdicts(&repo, &home, &paths);
-    let opts = ListOptions { hide_ignored: true, handles: true, details: false, ..opts(5, 10_000) };
+    let opts = ListOptions {
+        hide_ignored: true,
+        handles: true,
+        details: false,
+        ..opts(5, 10_000)
+    };
     let listing = list(&repo, &opts).unwrap_or_else(|e| panic!("seed {seed}: {e:?}"));
-    assert!(listing.root.error.is_none(), "seed {seed}: {:?}", listing.root.error);
+    assert!(
+        listing.root.error.is_none(),
+        "seed {seed}: {:?}",
+        listing.root.error
+    );
     let mut seen = BTreeSet::new();
     shown(&listing.root, &repo, &mut seen);
     if std::env::var_os("CANOPY_DIFF_DEBUG").is_some() {
@@ -293,7 +370,10 @@ fn round(seed: u64, config: &Path, figures: &mut Figures) {
     for (path, (ignored, why)) in paths.iter().zip(verdicts) {
         figures.ignored += usize::from(ignored);
         if seen.contains(path) == ignored {
-            let rules: Vec<String> = files.iter().map(|(f, text)| format!("{f}: {}", text.escape_ascii())).collect();
+            let rules: Vec<String> = files
+                .iter()
+                .map(|(f, text)| format!("{f}: {}", text.escape_ascii()))
+                .collect();
             figures.disagreements.push(format!(
                 "seed {seed}: {} is {} by git ({why}) but {} by Canopy; rules:\n  {}",
                 path.escape_ascii(),
@@ -339,6 +419,12 @@ fn hide_ignored_agrees_with_git_check_ignore_on_generated_rules() {
         "{} of {} paths disagree with git (replay one with CANOPY_DIFF_SEED=seed); the first:\n{}",
         figures.disagreements.len(),
         figures.paths,
-        figures.disagreements.iter().take(5).cloned().collect::<Vec<_>>().join("\n")
+        figures
+            .disagreements
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use canopy_core::{ErrorCode};
+use canopy_core::ErrorCode;
 use common::*;
 
 #[test]
@@ -18,13 +18,30 @@ fn a_global_excludes_file_reached_through_a_symlink_is_used_as_git_does() {
     t.repo("repo");
     t.file("repo/a.log");
     t.file("repo/b.txt");
-    let hide = |o: ListOptions| list(&t.at("repo"), &ListOptions { hide_ignored: true, ..o }).unwrap();
+    let hide = |o: ListOptions| {
+        list(
+            &t.at("repo"),
+            &ListOptions {
+                hide_ignored: true,
+                ..o
+            },
+        )
+        .unwrap()
+    };
     let l = hide(opts(1, 100));
     assert!(l.root.error.is_none(), "{:?}", l.root.error);
-    assert_eq!((names(folder(&l.root)), folder(&l.root).ignored_hidden), (vec!["b.txt"], 2), "a.log and .git");
+    assert_eq!(
+        (names(folder(&l.root)), folder(&l.root).ignored_hidden),
+        (vec!["b.txt"], 2),
+        "a.log and .git"
+    );
     std::fs::remove_file(t.at("config/git/ignore")).unwrap();
     t.symlink("/dev/zero", "config/git/ignore");
     let l = hide(opts(1, 100));
-    assert_eq!(l.root.error.as_ref().map(|e| e.code), Some(ErrorCode::NotAFile), "a link to a device is never opened");
+    assert_eq!(
+        l.root.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::NotAFile),
+        "a link to a device is never opened"
+    );
     assert!(names(folder(&l.root)).contains(&"a.log"));
 }

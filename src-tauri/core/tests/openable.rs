@@ -35,14 +35,25 @@ fn app(exec: &str) -> String {
 }
 
 fn open_as(path: &Path, desktop: &Desktop) -> Result<PathBuf, CanopyError> {
-    check_openable(&FileRequest { handle: encode_handle(path) }, desktop)
+    check_openable(
+        &FileRequest {
+            handle: encode_handle(path),
+        },
+        desktop,
+    )
 }
 
 fn refused(path: &Path, desktop: &Desktop) -> String {
     match open_as(path, desktop) {
         Ok(_) => panic!("{} must not be opened", path.display()),
         Err(e) => {
-            assert_eq!(e.code, ErrorCode::NotOpenable, "{}: {}", path.display(), e.message);
+            assert_eq!(
+                e.code,
+                ErrorCode::NotOpenable,
+                "{}: {}",
+                path.display(),
+                e.message
+            );
             e.message
         }
     }
@@ -50,7 +61,12 @@ fn refused(path: &Path, desktop: &Desktop) -> String {
 
 /// A zip of empty stored entries with these names, with a valid central directory.
 fn zip(names: &[&str]) -> Vec<u8> {
-    zip_with(&names.iter().map(|n| (*n, &b""[..], false)).collect::<Vec<_>>())
+    zip_with(
+        &names
+            .iter()
+            .map(|n| (*n, &b""[..], false))
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// A zip of these entries (name, content, deflated or stored), with a valid
@@ -58,7 +74,11 @@ fn zip(names: &[&str]) -> Vec<u8> {
 fn zip_with(entries: &[(&str, &[u8], bool)]) -> Vec<u8> {
     let (mut out, mut dir) = (Vec::new(), Vec::new());
     for (name, data, deflate) in entries {
-        let stored = if *deflate { miniz_oxide::deflate::compress_to_vec(data, 6) } else { data.to_vec() };
+        let stored = if *deflate {
+            miniz_oxide::deflate::compress_to_vec(data, 6)
+        } else {
+            data.to_vec()
+        };
         let method: u16 = if *deflate { 8 } else { 0 };
         let offset = out.len() as u32;
         // From "version needed" to the extra field's length: the same in both headers.
@@ -104,14 +124,25 @@ fn docx(overrides: &str, parts: &[&str]) -> Vec<u8> {
          <Override PartName=\"/word/document.xml\" ContentType=\"application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml\"/>\
          {overrides}</Types>"
     );
-    let mut entries = vec![("[Content_Types].xml", types.as_bytes(), true), ("_rels/.rels", &b""[..], true), ("word/document.xml", &b""[..], true)];
+    let mut entries = vec![
+        ("[Content_Types].xml", types.as_bytes(), true),
+        ("_rels/.rels", &b""[..], true),
+        ("word/document.xml", &b""[..], true),
+    ];
     entries.extend(parts.iter().map(|p| (*p, &b"VBA"[..], true)));
     zip_with(&entries)
 }
 
 /// An ODF document: its `mimetype` entry first, stored, as the format asks.
 fn odt(parts: &[&str]) -> Vec<u8> {
-    let mut entries = vec![("mimetype", &b"application/vnd.oasis.opendocument.text"[..], false), ("content.xml", &b""[..], true)];
+    let mut entries = vec![
+        (
+            "mimetype",
+            &b"application/vnd.oasis.opendocument.text"[..],
+            false,
+        ),
+        ("content.xml", &b""[..], true),
+    ];
     entries.extend(parts.iter().map(|p| (*p, &b""[..], true)));
     zip_with(&entries)
 }
@@ -133,7 +164,10 @@ fn documents_whose_content_matches_their_name_open() {
         ("report.pdf", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec()),
         ("notes.txt", "caf\u{e9} notes\n".as_bytes().to_vec()),
         ("readme.md", b"# Title\n\nText.\n".to_vec()),
-        ("song.mp3", b"ID3\x04\0\0\0\0\0\0\xff\xfb\x90\x64\0\0\0\0".to_vec()),
+        (
+            "song.mp3",
+            b"ID3\x04\0\0\0\0\0\0\xff\xfb\x90\x64\0\0\0\0".to_vec(),
+        ),
         ("movie.mkv", MKV.to_vec()),
         ("clip.mp4", b"\0\0\0\x18ftypmp42\0\0\0\0".to_vec()),
         ("letter.docx", docx("", &[])),
@@ -153,9 +187,41 @@ fn launchers_installers_and_scripts_never_open_whatever_they_hold() {
     let t = Tree::new();
     let none = desktop(&t, &[]);
     for ext in [
-        "lnk", "LNK", "hta", "wsf", "vbe", "jse", "inf", "reg", "msp", "url", "jnlp", "flatpakref", "pyz", "desktop",
-        "AppImage", "jar", "deb", "rpm", "run", "msi", "exe", "docm", "xlsm", "pptm", "sh", "py", "js", "ps1", "bat",
-        "html", "svg", "doc", "xls", "ppt", "rtf",
+        "lnk",
+        "LNK",
+        "hta",
+        "wsf",
+        "vbe",
+        "jse",
+        "inf",
+        "reg",
+        "msp",
+        "url",
+        "jnlp",
+        "flatpakref",
+        "pyz",
+        "desktop",
+        "AppImage",
+        "jar",
+        "deb",
+        "rpm",
+        "run",
+        "msi",
+        "exe",
+        "docm",
+        "xlsm",
+        "pptm",
+        "sh",
+        "py",
+        "js",
+        "ps1",
+        "bat",
+        "html",
+        "svg",
+        "doc",
+        "xls",
+        "ppt",
+        "rtf",
     ] {
         // Content that would pass as text, so only the name decides.
         let p = t.write(format!("thing.{ext}"), b"plain words\n");
@@ -182,9 +248,21 @@ fn program_and_shortcut_content_is_refused_under_any_allowed_name() {
         ("photo.jpg", b"\x7fELF\x02\x01\x01\0", "a program"),
         ("report.pdf", b"MZ\x90\0\x03\0", "a Windows program"),
         ("song.mp3", b"\xca\xfe\xba\xbe\0\0\0\x34", "Java"),
-        ("readme.md", b"\xef\xbb\xbf  [Desktop Entry]\nExec=sh -c evil\n", "desktop launcher"),
-        ("notes.txt", b"[InternetShortcut]\nURL=file:///tmp/x.exe\n", "Internet shortcut"),
-        ("notes.txt", b"\n<!DOCTYPE html><script>evil()</script>", "web page"),
+        (
+            "readme.md",
+            b"\xef\xbb\xbf  [Desktop Entry]\nExec=sh -c evil\n",
+            "desktop launcher",
+        ),
+        (
+            "notes.txt",
+            b"[InternetShortcut]\nURL=file:///tmp/x.exe\n",
+            "Internet shortcut",
+        ),
+        (
+            "notes.txt",
+            b"\n<!DOCTYPE html><script>evil()</script>",
+            "web page",
+        ),
         ("data.csv", b"<svg onload=evil()>", "SVG"),
     ];
     for (name, content, why) in cases {
@@ -214,7 +292,10 @@ fn content_that_does_not_match_the_name_is_refused() {
     assert!(refused(&t.write("latin.txt", b"caf\xe9\n"), &none).contains("UTF-8"));
     let mut long = "x".repeat(70_000).into_bytes();
     long[30_000] = 0xff;
-    assert!(refused(&t.write("long.txt", &long), &none).contains("UTF-8"), "the whole sniffed range is checked");
+    assert!(
+        refused(&t.write("long.txt", &long), &none).contains("UTF-8"),
+        "the whole sniffed range is checked"
+    );
 }
 
 #[test]
@@ -232,12 +313,19 @@ fn macros_in_a_document_and_a_java_manifest_in_a_zip_are_refused() {
     let none = desktop(&t, &[]);
     let docm = t.write("report.docx", &docx("", &["word/vbaProject.bin"]));
     assert!(refused(&docm, &none).contains("vbaproject.bin"));
-    assert!(refused(&t.write("letter.odt", &odt(&["Basic/Standard/Module1.xml"])), &none).contains("basic/"));
+    assert!(refused(
+        &t.write("letter.odt", &odt(&["Basic/Standard/Module1.xml"])),
+        &none
+    )
+    .contains("basic/"));
     let jar = t.write("photos.zip", &zip(&["META-INF/MANIFEST.MF", "Main.class"]));
     assert!(refused(&jar, &none).contains("manifest"));
     let mut cut = zip(&["a.txt"]);
     cut.truncate(cut.len() - 22);
-    assert!(refused(&t.write("cut.zip", &cut), &none).contains("cannot be checked"), "a zip that cannot be checked");
+    assert!(
+        refused(&t.write("cut.zip", &cut), &none).contains("cannot be checked"),
+        "a zip that cannot be checked"
+    );
 }
 
 #[test]
@@ -273,22 +361,94 @@ struct Case {
 
 #[test]
 fn a_default_application_that_runs_code_is_refused() {
-    let case = |mime, id, file, content: &[u8], program, rest, why| Case { mime, id, file, content: content.to_vec(), program, rest, why };
+    let case = |mime, id, file, content: &[u8], program, rest, why| Case {
+        mime,
+        id,
+        file,
+        content: content.to_vec(),
+        program,
+        rest,
+        why,
+    };
     let cases = [
-        case("image/jpeg", "wine-extension-jpg.desktop", "photo.jpg", JPEG, "viewer", " %f", "Wine"),
-        case("image/jpeg", "viewer.desktop", "photo.jpg", JPEG, "wine64", " start /unix %f", "Wine"),
-        case("application/zip", "jarrunner.desktop", "bundle.zip", &zip(&["a.txt"]), "java", " -jar %f", "Java"),
-        case("text/plain", "term.desktop", "notes.txt", b"notes\n", "xterm", " -e vim %F\nTerminal=true", "terminal"),
-        case("text/plain", "shell.desktop", "notes.txt", b"notes\n", "bash", " %f\nTerminal=true", "interpreter"),
-        case("text/plain", "py.desktop", "notes.txt", b"notes\n", "python3.11", " %f", "interpreter"),
-        case("text/markdown", "term.desktop", "readme.md", b"# hi\n", "x-terminal-emulator", " -e less %f", "terminal"),
+        case(
+            "image/jpeg",
+            "wine-extension-jpg.desktop",
+            "photo.jpg",
+            JPEG,
+            "viewer",
+            " %f",
+            "Wine",
+        ),
+        case(
+            "image/jpeg",
+            "viewer.desktop",
+            "photo.jpg",
+            JPEG,
+            "wine64",
+            " start /unix %f",
+            "Wine",
+        ),
+        case(
+            "application/zip",
+            "jarrunner.desktop",
+            "bundle.zip",
+            &zip(&["a.txt"]),
+            "java",
+            " -jar %f",
+            "Java",
+        ),
+        case(
+            "text/plain",
+            "term.desktop",
+            "notes.txt",
+            b"notes\n",
+            "xterm",
+            " -e vim %F\nTerminal=true",
+            "terminal",
+        ),
+        case(
+            "text/plain",
+            "shell.desktop",
+            "notes.txt",
+            b"notes\n",
+            "bash",
+            " %f\nTerminal=true",
+            "interpreter",
+        ),
+        case(
+            "text/plain",
+            "py.desktop",
+            "notes.txt",
+            b"notes\n",
+            "python3.11",
+            " %f",
+            "interpreter",
+        ),
+        case(
+            "text/markdown",
+            "term.desktop",
+            "readme.md",
+            b"# hi\n",
+            "x-terminal-emulator",
+            " -e less %f",
+            "terminal",
+        ),
     ];
     for c in cases {
         let t = Tree::new();
-        let entry = format!("[Desktop Entry]\nType=Application\nName=X\nExec=env A=1 {}{}\n", program(&t, c.program), c.rest);
+        let entry = format!(
+            "[Desktop Entry]\nType=Application\nName=X\nExec=env A=1 {}{}\n",
+            program(&t, c.program),
+            c.rest
+        );
         let d = desktop(&t, &[(c.mime, c.id, Some(&entry))]);
         let said = refused(&t.write(c.file, &c.content), &d);
-        assert!(said.contains(c.why) && said.contains(c.id), "{}: {said}", c.id);
+        assert!(
+            said.contains(c.why) && said.contains(c.id),
+            "{}: {said}",
+            c.id
+        );
     }
 }
 
@@ -297,9 +457,15 @@ fn an_application_that_cannot_be_checked_is_refused() {
     // Named by the system's defaults list, but its entry is nowhere.
     let t = Tree::new();
     let d = desktop(&t, &[]);
-    t.write("desktop/data/applications/defaults.list", b"[Default Applications]\nimage/jpeg=gone.desktop\n");
+    t.write(
+        "desktop/data/applications/defaults.list",
+        b"[Default Applications]\nimage/jpeg=gone.desktop\n",
+    );
     let said = refused(&t.write("photo.jpg", JPEG), &d);
-    assert!(said.contains("gone.desktop") && said.contains("cannot be found"), "{said}");
+    assert!(
+        said.contains("gone.desktop") && said.contains("cannot be found"),
+        "{said}"
+    );
 }
 
 #[test]
@@ -308,7 +474,11 @@ fn a_safe_default_application_lets_the_file_open() {
     let eog = app(&format!("{} %U", program(&t, "eog")));
     let d = desktop(&t, &[("image/jpeg", "org.gnome.eog.desktop", Some(&eog))]);
     let p = t.write("photo.jpg", JPEG);
-    assert_eq!(d.default_for("image/jpeg").unwrap(), ["org.gnome.eog.desktop"], "the system names it");
+    assert_eq!(
+        d.default_for("image/jpeg").unwrap(),
+        ["org.gnome.eog.desktop"],
+        "the system names it"
+    );
     assert_eq!(open_as(&p, &d).unwrap(), p);
 }
 
@@ -318,8 +488,14 @@ fn an_entry_in_a_vendor_folder_is_found_and_vetted() {
     let t = Tree::new();
     let wine = app(&format!("{} %f", program(&t, "wine")));
     let d = desktop(&t, &[]);
-    t.write("desktop/data/applications/kde/viewer.desktop", wine.as_bytes());
-    t.write("desktop/config/mimeapps.list", b"[Default Applications]\nimage/jpeg=kde-viewer.desktop\n");
+    t.write(
+        "desktop/data/applications/kde/viewer.desktop",
+        wine.as_bytes(),
+    );
+    t.write(
+        "desktop/config/mimeapps.list",
+        b"[Default Applications]\nimage/jpeg=kde-viewer.desktop\n",
+    );
     let said = refused(&t.write("photo.jpg", JPEG), &d);
     assert!(said.contains("Wine"), "found in its vendor folder: {said}");
 }
@@ -332,15 +508,29 @@ fn the_type_the_system_reads_from_the_content_is_vetted_too() {
     let d = desktop(
         &t,
         &[
-            ("text/plain", "editor.desktop", Some(&app(&format!("{} %U", program(&t, "gedit"))))),
-            ("application/json", "runner.desktop", Some(&app(&format!("{} %f", program(&t, "node"))))),
+            (
+                "text/plain",
+                "editor.desktop",
+                Some(&app(&format!("{} %U", program(&t, "gedit")))),
+            ),
+            (
+                "application/json",
+                "runner.desktop",
+                Some(&app(&format!("{} %f", program(&t, "node")))),
+            ),
         ],
     );
     let plain = t.write("plain.txt", b"just words\n");
-    assert!(open_as(&plain, &d).is_ok(), "text/plain's application is safe");
+    assert!(
+        open_as(&plain, &d).is_ok(),
+        "text/plain's application is safe"
+    );
     let json = t.write("data.txt", b"{\"a\": 1}\n");
     let said = refused(&json, &d);
-    assert!(said.contains("application/json") && said.contains("interpreter"), "{said}");
+    assert!(
+        said.contains("application/json") && said.contains("interpreter"),
+        "{said}"
+    );
 }
 
 #[test]
@@ -360,7 +550,11 @@ fn a_name_that_is_not_utf8_is_checked_and_returned_byte_for_byte() {
     let bad = t.write(b"report\xff.pdf", b"%PDF-1.7\n");
     let twin = t.write("report\u{fffd}.pdf", b"%PDF-1.7\n");
     let got = open_as(&bad, &none).unwrap();
-    assert_eq!(got.as_os_str().as_encoded_bytes(), bad.as_os_str().as_encoded_bytes(), "the exact bytes");
+    assert_eq!(
+        got.as_os_str().as_encoded_bytes(),
+        bad.as_os_str().as_encoded_bytes(),
+        "the exact bytes"
+    );
     assert_ne!(got, twin, "not the lossy twin");
 }
 
@@ -372,7 +566,11 @@ fn a_link_opens_only_when_the_file_it_reaches_has_a_name_of_the_same_kind() {
     t.write("launcher.desktop", JPEG);
     t.write("other.png", JPEG);
     let good = t.symlink("real.jpg", "photo.jpg");
-    assert_eq!(open_as(&good, &none).unwrap(), good, "the link's own path is opened");
+    assert_eq!(
+        open_as(&good, &none).unwrap(),
+        good,
+        "the link's own path is opened"
+    );
     for target in ["launcher.desktop", "other.png"] {
         let link = t.symlink(target, format!("to-{target}.jpg"));
         assert!(refused(&link, &none).contains("same kind"), "{target}");
@@ -385,18 +583,32 @@ fn ooxml_macros_are_found_by_their_content_type_whatever_the_part_is_called() {
     let none = desktop(&t, &[]);
     let vba = r#"<Override PartName="/word/notes.xml" ContentType="application/vnd.ms-office.vbaProject"/>"#;
     let hidden = t.write("renamed.docx", &docx(vba, &["word/notes.xml"]));
-    assert!(refused(&hidden, &none).contains("vbaproject"), "a VBA part under any name");
+    assert!(
+        refused(&hidden, &none).contains("vbaproject"),
+        "a VBA part under any name"
+    );
     // A character reference is the same type to Office's XML parser.
     let escaped = r#"<Default Extension="dat" ContentType="application/vnd.ms-office.&#118;ba&#x50;roject"/>"#;
-    assert!(refused(&t.write("escaped.docx", &docx(escaped, &["word/a.dat"])), &none).contains("vbaproject"));
+    assert!(refused(
+        &t.write("escaped.docx", &docx(escaped, &["word/a.dat"])),
+        &none
+    )
+    .contains("vbaproject"));
     let main = r#"<Override PartName="/word/x.xml" ContentType="application/vnd.ms-word.document.macroEnabled.main+xml"/>"#;
     assert!(refused(&t.write("main.docx", &docx(main, &[])), &none).contains("macroenabled"));
     let activex = r#"<Override PartName="/word/activeX/a.xml" ContentType="application/vnd.ms-office.activeX+xml"/>"#;
     assert!(refused(&t.write("activex.docx", &docx(activex, &[])), &none).contains("activex"));
     let bare = zip_with(&[("_rels/.rels", b"", true), ("word/document.xml", b"", true)]);
-    assert!(refused(&t.write("bare.docx", &bare), &none).contains("[Content_Types].xml"), "nothing to check is not a pass");
+    assert!(
+        refused(&t.write("bare.docx", &bare), &none).contains("[Content_Types].xml"),
+        "nothing to check is not a pass"
+    );
     let clean = t.write("clean.docx", &docx(r#"<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>"#, &[]));
-    assert_eq!(open_as(&clean, &none).unwrap(), clean, "a document without macros opens");
+    assert_eq!(
+        open_as(&clean, &none).unwrap(),
+        clean,
+        "a document without macros opens"
+    );
 }
 
 #[test]
@@ -405,7 +617,14 @@ fn a_text_file_the_system_reads_as_postscript_html_or_svg_is_refused() {
     // desktop, and xdg-open goes by) reads each as a program or a web page;
     // the applications named for plain text are safe.
     let t = Tree::new();
-    let d = desktop(&t, &[("text/plain", "editor.desktop", Some(&app(&format!("{} %U", program(&t, "gedit")))))]);
+    let d = desktop(
+        &t,
+        &[(
+            "text/plain",
+            "editor.desktop",
+            Some(&app(&format!("{} %U", program(&t, "gedit")))),
+        )],
+    );
     let cases: &[(&str, &[u8], &str)] = &[
         ("notes.txt", b"%!PS-Adobe-3.0\n/Times-Roman findfont 12 scalefont setfont\nshowpage\n", "application/postscript"),
         ("figure.txt", b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\n", "application/postscript"),
@@ -420,10 +639,17 @@ fn a_text_file_the_system_reads_as_postscript_html_or_svg_is_refused() {
     ];
     for (name, content, mime) in cases {
         let said = refused(&t.write(name, content), &d);
-        assert!(said.contains(mime), "{name} must be refused as {mime}: {said}");
+        assert!(
+            said.contains(mime),
+            "{name} must be refused as {mime}: {said}"
+        );
     }
     let plain = t.write("plain.txt", b"just words, and %!PS later on the line\n");
-    assert_eq!(open_as(&plain, &d).unwrap(), plain, "plain text still opens");
+    assert_eq!(
+        open_as(&plain, &d).unwrap(),
+        plain,
+        "plain text still opens"
+    );
 }
 
 #[test]
@@ -432,9 +658,18 @@ fn a_file_the_system_reads_as_another_family_is_refused() {
     // manifest, and xdg-open would hand it to Word.
     let t = Tree::new();
     let none = desktop(&t, &[]);
-    let said = refused(&t.write("photos.zip", &docx("", &["word/vbaProject.bin"])), &none);
-    assert!(said.contains("wordprocessingml") && said.contains("not an archive"), "{said}");
-    assert!(refused(&t.write("empty.txt", b""), &none).contains("inode/x-empty"), "an empty file has no type of its family");
+    let said = refused(
+        &t.write("photos.zip", &docx("", &["word/vbaProject.bin"])),
+        &none,
+    );
+    assert!(
+        said.contains("wordprocessingml") && said.contains("not an archive"),
+        "{said}"
+    );
+    assert!(
+        refused(&t.write("empty.txt", b""), &none).contains("inode/x-empty"),
+        "an empty file has no type of its family"
+    );
 }
 
 #[test]
@@ -442,14 +677,20 @@ fn without_xdg_mime_open_refuses_and_says_why() {
     let t = Tree::new();
     let d = desktop(&t, &[]).with_program(t.at("no-such-xdg-mime"));
     let said = refused(&t.write("photo.jpg", JPEG), &d);
-    assert!(said.contains("xdg-mime") && said.contains("xdg-utils"), "{said}");
+    assert!(
+        said.contains("xdg-mime") && said.contains("xdg-utils"),
+        "{said}"
+    );
 }
 
 #[test]
 fn a_terminal_editor_chosen_for_text_opens_it() {
     // vim.desktop as Debian ships it: Terminal=true, and vim runs nothing of the file.
     let t = Tree::new();
-    let vim = format!("[Desktop Entry]\nType=Application\nName=Vim\nTryExec=vim\nExec={} %F\nTerminal=true\n", program(&t, "vim"));
+    let vim = format!(
+        "[Desktop Entry]\nType=Application\nName=Vim\nTryExec=vim\nExec={} %F\nTerminal=true\n",
+        program(&t, "vim")
+    );
     let d = desktop(&t, &[("text/plain", "vim.desktop", Some(&vim))]);
     let p = t.write("notes.txt", b"notes\n");
     assert_eq!(open_as(&p, &d).unwrap(), p);

@@ -6,17 +6,32 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 
 use canopy_core::names::encode_handle;
-use canopy_core::preview::{read_image, read_preview, FileRequest, ImageFormat, PreviewChunk, PreviewContent, PreviewRequest, TextEncoding};
+use canopy_core::preview::{
+    read_image, read_preview, FileRequest, ImageFormat, PreviewChunk, PreviewContent,
+    PreviewRequest, TextEncoding,
+};
 use canopy_core::ErrorCode;
 use common::*;
 
-fn chunk(path: &std::path::Path, offset: u64, length: u64) -> Result<PreviewChunk, canopy_core::CanopyError> {
-    read_preview(&PreviewRequest { handle: encode_handle(path), offset, length })
+fn chunk(
+    path: &std::path::Path,
+    offset: u64,
+    length: u64,
+) -> Result<PreviewChunk, canopy_core::CanopyError> {
+    read_preview(&PreviewRequest {
+        handle: encode_handle(path),
+        offset,
+        length,
+    })
 }
 
 fn text(c: &PreviewChunk) -> (&str, TextEncoding, bool) {
     match &c.content {
-        PreviewContent::Text { text, encoding, lossy } => (text, *encoding, *lossy),
+        PreviewContent::Text {
+            text,
+            encoding,
+            lossy,
+        } => (text, *encoding, *lossy),
         other => panic!("expected text, got {other:?}"),
     }
 }
@@ -41,7 +56,11 @@ fn a_chunk_never_ends_inside_a_character() {
     let first = chunk(&p, 0, 4).unwrap(); // "aé" + "a" = 4 bytes exactly
     assert_eq!(text(&first).0, "aéa");
     let second = chunk(&p, first.offset + first.length, 4).unwrap(); // "é" "a" + first byte of é
-    assert_eq!(text(&second).0, "éa", "the split character is left for the next chunk");
+    assert_eq!(
+        text(&second).0,
+        "éa",
+        "the split character is left for the next chunk"
+    );
     assert_eq!(second.length, 3);
     let third = chunk(&p, second.offset + second.length, 4).unwrap();
     assert_eq!(text(&third).0, "éa");
@@ -62,7 +81,10 @@ fn utf16_with_bom_is_decoded() {
         be.extend_from_slice(&u.to_be_bytes());
     }
     let p = t.write("u16be.txt", &be);
-    assert_eq!(text(&chunk(&p, 0, 4096).unwrap()), ("hi", TextEncoding::Utf16Be, false));
+    assert_eq!(
+        text(&chunk(&p, 0, 4096).unwrap()),
+        ("hi", TextEncoding::Utf16Be, false)
+    );
 }
 
 #[test]
@@ -113,7 +135,12 @@ fn an_empty_file_is_empty_text() {
 fn a_2_gib_sparse_file_reads_no_more_than_the_length() {
     let t = Tree::new();
     let p = t.file("sparse.img");
-    std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(2 << 30).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
     let c = chunk(&p, 0, 256 * 1024).unwrap();
     assert_eq!(c.size, 2 << 30);
     assert!(c.more);
@@ -156,12 +183,24 @@ fn a_fifo_is_never_opened_and_its_writer_stays_blocked() {
 fn devices_and_folders_are_not_a_file() {
     let t = Tree::new();
     t.dir("folder");
-    for p in [std::path::PathBuf::from("/dev/zero"), std::path::PathBuf::from("/dev/urandom"), t.at("folder")] {
-        assert_eq!(chunk(&p, 0, 16).unwrap_err().code, ErrorCode::NotAFile, "{}", p.display());
+    for p in [
+        std::path::PathBuf::from("/dev/zero"),
+        std::path::PathBuf::from("/dev/urandom"),
+        t.at("folder"),
+    ] {
+        assert_eq!(
+            chunk(&p, 0, 16).unwrap_err().code,
+            ErrorCode::NotAFile,
+            "{}",
+            p.display()
+        );
     }
     // A symlink to a device is resolved, then refused the same way.
     std::os::unix::fs::symlink("/dev/zero", t.at("zero-link")).unwrap();
-    assert_eq!(chunk(&t.at("zero-link"), 0, 16).unwrap_err().code, ErrorCode::NotAFile);
+    assert_eq!(
+        chunk(&t.at("zero-link"), 0, 16).unwrap_err().code,
+        ErrorCode::NotAFile
+    );
 }
 
 #[test]
@@ -171,7 +210,10 @@ fn symlinks_to_files_are_followed_and_loops_are_loop() {
     t.symlink("real.txt", "link");
     t.symlink("loop", "loop");
     assert_eq!(text(&chunk(&t.at("link"), 0, 64).unwrap()).0, "real");
-    assert_eq!(chunk(&t.at("loop"), 0, 64).unwrap_err().code, ErrorCode::Loop);
+    assert_eq!(
+        chunk(&t.at("loop"), 0, 64).unwrap_err().code,
+        ErrorCode::Loop
+    );
 }
 
 #[test]
@@ -190,7 +232,12 @@ fn a_file_swapped_for_a_fifo_after_listing_is_refused() {
     let handle = child(folder(&listing.root), "swap").handle.clone();
     std::fs::remove_file(&p).unwrap();
     t.fifo("swap");
-    let err = read_preview(&PreviewRequest { handle, offset: 0, length: 64 }).unwrap_err();
+    let err = read_preview(&PreviewRequest {
+        handle,
+        offset: 0,
+        length: 64,
+    })
+    .unwrap_err();
     assert_eq!(err.code, ErrorCode::NotAFile, "the fifo is not opened");
 }
 
@@ -200,8 +247,17 @@ fn bad_requests_are_invalid_argument() {
     let p = t.write("f", b"abc");
     let bad = |offset, length| chunk(&p, offset, length).unwrap_err().code;
     assert_eq!(bad(0, 0), ErrorCode::InvalidArgument);
-    assert_eq!(bad(10, 16), ErrorCode::InvalidArgument, "offset past the end");
-    let err = read_preview(&PreviewRequest { handle: "!!".into(), offset: 0, length: 1 }).unwrap_err();
+    assert_eq!(
+        bad(10, 16),
+        ErrorCode::InvalidArgument,
+        "offset past the end"
+    );
+    let err = read_preview(&PreviewRequest {
+        handle: "!!".into(),
+        offset: 0,
+        length: 1,
+    })
+    .unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidArgument);
 }
 
@@ -212,7 +268,10 @@ fn an_unreadable_file_is_denied_for_an_ordinary_user() {
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
     // Root reads anything: the read runs as `nobody`, in a copy of this test
     // binary started in probe mode.
-    assert_eq!(probe(unprivileged(&preview_probe()).arg(encode_handle(&p))), "DENIED");
+    assert_eq!(
+        probe(unprivileged(&preview_probe()).arg(encode_handle(&p))),
+        "DENIED"
+    );
 }
 
 #[test]
@@ -227,21 +286,39 @@ fn without_proc_the_preview_refuses_rather_than_reopen_by_path() {
     if !is_root() {
         cmd.arg("--map-root-user");
     }
-    cmd.args(["--mount", "--propagation", "private", "--", "sh", "-c", "mount -t tmpfs no-proc /proc && exec \"$0\" \"$1\""])
-        .arg(preview_probe())
-        .arg(encode_handle(&p));
+    cmd.args([
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        "sh",
+        "-c",
+        "mount -t tmpfs no-proc /proc && exec \"$0\" \"$1\"",
+    ])
+    .arg(preview_probe())
+    .arg(encode_handle(&p));
     assert_eq!(probe(&mut cmd), "IO", "no /proc: refused");
     // The same probe with /proc in place reads the file.
-    assert_eq!(probe(std::process::Command::new(preview_probe()).arg(encode_handle(&p))), "OK");
+    assert_eq!(
+        probe(std::process::Command::new(preview_probe()).arg(encode_handle(&p))),
+        "OK"
+    );
 }
 
 /// Runs a probe command and returns what it printed: `OK` or an error code.
 fn probe(cmd: &mut std::process::Command) -> String {
     let out = cmd.output().expect("the probe runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let said = stdout.lines().map(str::trim).rfind(|l| *l == "OK" || l.chars().all(|c| c.is_ascii_uppercase() || c == '_') && !l.is_empty());
-    said.unwrap_or_else(|| panic!("the probe said nothing; stdout: {stdout}; stderr: {}", String::from_utf8_lossy(&out.stderr)))
-        .to_string()
+    let said = stdout.lines().map(str::trim).rfind(|l| {
+        *l == "OK" || l.chars().all(|c| c.is_ascii_uppercase() || c == '_') && !l.is_empty()
+    });
+    said.unwrap_or_else(|| {
+        panic!(
+            "the probe said nothing; stdout: {stdout}; stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+    .to_string()
 }
 
 /// This test binary itself, copied where `nobody` can run it, in probe mode:
@@ -272,7 +349,11 @@ fn preview_probe() -> std::path::PathBuf {
 #[test]
 fn probe_mode() {
     if let Ok(handle) = std::env::var("CANOPY_PREVIEW_PROBE") {
-        match read_preview(&PreviewRequest { handle, offset: 0, length: 64 }) {
+        match read_preview(&PreviewRequest {
+            handle,
+            offset: 0,
+            length: 64,
+        }) {
             Ok(_) => println!("\nOK"),
             Err(e) => println!("\n{}", e.code),
         }
@@ -280,7 +361,11 @@ fn probe_mode() {
     }
     let t = Tree::new();
     let p = t.write("open.txt", b"anyone may read this");
-    assert_eq!(probe(unprivileged(&preview_probe()).arg(encode_handle(&p))), "OK", "the probe reports a good read");
+    assert_eq!(
+        probe(unprivileged(&preview_probe()).arg(encode_handle(&p))),
+        "OK",
+        "the probe reports a good read"
+    );
 }
 
 #[test]
@@ -289,20 +374,49 @@ fn images_are_recognized_by_magic_bytes_not_names() {
     let png = t.write("not-an-image.txt", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
     let c = chunk(&png, 0, 1024).unwrap();
     assert_eq!(c.image, Some(ImageFormat::Png));
-    let (bytes, format) = read_image(&FileRequest { handle: encode_handle(&png) }).unwrap();
+    let (bytes, format) = read_image(&FileRequest {
+        handle: encode_handle(&png),
+    })
+    .unwrap();
     assert_eq!((bytes.len(), format), (16, ImageFormat::Png));
     let svg = t.write("pic", b"<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>");
-    assert_eq!(read_image(&FileRequest { handle: encode_handle(&svg) }).unwrap().1, ImageFormat::Svg);
+    assert_eq!(
+        read_image(&FileRequest {
+            handle: encode_handle(&svg)
+        })
+        .unwrap()
+        .1,
+        ImageFormat::Svg
+    );
     let fake = t.write("fake.png", b"just text");
-    assert_eq!(read_image(&FileRequest { handle: encode_handle(&fake) }).unwrap_err().code, ErrorCode::InvalidArgument);
+    assert_eq!(
+        read_image(&FileRequest {
+            handle: encode_handle(&fake)
+        })
+        .unwrap_err()
+        .code,
+        ErrorCode::InvalidArgument
+    );
 }
 
 #[test]
 fn images_past_the_cap_are_too_large() {
     let t = Tree::new();
     let p = t.write("huge.png", b"\x89PNG\r\n\x1a\n");
-    std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(33 << 20).unwrap();
-    assert_eq!(read_image(&FileRequest { handle: encode_handle(&p) }).unwrap_err().code, ErrorCode::TooLarge);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len(33 << 20)
+        .unwrap();
+    assert_eq!(
+        read_image(&FileRequest {
+            handle: encode_handle(&p)
+        })
+        .unwrap_err()
+        .code,
+        ErrorCode::TooLarge
+    );
 }
 
 #[test]
@@ -312,6 +426,11 @@ fn a_file_whose_name_is_not_utf8_previews_through_its_handle() {
     let listing = list_at(t.path(), 1, 100);
     let e = &folder(&listing.root).entries[0];
     assert_eq!(e.name_lossy, Some(true));
-    let c = read_preview(&PreviewRequest { handle: e.handle.clone(), offset: 0, length: 1024 }).unwrap();
+    let c = read_preview(&PreviewRequest {
+        handle: e.handle.clone(),
+        offset: 0,
+        length: 1024,
+    })
+    .unwrap();
     assert_eq!(text(&c).0, "bytes in a badly named file");
 }

@@ -39,7 +39,12 @@ fn tokens(raw: &[u8]) -> Vec<Tok> {
             }
         }
         flush(&mut digits, &mut out);
-        out.extend(chunk.invalid().iter().map(|&b| Tok::Ch(0x11_0000 + b as u32)));
+        out.extend(
+            chunk
+                .invalid()
+                .iter()
+                .map(|&b| Tok::Ch(0x11_0000 + b as u32)),
+        );
     }
     flush(&mut digits, &mut out);
     out
@@ -98,9 +103,24 @@ struct Spec {
 
 fn spec() -> impl Strategy<Value = Spec> {
     let child = (name(), any::<bool>());
-    let entry = (name(), proptest::option::of(proptest::collection::vec(child, 0..25)));
-    (proptest::collection::vec(entry, 0..30), 1u32..4, 1u32..12, 1u64..40, any::<bool>())
-        .prop_map(|(entries, depth, cap, limit, show_dotfiles)| Spec { entries, depth, cap, limit, show_dotfiles })
+    let entry = (
+        name(),
+        proptest::option::of(proptest::collection::vec(child, 0..25)),
+    );
+    (
+        proptest::collection::vec(entry, 0..30),
+        1u32..4,
+        1u32..12,
+        1u64..40,
+        any::<bool>(),
+    )
+        .prop_map(|(entries, depth, cap, limit, show_dotfiles)| Spec {
+            entries,
+            depth,
+            cap,
+            limit,
+            show_dotfiles,
+        })
 }
 
 fn build(spec: &Spec) -> Tree {
@@ -141,7 +161,10 @@ fn expected(dir: &std::path::Path, show_dotfiles: bool) -> Vec<(bool, Vec<u8>)> 
         .unwrap()
         .map(|e| {
             let e = e.unwrap();
-            (e.file_type().unwrap().is_dir(), e.file_name().as_bytes().to_vec())
+            (
+                e.file_type().unwrap().is_dir(),
+                e.file_name().as_bytes().to_vec(),
+            )
         })
         .filter(|(_, n)| show_dotfiles || n.first() != Some(&b'.'))
         .collect();
@@ -149,21 +172,54 @@ fn expected(dir: &std::path::Path, show_dotfiles: bool) -> Vec<(bool, Vec<u8>)> 
     v
 }
 
-fn check(folder: &Folder, dir: &std::path::Path, level: u32, spec: &Spec, offset: usize, limit: usize) {
+fn check(
+    folder: &Folder,
+    dir: &std::path::Path,
+    level: u32,
+    spec: &Spec,
+    offset: usize,
+    limit: usize,
+) {
     let want = expected(dir, spec.show_dotfiles);
     let total = folder.total.expect("a folder within the depth is read");
-    assert_eq!(total as usize, want.len(), "total is exact for {}", dir.display());
-    assert_eq!(folder.entries.len() as u64 + folder.unlisted.sum(), total, "counts must add up");
+    assert_eq!(
+        total as usize,
+        want.len(),
+        "total is exact for {}",
+        dir.display()
+    );
+    assert_eq!(
+        folder.entries.len() as u64 + folder.unlisted.sum(),
+        total,
+        "counts must add up"
+    );
     assert!(folder.entries.len() <= limit, "shown within the cap");
     let got: Vec<Vec<u8>> = folder
         .entries
         .iter()
-        .map(|e| canopy_core::names::decode_handle(&e.handle).unwrap().file_name().unwrap().as_bytes().to_vec())
+        .map(|e| {
+            canopy_core::names::decode_handle(&e.handle)
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .as_bytes()
+                .to_vec()
+        })
         .collect();
     let unique: BTreeSet<&Vec<u8>> = got.iter().collect();
     assert_eq!(unique.len(), got.len(), "nothing listed twice");
-    let want_names: Vec<Vec<u8>> = want.iter().skip(offset).take(limit).map(|(_, n)| n.clone()).collect();
-    assert_eq!(got, want_names, "order equals the reference sort in {}", dir.display());
+    let want_names: Vec<Vec<u8>> = want
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|(_, n)| n.clone())
+        .collect();
+    assert_eq!(
+        got,
+        want_names,
+        "order equals the reference sort in {}",
+        dir.display()
+    );
     for e in &folder.entries {
         if e.kind != EntryKind::Folder {
             continue;

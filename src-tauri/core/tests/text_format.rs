@@ -18,16 +18,55 @@ use proptest::prelude::*;
 /// One line, as the grammar reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Line {
-    Entry { kind: String, path: Vec<u8>, link: Option<(Vec<u8>, &'static str)> },
-    Error { code: String, path: Vec<u8> },
-    Warning { label: Vec<u8>, hidden: u64, first: u64, last: u64, at_least: bool, total: u64 },
-    Match { label: Vec<u8>, matched: u64, of: u64, pattern: Vec<u8> },
-    Rest { label: Vec<u8>, groups: Vec<String> },
-    Ignored { label: Vec<u8>, hidden: u64 },
+    Entry {
+        kind: String,
+        path: Vec<u8>,
+        link: Option<(Vec<u8>, &'static str)>,
+    },
+    Error {
+        code: String,
+        path: Vec<u8>,
+    },
+    Warning {
+        label: Vec<u8>,
+        hidden: u64,
+        first: u64,
+        last: u64,
+        at_least: bool,
+        total: u64,
+    },
+    Match {
+        label: Vec<u8>,
+        matched: u64,
+        of: u64,
+        pattern: Vec<u8>,
+    },
+    Rest {
+        label: Vec<u8>,
+        groups: Vec<String>,
+    },
+    Ignored {
+        label: Vec<u8>,
+        hidden: u64,
+    },
 }
 
-const KINDS: &[&str] = &["DIR", "FILE", "LINK", "FIFO", "SOCKET", "CHAR_DEVICE", "BLOCK_DEVICE", "UNKNOWN"];
-const NOTES: &[&str] = &[" (dangling)", " (loop)", " (unchecked)", " (outside the roots)"];
+const KINDS: &[&str] = &[
+    "DIR",
+    "FILE",
+    "LINK",
+    "FIFO",
+    "SOCKET",
+    "CHAR_DEVICE",
+    "BLOCK_DEVICE",
+    "UNKNOWN",
+];
+const NOTES: &[&str] = &[
+    " (dangling)",
+    " (loop)",
+    " (unchecked)",
+    " (outside the roots)",
+];
 
 /// `ESCAPED` back to bytes: `\\`, `\n`, `\t`, `\r`, `\u{HEX}`, `\xHH`; any
 /// other character stands for itself.
@@ -46,7 +85,10 @@ fn unescape(text: &str) -> Vec<u8> {
             Some('r') => out.push(b'\r'),
             Some('x') => {
                 let hex: String = chars.by_ref().take(2).collect();
-                out.push(u8::from_str_radix(&hex, 16).unwrap_or_else(|_| panic!("bad \\x escape in {text:?}")));
+                out.push(
+                    u8::from_str_radix(&hex, 16)
+                        .unwrap_or_else(|_| panic!("bad \\x escape in {text:?}")),
+                );
             }
             Some('u') => {
                 assert_eq!(chars.next(), Some('{'), "\\u{{ in {text:?}");
@@ -63,7 +105,9 @@ fn unescape(text: &str) -> Vec<u8> {
 /// `[WARNING] LABEL: H items hidden (showing first N|A-B [of|of at least] T total)`:
 /// read from the end, so the label may hold anything.
 fn parse_warning(rest: &str) -> Line {
-    let body = rest.strip_suffix(" total)").expect("a warning ends with ' total)'");
+    let body = rest
+        .strip_suffix(" total)")
+        .expect("a warning ends with ' total)'");
     let (body, total) = body.rsplit_once(' ').unwrap();
     let (body, at_least) = match body.strip_suffix(" of at least") {
         Some(b) => (b, true),
@@ -74,27 +118,51 @@ fn parse_warning(rest: &str) -> Line {
         Some(b) => (b, 1, range.parse().unwrap()),
         None => {
             let (a, b) = range.split_once('-').unwrap();
-            (body.strip_suffix(" (showing").unwrap(), a.parse().unwrap(), b.parse().unwrap())
+            (
+                body.strip_suffix(" (showing").unwrap(),
+                a.parse().unwrap(),
+                b.parse().unwrap(),
+            )
         }
     };
     let body = body.strip_suffix(" items hidden").unwrap();
     let (label, hidden) = body.rsplit_once(": ").unwrap();
-    Line::Warning { label: unescape(label), hidden: hidden.parse().unwrap(), first, last, at_least, total: total.parse().unwrap() }
+    Line::Warning {
+        label: unescape(label),
+        hidden: hidden.parse().unwrap(),
+        first,
+        last,
+        at_least,
+        total: total.parse().unwrap(),
+    }
 }
 
 /// `[MATCH] LABEL: M of N entries match "PATTERN"`: the pattern holds no
 /// raw `"`, so the last ` entries match "` is the real one.
 fn parse_match(rest: &str) -> Line {
-    let body = rest.strip_suffix('"').expect("a match line ends with a quote");
+    let body = rest
+        .strip_suffix('"')
+        .expect("a match line ends with a quote");
     let (body, pattern) = body.rsplit_once(" entries match \"").unwrap();
-    assert!(!pattern.contains('"'), "no raw quote in the pattern: {rest}");
+    assert!(
+        !pattern.contains('"'),
+        "no raw quote in the pattern: {rest}"
+    );
     let (body, of) = body.rsplit_once(" of ").unwrap();
     let (label, matched) = body.rsplit_once(": ").unwrap();
-    Line::Match { label: unescape(label), matched: matched.parse().unwrap(), of: of.parse().unwrap(), pattern: unescape(pattern) }
+    Line::Match {
+        label: unescape(label),
+        matched: matched.parse().unwrap(),
+        of: of.parse().unwrap(),
+        pattern: unescape(pattern),
+    }
 }
 
 fn parse(line: &str) -> Line {
-    let (tag, rest) = line.strip_prefix('[').and_then(|l| l.split_once("] ")).expect("[TAG] first");
+    let (tag, rest) = line
+        .strip_prefix('[')
+        .and_then(|l| l.split_once("] "))
+        .expect("[TAG] first");
     let arrows = rest.matches(" -> ").count();
     if tag == "WARNING" {
         return parse_warning(rest);
@@ -112,25 +180,45 @@ fn parse(line: &str) -> Line {
             let ext = what.strip_prefix('.').unwrap_or("");
             assert!(
                 ["folders", "without extension", "other"].contains(&what)
-                    || (!ext.is_empty() && ext.len() <= 16 && ext.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
+                    || (!ext.is_empty()
+                        && ext.len() <= 16
+                        && ext
+                            .bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())),
                 "a group: {g}"
             );
         }
-        return Line::Rest { label: unescape(label), groups };
+        return Line::Rest {
+            label: unescape(label),
+            groups,
+        };
     }
     if tag == "IGNORED" {
         let body = rest.strip_suffix(" items hidden by ignore rules").unwrap();
         let (label, n) = body.rsplit_once(": ").unwrap();
-        return Line::Ignored { label: unescape(label), hidden: n.parse().unwrap() };
+        return Line::Ignored {
+            label: unescape(label),
+            hidden: n.parse().unwrap(),
+        };
     }
     if !KINDS.contains(&tag) {
-        assert!(tag.chars().all(|c| c.is_ascii_uppercase() || c == '_'), "an error code: {tag}");
+        assert!(
+            tag.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+            "an error code: {tag}"
+        );
         assert_eq!(arrows, 0, "no ` -> ` off a link line: {line}");
-        return Line::Error { code: tag.into(), path: unescape(rest) };
+        return Line::Error {
+            code: tag.into(),
+            path: unescape(rest),
+        };
     }
     if tag != "LINK" {
         assert_eq!(arrows, 0, "no ` -> ` off a link line: {line}");
-        return Line::Entry { kind: tag.into(), path: unescape(rest), link: None };
+        return Line::Entry {
+            kind: tag.into(),
+            path: unescape(rest),
+            link: None,
+        };
     }
     assert_eq!(arrows, 1, "` -> ` exactly once on a link line: {line}");
     let (path, target) = rest.split_once(" -> ").unwrap();
@@ -138,7 +226,11 @@ fn parse(line: &str) -> Line {
         Some(n) => (&target[..target.len() - n.len()], *n),
         None => (target, ""),
     };
-    Line::Entry { kind: tag.into(), path: unescape(path), link: Some((unescape(target), note)) }
+    Line::Entry {
+        kind: tag.into(),
+        path: unescape(path),
+        link: Some((unescape(target), note)),
+    }
 }
 
 fn tag(kind: EntryKind) -> &'static str {
@@ -159,9 +251,18 @@ fn tag(kind: EntryKind) -> &'static str {
 fn expected(folder: &Folder, root: &Path, label: Vec<u8>, out: &mut Vec<Line>) {
     for e in &folder.entries {
         let path = decode_handle(&e.handle).unwrap();
-        let rel = path.strip_prefix(root).unwrap().as_os_str().as_bytes().to_vec();
+        let rel = path
+            .strip_prefix(root)
+            .unwrap()
+            .as_os_str()
+            .as_bytes()
+            .to_vec();
         let link = e.link.as_ref().map(|l| {
-            let target = std::fs::read_link(&path).unwrap().as_os_str().as_bytes().to_vec();
+            let target = std::fs::read_link(&path)
+                .unwrap()
+                .as_os_str()
+                .as_bytes()
+                .to_vec();
             let note = match l.points_to {
                 LinkTarget::Dangling => NOTES[0],
                 LinkTarget::Loop => NOTES[1],
@@ -171,9 +272,16 @@ fn expected(folder: &Folder, root: &Path, label: Vec<u8>, out: &mut Vec<Line>) {
             };
             (target, note)
         });
-        out.push(Line::Entry { kind: tag(e.kind).into(), path: rel.clone(), link });
+        out.push(Line::Entry {
+            kind: tag(e.kind).into(),
+            path: rel.clone(),
+            link,
+        });
         if let Some(err) = &e.error {
-            out.push(Line::Error { code: err.code.as_str().into(), path: rel.clone() });
+            out.push(Line::Error {
+                code: err.code.as_str().into(),
+                path: rel.clone(),
+            });
         }
         if let Some(sub) = e.folder.as_ref().filter(|f| f.children_loaded) {
             expected(sub, root, rel, out);
@@ -191,11 +299,17 @@ fn expected(folder: &Folder, root: &Path, label: Vec<u8>, out: &mut Vec<Line>) {
             total,
         });
         if !folder.rest.is_empty() {
-            out.push(Line::Rest { label: label.clone(), groups: folder.rest.iter().map(RestGroup::label).collect() });
+            out.push(Line::Rest {
+                label: label.clone(),
+                groups: folder.rest.iter().map(RestGroup::label).collect(),
+            });
         }
     }
     if folder.ignored_hidden > 0 {
-        out.push(Line::Ignored { label, hidden: folder.ignored_hidden });
+        out.push(Line::Ignored {
+            label,
+            hidden: folder.ignored_hidden,
+        });
     }
 }
 
@@ -251,7 +365,9 @@ fn build(dir: &Path, entries: &[(Vec<u8>, Node)]) {
             continue;
         }
         let p = dir.join(std::ffi::OsStr::from_bytes(n));
-        let link = |target: &[u8]| std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(target), &p).unwrap();
+        let link = |target: &[u8]| {
+            std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(target), &p).unwrap()
+        };
         match node {
             Node::File => std::fs::write(&p, b"").unwrap(),
             Node::Fifo => {

@@ -40,27 +40,52 @@ async fn connect(cmd: Command) -> RunningService<RoleClient, ()> {
     ().serve(transport).await.expect("the client connects")
 }
 
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> (String, Value, Duration) {
-    let Value::Object(args) = args else { unreachable!() };
+async fn call(
+    client: &RunningService<RoleClient, ()>,
+    tool: &str,
+    args: Value,
+) -> (String, Value, Duration) {
+    let Value::Object(args) = args else {
+        unreachable!()
+    };
     let start = Instant::now();
-    let r = client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args)).await.expect("a reply");
+    let r = client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .expect("a reply");
     let took = start.elapsed();
-    let text = r.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.clone()).collect::<Vec<_>>().join("");
+    let text = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .collect::<Vec<_>>()
+        .join("");
     (text, r.structured_content.unwrap_or(Value::Null), took)
 }
 
 fn entry_names(text: &str) -> Vec<String> {
     text.lines()
-        .filter_map(|l| l.strip_prefix("[FILE] ").or_else(|| l.strip_prefix("[DIR] ")))
+        .filter_map(|l| {
+            l.strip_prefix("[FILE] ")
+                .or_else(|| l.strip_prefix("[DIR] "))
+        })
         .map(str::to_string)
         .collect()
 }
 
 fn run_cli(cli: &Path, args: &[&str]) -> (usize, Duration) {
     let start = Instant::now();
-    let out = Command::new(cli).args(args).output().expect("canopy-list runs");
+    let out = Command::new(cli)
+        .args(args)
+        .output()
+        .expect("canopy-list runs");
     let took = start.elapsed();
-    assert!(out.status.success(), "canopy-list {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "canopy-list {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     (String::from_utf8_lossy(&out.stdout).chars().count(), took)
 }
 
@@ -68,9 +93,20 @@ fn run_cli(cli: &Path, args: &[&str]) -> (usize, Duration) {
 async fn main() {
     let exe = PathBuf::from(env!("CARGO_BIN_EXE_canopy-mcp"));
     let cli = exe.with_file_name("canopy-list");
-    assert!(cli.exists(), "build canopy-list first: cargo build --release -p canopy-core ({})", cli.display());
-    let shm = if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
-    let tmp = tempfile::Builder::new().prefix("canopy-mcp-bench-").tempdir_in(shm).unwrap();
+    assert!(
+        cli.exists(),
+        "build canopy-list first: cargo build --release -p canopy-core ({})",
+        cli.display()
+    );
+    let shm = if Path::new("/dev/shm").is_dir() {
+        PathBuf::from("/dev/shm")
+    } else {
+        std::env::temp_dir()
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix("canopy-mcp-bench-")
+        .tempdir_in(shm)
+        .unwrap();
     let root = tmp.path().join("root");
     let big = root.join("big");
     std::fs::create_dir_all(&big).unwrap();
@@ -105,8 +141,14 @@ async fn main() {
         firsts.push(took);
     }
     let (all_chars, all_time) = run_cli(&cli, &[big_s, "--all"]);
-    println!("canopy-list first page (--limit 4444): {} (median of {RUNS}), {first_chars} characters", ms(median(first.clone())));
-    println!("canopy-list --all: {}, {all_chars} characters\n", ms(all_time));
+    println!(
+        "canopy-list first page (--limit 4444): {} (median of {RUNS}), {first_chars} characters",
+        ms(median(first.clone()))
+    );
+    println!(
+        "canopy-list --all: {}, {all_chars} characters\n",
+        ms(all_time)
+    );
     let first_median = median(firsts);
     let start = Instant::now();
     let (mut pages, mut seen, mut longest, mut cursor) = (0usize, 0usize, 0usize, None::<String>);
@@ -127,7 +169,10 @@ async fn main() {
     let all = start.elapsed();
     let per_page = all / pages as u32;
     let (nested, _, _) = call(&client, "list_directory", json!({ "path": root_s })).await;
-    println!("canopy-mcp first page: {} (median of {RUNS}), {first_len} characters", ms(first_median));
+    println!(
+        "canopy-mcp first page: {} (median of {RUNS}), {first_len} characters",
+        ms(first_median)
+    );
     println!("canopy-mcp all pages: {} for {pages} pages, {seen} entries ({} a page, longest reply {longest} characters)", ms(all), ms(per_page));
     let diff = |a: Duration, b: Duration| a.as_secs_f64() * 1000.0 - b.as_secs_f64() * 1000.0;
     let cli_first = median(first);
@@ -136,22 +181,44 @@ async fn main() {
         diff(first_median, cli_first),
         diff(per_page, cli_first)
     );
-    println!("canopy-mcp on the parent (depth 2): {} characters, last line {:?}", nested.chars().count(), nested.lines().last());
-    let (order, _, _) = call(&client, "list_directory", json!({ "path": numbered_s, "depth": 1 })).await;
-    println!("canopy-mcp order of item1..item1000 and Zebra, first 12: {:?}\n", &entry_names(&order)[..12]);
+    println!(
+        "canopy-mcp on the parent (depth 2): {} characters, last line {:?}",
+        nested.chars().count(),
+        nested.lines().last()
+    );
+    let (order, _, _) = call(
+        &client,
+        "list_directory",
+        json!({ "path": numbered_s, "depth": 1 }),
+    )
+    .await;
+    println!(
+        "canopy-mcp order of item1..item1000 and Zebra, first 12: {:?}\n",
+        &entry_names(&order)[..12]
+    );
 
     // find_in_folder against `ls -f | grep -c` (a name scan and a count),
     // and a size order against `find -printf '%s'` (a stat scan), runs
     // alternating so both see the same machine.
     for (pattern, grep) in [("77", "77"), ("*7?.TXT", "7.\\.txt$")] {
         let shell = format!("ls -f {big_s} | grep -ic '{grep}'");
-        let (mut ours, mut theirs, mut matched, mut counted) = (Vec::new(), Vec::new(), Value::Null, String::new());
+        let (mut ours, mut theirs, mut matched, mut counted) =
+            (Vec::new(), Vec::new(), Value::Null, String::new());
         for _ in 0..RUNS {
-            let (_, structured, took) = call(&client, "find_in_folder", json!({ "path": big_s, "pattern": pattern })).await;
+            let (_, structured, took) = call(
+                &client,
+                "find_in_folder",
+                json!({ "path": big_s, "pattern": pattern }),
+            )
+            .await;
             matched = structured["matched"].clone();
             ours.push(took);
             let start = Instant::now();
-            let out = Command::new("sh").arg("-c").arg(&shell).output().expect("sh runs");
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg(&shell)
+                .output()
+                .expect("sh runs");
             theirs.push(start.elapsed());
             counted = String::from_utf8_lossy(&out.stdout).trim().to_string();
         }
@@ -178,15 +245,27 @@ async fn main() {
                 None => break,
             }
         }
-        println!("find_in_folder {pattern:?} all pages: {} for {pages} pages, {seen} matches", ms(start.elapsed()));
+        println!(
+            "find_in_folder {pattern:?} all pages: {} for {pages} pages, {seen} matches",
+            ms(start.elapsed())
+        );
     }
     let shell = format!("find {big_s} -maxdepth 1 -printf '%s\\n' | wc -l");
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     for _ in 0..RUNS {
-        let (_, _, took) = call(&client, "list_directory", json!({ "path": big_s, "depth": 1, "sort": "size", "reverse": true })).await;
+        let (_, _, took) = call(
+            &client,
+            "list_directory",
+            json!({ "path": big_s, "depth": 1, "sort": "size", "reverse": true }),
+        )
+        .await;
         ours.push(took);
         let start = Instant::now();
-        Command::new("sh").arg("-c").arg(&shell).output().expect("sh runs");
+        Command::new("sh")
+            .arg("-c")
+            .arg(&shell)
+            .output()
+            .expect("sh runs");
         theirs.push(start.elapsed());
     }
     let (ours, theirs) = (median(ours), median(theirs));
@@ -212,12 +291,38 @@ async fn main() {
     let names = entry_names(&text);
     let mut sorted = names.clone();
     sorted.sort();
-    let in_order = names.iter().take(100).zip(sorted.iter()).filter(|(a, b)| a == b).count();
-    println!("seed list_directory on the folder: {} characters in {}, {} entries", text.chars().count(), ms(took), names.len());
-    println!("seed: first 100 entries in name order: {in_order} of 100 (first three: {:?})", &names[..3.min(names.len())]);
+    let in_order = names
+        .iter()
+        .take(100)
+        .zip(sorted.iter())
+        .filter(|(a, b)| a == b)
+        .count();
+    println!(
+        "seed list_directory on the folder: {} characters in {}, {} entries",
+        text.chars().count(),
+        ms(took),
+        names.len()
+    );
+    println!(
+        "seed: first 100 entries in name order: {in_order} of 100 (first three: {:?})",
+        &names[..3.min(names.len())]
+    );
     let (nested, _, _) = call(&client, "list_directory", json!({ "path": root_s })).await;
-    let (order, _, _) = call(&client, "list_directory", json!({ "path": numbered_s, "depth": 1 })).await;
-    println!("seed order of item1..item1000 and Zebra, first 12: {:?}", &entry_names(&order)[..12]);
-    println!("seed on the parent (depth 2): {} characters, {} entries shown: {:?}", nested.chars().count(), entry_names(&nested).len(), nested.lines().last());
+    let (order, _, _) = call(
+        &client,
+        "list_directory",
+        json!({ "path": numbered_s, "depth": 1 }),
+    )
+    .await;
+    println!(
+        "seed order of item1..item1000 and Zebra, first 12: {:?}",
+        &entry_names(&order)[..12]
+    );
+    println!(
+        "seed on the parent (depth 2): {} characters, {} entries shown: {:?}",
+        nested.chars().count(),
+        entry_names(&nested).len(),
+        nested.lines().last()
+    );
     client.cancel().await.ok();
 }

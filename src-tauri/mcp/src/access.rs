@@ -16,7 +16,6 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
 
-
 pub use canopy_core::within;
 
 /// The folders both sets allow: each client root inside a server root, and
@@ -86,7 +85,10 @@ mod tests {
     fn within_compares_whole_components() {
         assert!(within(&p("/a/b"), &p("/a/b")));
         assert!(within(&p("/a/b/c"), &p("/a/b")));
-        assert!(!within(&p("/a/bc"), &p("/a/b")), "a sibling that shares a prefix is outside");
+        assert!(
+            !within(&p("/a/bc"), &p("/a/b")),
+            "a sibling that shares a prefix is outside"
+        );
         assert!(!within(&p("/a"), &p("/a/b")));
         assert!(within(&p("/etc"), &p("/")), "everything is inside /");
     }
@@ -94,18 +96,38 @@ mod tests {
     #[test]
     fn client_roots_narrow_and_never_widen() {
         let server = [p("/home/u/proj"), p("/srv/data")];
-        let client = [p("/home/u"), p("/srv/data/one"), p("/etc"), p("/home/u/projects")];
-        assert_eq!(intersect(&server, &client), vec![p("/home/u/proj"), p("/srv/data/one")]);
-        assert!(intersect(&server, &[p("/tmp")]).is_empty(), "disjoint roots allow nothing");
+        let client = [
+            p("/home/u"),
+            p("/srv/data/one"),
+            p("/etc"),
+            p("/home/u/projects"),
+        ];
+        assert_eq!(
+            intersect(&server, &client),
+            vec![p("/home/u/proj"), p("/srv/data/one")]
+        );
+        assert!(
+            intersect(&server, &[p("/tmp")]).is_empty(),
+            "disjoint roots allow nothing"
+        );
     }
 
     #[test]
     fn file_uris_decode_to_bytes() {
-        assert_eq!(file_uri_path("file:///home/u/my%20proj"), Some(p("/home/u/my proj")));
+        assert_eq!(
+            file_uri_path("file:///home/u/my%20proj"),
+            Some(p("/home/u/my proj"))
+        );
         assert_eq!(file_uri_path("file://localhost/tmp/x"), Some(p("/tmp/x")));
         let raw = file_uri_path("file:///tmp/caf%E9").unwrap();
         assert_eq!(raw.as_os_str().as_bytes(), b"/tmp/caf\xe9");
-        for bad in ["http://x/y", "file://host/tmp", "file:///a%2", "file:///a%00b", "file:relative"] {
+        for bad in [
+            "http://x/y",
+            "file://host/tmp",
+            "file:///a%2",
+            "file:///a%00b",
+            "file:relative",
+        ] {
             assert_eq!(file_uri_path(bad), None, "{bad}");
         }
     }

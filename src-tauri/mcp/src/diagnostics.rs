@@ -20,12 +20,14 @@ static WRITER: OnceLock<Option<SyncSender<String>>> = OnceLock::new();
 pub fn line(text: String) {
     let writer = WRITER.get_or_init(|| {
         let (tx, rx) = sync_channel::<String>(WAITING_MAX);
-        let spawned = std::thread::Builder::new().name("stderr".into()).spawn(move || {
-            let mut err = std::io::stderr();
-            for l in rx {
-                let _ = writeln!(err, "canopy-mcp: {l}");
-            }
-        });
+        let spawned = std::thread::Builder::new()
+            .name("stderr".into())
+            .spawn(move || {
+                let mut err = std::io::stderr();
+                for l in rx {
+                    let _ = writeln!(err, "canopy-mcp: {l}");
+                }
+            });
         spawned.ok().map(|_| tx)
     });
     if let Some(tx) = writer {

@@ -23,8 +23,8 @@ use std::sync::Arc;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::limits::MCP_PAGE;
-use canopy_core::wire::{EntryKind, ListSettings, Listing, PreviewChunk, SortBy};
 use canopy_core::source::Identity;
+use canopy_core::wire::{EntryKind, ListSettings, Listing, PreviewChunk, SortBy};
 use canopy_core::{CanopyError, Leads, ListCall, LocalFs, RequestBudget};
 
 /// What an agent's path reached inside the roots.
@@ -44,7 +44,12 @@ pub struct Opened {
 /// `TIMEOUT` when a path inside the roots does not answer.
 pub fn leads(path: &Path, roots: Arc<Vec<PathBuf>>) -> Result<Reached, CanopyError> {
     Ok(match canopy_core::resolve_within(path, &roots)? {
-        Leads::Inside(real, kind, id) => Reached::Inside(Opened { real, kind, dev: id.dev, ino: id.ino }),
+        Leads::Inside(real, kind, id) => Reached::Inside(Opened {
+            real,
+            kind,
+            dev: id.dev,
+            ino: id.ino,
+        }),
         Leads::Outside => Reached::Outside,
         Leads::Fails(e) => Reached::Fails(e),
     })
@@ -71,7 +76,10 @@ pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf]) {
 pub fn real_folder(path: &Path) -> Result<PathBuf, CanopyError> {
     let (real, kind) = canopy_core::real_path(path)?;
     if kind != EntryKind::Folder {
-        return Err(CanopyError::new(canopy_core::ErrorCode::NotADirectory, "not a folder"));
+        return Err(CanopyError::new(
+            canopy_core::ErrorCode::NotADirectory,
+            "not a folder",
+        ));
     }
     Ok(real)
 }
@@ -124,9 +132,15 @@ pub fn list(opened: &Opened, call: AgentListing) -> Result<Listing, CanopyError>
         handles: false,
         // What a truncated folder's hidden rest is made of (counted from names, no stat).
         summary: true,
-        request: RequestBudget { entries: u64::from(MCP_PAGE), ..RequestBudget::STANDARD },
+        request: RequestBudget {
+            entries: u64::from(MCP_PAGE),
+            ..RequestBudget::STANDARD
+        },
         // The folder checked inside the roots, whose identity the cursor carries.
-        expect_root: Some(Identity { dev: opened.dev, ino: opened.ino }),
+        expect_root: Some(Identity {
+            dev: opened.dev,
+            ino: opened.ino,
+        }),
         ..ListCall::default()
     };
     canopy_core::list(&call.source, &opened.real, &settings, &engine_call)
@@ -158,7 +172,12 @@ pub fn cursor_after(listing: &Listing, index: usize) -> Result<Option<String>, C
 /// `NOT_A_FILE` for anything but a regular file (never opened for reading),
 /// `INVALID_ARGUMENT` for an offset past the end, `TIMEOUT` when the file
 /// does not answer, the OS code otherwise.
-pub fn read(source: &LocalFs, opened: Opened, offset: u64, length: u64) -> Result<PreviewChunk, CanopyError> {
+pub fn read(
+    source: &LocalFs,
+    opened: Opened,
+    offset: u64,
+    length: u64,
+) -> Result<PreviewChunk, CanopyError> {
     canopy_core::preview(source, &opened.real, offset, length)
 }
 
@@ -172,5 +191,7 @@ pub fn shown_path(path: &Path) -> String {
 /// # Errors
 /// `INVALID_ARGUMENT` for an escape Canopy never writes.
 pub fn printed_path(text: &str) -> Result<PathBuf, CanopyError> {
-    Ok(PathBuf::from(OsString::from_vec(canopy_core::names::unescape_line(text)?)))
+    Ok(PathBuf::from(OsString::from_vec(
+        canopy_core::names::unescape_line(text)?,
+    )))
 }

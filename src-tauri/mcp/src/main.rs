@@ -33,7 +33,9 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Vec<OsString
         match arg.to_str() {
             Some("-h" | "--help") => return Ok(None),
             Some("--root") => roots.push(argv.next().ok_or("--root needs a folder")?),
-            Some(other) if other.starts_with("--root=") => roots.push(OsString::from(&other["--root=".len()..])),
+            Some(other) if other.starts_with("--root=") => {
+                roots.push(OsString::from(&other["--root=".len()..]))
+            }
             _ => return Err(format!("unknown argument {}", arg.to_string_lossy())),
         }
     }
@@ -62,12 +64,20 @@ fn main() -> ExitCode {
             Ok(p) if !real.contains(&p) => real.push(p),
             Ok(_) => {}
             Err(e) => {
-                eprintln!("canopy-mcp: --root {}: {}: {}", engine::shown_path(&path), e.code, e.message);
+                eprintln!(
+                    "canopy-mcp: --root {}: {}: {}",
+                    engine::shown_path(&path),
+                    e.code,
+                    e.message
+                );
                 return ExitCode::from(2);
             }
         }
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("canopy-mcp: IO: cannot start: {e}");
@@ -75,7 +85,9 @@ fn main() -> ExitCode {
         }
     };
     let served = runtime.block_on(async move {
-        let service = Canopy::new(real).serve(LineTransport::new(tokio::io::stdin(), tokio::io::stdout())).await?;
+        let service = Canopy::new(real)
+            .serve(LineTransport::new(tokio::io::stdin(), tokio::io::stdout()))
+            .await?;
         service.waiting().await?;
         Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     });

@@ -24,8 +24,8 @@ use std::collections::{HashSet, VecDeque};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use canopy_core::wire::RestGroup;
 use canopy_core::text::{line_name, match_line, partial_order_line, warning_line, write_entry};
+use canopy_core::wire::RestGroup;
 use canopy_core::wire::{Entry, Folder, Listing};
 use canopy_core::{CanopyError, ErrorCode};
 
@@ -116,12 +116,20 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
         text.push_str(&format!("[{}] {label}\n", err.code));
     }
     let Some(folder) = root.folder.as_deref() else {
-        return Page { text, shown: 0, cut: false, truncated: 0, unexpanded: 0 };
+        return Page {
+            text,
+            shown: 0,
+            cut: false,
+            truncated: 0,
+            unexpanded: 0,
+        };
     };
     let total = folder.total.unwrap_or(0);
-    let widest_warning = warning_line(label, u64::MAX / 2, u64::MAX / 4, u64::MAX / 2, true).map_or(0, |l| chars(&l) + 1);
+    let widest_warning = warning_line(label, u64::MAX / 2, u64::MAX / 4, u64::MAX / 2, true)
+        .map_or(0, |l| chars(&l) + 1);
     let root_partial = partial_lines(label, folder);
-    let room = budget.saturating_sub(chars(&text) + widest_warning + chars(&root_partial) + reserve);
+    let room =
+        budget.saturating_sub(chars(&text) + widest_warning + chars(&root_partial) + reserve);
 
     // The top level, in order, while each entry's lines fit (the first always).
     let mut used = 0;
@@ -139,8 +147,10 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
 
     // Nested folders, breadth-first, each in full or not at all.
     let mut expanded: HashSet<usize> = HashSet::new();
-    let mut queue: VecDeque<(&Folder, String)> =
-        top.iter().filter_map(|(e, path, _)| loaded(e).map(|f| (f, path.clone()))).collect();
+    let mut queue: VecDeque<(&Folder, String)> = top
+        .iter()
+        .filter_map(|(e, path, _)| loaded(e).map(|f| (f, path.clone())))
+        .collect();
     while let Some((f, path)) = queue.pop_front() {
         let mut cost = 0;
         let mut kids = Vec::new();
@@ -152,7 +162,13 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
             }
         }
         let shown = f.entries.len() as u64;
-        if let Some(w) = warning_line(&path, f.offset, shown, f.total.unwrap_or(0), f.count_is_lower_bound) {
+        if let Some(w) = warning_line(
+            &path,
+            f.offset,
+            shown,
+            f.total.unwrap_or(0),
+            f.count_is_lower_bound,
+        ) {
             cost += chars(&w) + 1 + chars(&rest_lines(&path, f));
         }
         cost += chars(&partial_lines(&path, f));
@@ -164,13 +180,25 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
         }
     }
 
-    let mut page = Page { text, shown: top.len(), cut: top.len() < folder.entries.len(), truncated: 0, unexpanded: 0 };
+    let mut page = Page {
+        text,
+        shown: top.len(),
+        cut: top.len() < folder.entries.len(),
+        truncated: 0,
+        unexpanded: 0,
+    };
     for (e, path, lines) in &top {
         page.text.push_str(lines);
         write_nested(e, path, &expanded, &mut page);
     }
     let shown = top.len() as u64;
-    if let Some(w) = warning_line(label, folder.offset, shown, total, folder.count_is_lower_bound) {
+    if let Some(w) = warning_line(
+        label,
+        folder.offset,
+        shown,
+        total,
+        folder.count_is_lower_bound,
+    ) {
         page.text.push_str(&w);
         page.text.push('\n');
     }
@@ -180,7 +208,10 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
 
 fn write_nested(e: &Entry, path: &str, expanded: &HashSet<usize>, page: &mut Page) {
     let Some(f) = loaded(e) else {
-        if e.error.as_ref().is_some_and(|err| err.code == ErrorCode::Budget) {
+        if e.error
+            .as_ref()
+            .is_some_and(|err| err.code == ErrorCode::Budget)
+        {
             page.unexpanded += 1;
         }
         return;
@@ -233,8 +264,12 @@ pub fn encode_cursor(dev: u64, ino: u64, engine: &str) -> String {
 /// `INVALID_ARGUMENT` for text that is not a cursor `canopy-mcp` issued, or
 /// one issued for another folder.
 pub fn decode_cursor(text: &str, dev: u64, ino: u64) -> Result<String, CanopyError> {
-    let foreign = || CanopyError::invalid("the cursor is not one canopy-mcp issued: pass nextCursor exactly as it was returned, or list without a cursor to start over");
-    let bytes = URL_SAFE_NO_PAD.decode(text.trim().as_bytes()).map_err(|_| foreign())?;
+    let foreign = || {
+        CanopyError::invalid("the cursor is not one canopy-mcp issued: pass nextCursor exactly as it was returned, or list without a cursor to start over")
+    };
+    let bytes = URL_SAFE_NO_PAD
+        .decode(text.trim().as_bytes())
+        .map_err(|_| foreign())?;
     if bytes.len() < 18 || bytes[0] != CURSOR_VERSION {
         return Err(foreign());
     }
@@ -259,9 +294,17 @@ mod tests {
         assert_eq!(decode_cursor(&c, 7, 42).unwrap(), "AQACAAAB");
         let other = decode_cursor(&c, 7, 43).unwrap_err();
         assert_eq!(other.code, ErrorCode::InvalidArgument);
-        assert!(other.message.contains("another folder"), "{}", other.message);
+        assert!(
+            other.message.contains("another folder"),
+            "{}",
+            other.message
+        );
         for bad in ["", "!!", "AQ", &URL_SAFE_NO_PAD.encode([2u8; 20])] {
-            assert_eq!(decode_cursor(bad, 7, 42).unwrap_err().code, ErrorCode::InvalidArgument, "{bad:?}");
+            assert_eq!(
+                decode_cursor(bad, 7, 42).unwrap_err().code,
+                ErrorCode::InvalidArgument,
+                "{bad:?}"
+            );
         }
     }
 

@@ -37,7 +37,13 @@ pub fn hex_dump(offset: u64, bytes: &[u8]) -> String {
             }
         }
         out.push_str("  |");
-        out.extend(row.iter().map(|&b| if (0x20..0x7f).contains(&b) { b as char } else { '.' }));
+        out.extend(row.iter().map(|&b| {
+            if (0x20..0x7f).contains(&b) {
+                b as char
+            } else {
+                '.'
+            }
+        }));
         out.push_str("|\n");
     }
     out
@@ -47,9 +53,17 @@ pub fn hex_dump(offset: u64, bytes: &[u8]) -> String {
 pub fn render(chunk: &PreviewChunk, clamped_to: Option<u64>) -> (String, ReadFileOutput) {
     let end = chunk.offset + chunk.length;
     let unknown_size = chunk.size == 0 && (chunk.length > 0 || chunk.more);
-    let of = if unknown_size { "of unknown size".to_string() } else { format!("of {}", chunk.size) };
+    let of = if unknown_size {
+        "of unknown size".to_string()
+    } else {
+        format!("of {}", chunk.size)
+    };
     let (kind, body, encoding, lossy) = match &chunk.content {
-        PreviewContent::Text { text, encoding, lossy } => ("text", text.clone(), Some(encoding_name(*encoding)), *lossy),
+        PreviewContent::Text {
+            text,
+            encoding,
+            lossy,
+        } => ("text", text.clone(), Some(encoding_name(*encoding)), *lossy),
         PreviewContent::Binary { base64 } => {
             let bytes = STANDARD.decode(base64).unwrap_or_default();
             ("binary", hex_dump(chunk.offset, &bytes), None, false)
@@ -57,7 +71,10 @@ pub fn render(chunk: &PreviewChunk, clamped_to: Option<u64>) -> (String, ReadFil
     };
     let mut header = match encoding {
         Some(enc) => format!("[TEXT {enc}] showing bytes {}-{end} {of}", chunk.offset),
-        None => format!("[BINARY] showing bytes {}-{end} {of} as a hex dump", chunk.offset),
+        None => format!(
+            "[BINARY] showing bytes {}-{end} {of} as a hex dump",
+            chunk.offset
+        ),
     };
     if let Some(image) = chunk.image {
         header.push_str(&format!(" ({})", image.mime()));
@@ -95,8 +112,20 @@ mod tests {
     fn a_hex_dump_shows_offsets_bytes_and_printable_ascii() {
         let dump = hex_dump(16, b"\x7fELF\x00\x01abcdefghijklmnop\n");
         let lines: Vec<&str> = dump.lines().collect();
-        assert_eq!(lines[0], "00000010  7f 45 4c 46 00 01 61 62  63 64 65 66 67 68 69 6a  |.ELF..abcdefghij|");
-        assert!(lines[1].starts_with("00000020  6b 6c 6d 6e 6f 70 0a   ") && lines[1].ends_with("  |klmnop.|"), "{:?}", lines[1]);
-        assert_eq!(lines[1].find('|'), lines[0].find('|'), "a short last row keeps the text column aligned");
+        assert_eq!(
+            lines[0],
+            "00000010  7f 45 4c 46 00 01 61 62  63 64 65 66 67 68 69 6a  |.ELF..abcdefghij|"
+        );
+        assert!(
+            lines[1].starts_with("00000020  6b 6c 6d 6e 6f 70 0a   ")
+                && lines[1].ends_with("  |klmnop.|"),
+            "{:?}",
+            lines[1]
+        );
+        assert_eq!(
+            lines[1].find('|'),
+            lines[0].find('|'),
+            "a short last row keeps the text column aligned"
+        );
     }
 }

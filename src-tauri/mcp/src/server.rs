@@ -27,14 +27,16 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use canopy_core::cancel::CancelToken;
-use canopy_core::LocalFs;
-use canopy_core::limits::{MCP_CONCURRENT_CALLS, MCP_PROGRESS_INTERVAL, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT};
+use canopy_core::limits::{
+    MCP_CONCURRENT_CALLS, MCP_PROGRESS_INTERVAL, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT,
+};
 use canopy_core::wire::EntryKind;
+use canopy_core::LocalFs;
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, JsonObject, ProgressNotificationParam, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    CallToolResult, ContentBlock, Implementation, JsonObject, ProgressNotificationParam,
+    ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{tool_handler, RoleServer, ServerHandler};
@@ -88,9 +90,15 @@ fn success<T: Serialize>(text: String, structured: &T) -> CallToolResult {
     r
 }
 
-pub(crate) fn parse<T: serde::de::DeserializeOwned>(tool: &str, args: JsonObject) -> Result<T, CanopyError> {
-    serde_json::from_value(serde_json::Value::Object(args))
-        .map_err(|e| CanopyError::invalid(format!("the arguments do not fit {tool}'s input schema: {e}")))
+pub(crate) fn parse<T: serde::de::DeserializeOwned>(
+    tool: &str,
+    args: JsonObject,
+) -> Result<T, CanopyError> {
+    serde_json::from_value(serde_json::Value::Object(args)).map_err(|e| {
+        CanopyError::invalid(format!(
+            "the arguments do not fit {tool}'s input schema: {e}"
+        ))
+    })
 }
 
 /// One line on stderr per call: what it came to (never a name).
@@ -98,7 +106,10 @@ pub(crate) fn log(tool: &str, what: &str) {
     crate::diagnostics::line(format!("{tool}: {what}"));
 }
 
-pub(crate) fn finish<T: Serialize>(tool: &str, outcome: Result<(String, T), CanopyError>) -> CallToolResult {
+pub(crate) fn finish<T: Serialize>(
+    tool: &str,
+    outcome: Result<(String, T), CanopyError>,
+) -> CallToolResult {
     match outcome {
         Ok((text, out)) => {
             log(tool, "ok");
@@ -119,7 +130,11 @@ fn roots_text(roots: &[PathBuf]) -> String {
     if roots.is_empty() {
         return "none (the client's roots and the server's --root folders do not overlap)".into();
     }
-    roots.iter().map(|r| engine::shown_path(r)).collect::<Vec<_>>().join(", ")
+    roots
+        .iter()
+        .map(|r| engine::shown_path(r))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `path` without `.` and with `..` taken lexically (for a path that could not be opened).
@@ -145,17 +160,24 @@ fn lexical(path: &Path) -> PathBuf {
 /// through a symlink elsewhere is dropped too).
 fn client_root(path: &Path, server: &[PathBuf]) -> Option<PathBuf> {
     let path = lexical(path);
-    let near = server.iter().any(|r| access::within(&path, r) || access::within(r, &path));
+    let near = server
+        .iter()
+        .any(|r| access::within(&path, r) || access::within(r, &path));
     if !near {
         return None;
     }
     engine::real_folder(&path).ok()
 }
 
-pub(crate) async fn blocking<T: Send + 'static>(job: impl FnOnce() -> Result<T, CanopyError> + Send + 'static) -> Result<T, CanopyError> {
-    tokio::task::spawn_blocking(job)
-        .await
-        .unwrap_or_else(|e| Err(CanopyError::new(ErrorCode::Io, format!("the engine stopped unexpectedly: {e}"))))
+pub(crate) async fn blocking<T: Send + 'static>(
+    job: impl FnOnce() -> Result<T, CanopyError> + Send + 'static,
+) -> Result<T, CanopyError> {
+    tokio::task::spawn_blocking(job).await.unwrap_or_else(|e| {
+        Err(CanopyError::new(
+            ErrorCode::Io,
+            format!("the engine stopped unexpectedly: {e}"),
+        ))
+    })
 }
 
 impl Canopy {
@@ -174,7 +196,11 @@ impl Canopy {
 
     /// Waits for a turn of the filesystem (see `MCP_CONCURRENT_CALLS`), or
     /// for the request to be cancelled.
-    pub(crate) async fn turn(&self, tool: &str, ctx: &RequestContext<RoleServer>) -> Result<OwnedSemaphorePermit, CanopyError> {
+    pub(crate) async fn turn(
+        &self,
+        tool: &str,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<OwnedSemaphorePermit, CanopyError> {
         if let Ok(p) = self.turns.clone().try_acquire_owned() {
             return Ok(p);
         }
@@ -189,8 +215,14 @@ impl Canopy {
     // Roots are deprecated from protocol 2026-07-28 on; this server speaks
     // the revisions before it, where `roots/list` is how a client says them.
     #[allow(deprecated)]
-    pub(crate) async fn allowed(&self, ctx: &RequestContext<RoleServer>) -> Result<Vec<PathBuf>, CanopyError> {
-        let offers = ctx.peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+    pub(crate) async fn allowed(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Vec<PathBuf>, CanopyError> {
+        let offers = ctx
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
         if !offers {
             return Ok(self.roots.to_vec());
         }
@@ -204,12 +236,32 @@ impl Canopy {
         let listed = tokio::time::timeout(MCP_ROOTS_TIMEOUT, ctx.peer.list_roots()).await;
         let listed = match listed {
             Ok(Ok(r)) => r,
-            Ok(Err(e)) => return Err(CanopyError::new(ErrorCode::Io, format!("the client offers roots but could not list them: {e}"))),
-            Err(_) => return Err(CanopyError::new(ErrorCode::Timeout, "the client offers roots but did not list them in time")),
+            Ok(Err(e)) => {
+                return Err(CanopyError::new(
+                    ErrorCode::Io,
+                    format!("the client offers roots but could not list them: {e}"),
+                ))
+            }
+            Err(_) => {
+                return Err(CanopyError::new(
+                    ErrorCode::Timeout,
+                    "the client offers roots but did not list them in time",
+                ))
+            }
         };
-        let uris: Vec<PathBuf> = listed.roots.iter().filter_map(|r| access::file_uri_path(&r.uri)).collect();
+        let uris: Vec<PathBuf> = listed
+            .roots
+            .iter()
+            .filter_map(|r| access::file_uri_path(&r.uri))
+            .collect();
         let server = self.roots.clone();
-        let client = blocking(move || Ok(uris.iter().filter_map(|p| client_root(p, &server)).collect::<Vec<_>>())).await?;
+        let client = blocking(move || {
+            Ok(uris
+                .iter()
+                .filter_map(|p| client_root(p, &server))
+                .collect::<Vec<_>>())
+        })
+        .await?;
         let allowed = access::intersect(&self.roots, &client);
         let mut known = self.client_roots.lock().unwrap_or_else(|e| e.into_inner());
         if known.generation == generation {
@@ -219,7 +271,11 @@ impl Canopy {
     }
 
     /// Opens the path an agent gave, and checks that what was opened lies in `roots`.
-    pub(crate) async fn open_allowed(&self, text: &str, roots: Vec<PathBuf>) -> Result<Opened, CanopyError> {
+    pub(crate) async fn open_allowed(
+        &self,
+        text: &str,
+        roots: Vec<PathBuf>,
+    ) -> Result<Opened, CanopyError> {
         if text.is_empty() {
             return Err(CanopyError::invalid("the path is empty"));
         }
@@ -227,11 +283,20 @@ impl Canopy {
         let outside = move |roots: &[PathBuf]| {
             CanopyError::new(
                 ErrorCode::Denied,
-                format!("{text} is outside the folders this server may show: {}", roots_text(roots)),
+                format!(
+                    "{text} is outside the folders this server may show: {}",
+                    roots_text(roots)
+                ),
             )
         };
-        let Some(first) = roots.first().cloned() else { return Err(outside(&roots)) };
-        let path = if given.is_absolute() { given } else { first.join(given) };
+        let Some(first) = roots.first().cloned() else {
+            return Err(outside(&roots));
+        };
+        let path = if given.is_absolute() {
+            given
+        } else {
+            first.join(given)
+        };
         // Where it leads is found looking only inside the roots, through
         // descriptors, so whether a path outside them exists (or answers) is
         // never told, and never looked at, even while links are swapped; what
@@ -242,7 +307,9 @@ impl Canopy {
             engine::Reached::Inside(opened) => Ok(opened),
             engine::Reached::Outside => Err(outside(&roots)),
             // A path that names a place outside, failing inside on its way.
-            engine::Reached::Fails(_) if !roots.iter().any(|r| access::within(&asked, r)) => Err(outside(&roots)),
+            engine::Reached::Fails(_) if !roots.iter().any(|r| access::within(&asked, r)) => {
+                Err(outside(&roots))
+            }
             engine::Reached::Fails(e) => Err(e),
         }
     }
@@ -259,7 +326,10 @@ impl Canopy {
         let mut task = tokio::task::spawn_blocking(job);
         let token = ctx.meta.get_progress_token();
         let start = Instant::now();
-        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + MCP_PROGRESS_INTERVAL, MCP_PROGRESS_INTERVAL);
+        let mut tick = tokio::time::interval_at(
+            tokio::time::Instant::now() + MCP_PROGRESS_INTERVAL,
+            MCP_PROGRESS_INTERVAL,
+        );
         loop {
             tokio::select! {
                 done = &mut task => {
@@ -296,7 +366,9 @@ fn instructions(roots: &[PathBuf]) -> String {
 impl ServerHandler for Canopy {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("canopy-mcp", env!("CARGO_PKG_VERSION")).with_title("Canopy"))
+            .with_server_info(
+                Implementation::new("canopy-mcp", env!("CARGO_PKG_VERSION")).with_title("Canopy"),
+            )
             .with_instructions(instructions(&self.roots))
     }
 
@@ -320,8 +392,21 @@ mod tests {
     #[test]
     fn the_instructions_state_the_reply_budget_from_its_constant() {
         let text = instructions(&[PathBuf::from("/srv/data")]);
-        assert!(text.contains(&format!("fits {} characters", tools::grouped(MCP_REPLY_CHARS as u64))), "{text}");
-        let digits: String = text.replace(&tools::grouped(MCP_REPLY_CHARS as u64), "").chars().filter(char::is_ascii_digit).collect();
-        assert_eq!(digits, "", "every number in the instructions comes from a constant: {text}");
+        assert!(
+            text.contains(&format!(
+                "fits {} characters",
+                tools::grouped(MCP_REPLY_CHARS as u64)
+            )),
+            "{text}"
+        );
+        let digits: String = text
+            .replace(&tools::grouped(MCP_REPLY_CHARS as u64), "")
+            .chars()
+            .filter(char::is_ascii_digit)
+            .collect();
+        assert_eq!(
+            digits, "",
+            "every number in the instructions comes from a constant: {text}"
+        );
     }
 }

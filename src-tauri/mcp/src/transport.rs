@@ -119,7 +119,14 @@ impl LineTransport {
         let mut line = serde_json::to_vec(&reply).unwrap_or_default();
         line.push(b'\n');
         let (tx, rx) = oneshot::channel();
-        if self.out.send(Outgoing { line, written: Some(tx) }).is_ok() {
+        if self
+            .out
+            .send(Outgoing {
+                line,
+                written: Some(tx),
+            })
+            .is_ok()
+        {
             let _ = rx.await;
         }
     }
@@ -127,7 +134,14 @@ impl LineTransport {
     /// Waits until every line queued so far is written.
     async fn drain(&self) {
         let (tx, rx) = oneshot::channel();
-        if self.out.send(Outgoing { line: Vec::new(), written: Some(tx) }).is_ok() {
+        if self
+            .out
+            .send(Outgoing {
+                line: Vec::new(),
+                written: Some(tx),
+            })
+            .is_ok()
+        {
             let _ = rx.await;
         }
     }
@@ -147,7 +161,11 @@ async fn read_line(read: &mut (impl AsyncBufRead + Unpin)) -> Option<Line> {
         };
         if buf.is_empty() {
             // The end: an unterminated last line is still a line.
-            return (!line.is_empty() || too_long).then_some(if too_long { Line::TooLong } else { Line::Bytes(line) });
+            return (!line.is_empty() || too_long).then_some(if too_long {
+                Line::TooLong
+            } else {
+                Line::Bytes(line)
+            });
         }
         let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
             Some(i) => (&buf[..i], Some(i + 1)),
@@ -164,7 +182,11 @@ async fn read_line(read: &mut (impl AsyncBufRead + Unpin)) -> Option<Line> {
         let used = done.unwrap_or(buf.len());
         read.consume(used);
         if done.is_some() {
-            return Some(if too_long { Line::TooLong } else { Line::Bytes(line) });
+            return Some(if too_long {
+                Line::TooLong
+            } else {
+                Line::Bytes(line)
+            });
         }
     }
 }
@@ -186,7 +208,9 @@ fn error(id: Value, code: i64, message: &str) -> Value {
 
 /// A usable request id: a string or an integer.
 fn usable_id(m: &Map<String, Value>) -> Option<Value> {
-    m.get("id").filter(|id| id.is_string() || id.is_i64() || id.is_u64()).cloned()
+    m.get("id")
+        .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+        .cloned()
 }
 
 /// What a line is: a message for the server, an answer of the transport's
@@ -199,7 +223,13 @@ fn classify(bytes: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, Option<Value>>
     }
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
-        Err(e) => return Err(Some(error(Value::Null, PARSE_ERROR, &format!("Parse error: the line is not JSON ({e})")))),
+        Err(e) => {
+            return Err(Some(error(
+                Value::Null,
+                PARSE_ERROR,
+                &format!("Parse error: the line is not JSON ({e})"),
+            )))
+        }
     };
     let Value::Object(m) = &value else {
         let what = if value.is_array() {
@@ -207,33 +237,64 @@ fn classify(bytes: &[u8]) -> Result<RxJsonRpcMessage<RoleServer>, Option<Value>>
         } else {
             "a message is a JSON object"
         };
-        return Err(Some(error(Value::Null, INVALID_REQUEST, &format!("Invalid Request: {what}"))));
+        return Err(Some(error(
+            Value::Null,
+            INVALID_REQUEST,
+            &format!("Invalid Request: {what}"),
+        )));
     };
     let id = usable_id(m);
     let method = m.get("method").and_then(Value::as_str);
     let parsed = serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value.clone());
     let known = method.is_some_and(|name| MCP_METHODS.contains(&name));
     match (parsed, method, id) {
-        (Ok(RxJsonRpcMessage::<RoleServer>::Request(r)), Some(name), Some(id)) if matches!(r.request, ClientRequest::CustomRequest(_)) => {
+        (Ok(RxJsonRpcMessage::<RoleServer>::Request(r)), Some(name), Some(id))
+            if matches!(r.request, ClientRequest::CustomRequest(_)) =>
+        {
             // A method of MCP read as a custom one: its params did not fit.
             if known {
-                Err(Some(error(id, INVALID_PARAMS, &format!("Invalid params: {name} was called with params that do not fit it"))))
+                Err(Some(error(
+                    id,
+                    INVALID_PARAMS,
+                    &format!("Invalid params: {name} was called with params that do not fit it"),
+                )))
             } else {
-                Err(Some(error(id, METHOD_NOT_FOUND, &format!("Method not found: {name}"))))
+                Err(Some(error(
+                    id,
+                    METHOD_NOT_FOUND,
+                    &format!("Method not found: {name}"),
+                )))
             }
         }
         (Ok(message), _, _) => Ok(message),
-        (Err(e), _, id) if m.get("jsonrpc") != Some(&json!("2.0")) => {
-            Err(Some(error(id.unwrap_or(Value::Null), INVALID_REQUEST, &format!("Invalid Request: \"jsonrpc\" must be \"2.0\" ({e})"))))
-        }
+        (Err(e), _, id) if m.get("jsonrpc") != Some(&json!("2.0")) => Err(Some(error(
+            id.unwrap_or(Value::Null),
+            INVALID_REQUEST,
+            &format!("Invalid Request: \"jsonrpc\" must be \"2.0\" ({e})"),
+        ))),
         // A notification is never answered, even when it does not fit.
         (Err(e), Some(name), None) if !m.contains_key("id") => {
-            crate::diagnostics::line(format!("a notification that does not fit was ignored: {}", cut(&format!("{name}: {e}"))));
+            crate::diagnostics::line(format!(
+                "a notification that does not fit was ignored: {}",
+                cut(&format!("{name}: {e}"))
+            ));
             Err(None)
         }
-        (Err(e), Some(name), Some(id)) if known => Err(Some(error(id, INVALID_PARAMS, &format!("Invalid params: {name}: {e}")))),
-        (Err(_), Some(name), Some(id)) => Err(Some(error(id, METHOD_NOT_FOUND, &format!("Method not found: {name}")))),
-        (Err(e), _, id) => Err(Some(error(id.unwrap_or(Value::Null), INVALID_REQUEST, &format!("Invalid Request: {e}")))),
+        (Err(e), Some(name), Some(id)) if known => Err(Some(error(
+            id,
+            INVALID_PARAMS,
+            &format!("Invalid params: {name}: {e}"),
+        ))),
+        (Err(_), Some(name), Some(id)) => Err(Some(error(
+            id,
+            METHOD_NOT_FOUND,
+            &format!("Method not found: {name}"),
+        ))),
+        (Err(e), _, id) => Err(Some(error(
+            id.unwrap_or(Value::Null),
+            INVALID_REQUEST,
+            &format!("Invalid Request: {e}"),
+        ))),
     }
 }
 
@@ -247,7 +308,9 @@ fn bounded(message: &TxJsonRpcMessage<RoleServer>) -> Vec<u8> {
                 *text = short;
             }
         }
-        if err.get("data").is_some_and(|d| serde_json::to_string(d).map_or(0, |s| s.chars().count()) > MCP_ERROR_CHARS) {
+        if err.get("data").is_some_and(|d| {
+            serde_json::to_string(d).map_or(0, |s| s.chars().count()) > MCP_ERROR_CHARS
+        }) {
             err.remove("data");
         }
     }
@@ -259,13 +322,20 @@ fn bounded(message: &TxJsonRpcMessage<RoleServer>) -> Vec<u8> {
 impl Transport<RoleServer> for LineTransport {
     type Error = io::Error;
 
-    fn send(&mut self, item: TxJsonRpcMessage<RoleServer>) -> impl std::future::Future<Output = Result<(), io::Error>> + Send + 'static {
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl std::future::Future<Output = Result<(), io::Error>> + Send + 'static {
         let out = self.out.clone();
         let line = bounded(&item);
         async move {
             let (tx, rx) = oneshot::channel();
             let gone = || io::Error::new(io::ErrorKind::BrokenPipe, "stdout is closed");
-            out.send(Outgoing { line, written: Some(tx) }).map_err(|_| gone())?;
+            out.send(Outgoing {
+                line,
+                written: Some(tx),
+            })
+            .map_err(|_| gone())?;
             rx.await.map_err(|_| gone())
         }
     }
@@ -281,7 +351,8 @@ impl Transport<RoleServer> for LineTransport {
                 Line::Bytes(b) => b,
                 Line::TooLong => {
                     let what = format!("Invalid Request: the line is longer than {MAX_LINE_BYTES} bytes and was skipped");
-                    self.answer(error(Value::Null, INVALID_REQUEST, &what)).await;
+                    self.answer(error(Value::Null, INVALID_REQUEST, &what))
+                        .await;
                     continue;
                 }
             };
@@ -313,14 +384,35 @@ mod tests {
     #[test]
     fn each_kind_of_bad_line_gets_its_code() {
         assert_eq!(code("{not json"), Some((Value::Null, PARSE_ERROR)));
-        assert_eq!(code(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#), Some((Value::Null, INVALID_REQUEST)));
+        assert_eq!(
+            code(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#),
+            Some((Value::Null, INVALID_REQUEST))
+        );
         assert_eq!(code("7"), Some((Value::Null, INVALID_REQUEST)));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}"#), Some((json!(3), INVALID_PARAMS)));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","id":"a","method":"no/such"}"#), Some((json!("a"), METHOD_NOT_FOUND)));
-        assert_eq!(code(r#"{"jsonrpc":"2.0","method":"notifications/bogus","params":"x"}"#), None, "a notification is never answered");
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}"#),
+            Some((json!(3), INVALID_PARAMS))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":"a","method":"no/such"}"#),
+            Some((json!("a"), METHOD_NOT_FOUND))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","method":"notifications/bogus","params":"x"}"#),
+            None,
+            "a notification is never answered"
+        );
         assert_eq!(code("  "), None);
-        assert_eq!(code(r#"{"id":6,"method":"ping"}"#), Some((json!(6), INVALID_REQUEST)), "no jsonrpc member");
-        assert_eq!(code(r#"{"jsonrpc":"2.0","method":1}"#), Some((Value::Null, INVALID_REQUEST)), "a method that is no string");
+        assert_eq!(
+            code(r#"{"id":6,"method":"ping"}"#),
+            Some((json!(6), INVALID_REQUEST)),
+            "no jsonrpc member"
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","method":1}"#),
+            Some((Value::Null, INVALID_REQUEST)),
+            "a method that is no string"
+        );
         assert!(classify(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_ok());
     }
 
@@ -328,8 +420,14 @@ mod tests {
     fn an_echoed_value_is_cut() {
         let name = "m".repeat(100_000);
         let line = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{name}"}}"#);
-        let Err(Some(reply)) = classify(line.as_bytes()) else { panic!("answered") };
+        let Err(Some(reply)) = classify(line.as_bytes()) else {
+            panic!("answered")
+        };
         let message = reply["error"]["message"].as_str().unwrap();
-        assert!(message.chars().count() <= MCP_ERROR_CHARS, "{} characters", message.chars().count());
+        assert!(
+            message.chars().count() <= MCP_ERROR_CHARS,
+            "{} characters",
+            message.chars().count()
+        );
     }
 }

@@ -44,17 +44,45 @@ async fn a_path_outside_the_roots_is_refused_naming_them() {
     for path in &attempts {
         let r = s.list(json!({ "path": path })).await;
         assert_eq!(r.code(), "DENIED", "{path}: {}", r.text);
-        assert!(r.text.contains(&root_text), "the error names the allowed root: {}", r.text);
+        assert!(
+            r.text.contains(&root_text),
+            "the error names the allowed root: {}",
+            r.text
+        );
     }
-    let file = s.call("read_file", json!({ "path": format!("{root_text}/to_file") })).await;
-    assert_eq!(common::Reply::of(file).code(), "DENIED", "a link to a file outside");
+    let file = s
+        .call(
+            "read_file",
+            json!({ "path": format!("{root_text}/to_file") }),
+        )
+        .await;
+    assert_eq!(
+        common::Reply::of(file).code(),
+        "DENIED",
+        "a link to a file outside"
+    );
     let missing_outside = s.list(json!({ "path": "/nonexistent/elsewhere" })).await;
-    assert_eq!(missing_outside.code(), "DENIED", "nothing is said about paths outside, not even that they are missing");
+    assert_eq!(
+        missing_outside.code(),
+        "DENIED",
+        "nothing is said about paths outside, not even that they are missing"
+    );
 
-    let inside = s.list(json!({ "path": format!("{root_text}/to_inside") })).await.ok();
-    assert_eq!(inside.structured["path"], json!(format!("{root_text}/inside")), "a link inside the root is followed, and reported by its real path");
+    let inside = s
+        .list(json!({ "path": format!("{root_text}/to_inside") }))
+        .await
+        .ok();
+    assert_eq!(
+        inside.structured["path"],
+        json!(format!("{root_text}/inside")),
+        "a link inside the root is followed, and reported by its real path"
+    );
     let relative = s.list(json!({ "path": "inside" })).await.ok();
-    assert_eq!(relative.structured["path"], json!(format!("{root_text}/inside")), "a relative path starts at the first root");
+    assert_eq!(
+        relative.structured["path"],
+        json!(format!("{root_text}/inside")),
+        "a relative path starts at the first root"
+    );
 }
 
 #[tokio::test]
@@ -74,8 +102,14 @@ async fn each_error_is_a_result_with_its_code() {
         (json!({ "path": p(""), "depth": 11 }), "INVALID_ARGUMENT"),
         (json!({ "path": "" }), "INVALID_ARGUMENT"),
         (json!({ "path": p("bad\\q") }), "INVALID_ARGUMENT"),
-        (json!({ "path": p(""), "sort": "colour" }), "INVALID_ARGUMENT"),
-        (json!({ "path": p(""), "reverse": "yes" }), "INVALID_ARGUMENT"),
+        (
+            json!({ "path": p(""), "sort": "colour" }),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({ "path": p(""), "reverse": "yes" }),
+            "INVALID_ARGUMENT",
+        ),
         (json!({ "path": p(""), "cursor": "AQ" }), "INVALID_ARGUMENT"),
     ];
     for (args, code) in cases {
@@ -84,10 +118,17 @@ async fn each_error_is_a_result_with_its_code() {
         assert!(r.text.len() > code.len() + 2, "a message follows the code");
     }
     let listed = s.list(list_args(&root)).await.ok();
-    assert!(listed.lines().contains(&"[DENIED] locked"), "below the listed folder an error is a line: {}", listed.text);
+    assert!(
+        listed.lines().contains(&"[DENIED] locked"),
+        "below the listed folder an error is a line: {}",
+        listed.text
+    );
     let dir = common::Reply::of(s.call("read_file", json!({ "path": p("locked") })).await);
     assert_eq!(dir.code(), "NOT_A_FILE");
-    assert!(dir.text.contains("list_directory"), "the message says what to call instead");
+    assert!(
+        dir.text.contains("list_directory"),
+        "the message says what to call instead"
+    );
 }
 
 #[tokio::test]
@@ -99,12 +140,21 @@ async fn client_roots_narrow_what_is_allowed_and_never_widen_it() {
     let elsewhere = t.dir("elsewhere");
     let uri = |p: &std::path::Path| format!("file://{}", path_arg(p));
     let roots = Arc::new(Mutex::new(vec![uri(&a), uri(&elsewhere)]));
-    let s = Server::start_with(Start { roots: vec![root.clone()], client_roots: Some(roots.clone()), ..Start::default() }).await;
+    let s = Server::start_with(Start {
+        roots: vec![root.clone()],
+        client_roots: Some(roots.clone()),
+        ..Start::default()
+    })
+    .await;
     // The first call makes the server ask for the roots.
     for refused in [&b, &root, &elsewhere] {
         let r = s.list(list_args(refused)).await;
         assert_eq!(r.code(), "DENIED", "{}: {}", refused.display(), r.text);
-        assert!(r.text.contains(&path_arg(&a)), "the error names the allowed folders: {}", r.text);
+        assert!(
+            r.text.contains(&path_arg(&a)),
+            "the error names the allowed folders: {}",
+            r.text
+        );
     }
     s.list(list_args(&a)).await.ok();
     // The client's roots change: the server asks again.
@@ -117,7 +167,11 @@ async fn client_roots_narrow_what_is_allowed_and_never_widen_it() {
         assert!(tries < 1000, "the new roots never took effect");
         tokio::task::yield_now().await;
     }
-    assert_eq!(s.list(list_args(&a)).await.code(), "DENIED", "the old root is gone");
+    assert_eq!(
+        s.list(list_args(&a)).await.code(),
+        "DENIED",
+        "the old root is gone"
+    );
 }
 
 #[tokio::test]
@@ -133,10 +187,22 @@ async fn a_client_root_through_a_place_outside_tells_nothing_of_it() {
     let through_existing = uri(&outside.join("../root/a"));
     let through_missing = uri(&t.path().join("missing/../root/b"));
     let roots = Arc::new(Mutex::new(vec![through_existing, through_missing]));
-    let s = Server::start_with(Start { roots: vec![root.clone()], client_roots: Some(roots), ..Start::default() }).await;
-    for (folder, what) in [(&a, "through a folder that exists outside"), (&b, "through a name that exists nowhere")] {
+    let s = Server::start_with(Start {
+        roots: vec![root.clone()],
+        client_roots: Some(roots),
+        ..Start::default()
+    })
+    .await;
+    for (folder, what) in [
+        (&a, "through a folder that exists outside"),
+        (&b, "through a name that exists nowhere"),
+    ] {
         let r = s.list(list_args(folder)).await;
-        assert!(!r.is_error, "a root {what} is taken the same way: {}", r.text);
+        assert!(
+            !r.is_error,
+            "a root {what} is taken the same way: {}",
+            r.text
+        );
     }
 }
 
@@ -153,9 +219,18 @@ async fn whether_a_path_outside_the_roots_exists_is_never_told() {
     let r = path_arg(&root);
     // Pairs that differ only in whether something exists out there.
     let pairs = [
-        (format!("{r}/slash/etc"), format!("{r}/slash/no-such-folder-anywhere")),
-        (format!("{r}/rel_out/folder"), format!("{r}/rel_out/missing")),
-        (format!("{r}/rel_out/secret.txt"), format!("{r}/rel_out/secret.txt/below")),
+        (
+            format!("{r}/slash/etc"),
+            format!("{r}/slash/no-such-folder-anywhere"),
+        ),
+        (
+            format!("{r}/rel_out/folder"),
+            format!("{r}/rel_out/missing"),
+        ),
+        (
+            format!("{r}/rel_out/secret.txt"),
+            format!("{r}/rel_out/secret.txt/below"),
+        ),
         (format!("{r}/rel_out"), format!("{r}/to_missing_outside")),
     ];
     for (exists, missing) in &pairs {
@@ -163,8 +238,17 @@ async fn whether_a_path_outside_the_roots_exists_is_never_told() {
             let a = common::Reply::of(s.call(tool, json!({ "path": exists })).await);
             let b = common::Reply::of(s.call(tool, json!({ "path": missing })).await);
             assert_eq!(a.code(), "DENIED", "{tool} {exists}: {}", a.text);
-            assert_eq!(b.code(), "DENIED", "{tool} {missing}: the reply must not tell it is missing: {}", b.text);
-            assert_eq!(a.text.replace(exists.as_str(), "P"), b.text.replace(missing.as_str(), "P"), "the same words either way");
+            assert_eq!(
+                b.code(),
+                "DENIED",
+                "{tool} {missing}: the reply must not tell it is missing: {}",
+                b.text
+            );
+            assert_eq!(
+                a.text.replace(exists.as_str(), "P"),
+                b.text.replace(missing.as_str(), "P"),
+                "the same words either way"
+            );
         }
     }
 }
@@ -187,7 +271,10 @@ async fn a_link_pointing_outside_the_roots_says_so_and_nothing_more() {
     t.link("root/up_and_back", "../root/inside.txt");
     t.link("root/self", "self");
     let s = Server::start(&[&root]).await;
-    let listed = s.list(json!({ "path": path_arg(&root), "depth": 1 })).await.ok();
+    let listed = s
+        .list(json!({ "path": path_arg(&root), "depth": 1 }))
+        .await
+        .ok();
     let lines = listed.lines();
     let abs_inside = format!("[LINK] abs_inside -> {}/inside.txt", path_arg(&root));
     for want in [
@@ -204,16 +291,32 @@ async fn a_link_pointing_outside_the_roots_says_so_and_nothing_more() {
     ] {
         assert!(lines.contains(&want), "{want:?} in:\n{}", listed.text);
     }
-    assert_eq!(lines.len(), 11, "one line each, no error line about following a link out: {}", listed.text);
+    assert_eq!(
+        lines.len(),
+        11,
+        "one line each, no error line about following a link out: {}",
+        listed.text
+    );
 }
 
 /// Swaps the entries `a` and `b` of `dir` in one step (`renameat2` with
 /// `RENAME_EXCHANGE`): at every moment one of them is the folder and the
 /// other the link.
 fn exchange(dir: &Path, a: &str, b: &str) {
-    let (a, b) = (CString::new(dir.join(a).as_os_str().as_bytes()).unwrap(), CString::new(dir.join(b).as_os_str().as_bytes()).unwrap());
+    let (a, b) = (
+        CString::new(dir.join(a).as_os_str().as_bytes()).unwrap(),
+        CString::new(dir.join(b).as_os_str().as_bytes()).unwrap(),
+    );
     // SAFETY: valid C strings; AT_FDCWD with absolute paths.
-    let r = unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) };
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
     assert_eq!(r, 0, "renameat2: {}", std::io::Error::last_os_error());
 }
 
@@ -252,13 +355,21 @@ async fn a_link_swapped_in_mid_lookup_tells_nothing_of_what_lies_outside() {
     for _ in 0..SWAP_PROBES {
         for (i, probe) in probes.iter().enumerate() {
             let r = Reply::of(s.call("read_file", json!({ "path": probe })).await);
-            let code = if r.is_error { r.code().to_string() } else { format!("read {:?}", r.text) };
+            let code = if r.is_error {
+                r.code().to_string()
+            } else {
+                format!("read {:?}", r.text)
+            };
             *seen[i].entry(code).or_default() += 1;
         }
     }
     stop.store(true, Ordering::Relaxed);
     let swaps = swapper.join().unwrap();
-    let report: Vec<String> = probes.iter().zip(&seen).map(|(p, c)| format!("{p}: {c:?}")).collect();
+    let report: Vec<String> = probes
+        .iter()
+        .zip(&seen)
+        .map(|(p, c)| format!("{p}: {c:?}"))
+        .collect();
     let allowed: BTreeSet<String> = ["DENIED".to_string(), "NOT_FOUND".to_string()].into();
     for (probe, counts) in probes.iter().zip(&seen) {
         let codes: BTreeSet<String> = counts.keys().cloned().collect();
@@ -268,7 +379,11 @@ async fn a_link_swapped_in_mid_lookup_tells_nothing_of_what_lies_outside() {
         );
     }
     let all: BTreeSet<&String> = seen.iter().flat_map(|c| c.keys()).collect();
-    assert_eq!(all.len(), 2, "the swap was seen both ways, so the probes raced it ({swaps} swaps; {report:?})");
+    assert_eq!(
+        all.len(),
+        2,
+        "the swap was seen both ways, so the probes raced it ({swaps} swaps; {report:?})"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -285,12 +400,27 @@ async fn a_link_out_of_the_roots_is_never_followed_not_even_to_a_dead_mount() {
     let s = Server::start(&[&root]).await;
     let r = s.list(list_args(&root)).await.ok();
     let point_text = path_arg(&point);
-    for line in [format!("[LINK] to-dead -> {point_text}/cold/inside (outside the roots)"), format!("[LINK] to-live -> {point_text}/live/a.txt (outside the roots)")] {
+    for line in [
+        format!("[LINK] to-dead -> {point_text}/cold/inside (outside the roots)"),
+        format!("[LINK] to-live -> {point_text}/live/a.txt (outside the roots)"),
+    ] {
         assert!(r.lines().contains(&line.as_str()), "{line} in:\n{}", r.text);
     }
-    assert!(!r.text.contains("[TIMEOUT]"), "nothing outside was waited for:\n{}", r.text);
-    assert_eq!(mount.held.lookups.load(Ordering::SeqCst), 0, "nothing outside the roots was looked up");
+    assert!(
+        !r.text.contains("[TIMEOUT]"),
+        "nothing outside was waited for:\n{}",
+        r.text
+    );
+    assert_eq!(
+        mount.held.lookups.load(Ordering::SeqCst),
+        0,
+        "nothing outside the roots was looked up"
+    );
     let read = Reply::of(s.call("read_file", json!({ "path": "to-dead" })).await);
     assert_eq!(read.code(), "DENIED");
-    assert_eq!(mount.held.lookups.load(Ordering::SeqCst), 0, "nor by read_file");
+    assert_eq!(
+        mount.held.lookups.load(Ordering::SeqCst),
+        0,
+        "nor by read_file"
+    );
 }

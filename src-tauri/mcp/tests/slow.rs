@@ -25,7 +25,10 @@ fn slow_tree() -> Tree {
 async fn slow_server(t: &Tree) -> Server {
     Server::start_with(Start {
         roots: vec![t.path()],
-        env: vec![("CANOPY_TEST_SLOW_FOLDER".into(), "slow".into()), ("CANOPY_TEST_SLOW_DELAY_MS".into(), "200".into())],
+        env: vec![
+            ("CANOPY_TEST_SLOW_FOLDER".into(), "slow".into()),
+            ("CANOPY_TEST_SLOW_DELAY_MS".into(), "200".into()),
+        ],
         ..Start::default()
     })
     .await
@@ -47,9 +50,19 @@ async fn cancelling_a_slow_listing_stops_the_engine() {
     // Dropping the call makes the client send notifications/cancelled.
     call.abort();
     let outcome = s.wait_for_log("list_directory: ").await;
-    assert_eq!(outcome, "canopy-mcp: list_directory: CANCELLED", "the listing stopped through the engine's cancel path");
+    assert_eq!(
+        outcome, "canopy-mcp: list_directory: CANCELLED",
+        "the listing stopped through the engine's cancel path"
+    );
     // The server goes on serving.
-    let next = Reply::of(s.call("list_directory", json!({ "path": path_arg(&t.path()), "depth": 1 })).await).ok();
+    let next = Reply::of(
+        s.call(
+            "list_directory",
+            json!({ "path": path_arg(&t.path()), "depth": 1 }),
+        )
+        .await,
+    )
+    .ok();
     assert_eq!(next.lines(), ["[DIR] root"]);
 }
 
@@ -58,11 +71,27 @@ async fn a_long_listing_reports_progress() {
     let t = slow_tree();
     let s = slow_server(&t).await;
     let r = Reply::of(s.client.call_tool(list_call(&t)).await.unwrap()).ok();
-    assert!(r.lines().iter().any(|l| l.starts_with("[TIMEOUT] ")), "the slow folders ran out of time: {}", &r.text[..200.min(r.text.len())]);
+    assert!(
+        r.lines().iter().any(|l| l.starts_with("[TIMEOUT] ")),
+        "the slow folders ran out of time: {}",
+        &r.text[..200.min(r.text.len())]
+    );
     let progress = s.seen.progress.lock().unwrap().clone();
-    assert!(!progress.is_empty(), "a listing of seconds reports progress");
-    assert!(progress.windows(2).all(|w| w[0].progress < w[1].progress), "progress only grows");
-    assert!(progress.iter().all(|p| p.message.as_deref().is_some_and(|m| m.contains("folders read"))), "{progress:?}");
+    assert!(
+        !progress.is_empty(),
+        "a listing of seconds reports progress"
+    );
+    assert!(
+        progress.windows(2).all(|w| w[0].progress < w[1].progress),
+        "progress only grows"
+    );
+    assert!(
+        progress.iter().all(|p| p
+            .message
+            .as_deref()
+            .is_some_and(|m| m.contains("folders read"))),
+        "{progress:?}"
+    );
 }
 
 /// `root/slow` of 300 files whose every `lstat` takes 20 ms (the engine's
@@ -86,7 +115,9 @@ async fn slow_stat_server() -> (Tree, Server) {
 }
 
 fn checked_of(line: &str, label: &str) -> u64 {
-    let rest = line.strip_prefix(&format!("[PARTIAL_ORDER] {label}: order is partial: ")).unwrap_or_else(|| panic!("{line}"));
+    let rest = line
+        .strip_prefix(&format!("[PARTIAL_ORDER] {label}: order is partial: "))
+        .unwrap_or_else(|| panic!("{line}"));
     let (n, of) = rest.split_once(" of ").unwrap();
     assert_eq!(of, "300 checked");
     n.parse().unwrap()
@@ -96,17 +127,47 @@ fn checked_of(line: &str, label: &str) -> u64 {
 async fn a_size_order_cut_by_the_time_budget_says_it_is_partial() {
     let (t, s) = slow_stat_server().await;
     let r = Reply::of(s.call("list_directory", json!({ "path": path_arg(&t.at("root/slow")), "depth": 1, "sort": "size", "reverse": true })).await).ok();
-    let line = r.lines().into_iter().find(|l| l.starts_with("[PARTIAL_ORDER] ")).unwrap_or_else(|| panic!("no [PARTIAL_ORDER] line: {}", r.text));
+    let line = r
+        .lines()
+        .into_iter()
+        .find(|l| l.starts_with("[PARTIAL_ORDER] "))
+        .unwrap_or_else(|| panic!("no [PARTIAL_ORDER] line: {}", r.text));
     let checked = checked_of(line, "slow");
     assert!(checked < 300, "the budget cut the stat scan: {checked}");
-    assert_eq!(r.structured["order"], json!({ "partial": true, "checked": checked }), "structuredContent says it too");
+    assert_eq!(
+        r.structured["order"],
+        json!({ "partial": true, "checked": checked }),
+        "structuredContent says it too"
+    );
 
-    let nested = Reply::of(s.call("list_directory", json!({ "path": path_arg(&t.at("root")), "sort": "size" })).await).ok();
-    let line = nested.lines().into_iter().find(|l| l.starts_with("[PARTIAL_ORDER] ")).unwrap_or_else(|| panic!("no [PARTIAL_ORDER] line: {}", nested.text));
+    let nested = Reply::of(
+        s.call(
+            "list_directory",
+            json!({ "path": path_arg(&t.at("root")), "sort": "size" }),
+        )
+        .await,
+    )
+    .ok();
+    let line = nested
+        .lines()
+        .into_iter()
+        .find(|l| l.starts_with("[PARTIAL_ORDER] "))
+        .unwrap_or_else(|| panic!("no [PARTIAL_ORDER] line: {}", nested.text));
     let checked = checked_of(line, "slow");
-    assert!(checked < 300, "the truncated folder says how many were placed: {checked}");
-    assert_eq!(nested.structured["truncatedFolders"], json!(1), "structuredContent counts it");
-    assert_eq!(nested.structured["order"], json!({ "partial": false, "checked": 1 }), "the listed folder itself is whole");
+    assert!(
+        checked < 300,
+        "the truncated folder says how many were placed: {checked}"
+    );
+    assert_eq!(
+        nested.structured["truncatedFolders"],
+        json!(1),
+        "structuredContent counts it"
+    );
+    assert_eq!(
+        nested.structured["order"],
+        json!({ "partial": false, "checked": 1 }),
+        "the listed folder itself is whole"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -129,7 +190,11 @@ async fn calls_beyond_a_few_at_once_wait_their_turn() {
         }
     }
     // MCP_CONCURRENT_CALLS: a client that floods the server gets a few threads' worth of work at once.
-    assert_eq!((started, waiting), (4, 8), "4 listings run, the others wait");
+    assert_eq!(
+        (started, waiting),
+        (4, 8),
+        "4 listings run, the others wait"
+    );
     for c in &calls {
         c.abort();
     }
@@ -141,6 +206,13 @@ async fn calls_beyond_a_few_at_once_wait_their_turn() {
             cancelled += 1;
         }
     }
-    let next = Reply::of(s.call("list_directory", json!({ "path": path_arg(&t.path()), "depth": 1 })).await).ok();
+    let next = Reply::of(
+        s.call(
+            "list_directory",
+            json!({ "path": path_arg(&t.path()), "depth": 1 }),
+        )
+        .await,
+    )
+    .ok();
     assert_eq!(next.lines(), ["[DIR] root"], "the server goes on serving");
 }

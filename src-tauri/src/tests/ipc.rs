@@ -57,7 +57,8 @@ impl Fixture {
         // The commands as `configure` installs them, without the single-instance
         // plugin (it would hand this process over to a running Canopy), the
         // signal handlers, or a state file.
-        let mut state = Arc::into_inner(crate::app_state(launch, None, None)).expect("nothing else holds the new state");
+        let mut state = Arc::into_inner(crate::app_state(launch, None, None))
+            .expect("nothing else holds the new state");
         state.source = source;
         let sent = Arc::new(Mutex::new(Vec::new()));
         let heard = Arc::clone(&sent);
@@ -72,13 +73,21 @@ impl Fixture {
             .expect("the app builds on the mock runtime");
         crate::window::open_main(app.handle()).expect("the main window opens on the mock runtime");
         let window = app.get_webview_window(crate::window::MAIN).unwrap();
-        Fixture { dir, _app: app, window, sent }
+        Fixture {
+            dir,
+            _app: app,
+            window,
+            sent,
+        }
     }
 
     /// The messages sent over the page's channel `id` so far.
     fn sent_to(&self, id: u32) -> Vec<Value> {
         let sent = self.sent.lock().unwrap();
-        sent.iter().filter(|(to, _)| *to == id).map(|(_, text)| serde_json::from_str(text).unwrap()).collect()
+        sent.iter()
+            .filter(|(to, _)| *to == id)
+            .map(|(_, text)| serde_json::from_str(text).unwrap())
+            .collect()
     }
 
     fn folder(&self) -> String {
@@ -95,7 +104,12 @@ impl Fixture {
         self.invoke_from(command, args, "tauri://localhost")
     }
 
-    fn invoke_from(&self, command: &str, args: Value, page: &str) -> Result<InvokeResponseBody, Value> {
+    fn invoke_from(
+        &self,
+        command: &str,
+        args: Value,
+        page: &str,
+    ) -> Result<InvokeResponseBody, Value> {
         get_ipc_response(
             &self.window,
             InvokeRequest {
@@ -178,33 +192,53 @@ fn cases(f: &Fixture) -> Vec<Case> {
     vec![
         Case {
             command: "list_directory",
-            valid: Some((json!({ "request": { "requestId": 1, "root": { "handle": f.folder() } } }), |f, reply| {
-                let listing = json(reply.expect("a folder lists"));
-                assert_eq!(listing["requestId"], 1, "the reply answers the request");
-                assert_eq!(listing["path"], f.dir.path().to_str().unwrap());
-                let names: Vec<&str> = listing["root"]["folder"]["entries"]
-                    .as_array()
-                    .expect("the root holds its entries")
-                    .iter()
-                    .map(|e| e["name"].as_str().unwrap())
-                    .collect();
-                assert_eq!(names, ["sub", "notes.txt", "run.sh", "tiny.png"], "folders first, then by name");
-            })),
-            invalid: Some((json!({ "request": { "requestId": 1 } }), Refusal::Code("INVALID_ARGUMENT"))),
+            valid: Some((
+                json!({ "request": { "requestId": 1, "root": { "handle": f.folder() } } }),
+                |f, reply| {
+                    let listing = json(reply.expect("a folder lists"));
+                    assert_eq!(listing["requestId"], 1, "the reply answers the request");
+                    assert_eq!(listing["path"], f.dir.path().to_str().unwrap());
+                    let names: Vec<&str> = listing["root"]["folder"]["entries"]
+                        .as_array()
+                        .expect("the root holds its entries")
+                        .iter()
+                        .map(|e| e["name"].as_str().unwrap())
+                        .collect();
+                    assert_eq!(
+                        names,
+                        ["sub", "notes.txt", "run.sh", "tiny.png"],
+                        "folders first, then by name"
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "requestId": 1 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
         },
         Case {
             command: "cancel_listing",
             valid: Some((json!({ "request": { "requestId": 7 } }), |_, reply| {
                 assert_eq!(json(reply.unwrap()), false, "no listing 7 is in flight");
             })),
-            invalid: Some((json!({ "request": { "requestId": "seven" } }), Refusal::Code("INVALID_ARGUMENT"))),
+            invalid: Some((
+                json!({ "request": { "requestId": "seven" } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
         },
         Case {
             command: "locate",
-            valid: Some((json!({ "request": { "folder": f.folder(), "prefix": "ru" } }), |_, reply| {
-                let located = json(reply.unwrap());
-                assert_eq!(located, json!({ "index": 2, "matched": true, "total": 4 }), "run.sh is third, after sub and notes.txt");
-            })),
+            valid: Some((
+                json!({ "request": { "folder": f.folder(), "prefix": "ru" } }),
+                |_, reply| {
+                    let located = json(reply.unwrap());
+                    assert_eq!(
+                        located,
+                        json!({ "index": 2, "matched": true, "total": 4 }),
+                        "run.sh is third, after sub and notes.txt"
+                    );
+                },
+            )),
             invalid: Some((
                 json!({ "request": { "folder": f.folder(), "prefix": "ru", "unknown": 1 } }),
                 Refusal::Code("INVALID_ARGUMENT"),
@@ -214,18 +248,32 @@ fn cases(f: &Fixture) -> Vec<Case> {
             command: "startup_target",
             valid: Some((json!({}), |f, reply| {
                 let launch = json(reply.unwrap());
-                assert_eq!(launch["startup"]["folder"], json!({ "handle": f.folder() }), "started on the fixture");
+                assert_eq!(
+                    launch["startup"]["folder"],
+                    json!({ "handle": f.folder() }),
+                    "started on the fixture"
+                );
             })),
             invalid: None,
         },
         Case {
             command: "read_preview",
-            valid: Some((json!({ "request": { "handle": f.handle("notes.txt"), "offset": 0, "length": 100 } }), |_, reply| {
-                let chunk = json(reply.unwrap());
-                assert_eq!(chunk["length"], NOTES.len(), "the whole file, which is shorter than asked");
-                assert_eq!(chunk["more"], false);
-                assert!(chunk["content"].to_string().contains("hello canopy"), "the text is in the chunk: {chunk}");
-            })),
+            valid: Some((
+                json!({ "request": { "handle": f.handle("notes.txt"), "offset": 0, "length": 100 } }),
+                |_, reply| {
+                    let chunk = json(reply.unwrap());
+                    assert_eq!(
+                        chunk["length"],
+                        NOTES.len(),
+                        "the whole file, which is shorter than asked"
+                    );
+                    assert_eq!(chunk["more"], false);
+                    assert!(
+                        chunk["content"].to_string().contains("hello canopy"),
+                        "the text is in the chunk: {chunk}"
+                    );
+                },
+            )),
             invalid: Some((
                 json!({ "request": { "handle": f.handle("notes.txt"), "offset": -1, "length": 100 } }),
                 Refusal::Code("INVALID_ARGUMENT"),
@@ -233,62 +281,103 @@ fn cases(f: &Fixture) -> Vec<Case> {
         },
         Case {
             command: "read_image",
-            valid: Some((json!({ "request": { "handle": f.handle("tiny.png") } }), |_, reply| {
-                match reply.unwrap() {
-                    InvokeResponseBody::Raw(bytes) => assert_eq!(bytes, PNG, "the image's bytes, raw (no base64)"),
+            valid: Some((
+                json!({ "request": { "handle": f.handle("tiny.png") } }),
+                |_, reply| match reply.unwrap() {
+                    InvokeResponseBody::Raw(bytes) => {
+                        assert_eq!(bytes, PNG, "the image's bytes, raw (no base64)")
+                    }
                     InvokeResponseBody::Json(text) => panic!("expected raw bytes, got JSON {text}"),
-                }
-            })),
+                },
+            )),
             invalid: Some((json!({ "request": {} }), Refusal::Code("INVALID_ARGUMENT"))),
         },
         Case {
             command: "reveal",
             valid: SEAMS.then(|| {
-                (json!({ "request": { "handle": f.handle("notes.txt") } }), (|f, reply| {
-                    assert_eq!(json(reply.unwrap()), Value::Null);
-                    let path = f.dir.path().join("notes.txt");
-                    assert_eq!(recorded(&path), [format!("reveal {}", path.display())]);
-                }) as fn(&Fixture, Reply))
+                (
+                    json!({ "request": { "handle": f.handle("notes.txt") } }),
+                    (|f, reply| {
+                        assert_eq!(json(reply.unwrap()), Value::Null);
+                        let path = f.dir.path().join("notes.txt");
+                        assert_eq!(recorded(&path), [format!("reveal {}", path.display())]);
+                    }) as fn(&Fixture, Reply),
+                )
             }),
-            invalid: Some((json!({ "request": { "handle": 5 } }), Refusal::Code("INVALID_ARGUMENT"))),
+            invalid: Some((
+                json!({ "request": { "handle": 5 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
         },
         Case {
             command: "open_default",
             // Anything it may open would start an application: a script, which
             // the policy never hands over, shows the engine answered.
-            valid: Some((json!({ "request": { "handle": f.handle("run.sh") } }), |_, reply| {
-                let refusal = reply.expect_err("a script is never opened");
-                assert_eq!(refusal["code"], "NOT_OPENABLE", "{refusal}");
-            })),
-            invalid: Some((json!({ "request": null }), Refusal::Code("INVALID_ARGUMENT"))),
+            valid: Some((
+                json!({ "request": { "handle": f.handle("run.sh") } }),
+                |_, reply| {
+                    let refusal = reply.expect_err("a script is never opened");
+                    assert_eq!(refusal["code"], "NOT_OPENABLE", "{refusal}");
+                },
+            )),
+            invalid: Some((
+                json!({ "request": null }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
         },
         Case {
             command: "copy_path",
             valid: SEAMS.then(|| {
-                (json!({ "request": { "handle": f.handle("tiny.png") } }), (|f, reply| {
-                    assert_eq!(json(reply.unwrap()), json!({ "quoted": false }), "a plain path is copied as it is");
-                    let path = f.dir.path().join("tiny.png");
-                    assert_eq!(recorded(&path), [format!("copy {}", path.display())]);
-                }) as fn(&Fixture, Reply))
+                (
+                    json!({ "request": { "handle": f.handle("tiny.png") } }),
+                    (|f, reply| {
+                        assert_eq!(
+                            json(reply.unwrap()),
+                            json!({ "quoted": false }),
+                            "a plain path is copied as it is"
+                        );
+                        let path = f.dir.path().join("tiny.png");
+                        assert_eq!(recorded(&path), [format!("copy {}", path.display())]);
+                    }) as fn(&Fixture, Reply),
+                )
             }),
-            invalid: Some((json!({ "request": { "handle": "not base64!" } }), Refusal::Code("INVALID_ARGUMENT"))),
+            invalid: Some((
+                json!({ "request": { "handle": "not base64!" } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
         },
         Case {
             command: "pick_folder",
             valid: SEAMS.then(|| {
-                (json!({}), (|_, reply| {
-                    assert_eq!(json(reply.unwrap()), encode_handle(&picked_folder()), "the canned folder");
-                }) as fn(&Fixture, Reply))
+                (
+                    json!({}),
+                    (|_, reply| {
+                        assert_eq!(
+                            json(reply.unwrap()),
+                            encode_handle(&picked_folder()),
+                            "the canned folder"
+                        );
+                    }) as fn(&Fixture, Reply),
+                )
             }),
             invalid: None,
         },
         Case {
             command: "watch_folders",
-            valid: Some((json!({ "request": { "folders": [f.folder()] } }), |_, reply| {
-                let status = json(reply.unwrap());
-                assert_eq!(status, json!({ "watched": 1, "unwatched": [], "shortfall": null }));
-            })),
-            invalid: Some((json!({ "request": { "folders": f.folder() } }), Refusal::Code("INVALID_ARGUMENT"))),
+            valid: Some((
+                json!({ "request": { "folders": [f.folder()] } }),
+                |_, reply| {
+                    let status = json(reply.unwrap());
+                    assert_eq!(
+                        status,
+                        json!({ "watched": 1, "unwatched": [], "shortfall": null })
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "folders": f.folder() } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
         },
         Case {
             command: "listen_shell",
@@ -306,7 +395,10 @@ fn cases(f: &Fixture) -> Vec<Case> {
                 } }),
                 |_, reply| assert_eq!(json(reply.unwrap()), Value::Null),
             )),
-            invalid: Some((json!({ "request": { "folder": f.folder() } }), Refusal::Code("INVALID_ARGUMENT"))),
+            invalid: Some((
+                json!({ "request": { "folder": f.folder() } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
         },
     ]
 }
@@ -315,14 +407,19 @@ fn cases(f: &Fixture) -> Vec<Case> {
 fn every_listed_command_has_a_case_here() {
     let f = Fixture::new();
     let covered: Vec<&str> = cases(&f).iter().map(|c| c.command).collect();
-    assert_eq!(covered, COMMANDS, "one case per command, in the list's order");
+    assert_eq!(
+        covered, COMMANDS,
+        "one case per command, in the list's order"
+    );
 }
 
 #[test]
 fn every_command_answers_a_well_formed_request() {
     let f = Fixture::new();
     for case in cases(&f) {
-        let Some((args, check)) = case.valid else { continue };
+        let Some((args, check)) = case.valid else {
+            continue;
+        };
         let reply = f.invoke(case.command, args);
         if let Err(refusal) = &reply {
             // Said before the case's own check, which may not expect a refusal.
@@ -337,12 +434,24 @@ fn every_command_answers_a_well_formed_request() {
 fn every_command_refuses_a_malformed_request_with_its_code() {
     let f = Fixture::new();
     for case in cases(&f) {
-        let Some((args, refusal)) = case.invalid else { continue };
+        let Some((args, refusal)) = case.invalid else {
+            continue;
+        };
         let reply = f.invoke(case.command, args.clone());
-        let Err(error) = reply else { panic!("{} accepted {args}", case.command) };
+        let Err(error) = reply else {
+            panic!("{} accepted {args}", case.command)
+        };
         match refusal {
-            Refusal::Code(code) => assert_eq!(error["code"], code, "{} answered {error} to {args}", case.command),
-            Refusal::Tauri => assert!(error.is_string(), "{} answered {error} to {args}", case.command),
+            Refusal::Code(code) => assert_eq!(
+                error["code"], code,
+                "{} answered {error} to {args}",
+                case.command
+            ),
+            Refusal::Tauri => assert!(
+                error.is_string(),
+                "{} answered {error} to {args}",
+                case.command
+            ),
         }
     }
 }
@@ -352,27 +461,49 @@ fn a_page_that_is_not_the_apps_can_call_no_command() {
     let f = Fixture::new();
     for command in COMMANDS {
         let reply = f.invoke_from(command, json!({}), "https://example.com/");
-        let Err(error) = reply else { panic!("{command} answered a remote page") };
-        assert!(error.as_str().is_some_and(|m| m.contains("not allowed")), "{command}: the ACL refuses: {error}");
+        let Err(error) = reply else {
+            panic!("{command} answered a remote page")
+        };
+        assert!(
+            error.as_str().is_some_and(|m| m.contains("not allowed")),
+            "{command}: the ACL refuses: {error}"
+        );
     }
 }
 
 #[test]
 fn a_command_that_is_not_listed_is_refused() {
     let f = Fixture::new();
-    let error = f.invoke("plugin:opener|open_path", json!({ "path": "/" })).expect_err("no plugin is callable from the page");
-    assert!(error.as_str().is_some_and(|m| m.contains("not allowed")), "the ACL refuses: {error}");
+    let error = f
+        .invoke("plugin:opener|open_path", json!({ "path": "/" }))
+        .expect_err("no plugin is callable from the page");
+    assert!(
+        error.as_str().is_some_and(|m| m.contains("not allowed")),
+        "the ACL refuses: {error}"
+    );
 }
 
 #[test]
 fn a_listing_with_a_progress_channel_answers_as_without_one() {
     let f = Fixture::new();
     let request = json!({ "requestId": 3, "root": { "handle": f.folder() } });
-    let plain = json(f.invoke("list_directory", json!({ "request": request.clone() })).expect("a folder lists"));
-    let watched = json(f.invoke("list_directory", json!({ "request": request, "progress": "__CHANNEL__:41" })).expect("a folder lists with a channel"));
+    let plain = json(
+        f.invoke("list_directory", json!({ "request": request.clone() }))
+            .expect("a folder lists"),
+    );
+    let watched = json(
+        f.invoke(
+            "list_directory",
+            json!({ "request": request, "progress": "__CHANNEL__:41" }),
+        )
+        .expect("a folder lists with a channel"),
+    );
     assert_eq!(watched, plain, "the channel changes nothing in the reply");
     for report in f.sent_to(41) {
-        assert_eq!(report["requestId"], 3, "a report names its request: {report}");
+        assert_eq!(
+            report["requestId"], 3,
+            "a report names its request: {report}"
+        );
     }
     let refused = f.invoke("list_directory", json!({ "request": { "requestId": 3, "root": { "handle": f.folder() } }, "progress": "not a channel" }));
     assert!(refused.is_err(), "a malformed channel is refused");
@@ -385,18 +516,41 @@ fn a_listing_with_a_progress_channel_answers_as_without_one() {
 #[test]
 fn a_slow_listing_reports_progress_and_nothing_after_its_reply() {
     use canopy_core::testing::IoHooks;
-    let slowed = IoHooks { slow_folder: Some(b"sub".to_vec()), slow_delay: std::time::Duration::from_millis(300), ..IoHooks::default() };
+    let slowed = IoHooks {
+        slow_folder: Some(b"sub".to_vec()),
+        slow_delay: std::time::Duration::from_millis(300),
+        ..IoHooks::default()
+    };
     let f = Fixture::over(canopy_core::LocalFs::new().with_test_hooks(slowed));
     let args = json!({ "request": { "requestId": 9, "root": { "handle": f.folder() } }, "progress": "__CHANNEL__:42" });
-    json(f.invoke("list_directory", args).expect("the slowed folder lists"));
+    json(
+        f.invoke("list_directory", args)
+            .expect("the slowed folder lists"),
+    );
     let reports = f.sent_to(42);
-    assert!(!reports.is_empty(), "a listing that takes 300 ms reports before it ends");
+    assert!(
+        !reports.is_empty(),
+        "a listing that takes 300 ms reports before it ends"
+    );
     for report in &reports {
         assert_eq!(report["requestId"], 9, "{report}");
-        assert!(report["folders"].as_u64() >= Some(1), "the root was read before the slow subfolder: {report}");
-        assert!(report["names"].as_u64() >= Some(4), "the root's four names are counted: {report}");
+        assert!(
+            report["folders"].as_u64() >= Some(1),
+            "the root was read before the slow subfolder: {report}"
+        );
+        assert!(
+            report["names"].as_u64() >= Some(4),
+            "the root's four names are counted: {report}"
+        );
     }
-    assert!(reports.windows(2).all(|w| w[0] != w[1]), "a report is sent only when the counts changed: {reports:?}");
+    assert!(
+        reports.windows(2).all(|w| w[0] != w[1]),
+        "a report is sent only when the counts changed: {reports:?}"
+    );
     std::thread::sleep(canopy_core::limits::LIST_PROGRESS_INTERVAL * 3);
-    assert_eq!(f.sent_to(42).len(), reports.len(), "nothing is sent after the reply");
+    assert_eq!(
+        f.sent_to(42).len(),
+        reports.len(),
+        "nothing is sent after the reply"
+    );
 }

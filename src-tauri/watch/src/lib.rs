@@ -121,7 +121,10 @@ impl Shared {
                     st.pending.folders.insert(id);
                     hit = true;
                 }
-                let went = matches!(e.kind, EventKind::Remove(_) | EventKind::Modify(notify::event::ModifyKind::Name(_)));
+                let went = matches!(
+                    e.kind,
+                    EventKind::Remove(_) | EventKind::Modify(notify::event::ModifyKind::Name(_))
+                );
                 if let Some(id) = st.by_path.get(p.as_path()).copied().filter(|_| went) {
                     st.pending.folders.insert(id);
                     hit = true;
@@ -176,7 +179,11 @@ impl FolderWatch {
             .name("canopy-watch".into())
             .spawn(move || report_loop(&reporting, on_change))
             .ok();
-        FolderWatch { shared, watcher: Mutex::new(watcher), reporter }
+        FolderWatch {
+            shared,
+            watcher: Mutex::new(watcher),
+            reporter,
+        }
     }
 
     /// Watches exactly these folders (handles, in the window's order: the
@@ -194,15 +201,20 @@ impl FolderWatch {
         let paths: Vec<Option<PathBuf>> = handles.iter().map(|h| decode_handle(h).ok()).collect();
         let ids = resolve(paths.iter().flatten().cloned().collect(), deadline);
         let mut ids = ids.into_iter();
-        let resolved: Vec<(&String, Option<(PathBuf, Answer)>)> =
-            handles.iter().zip(paths).map(|(h, p)| (h, p.map(|p| (p, ids.next().unwrap_or(Answer::Gone))))).collect();
+        let resolved: Vec<(&String, Option<(PathBuf, Answer)>)> = handles
+            .iter()
+            .zip(paths)
+            .map(|(h, p)| (h, p.map(|p| (p, ids.next().unwrap_or(Answer::Gone)))))
+            .collect();
         let mut watcher = match lock_by(&self.watcher, deadline) {
             Some(w) => w,
             None => {
                 return WatchStatus {
                     watched: 0,
                     unwatched: handles.to_vec(),
-                    shortfall: Some(not_responding("an earlier change of watched folders has not finished")),
+                    shortfall: Some(not_responding(
+                        "an earlier change of watched folders has not finished",
+                    )),
                 }
             }
         };
@@ -212,7 +224,10 @@ impl FolderWatch {
                 return WatchStatus {
                     watched: 0,
                     unwatched: handles.to_vec(),
-                    shortfall: Some(WatchShortfall { kind: WatchShortfallKind::Unavailable, message: why.clone() }),
+                    shortfall: Some(WatchShortfall {
+                        kind: WatchShortfallKind::Unavailable,
+                        message: why.clone(),
+                    }),
                 }
             }
         };
@@ -222,7 +237,9 @@ impl FolderWatch {
         let mut shortfall = None;
         let mut silent = Vec::new();
         for (h, found) in resolved {
-            let Some((path, answer)) = found else { continue };
+            let Some((path, answer)) = found else {
+                continue;
+            };
             let id = match answer {
                 Answer::Folder(id) => id,
                 Answer::Gone => continue,
@@ -250,7 +267,11 @@ impl FolderWatch {
         let keep: HashSet<DirId> = wanted.iter().map(|w| w.0).collect();
         let gone: Vec<(DirId, PathBuf)> = {
             let st = self.shared.lock();
-            st.watched.iter().filter(|(id, _)| !keep.contains(id)).map(|(id, w)| (*id, w.path.clone())).collect()
+            st.watched
+                .iter()
+                .filter(|(id, _)| !keep.contains(id))
+                .map(|(id, w)| (*id, w.path.clone()))
+                .collect()
         };
         for (id, path) in gone {
             let _ = watcher.unwatch(&path);
@@ -294,7 +315,11 @@ impl FolderWatch {
         // join the others in tree order.
         unwatched.extend(silent);
         unwatched.sort_by_key(|h| handles.iter().position(|x| x == h));
-        WatchStatus { watched, unwatched, shortfall }
+        WatchStatus {
+            watched,
+            unwatched,
+            shortfall,
+        }
     }
 
     /// Holds notify's thread at the next event, so the kernel's queue
@@ -385,7 +410,9 @@ fn lock_by<T>(lock: &Mutex<T>, deadline: Instant) -> Option<MutexGuard<'_, T>> {
         match lock.try_lock() {
             Ok(guard) => return Some(guard),
             Err(TryLockError::Poisoned(e)) => return Some(e.into_inner()),
-            Err(TryLockError::WouldBlock) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
             Err(TryLockError::WouldBlock) => return None,
         }
     }
@@ -405,20 +432,35 @@ fn report_loop(shared: &Shared, on_change: impl Fn(Changes)) {
                 if now >= due {
                     break;
                 }
-                st = shared.wake.wait_timeout(st, due - now).unwrap_or_else(|e| e.into_inner()).0;
+                st = shared
+                    .wake
+                    .wait_timeout(st, due - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
             } else {
                 st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
         }
         let pending = std::mem::take(&mut st.pending);
         let folders: Vec<String> = if pending.overflow {
-            st.watched.values().flat_map(|w| w.handles.iter().cloned()).collect()
+            st.watched
+                .values()
+                .flat_map(|w| w.handles.iter().cloned())
+                .collect()
         } else {
-            pending.folders.iter().filter_map(|id| st.watched.get(id)).flat_map(|w| w.handles.iter().cloned()).collect()
+            pending
+                .folders
+                .iter()
+                .filter_map(|id| st.watched.get(id))
+                .flat_map(|w| w.handles.iter().cloned())
+                .collect()
         };
         drop(st);
         if !folders.is_empty() || pending.overflow {
-            on_change(Changes { folders, overflow: pending.overflow });
+            on_change(Changes {
+                folders,
+                overflow: pending.overflow,
+            });
         }
     }
 }

@@ -75,7 +75,13 @@ fn a_created_file_reports_its_folder_and_no_other() {
     let p = Probe::new();
     assert_eq!(p.watch(&[&d[0], &d[1]]).watched, 2);
     fs::write(d[0].join("new.txt"), "x").unwrap();
-    assert_eq!(p.next(), Changes { folders: vec![h(&d[0])], overflow: false });
+    assert_eq!(
+        p.next(),
+        Changes {
+            folders: vec![h(&d[0])],
+            overflow: false
+        }
+    );
 }
 
 #[test]
@@ -86,8 +92,17 @@ fn renames_deletes_and_writes_report_their_folders() {
     p.watch(&[&d[0], &d[1]]);
     fs::rename(d[0].join("x"), d[0].join("y")).unwrap();
     assert_eq!(p.next().folders, vec![h(&d[0])], "a rename in the folder");
-    fs::OpenOptions::new().append(true).open(d[0].join("y")).unwrap().write_all(b"more").unwrap();
-    assert_eq!(p.next().folders, vec![h(&d[0])], "a write to an entry (its size changed)");
+    fs::OpenOptions::new()
+        .append(true)
+        .open(d[0].join("y"))
+        .unwrap()
+        .write_all(b"more")
+        .unwrap();
+    assert_eq!(
+        p.next().folders,
+        vec![h(&d[0])],
+        "a write to an entry (its size changed)"
+    );
     fs::rename(d[0].join("y"), d[1].join("y")).unwrap();
     let mut seen: Vec<String> = Vec::new();
     while seen.len() < 2 {
@@ -97,7 +112,11 @@ fn renames_deletes_and_writes_report_their_folders() {
             }
         }
     }
-    assert_eq!(sorted(seen), sorted(vec![h(&d[0]), h(&d[1])]), "a move reports both folders");
+    assert_eq!(
+        sorted(seen),
+        sorted(vec![h(&d[0]), h(&d[1])]),
+        "a move reports both folders"
+    );
     fs::remove_file(d[1].join("y")).unwrap();
     assert_eq!(p.next().folders, vec![h(&d[1])], "a deletion");
 }
@@ -113,11 +132,18 @@ fn reading_a_folder_or_a_file_reports_nothing() {
     // What Canopy itself does to a watched folder: list it, stat and read its files.
     let _ = fs::read_dir(&d[0]).unwrap().count();
     let mut s = String::new();
-    fs::File::open(d[0].join("f.txt")).unwrap().read_to_string(&mut s).unwrap();
+    fs::File::open(d[0].join("f.txt"))
+        .unwrap()
+        .read_to_string(&mut s)
+        .unwrap();
     let _ = fs::metadata(d[0].join("f.txt")).unwrap();
     // Events arrive in order: a report naming d0 would come before or with the marker's.
     fs::write(d[1].join("marker"), "").unwrap();
-    assert_eq!(p.next().folders, vec![h(&d[1])], "reads must not be reported");
+    assert_eq!(
+        p.next().folders,
+        vec![h(&d[1])],
+        "reads must not be reported"
+    );
 }
 
 #[test]
@@ -132,13 +158,25 @@ fn a_storm_is_coalesced_into_few_reports_naming_the_folder_once() {
     fs::write(d[1].join("marker"), "").unwrap();
     let reports = p.until(&d[1]);
     for r in &reports {
-        assert!(r.folders.iter().filter(|f| **f == h(&d[0])).count() <= 1, "a report names a folder once");
+        assert!(
+            r.folders.iter().filter(|f| **f == h(&d[0])).count() <= 1,
+            "a report names a folder once"
+        );
     }
-    let storm_reports = reports.iter().filter(|r| r.folders.contains(&h(&d[0]))).count();
+    let storm_reports = reports
+        .iter()
+        .filter(|r| r.folders.contains(&h(&d[0])))
+        .count();
     assert!(storm_reports >= 1, "the storm is reported");
     // Each file costs three events (create, open, close): 60,000 events.
-    assert!(storm_reports * 100 <= N, "{storm_reports} reports for {N} creations: not coalesced");
-    eprintln!("{N} creations (about {} events) gave {storm_reports} reports", 3 * N);
+    assert!(
+        storm_reports * 100 <= N,
+        "{storm_reports} reports for {N} creations: not coalesced"
+    );
+    eprintln!(
+        "{N} creations (about {} events) gave {storm_reports} reports",
+        3 * N
+    );
 }
 
 #[test]
@@ -148,11 +186,25 @@ fn folders_beyond_the_cap_are_unwatched_and_say_why() {
     let refs: Vec<&Path> = d.iter().map(|x| x.as_path()).collect();
     let status = p.watch(&refs);
     assert_eq!(status.watched as usize, MAX_WATCHED_FOLDERS);
-    assert_eq!(status.unwatched, d[MAX_WATCHED_FOLDERS..].iter().map(|x| h(x)).collect::<Vec<_>>(), "the last ones in tree order");
-    assert_eq!(status.shortfall.map(|s| s.kind), Some(WatchShortfallKind::Cap));
+    assert_eq!(
+        status.unwatched,
+        d[MAX_WATCHED_FOLDERS..]
+            .iter()
+            .map(|x| h(x))
+            .collect::<Vec<_>>(),
+        "the last ones in tree order"
+    );
+    assert_eq!(
+        status.shortfall.map(|s| s.kind),
+        Some(WatchShortfallKind::Cap)
+    );
     fs::write(d[MAX_WATCHED_FOLDERS + 3].join("unseen"), "").unwrap();
     fs::write(d[0].join("marker"), "").unwrap();
-    assert_eq!(p.next().folders, vec![h(&d[0])], "an unwatched folder is not reported");
+    assert_eq!(
+        p.next().folders,
+        vec![h(&d[0])],
+        "an unwatched folder is not reported"
+    );
 }
 
 #[test]
@@ -197,7 +249,11 @@ fn a_queue_overflow_reports_every_watched_folder_once() {
     let (_root, d) = dirs(3);
     let p = Probe::new();
     p.watch(&[&d[0], &d[1], &d[2]]);
-    let queue: usize = fs::read_to_string("/proc/sys/fs/inotify/max_queued_events").unwrap().trim().parse().unwrap();
+    let queue: usize = fs::read_to_string("/proc/sys/fs/inotify/max_queued_events")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     p.watch.hold_events(true);
     // Three events a file: well past the kernel's queue while notify's thread is held.
     for i in 0..queue / 2 {
@@ -210,7 +266,11 @@ fn a_queue_overflow_reports_every_watched_folder_once() {
             break c;
         }
     };
-    assert_eq!(sorted(report.folders), sorted(d.iter().map(|x| h(x)).collect()), "every watched folder, each once");
+    assert_eq!(
+        sorted(report.folders),
+        sorted(d.iter().map(|x| h(x)).collect()),
+        "every watched folder, each once"
+    );
 }
 
 const CHILD: &str = "CANOPY_WATCH_TEST_IN_USER_NAMESPACE";
@@ -220,7 +280,8 @@ const CHILD: &str = "CANOPY_WATCH_TEST_IN_USER_NAMESPACE";
 /// namespace), and checks that it passed there. Returns true in that child.
 fn in_user_namespace(name: &str, limit: &str, value: &str) -> bool {
     if std::env::var_os(CHILD).is_some() {
-        fs::write(format!("/proc/sys/user/{limit}"), value).expect("the namespace's owner may lower its limits");
+        fs::write(format!("/proc/sys/user/{limit}"), value)
+            .expect("the namespace's owner may lower its limits");
         return true;
     }
     let out = Command::new("unshare")
@@ -241,7 +302,11 @@ fn in_user_namespace(name: &str, limit: &str, value: &str) -> bool {
 
 #[test]
 fn the_systems_watch_limit_leaves_the_rest_unwatched_and_says_why() {
-    if !in_user_namespace("tests::the_systems_watch_limit_leaves_the_rest_unwatched_and_says_why", "max_inotify_watches", "5") {
+    if !in_user_namespace(
+        "tests::the_systems_watch_limit_leaves_the_rest_unwatched_and_says_why",
+        "max_inotify_watches",
+        "5",
+    ) {
         return;
     }
     let (_root, d) = dirs(8);
@@ -249,15 +314,29 @@ fn the_systems_watch_limit_leaves_the_rest_unwatched_and_says_why() {
     let refs: Vec<&Path> = d.iter().map(|x| x.as_path()).collect();
     let status = p.watch(&refs);
     assert_eq!(status.watched, 5);
-    assert_eq!(status.unwatched, d[5..].iter().map(|x| h(x)).collect::<Vec<_>>());
-    assert_eq!(status.shortfall.map(|s| s.kind), Some(WatchShortfallKind::SystemLimit));
+    assert_eq!(
+        status.unwatched,
+        d[5..].iter().map(|x| h(x)).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        status.shortfall.map(|s| s.kind),
+        Some(WatchShortfallKind::SystemLimit)
+    );
     fs::write(d[0].join("still"), "").unwrap();
-    assert_eq!(p.next().folders, vec![h(&d[0])], "the watched ones still report");
+    assert_eq!(
+        p.next().folders,
+        vec![h(&d[0])],
+        "the watched ones still report"
+    );
 }
 
 #[test]
 fn no_inotify_at_all_leaves_everything_unwatched_and_says_why() {
-    if !in_user_namespace("tests::no_inotify_at_all_leaves_everything_unwatched_and_says_why", "max_inotify_instances", "0") {
+    if !in_user_namespace(
+        "tests::no_inotify_at_all_leaves_everything_unwatched_and_says_why",
+        "max_inotify_instances",
+        "0",
+    ) {
         return;
     }
     let (_root, d) = dirs(2);
@@ -265,5 +344,8 @@ fn no_inotify_at_all_leaves_everything_unwatched_and_says_why() {
     let status = p.watch(&[&d[0], &d[1]]);
     assert_eq!(status.watched, 0);
     assert_eq!(status.unwatched, vec![h(&d[0]), h(&d[1])]);
-    assert_eq!(status.shortfall.map(|s| s.kind), Some(WatchShortfallKind::Unavailable));
+    assert_eq!(
+        status.shortfall.map(|s| s.kind),
+        Some(WatchShortfallKind::Unavailable)
+    );
 }

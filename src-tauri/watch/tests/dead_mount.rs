@@ -25,7 +25,11 @@ fn h(p: &Path) -> String {
 
 /// `set_folders` on another thread; if it does not return in time, frees the
 /// mount first (so the test cannot hang) and fails.
-fn set_folders(watch: &Arc<FolderWatch>, handles: &[String], mount: &mut Option<DeadMount>) -> WatchStatus {
+fn set_folders(
+    watch: &Arc<FolderWatch>,
+    handles: &[String],
+    mount: &mut Option<DeadMount>,
+) -> WatchStatus {
     let (tx, rx) = mpsc::channel();
     let (w, hs) = (Arc::clone(watch), handles.to_vec());
     std::thread::spawn(move || {
@@ -57,16 +61,33 @@ fn a_folder_on_a_dead_mount_is_left_unwatched_and_says_so_while_the_rest_is_watc
     let asked = [h(&live), cold.clone()];
     let status = set_folders(&watch, &asked, &mut mount);
     assert_eq!(status.watched, 1, "the live folder is watched");
-    assert_eq!(status.unwatched, std::slice::from_ref(&cold), "the dead one is not, and is named");
+    assert_eq!(
+        status.unwatched,
+        std::slice::from_ref(&cold),
+        "the dead one is not, and is named"
+    );
     let shortfall = status.shortfall.expect("says why");
-    assert_eq!(shortfall.kind, WatchShortfallKind::NotResponding, "{}", shortfall.message);
-    assert!(shortfall.message.contains("not responding"), "{}", shortfall.message);
+    assert_eq!(
+        shortfall.kind,
+        WatchShortfallKind::NotResponding,
+        "{}",
+        shortfall.message
+    );
+    assert!(
+        shortfall.message.contains("not responding"),
+        "{}",
+        shortfall.message
+    );
     let held = &mount.as_ref().unwrap().held;
     assert_eq!(held.lookups.load(Ordering::SeqCst), 1);
     // Asked again (the window's next expand): it fails at once, asking nothing more.
     let again = set_folders(&watch, &asked, &mut mount);
     assert_eq!((again.watched, again.unwatched), (1, vec![cold]));
-    assert_eq!(mount.as_ref().unwrap().held.lookups.load(Ordering::SeqCst), 1, "no second call parked on it");
+    assert_eq!(
+        mount.as_ref().unwrap().held.lookups.load(Ordering::SeqCst),
+        1,
+        "no second call parked on it"
+    );
     assert_eq!(Pool::global().stuck_threads(), 1);
     // The live folder still reports its changes.
     std::fs::write(live.join("new.txt"), b"x").unwrap();

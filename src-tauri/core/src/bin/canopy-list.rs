@@ -23,7 +23,9 @@ use std::process::ExitCode;
 use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE};
 use canopy_core::text::write_text;
 use canopy_core::wire::{RootSpec, SortBy};
-use canopy_core::{list, resolve_root, ErrorCode, ListCall, ListSettings, LocalFs, RequestBudget};
+use canopy_core::{
+    list, resolve_root, ErrorCode, ListCall, ListSettings, LocalFs, RequestBudget, WithArchives,
+};
 
 const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] \
 [--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--no-dotfiles] [--json]";
@@ -58,8 +60,12 @@ fn help() -> String {
 
 fn number(flag: &str, value: Option<OsString>, min: u64, max: u64) -> Result<u64, String> {
     let value = value.ok_or_else(|| format!("{flag} needs a number"))?;
-    let text = value.to_str().ok_or_else(|| format!("{flag}: not a number"))?;
-    let n: u64 = text.parse().map_err(|_| format!("{flag}: '{text}' is not a whole number"))?;
+    let text = value
+        .to_str()
+        .ok_or_else(|| format!("{flag}: not a number"))?;
+    let n: u64 = text
+        .parse()
+        .map_err(|_| format!("{flag}: '{text}' is not a whole number"))?;
     if n < min || n > max {
         return Err(format!("{flag} must be {min} to {max}, not {n}"));
     }
@@ -77,13 +83,25 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
         match arg.to_str() {
             Some("-h" | "--help") if !only_paths => return Ok(None),
             Some("--") if !only_paths => only_paths = true,
-            Some("--depth") if !only_paths => settings.depth = number("--depth", argv.next(), 1, MAX_DEPTH as u64)? as u32,
-            Some("--cap") if !only_paths => settings.cap = number("--cap", argv.next(), 1, MAX_PAGE as u64)? as u32,
-            Some("--limit") if !only_paths => limit = Some(number("--limit", argv.next(), 1, MAX_PAGE as u64)?),
-            Some("--offset") if !only_paths => call.offset = number("--offset", argv.next(), 0, u64::MAX)?,
+            Some("--depth") if !only_paths => {
+                settings.depth = number("--depth", argv.next(), 1, MAX_DEPTH as u64)? as u32
+            }
+            Some("--cap") if !only_paths => {
+                settings.cap = number("--cap", argv.next(), 1, MAX_PAGE as u64)? as u32
+            }
+            Some("--limit") if !only_paths => {
+                limit = Some(number("--limit", argv.next(), 1, MAX_PAGE as u64)?)
+            }
+            Some("--offset") if !only_paths => {
+                call.offset = number("--offset", argv.next(), 0, u64::MAX)?
+            }
             Some("--after") if !only_paths => {
                 let value = argv.next().ok_or("--after needs a cursor")?;
-                call.after = Some(value.into_string().map_err(|_| "--after: not a cursor".to_string())?);
+                call.after = Some(
+                    value
+                        .into_string()
+                        .map_err(|_| "--after: not a cursor".to_string())?,
+                );
             }
             Some("--all") if !only_paths => all = true,
             Some("--no-dotfiles") if !only_paths => settings.show_dotfiles = false,
@@ -93,14 +111,22 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
                     Some("size") => SortBy::Size,
                     Some("modified") => SortBy::Modified,
                     Some("type") => SortBy::Type,
-                    Some(other) => return Err(format!("--sort: '{other}' is not name, size, modified or type")),
+                    Some(other) => {
+                        return Err(format!(
+                            "--sort: '{other}' is not name, size, modified or type"
+                        ))
+                    }
                     None => return Err("--sort needs name, size, modified or type".into()),
                 }
             }
             Some("--reverse") if !only_paths => settings.reverse = true,
             Some("--filter") if !only_paths => {
                 let value = argv.next().ok_or("--filter needs a pattern")?;
-                settings.filter = Some(value.into_string().map_err(|_| "--filter: the pattern is not UTF-8".to_string())?);
+                settings.filter = Some(
+                    value
+                        .into_string()
+                        .map_err(|_| "--filter: the pattern is not UTF-8".to_string())?,
+                );
             }
             Some("--gitignore") if !only_paths => settings.hide_ignored = true,
             Some("--summary") if !only_paths => summary = true,
@@ -117,7 +143,9 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
         return Err("PATH is empty".into());
     }
     if all && (limit.is_some() || call.offset != 0 || call.after.is_some()) {
-        return Err("--all lists the whole top level: it takes no --limit, --offset or --after".into());
+        return Err(
+            "--all lists the whole top level: it takes no --limit, --offset or --after".into(),
+        );
     }
     if call.after.is_some() && call.offset != 0 {
         return Err("give either --offset or --after, not both".into());
@@ -132,7 +160,12 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     call.details = json;
     call.handles = json;
     call.summary = json || summary;
-    Ok(Some(Args { path, settings, call, json }))
+    Ok(Some(Args {
+        path,
+        settings,
+        call,
+        json,
+    }))
 }
 
 fn main() -> ExitCode {
@@ -154,19 +187,32 @@ fn main() -> ExitCode {
         Ok(text) => RootSpec::Text(text),
         Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
     };
-    let listing = match resolve_root(&spec).and_then(|root| list(&LocalFs::new().with_env_seams(), &root, &args.settings, &args.call)) {
+    let listing = match resolve_root(&spec).and_then(|root| {
+        list(
+            &WithArchives::new(LocalFs::new().with_env_seams()),
+            &root,
+            &args.settings,
+            &args.call,
+        )
+    }) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("canopy-list: {}: {}", e.code, e.message);
             canopy_core::supervisor::close_standard_output();
             // A cursor or setting the engine refused is a bad argument too.
-            return ExitCode::from(if e.code == ErrorCode::InvalidArgument { 2 } else { 1 });
+            return ExitCode::from(if e.code == ErrorCode::InvalidArgument {
+                2
+            } else {
+                1
+            });
         }
     };
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(64 * 1024, stdout.lock());
     let written = if args.json {
-        serde_json::to_writer(&mut out, &listing).map_err(io::Error::from).and_then(|_| writeln!(out))
+        serde_json::to_writer(&mut out, &listing)
+            .map_err(io::Error::from)
+            .and_then(|_| writeln!(out))
     } else {
         write_text(&listing, &mut out)
     };

@@ -39,7 +39,9 @@ impl Anchor {
                     }
                     at = at.child(name.as_bytes())?;
                 }
-                Component::ParentDir | Component::Prefix(_) => return Err(io::Error::from_raw_os_error(libc::EINVAL)),
+                Component::ParentDir | Component::Prefix(_) => {
+                    return Err(io::Error::from_raw_os_error(libc::EINVAL))
+                }
             }
         }
         if at.kind != EntryKind::Folder {
@@ -64,11 +66,24 @@ impl Anchor {
         let c = cstr(name)?;
         // SAFETY: valid C string; `at` is a live fd or AT_FDCWD. O_PATH opens
         // no contents and runs no driver; O_NOFOLLOW holds a symlink itself.
-        let raw = check(unsafe { libc::openat(at, c.as_ptr(), libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) })?;
+        let raw = check(unsafe {
+            libc::openat(
+                at,
+                c.as_ptr(),
+                libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        })?;
         // SAFETY: fresh fd, owned here.
         let fd = unsafe { OwnedFd::from_raw_fd(raw) };
         let st = fstat_fd(fd.as_raw_fd())?;
-        Ok(Anchor { fd, kind: kind_of_mode(st.st_mode), identity: Identity { dev: st.st_dev, ino: st.st_ino } })
+        Ok(Anchor {
+            fd,
+            kind: kind_of_mode(st.st_mode),
+            identity: Identity {
+                dev: st.st_dev,
+                ino: st.st_ino,
+            },
+        })
     }
 
     /// The target text of the symlink this anchor holds (`readlinkat` on

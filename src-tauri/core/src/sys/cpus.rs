@@ -26,7 +26,9 @@ impl Cpus {
             if libc::sched_getaffinity(0, size, &mut saved) != 0 {
                 return None;
             }
-            let cpu = usize::try_from(libc::sched_getcpu()).ok().filter(|&c| c < libc::CPU_SETSIZE as usize)?;
+            let cpu = usize::try_from(libc::sched_getcpu())
+                .ok()
+                .filter(|&c| c < libc::CPU_SETSIZE as usize)?;
             let mut here: libc::cpu_set_t = std::mem::zeroed();
             libc::CPU_SET(cpu, &mut here);
             (libc::sched_setaffinity(0, size, &here) == 0).then_some(Cpus(saved))
@@ -56,7 +58,12 @@ pub(crate) fn cpus_of_this_thread() -> Vec<usize> {
     // SAFETY: a zeroed set and its size; 0 names the calling thread.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
-        assert_eq!(libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set), 0);
-        (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+        assert_eq!(
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set),
+            0
+        );
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
     }
 }

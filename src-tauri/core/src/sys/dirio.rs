@@ -15,11 +15,11 @@ use std::path::{Component, Path};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::limits::MAX_TIME_MS;
-use super::file::{open_regular_at, RegularOpen};
-use super::{check, cstr, kind_of_mode, read_link_at};
 use super::anchor::Anchor;
+use super::file::{open_regular_at, RegularOpen};
 use super::local::IoHooks;
+use super::{check, cstr, kind_of_mode, read_link_at};
+use crate::limits::MAX_TIME_MS;
 use crate::source::{EntryStream, SourceFolder};
 pub use crate::source::{Identity, Meta, RawEntry};
 use crate::wire::EntryKind;
@@ -29,7 +29,8 @@ const BATCH_BYTES: usize = 64 * 1024;
 /// A path longer than this is opened one component at a time.
 const PATH_MAX: usize = libc::PATH_MAX as usize;
 
-const DIR_FLAGS: libc::c_int = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY;
+const DIR_FLAGS: libc::c_int =
+    libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NONBLOCK | libc::O_NOCTTY;
 /// A folder opened only to look names up in it: searching it needs no read right.
 const SEARCH_FLAGS: libc::c_int = libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC;
 
@@ -49,8 +50,6 @@ pub struct Dir {
     /// The test seams its children inherit (only when a folder is slowed).
     seams: Option<std::sync::Arc<IoHooks>>,
 }
-
-
 
 impl Meta {
     fn from_stat(st: &libc::stat) -> Self {
@@ -89,7 +88,9 @@ impl Dir {
     /// opened), `ENOENT`, `EACCES`, `ELOOP`, `ENAMETOOLONG` ...
     pub fn open_path(path: &Path, hooks: &IoHooks, confined: bool) -> io::Result<Dir> {
         let delay = path.file_name().and_then(|n| hooks.delay_for(n.as_bytes()));
-        let stat_delay = path.file_name().and_then(|n| hooks.stat_delay_for(n.as_bytes()));
+        let stat_delay = path
+            .file_name()
+            .and_then(|n| hooks.stat_delay_for(n.as_bytes()));
         let bytes = path.as_os_str().as_bytes();
         if bytes.len() < PATH_MAX {
             let c = cstr(bytes)?;
@@ -97,7 +98,14 @@ impl Dir {
             let fd = check(unsafe { libc::open(c.as_ptr(), DIR_FLAGS) })?;
             // SAFETY: `fd` was just returned by open and is owned by nobody else.
             let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-            return Ok(Dir { fd, delay, stat_delay, read_before: AtomicBool::new(false), confined, seams: hooks.seams() });
+            return Ok(Dir {
+                fd,
+                delay,
+                stat_delay,
+                read_before: AtomicBool::new(false),
+                confined,
+                seams: hooks.seams(),
+            });
         }
         let mut dir = Dir::walk(path, DIR_FLAGS)?;
         dir.delay = delay;
@@ -130,7 +138,9 @@ impl Dir {
                 Component::Normal(n) => n.as_bytes(),
                 Component::Prefix(_) => return Err(io::Error::from_raw_os_error(libc::EINVAL)),
             };
-            let at = current.as_ref().map_or(libc::AT_FDCWD, |d| d.fd.as_raw_fd());
+            let at = current
+                .as_ref()
+                .map_or(libc::AT_FDCWD, |d| d.fd.as_raw_fd());
             current = Some(Dir::open_at(at, name, flags)?);
         }
         current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
@@ -141,7 +151,14 @@ impl Dir {
         // SAFETY: valid C string; `at` is a live directory fd or AT_FDCWD.
         let fd = check(unsafe { libc::openat(at, c.as_ptr(), flags) })?;
         // SAFETY: fresh fd, owned here.
-        Ok(Dir { fd: unsafe { OwnedFd::from_raw_fd(fd) }, delay: None, stat_delay: None, read_before: AtomicBool::new(false), confined: false, seams: None })
+        Ok(Dir {
+            fd: unsafe { OwnedFd::from_raw_fd(fd) },
+            delay: None,
+            stat_delay: None,
+            read_before: AtomicBool::new(false),
+            confined: false,
+            seams: None,
+        })
     }
 
     /// Opens the folder `path` (following links) only to look names up in
@@ -171,7 +188,11 @@ impl Dir {
     /// # Errors
     /// The OS error; `ENOTDIR` or `ELOOP` when it is not a folder.
     pub fn search_child(&self, rel: &[u8], follow: bool) -> io::Result<Dir> {
-        let flags = if follow && !self.confined { SEARCH_FLAGS } else { SEARCH_FLAGS | libc::O_NOFOLLOW };
+        let flags = if follow && !self.confined {
+            SEARCH_FLAGS
+        } else {
+            SEARCH_FLAGS | libc::O_NOFOLLOW
+        };
         let mut dir = Dir::open_at(self.fd.as_raw_fd(), rel, flags)?;
         dir.confined = self.confined;
         Ok(dir)
@@ -226,20 +247,35 @@ impl Dir {
         how.resolve = libc::RESOLVE_NO_XDEV;
         // SAFETY: valid C string, a live directory fd, and `how` with its size.
         let fd = unsafe {
-            libc::syscall(libc::SYS_openat2, self.fd.as_raw_fd(), c.as_ptr(), &how as *const libc::open_how, std::mem::size_of::<libc::open_how>())
+            libc::syscall(
+                libc::SYS_openat2,
+                self.fd.as_raw_fd(),
+                c.as_ptr(),
+                &how as *const libc::open_how,
+                std::mem::size_of::<libc::open_how>(),
+            )
         };
         if fd < 0 {
             let err = io::Error::last_os_error();
             return match err.raw_os_error() {
                 // A mount point; or no openat2 (before Linux 5.6, or refused
                 // by a seccomp filter): the caller's fallback asks again.
-                Some(libc::EXDEV | libc::ENOSYS | libc::EPERM | libc::EINVAL | libc::E2BIG) => Ok(None),
+                Some(libc::EXDEV | libc::ENOSYS | libc::EPERM | libc::EINVAL | libc::E2BIG) => {
+                    Ok(None)
+                }
                 _ => Err(err),
             };
         }
         // SAFETY: fresh fd, owned here.
         let fd = unsafe { OwnedFd::from_raw_fd(fd as RawFd) };
-        let mut dir = Dir { fd, delay: None, stat_delay: None, read_before: AtomicBool::new(false), confined: self.confined, seams: None };
+        let mut dir = Dir {
+            fd,
+            delay: None,
+            stat_delay: None,
+            read_before: AtomicBool::new(false),
+            confined: self.confined,
+            seams: None,
+        };
         if let Some(hooks) = &self.seams {
             dir.delay = hooks.delay_for(name);
             dir.stat_delay = hooks.stat_delay_for(name);
@@ -282,9 +318,13 @@ impl Dir {
         let c = cstr(name)?;
         let (file, st) = match open_regular_at(self.fd.as_raw_fd(), &c, follow) {
             Ok(opened) => opened,
-            Err(RegularOpen::Io(e)) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(SmallFile::Missing),
+            Err(RegularOpen::Io(e)) if e.raw_os_error() == Some(libc::ENOENT) => {
+                return Ok(SmallFile::Missing)
+            }
             Err(RegularOpen::Io(e)) => return Err(e),
-            Err(RegularOpen::NotRegular(mode)) => return Ok(SmallFile::NotRegular(kind_of_mode(mode))),
+            Err(RegularOpen::NotRegular(mode)) => {
+                return Ok(SmallFile::NotRegular(kind_of_mode(mode)))
+            }
             Err(RegularOpen::Changed) => return Ok(SmallFile::NotRegular(EntryKind::Unknown)),
         };
         let size = st.st_size.max(0) as u64;
@@ -298,6 +338,35 @@ impl Dir {
             return Ok(SmallFile::TooLarge(bytes.len() as u64));
         }
         Ok(SmallFile::Read(bytes))
+    }
+
+    /// The first `len` bytes (or fewer) of the child `name` if it is a
+    /// regular file, through [`open_regular_at`] (no link followed, nothing
+    /// but a regular file opened).
+    ///
+    /// # Errors
+    /// The OS error; `EINVAL` for anything but a regular file.
+    pub fn read_head(&self, name: &[u8], len: usize) -> io::Result<Vec<u8>> {
+        let c = cstr(name)?;
+        let (file, _) = match open_regular_at(self.fd.as_raw_fd(), &c, false) {
+            Ok(opened) => opened,
+            Err(RegularOpen::Io(e)) => return Err(e),
+            Err(RegularOpen::NotRegular(_) | RegularOpen::Changed) => {
+                return Err(io::Error::from_raw_os_error(libc::EINVAL))
+            }
+        };
+        let mut head = vec![0; len];
+        let mut got = 0;
+        while got < len {
+            match std::os::unix::fs::FileExt::read_at(&file, &mut head[got..], got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        head.truncate(got);
+        Ok(head)
     }
 
     /// `stat`s the directory itself.
@@ -314,7 +383,13 @@ impl Dir {
     /// The OS error.
     pub fn identity(&self) -> io::Result<(Identity, Meta)> {
         let st = self.fstat()?;
-        Ok((Identity { dev: st.st_dev, ino: st.st_ino }, Meta::from_stat(&st)))
+        Ok((
+            Identity {
+                dev: st.st_dev,
+                ino: st.st_ino,
+            },
+            Meta::from_stat(&st),
+        ))
     }
 
     fn fstat(&self) -> io::Result<libc::stat> {
@@ -341,15 +416,26 @@ impl Dir {
     pub fn entries(&self, mut buffer: Vec<u8>) -> Result<Entries<'_>, (io::Error, Vec<u8>)> {
         // A fresh descriptor starts at the beginning; a second pass rewinds.
         // SAFETY: lseek on an owned directory fd; rewinds the getdents position.
-        if self.read_before.swap(true, Ordering::Relaxed) && unsafe { libc::lseek(self.fd.as_raw_fd(), 0, libc::SEEK_SET) } < 0 {
+        if self.read_before.swap(true, Ordering::Relaxed)
+            && unsafe { libc::lseek(self.fd.as_raw_fd(), 0, libc::SEEK_SET) } < 0
+        {
             return Err((io::Error::last_os_error(), buffer));
         }
         if buffer.len() < BATCH_BYTES {
             buffer.resize(BATCH_BYTES, 0);
         }
         // A slow folder reads small batches, so its reader is slow often.
-        let size = if self.delay.is_some() { 512 } else { BATCH_BYTES };
-        Ok(Entries { dir: self, buf: buffer, size, done: false })
+        let size = if self.delay.is_some() {
+            512
+        } else {
+            BATCH_BYTES
+        };
+        Ok(Entries {
+            dir: self,
+            buf: buffer,
+            size,
+            done: false,
+        })
     }
 }
 
@@ -378,10 +464,12 @@ impl LookedUp {
         // SAFETY: zeroed stat is a valid out-buffer; fstat accepts an O_PATH fd.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         check(unsafe { libc::fstat(self.0.as_raw_fd(), &mut st) })?;
-        Ok(Identity { dev: st.st_dev, ino: st.st_ino })
+        Ok(Identity {
+            dev: st.st_dev,
+            ino: st.st_ino,
+        })
     }
 }
-
 
 /// A directory being read, batch by batch.
 pub struct Entries<'d> {
@@ -411,7 +499,12 @@ impl Entries<'_> {
         }
         // SAFETY: buf is writable for size <= buf.len() bytes; fd is an open directory.
         let n = unsafe {
-            libc::syscall(libc::SYS_getdents64, self.dir.fd.as_raw_fd(), self.buf.as_mut_ptr(), self.size)
+            libc::syscall(
+                libc::SYS_getdents64,
+                self.dir.fd.as_raw_fd(),
+                self.buf.as_mut_ptr(),
+                self.size,
+            )
         };
         if n < 0 {
             return Err(io::Error::last_os_error());
@@ -430,13 +523,20 @@ impl Entries<'_> {
             }
             let d_type = data[pos + 18];
             let raw_name = &data[pos + 19..pos + reclen];
-            let len = raw_name.iter().position(|&b| b == 0).unwrap_or(raw_name.len());
+            let len = raw_name
+                .iter()
+                .position(|&b| b == 0)
+                .unwrap_or(raw_name.len());
             let name = &raw_name[..len];
             pos += reclen;
             if name == b"." || name == b".." {
                 continue;
             }
-            each(RawEntry { name, kind: kind_of_dtype(d_type) });
+            each(RawEntry {
+                name,
+                kind: kind_of_dtype(d_type),
+                meta: None,
+            });
         }
         Ok(true)
     }
@@ -487,6 +587,10 @@ impl SourceFolder for Dir {
     fn open_child_here(&self, name: &[u8]) -> io::Result<Option<Dir>> {
         Dir::open_child_on_this_mount(self, name)
     }
+
+    fn read_head(&self, name: &[u8], len: usize) -> io::Result<Vec<u8>> {
+        Dir::read_head(self, name, len)
+    }
 }
 
 #[cfg(test)]
@@ -500,14 +604,27 @@ mod tests {
         std::fs::write(t.path().join("sub/x"), b"").unwrap();
         let hooks = IoHooks::default();
         let parent = Dir::open_path(t.path(), &hooks, false).unwrap();
-        let sub = parent.open_child_on_this_mount(b"sub").unwrap().expect("a plain subfolder opens at once");
+        let sub = parent
+            .open_child_on_this_mount(b"sub")
+            .unwrap()
+            .expect("a plain subfolder opens at once");
         let mut names = Vec::new();
-        sub.entries(Vec::new()).unwrap_or_else(|(e, _)| panic!("{e}")).next_batch(&mut |raw| names.push(raw.name.to_vec())).unwrap();
+        sub.entries(Vec::new())
+            .unwrap_or_else(|(e, _)| panic!("{e}"))
+            .next_batch(&mut |raw| names.push(raw.name.to_vec()))
+            .unwrap();
         assert_eq!(names, [b"x".to_vec()], "it was opened for reading");
         // /proc is a mount point of its own below /: left for the caller to look up.
         let root = Dir::open_path(Path::new("/"), &hooks, false).unwrap();
-        assert!(root.open_child_on_this_mount(b"proc").unwrap().is_none(), "a mount point is not crossed");
+        assert!(
+            root.open_child_on_this_mount(b"proc").unwrap().is_none(),
+            "a mount point is not crossed"
+        );
         let missing = parent.open_child_on_this_mount(b"gone").unwrap_err();
-        assert_eq!(missing.raw_os_error(), Some(libc::ENOENT), "a real error is an error, not a fallback");
+        assert_eq!(
+            missing.raw_os_error(),
+            Some(libc::ENOENT),
+            "a real error is an error, not a fallback"
+        );
     }
 }

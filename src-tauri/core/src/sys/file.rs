@@ -42,7 +42,11 @@ pub enum RegularOpen {
 /// # Errors
 /// [`RegularOpen`]: the OS error, a file that is not regular, or one that
 /// changed while it was being opened.
-pub fn open_regular_at(at: RawFd, name: &std::ffi::CStr, follow_last: bool) -> Result<(std::fs::File, libc::stat), RegularOpen> {
+pub fn open_regular_at(
+    at: RawFd,
+    name: &std::ffi::CStr,
+    follow_last: bool,
+) -> Result<(std::fs::File, libc::stat), RegularOpen> {
     let nofollow = if follow_last { 0 } else { libc::O_NOFOLLOW };
     // SAFETY: valid C string; O_PATH opens no file contents and runs no driver.
     let raw = unsafe { libc::openat(at, name.as_ptr(), libc::O_PATH | nofollow | libc::O_CLOEXEC) };
@@ -81,7 +85,10 @@ pub fn reopen_checked(pathfd: &OwnedFd) -> Result<(std::fs::File, libc::stat), R
     // SAFETY: fresh fd owned here.
     let file = unsafe { std::fs::File::from_raw_fd(fd) };
     let st2 = fstat_fd(file.as_raw_fd()).map_err(RegularOpen::Io)?;
-    if st2.st_mode & libc::S_IFMT != libc::S_IFREG || st2.st_ino != st.st_ino || st2.st_dev != st.st_dev {
+    if st2.st_mode & libc::S_IFMT != libc::S_IFREG
+        || st2.st_ino != st.st_ino
+        || st2.st_dev != st.st_dev
+    {
         return Err(RegularOpen::Changed);
     }
     Ok((file, st2))
@@ -93,36 +100,52 @@ pub fn reopen_checked(pathfd: &OwnedFd) -> Result<(std::fs::File, libc::stat), R
 /// # Errors
 /// The OS code; `NOT_FOUND` when it was deleted meanwhile; `IO` without `/proc`.
 pub(crate) fn real_path_now(path: &Path) -> Result<(PathBuf, EntryKind), CanopyError> {
-    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
+    let c = CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
     // SAFETY: valid C string; O_PATH opens no contents and runs no driver.
     let raw = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
     if raw < 0 {
-        return Err(CanopyError::from_io(&std::io::Error::last_os_error(), "cannot open"));
+        return Err(CanopyError::from_io(
+            &std::io::Error::last_os_error(),
+            "cannot open",
+        ));
     }
     // SAFETY: a fresh descriptor, owned here.
     let fd = unsafe { OwnedFd::from_raw_fd(raw) };
     // SAFETY: a zeroed stat is a valid out-buffer; fd is open.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } < 0 {
-        return Err(CanopyError::from_io(&std::io::Error::last_os_error(), "cannot examine"));
+        return Err(CanopyError::from_io(
+            &std::io::Error::last_os_error(),
+            "cannot examine",
+        ));
     }
     let link = format!("/proc/self/fd/{}", fd.as_raw_fd());
     let real = match std::fs::read_link(&link) {
         Ok(p) => p,
         Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
-            return Err(CanopyError::new(ErrorCode::Io, "cannot tell where the path leads: /proc is not mounted"))
+            return Err(CanopyError::new(
+                ErrorCode::Io,
+                "cannot tell where the path leads: /proc is not mounted",
+            ))
         }
         Err(e) => return Err(CanopyError::from_io(&e, "cannot tell where the path leads")),
     };
     // A deleted entry reads back as "PATH (deleted)", which is no path.
     if st.st_nlink == 0 || !real.is_absolute() {
-        return Err(CanopyError::new(ErrorCode::NotFound, "it was deleted while it was being opened"));
+        return Err(CanopyError::new(
+            ErrorCode::NotFound,
+            "it was deleted while it was being opened",
+        ));
     }
     Ok((real, kind_of_mode(st.st_mode)))
 }
 
 fn not_a_file(what: &str) -> CanopyError {
-    CanopyError::new(ErrorCode::NotAFile, format!("{what}: only regular files are previewed, and this is not opened"))
+    CanopyError::new(
+        ErrorCode::NotAFile,
+        format!("{what}: only regular files are previewed, and this is not opened"),
+    )
 }
 
 fn describe_mode(mode: libc::mode_t) -> &'static str {
@@ -145,9 +168,8 @@ fn describe_mode(mode: libc::mode_t) -> &'static str {
 pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
     // Resolve symlinks first, so the final open can refuse to follow one.
     let resolved: PathBuf = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            std::fs::canonicalize(path).map_err(|e| CanopyError::from_io(&e, "cannot follow the link"))?
-        }
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(path)
+            .map_err(|e| CanopyError::from_io(&e, "cannot follow the link"))?,
         Ok(_) => path.to_path_buf(),
         Err(e) => return Err(CanopyError::from_io(&e, "cannot open file")),
     };
@@ -156,12 +178,19 @@ pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
     regular_or_error(open_regular_at(libc::AT_FDCWD, &c, false))
 }
 
-fn regular_or_error(opened: Result<(File, libc::stat), RegularOpen>) -> Result<(File, libc::stat), CanopyError> {
+fn regular_or_error(
+    opened: Result<(File, libc::stat), RegularOpen>,
+) -> Result<(File, libc::stat), CanopyError> {
     match opened {
         Ok(opened) => Ok(opened),
-        Err(RegularOpen::NotRegular(mode)) => Err(not_a_file(&format!("this is {}", describe_mode(mode)))),
+        Err(RegularOpen::NotRegular(mode)) => {
+            Err(not_a_file(&format!("this is {}", describe_mode(mode))))
+        }
         Err(RegularOpen::Changed) => Err(not_a_file("the file changed while it was being opened")),
-        Err(RegularOpen::Io(e)) if e.raw_os_error().is_none() => Err(CanopyError::new(ErrorCode::Io, format!("cannot open file: {e}"))),
+        Err(RegularOpen::Io(e)) if e.raw_os_error().is_none() => Err(CanopyError::new(
+            ErrorCode::Io,
+            format!("cannot open file: {e}"),
+        )),
         Err(RegularOpen::Io(e)) => Err(CanopyError::from_io(&e, "cannot open file")),
     }
 }
@@ -172,8 +201,14 @@ pub(crate) fn open_real_regular(path: &Path) -> Result<(File, libc::stat), Canop
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(not_a_file("this is a folder"));
     };
-    let folder = Anchor::real_folder(parent).map_err(|e| CanopyError::from_io(&e, "cannot open file"))?;
-    let name = std::ffi::CString::new(name.as_bytes()).map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
+    let folder =
+        Anchor::real_folder(parent).map_err(|e| CanopyError::from_io(&e, "cannot open file"))?;
+    let name = std::ffi::CString::new(name.as_bytes())
+        .map_err(|_| CanopyError::invalid("the path contains a NUL byte"))?;
     let fd = folder.into_fd();
-    regular_or_error(open_regular_at(std::os::fd::AsRawFd::as_raw_fd(&fd), &name, false))
+    regular_or_error(open_regular_at(
+        std::os::fd::AsRawFd::as_raw_fd(&fd),
+        &name,
+        false,
+    ))
 }

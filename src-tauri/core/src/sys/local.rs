@@ -42,9 +42,15 @@ impl IoHooks {
     /// the hooks do nothing, so what users run has no such seam.
     #[cfg(feature = "e2e")]
     pub fn from_env() -> Self {
-        let slow_folder = std::env::var_os("CANOPY_TEST_SLOW_FOLDER").map(|v| v.as_bytes().to_vec());
-        let ms = std::env::var("CANOPY_TEST_SLOW_DELAY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
-        let stat_ms: Option<u64> = std::env::var("CANOPY_TEST_SLOW_STAT_MS").ok().and_then(|v| v.parse().ok());
+        let slow_folder =
+            std::env::var_os("CANOPY_TEST_SLOW_FOLDER").map(|v| v.as_bytes().to_vec());
+        let ms = std::env::var("CANOPY_TEST_SLOW_DELAY_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(200);
+        let stat_ms: Option<u64> = std::env::var("CANOPY_TEST_SLOW_STAT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok());
         IoHooks {
             slow_folder,
             slow_delay: Duration::from_millis(ms),
@@ -61,7 +67,9 @@ impl IoHooks {
 
     /// What a folder keeps for its children: the seams, when a folder is slowed.
     pub(super) fn seams(&self) -> Option<std::sync::Arc<IoHooks>> {
-        self.slow_folder.is_some().then(|| std::sync::Arc::new(self.clone()))
+        self.slow_folder
+            .is_some()
+            .then(|| std::sync::Arc::new(self.clone()))
     }
 
     pub(super) fn stat_delay_for(&self, name: &[u8]) -> Option<Duration> {
@@ -95,7 +103,10 @@ impl LocalFs {
 
     /// The local filesystem without following any link (see the type's docs).
     pub fn confined() -> LocalFs {
-        LocalFs { confined: true, hooks: IoHooks::default() }
+        LocalFs {
+            confined: true,
+            hooks: IoHooks::default(),
+        }
     }
 
     /// The same source with the test seams `hooks` (the `e2e` build only).
@@ -127,7 +138,9 @@ impl LocalFs {
     /// without following a link.
     fn open_real(&self, path: &Path) -> io::Result<Dir> {
         match (path.parent(), path.file_name()) {
-            (Some(parent), Some(name)) => Dir::open_real_child(&Anchor::real_folder(parent)?, name.as_bytes(), &self.hooks),
+            (Some(parent), Some(name)) => {
+                Dir::open_real_child(&Anchor::real_folder(parent)?, name.as_bytes(), &self.hooks)
+            }
             _ => Dir::open_path(path, &self.hooks, true),
         }
     }
@@ -138,12 +151,33 @@ impl LocalFs {
 pub struct LocalFile {
     file: std::fs::File,
     size: u64,
+    stamp: Option<crate::source::FileStamp>,
 }
 
 impl LocalFile {
     /// A file opened (and checked regular) elsewhere, of `size` bytes.
     pub(crate) fn new(file: std::fs::File, size: u64) -> LocalFile {
-        LocalFile { file, size }
+        LocalFile {
+            file,
+            size,
+            stamp: None,
+        }
+    }
+
+    fn checked(file: std::fs::File, st: &libc::stat) -> LocalFile {
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        let stamp = crate::source::FileStamp {
+            dev: st.st_dev,
+            ino: st.st_ino,
+            size: st.st_size.max(0) as u64,
+            changed_ns: ns(st.st_ctime, st.st_ctime_nsec),
+            modified_ns: ns(st.st_mtime, st.st_mtime_nsec),
+        };
+        LocalFile {
+            file,
+            size: stamp.size,
+            stamp: Some(stamp),
+        }
     }
 }
 
@@ -154,6 +188,10 @@ impl crate::source::SourceFile for LocalFile {
 
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
         std::os::unix::fs::FileExt::read_at(&self.file, buf, offset)
+    }
+
+    fn stamp(&self) -> Option<crate::source::FileStamp> {
+        self.stamp
     }
 }
 
@@ -167,7 +205,7 @@ impl crate::source::Source for LocalFs {
         } else {
             super::file::open_regular(path)?
         };
-        Ok(LocalFile { file, size: st.st_size.max(0) as u64 })
+        Ok(LocalFile::checked(file, &st))
     }
 
     fn open_folder(&self, path: &Path) -> io::Result<Dir> {
@@ -178,18 +216,31 @@ impl crate::source::Source for LocalFs {
         }
     }
 
-    fn ignore_rules(&self, path: &Path, meter: &mut crate::ignore_pattern::Meter<'_>) -> (crate::ignore_rules::IgnoreRules, Option<crate::CanopyError>) {
+    fn ignore_rules(
+        &self,
+        path: &Path,
+        meter: &mut crate::ignore_pattern::Meter<'_>,
+    ) -> (crate::ignore_rules::IgnoreRules, Option<crate::CanopyError>) {
         if self.confined {
             // Git's rules live above the folder (the repository's top, the
             // user's global excludes) and are found by following links: a
             // confined source hides nothing rather than look outside.
             let why = "hiding ignored entries needs the repository above this folder, which a confined source does not look at";
-            return (crate::ignore_rules::IgnoreRules::none(), Some(CanopyError::new(crate::ErrorCode::Denied, why)));
+            return (
+                crate::ignore_rules::IgnoreRules::none(),
+                Some(CanopyError::new(crate::ErrorCode::Denied, why)),
+            );
         }
         crate::ignore_rules::IgnoreRules::for_folder(path, self, meter)
     }
 
-    fn child_ignore_rules(&self, parent: &crate::ignore_rules::IgnoreRules, name: &[u8], folder: &Dir, path: &Path) -> (crate::ignore_rules::IgnoreRules, Option<crate::CanopyError>) {
+    fn child_ignore_rules(
+        &self,
+        parent: &crate::ignore_rules::IgnoreRules,
+        name: &[u8],
+        folder: &Dir,
+        path: &Path,
+    ) -> (crate::ignore_rules::IgnoreRules, Option<crate::CanopyError>) {
         parent.descend(name, folder, path, self)
     }
 }

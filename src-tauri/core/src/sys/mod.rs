@@ -47,7 +47,8 @@ pub(crate) fn raise_open_file_limit() {
 #[cfg(test)]
 pub(crate) fn make_fifo(path: &std::path::Path) -> std::io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
     // SAFETY: a valid C string for the call's duration.
     if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } == 0 {
         Ok(())
@@ -55,7 +56,6 @@ pub(crate) fn make_fifo(path: &std::path::Path) -> std::io::Result<()> {
         Err(std::io::Error::last_os_error())
     }
 }
-
 
 pub(super) fn cstr(bytes: &[u8]) -> io::Result<CString> {
     CString::new(bytes).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))

@@ -55,7 +55,14 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// supervisor's environment only.
 const ENV: &str = "CANOPY_SUPERVISE";
 /// Signals passed from the supervisor to the program.
-const FORWARDED: [libc::c_int; 6] = [libc::SIGTERM, libc::SIGHUP, libc::SIGINT, libc::SIGQUIT, libc::SIGUSR1, libc::SIGUSR2];
+const FORWARDED: [libc::c_int; 6] = [
+    libc::SIGTERM,
+    libc::SIGHUP,
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+];
 /// How often the supervisor reads the program's state while its files are
 /// still open (they stay open while a thread is stuck).
 const LOOK_EVERY_MS: libc::c_int = 20;
@@ -101,8 +108,13 @@ pub fn supervise() {
         // Not our child (the variable was inherited or set by hand): run as the program.
         std::env::remove_var(ENV);
     }
-    let exe = std::env::current_exe().ok().and_then(|p| CString::new(p.as_os_str().as_bytes()).ok());
-    let arg0 = std::env::args_os().next().map(|a| a.as_bytes().to_vec()).unwrap_or_else(|| b"canopy".to_vec());
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok());
+    let arg0 = std::env::args_os()
+        .next()
+        .map(|a| a.as_bytes().to_vec())
+        .unwrap_or_else(|| b"canopy".to_vec());
     let arg0 = CString::new([arg0.as_slice(), ARG0_SUFFIX.as_bytes()].concat()).ok();
     let set = forwarded_set();
     let mut fds = [-1; 2];
@@ -236,7 +248,12 @@ fn watch_over(child: libc::pid_t, lifeline: libc::c_int) -> ! {
             }
         }
         // Nothing else of the caller's either: what the program inherited is the program's.
-        libc::syscall(libc::SYS_close_range, 3u32, (lifeline - 1).max(2) as u32, 0u32);
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            (lifeline - 1).max(2) as u32,
+            0u32,
+        );
         libc::syscall(libc::SYS_close_range, lifeline as u32 + 1, u32::MAX, 0u32);
         let set = forwarded_set();
         libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
@@ -250,12 +267,32 @@ fn watch_over(child: libc::pid_t, lifeline: libc::c_int) -> ! {
         let mut exited_since: Option<std::time::Instant> = None;
         loop {
             let mut polled = [
-                libc::pollfd { fd: if ended { -1 } else { lifeline }, events: libc::POLLIN, revents: 0 },
-                libc::pollfd { fd: signals, events: libc::POLLIN, revents: 0 },
-                libc::pollfd { fd: pidfd, events: libc::POLLIN, revents: 0 },
+                libc::pollfd {
+                    fd: if ended { -1 } else { lifeline },
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: signals,
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: pidfd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
             ];
             // While the program is exiting, look often.
-            libc::poll(polled.as_mut_ptr(), 3, if exited_since.is_some() { 1 } else { LOOK_EVERY_MS });
+            libc::poll(
+                polled.as_mut_ptr(),
+                3,
+                if exited_since.is_some() {
+                    1
+                } else {
+                    LOOK_EVERY_MS
+                },
+            );
             if polled[1].revents & libc::POLLIN != 0 {
                 let mut info: libc::signalfd_siginfo = std::mem::zeroed();
                 let size = std::mem::size_of::<libc::signalfd_siginfo>();
@@ -329,7 +366,10 @@ fn exit_as(status: libc::c_int) -> ! {
         if libc::WIFSIGNALED(status) {
             let sig = libc::WTERMSIG(status);
             // No core file of the supervisor for the program's crash.
-            let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            let none = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
             libc::setrlimit(libc::RLIMIT_CORE, &none);
             libc::signal(sig, libc::SIG_DFL);
             let mut one: libc::sigset_t = std::mem::zeroed();
@@ -354,7 +394,11 @@ mod tests {
         for i in 4..=52 {
             zombie.extend_from_slice(format!(" {}", if i == 52 { 256 } else { 0 }).as_bytes());
         }
-        assert_eq!(parse_stat(&zombie), Some(256), "exit code 1, as waitpid would say");
+        assert_eq!(
+            parse_stat(&zombie),
+            Some(256),
+            "exit code 1, as waitpid would say"
+        );
         let running = String::from_utf8(zombie).unwrap().replace(" Z ", " S ");
         assert_eq!(parse_stat(running.as_bytes()), None);
         assert_eq!(parse_env(b"12:5"), Some((12, 5)));
@@ -368,7 +412,13 @@ static SIGNAL_PIPE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32:
 extern "C" fn on_signal(number: libc::c_int) {
     let byte = number as u8;
     // SAFETY: write(2) is async-signal-safe; the pipe lives as long as the process.
-    unsafe { libc::write(SIGNAL_PIPE.load(std::sync::atomic::Ordering::Relaxed), (&raw const byte).cast(), 1) };
+    unsafe {
+        libc::write(
+            SIGNAL_PIPE.load(std::sync::atomic::Ordering::Relaxed),
+            (&raw const byte).cast(),
+            1,
+        )
+    };
 }
 
 /// On SIGTERM or SIGHUP (a logout, a shutdown, `kill`): runs `last` (the
@@ -383,19 +433,21 @@ pub fn on_termination(last: impl FnOnce() + Send + 'static) {
         return;
     }
     SIGNAL_PIPE.store(fds[1], std::sync::atomic::Ordering::SeqCst);
-    let spawned = std::thread::Builder::new().name("canopy-signals".into()).spawn(move || {
-        let mut number = 0u8;
-        // SAFETY: reads one byte into `number` from the pipe's read end.
-        while unsafe { libc::read(fds[0], (&raw mut number).cast(), 1) } != 1 {
-            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-                return;
+    let spawned = std::thread::Builder::new()
+        .name("canopy-signals".into())
+        .spawn(move || {
+            let mut number = 0u8;
+            // SAFETY: reads one byte into `number` from the pipe's read end.
+            while unsafe { libc::read(fds[0], (&raw mut number).cast(), 1) } != 1 {
+                if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                    return;
+                }
             }
-        }
-        last();
-        // The default action again, then the signal that was sent, having let
-        // go of every file if an engine call is stuck on a dead mount.
-        end_by_signal(libc::c_int::from(number));
-    });
+            last();
+            // The default action again, then the signal that was sent, having let
+            // go of every file if an engine call is stuck on a dead mount.
+            end_by_signal(libc::c_int::from(number));
+        });
     if spawned.is_err() {
         return;
     }

@@ -32,6 +32,20 @@ pub enum ErrorCode {
     /// Not read: the request's budget (entries, names read or time) was spent
     /// before this folder's turn. Expanding the folder alone reads it.
     Budget,
+    /// An archive entry's name would climb out of the archive or merge with
+    /// another (`..`, `.`, an empty segment, a leading `/`, a drive letter,
+    /// a backslash): listed with its raw name, never opened.
+    UnsafeName,
+    /// The archive is truncated or its records contradict each other.
+    Corrupt,
+    /// The archive entry is encrypted: its name is listed, its content is not read.
+    Encrypted,
+    /// Decompressing would yield more than the ratio guard allows (a zip bomb).
+    Ratio,
+    /// The archive uses a format or compression method Canopy does not read.
+    Unsupported,
+    /// An archive nested deeper than Canopy opens, or too large to open in memory.
+    TooDeep,
 }
 
 impl ErrorCode {
@@ -51,6 +65,12 @@ impl ErrorCode {
             ErrorCode::NotOpenable => "NOT_OPENABLE",
             ErrorCode::Io => "IO",
             ErrorCode::Budget => "BUDGET",
+            ErrorCode::UnsafeName => "UNSAFE_NAME",
+            ErrorCode::Corrupt => "CORRUPT",
+            ErrorCode::Encrypted => "ENCRYPTED",
+            ErrorCode::Ratio => "RATIO",
+            ErrorCode::Unsupported => "UNSUPPORTED",
+            ErrorCode::TooDeep => "TOO_DEEP",
         }
     }
 }
@@ -72,20 +92,36 @@ pub struct CanopyError {
 
 impl CanopyError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        CanopyError { code, message: message.into() }
+        CanopyError {
+            code,
+            message: message.into(),
+        }
     }
 
     pub fn invalid(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::InvalidArgument, message)
     }
 
+    /// This error inside an `io::Error`, for a source's calls (see [`CanopyError::from_io`]).
+    pub fn into_io(self) -> io::Error {
+        io::Error::other(self)
+    }
+
     pub fn cancelled() -> Self {
-        Self::new(ErrorCode::Cancelled, "the request was superseded and stopped")
+        Self::new(
+            ErrorCode::Cancelled,
+            "the request was superseded and stopped",
+        )
     }
 
     /// Maps an OS error to its code; `doing` says what was being attempted,
     /// e.g. "cannot open folder".
     pub fn from_io(err: &io::Error, doing: &str) -> Self {
+        // A source's own error (an archive's `CORRUPT`, `UNSAFE_NAME` ...)
+        // travels inside the `io::Error` and keeps its code and words.
+        if let Some(own) = err.get_ref().and_then(|e| e.downcast_ref::<CanopyError>()) {
+            return Self::new(own.code, format!("{doing}: {}", own.message));
+        }
         let code = code_of(err);
         let reason = match err.raw_os_error() {
             // std appends " (os error N)"; the code already carries that.
@@ -98,6 +134,9 @@ impl CanopyError {
 
 /// The code for an OS error.
 pub fn code_of(err: &io::Error) -> ErrorCode {
+    if let Some(own) = err.get_ref().and_then(|e| e.downcast_ref::<CanopyError>()) {
+        return own.code;
+    }
     match err.raw_os_error() {
         Some(libc::ENOENT) => ErrorCode::NotFound,
         Some(libc::EACCES) | Some(libc::EPERM) => ErrorCode::Denied,
@@ -126,18 +165,36 @@ mod tests {
 
     #[test]
     fn codes_serialize_as_screaming_snake_tokens() {
-        for code in [ErrorCode::NotADirectory, ErrorCode::NameTooLong, ErrorCode::NotOpenable, ErrorCode::Io] {
+        for code in [
+            ErrorCode::NotADirectory,
+            ErrorCode::NameTooLong,
+            ErrorCode::NotOpenable,
+            ErrorCode::Io,
+        ] {
             let json = serde_json::to_string(&code).unwrap();
-            assert_eq!(json, format!("\"{}\"", code.as_str()), "wire token and as_str must agree");
+            assert_eq!(
+                json,
+                format!("\"{}\"", code.as_str()),
+                "wire token and as_str must agree"
+            );
         }
     }
 
     #[test]
     fn os_errors_map_to_their_codes_and_drop_the_errno_suffix() {
-        let e = CanopyError::from_io(&io::Error::from_raw_os_error(libc::EACCES), "cannot open folder");
+        let e = CanopyError::from_io(
+            &io::Error::from_raw_os_error(libc::EACCES),
+            "cannot open folder",
+        );
         assert_eq!(e.code, ErrorCode::Denied);
         assert_eq!(e.message, "cannot open folder: permission denied");
-        assert_eq!(code_of(&io::Error::from_raw_os_error(libc::ELOOP)), ErrorCode::Loop);
-        assert_eq!(code_of(&io::Error::from_raw_os_error(libc::EIO)), ErrorCode::Io);
+        assert_eq!(
+            code_of(&io::Error::from_raw_os_error(libc::ELOOP)),
+            ErrorCode::Loop
+        );
+        assert_eq!(
+            code_of(&io::Error::from_raw_os_error(libc::EIO)),
+            ErrorCode::Io
+        );
     }
 }

@@ -26,7 +26,14 @@ pub enum EntryKind {
 impl EntryKind {
     /// Fifos, sockets, devices: listed, never opened.
     pub fn is_special(self) -> bool {
-        matches!(self, EntryKind::Fifo | EntryKind::Socket | EntryKind::CharDevice | EntryKind::BlockDevice | EntryKind::Unknown)
+        matches!(
+            self,
+            EntryKind::Fifo
+                | EntryKind::Socket
+                | EntryKind::CharDevice
+                | EntryKind::BlockDevice
+                | EntryKind::Unknown
+        )
     }
 }
 
@@ -45,6 +52,34 @@ pub enum SortBy {
     Modified,
     /// Extension (after the last dot that is not the first character, lowercased), then name.
     Type,
+}
+
+/// An archive format Canopy opens like a folder, found by the file's first
+/// bytes (never by its name alone).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum ArchiveFormat {
+    Zip,
+    Tar,
+    TarGz,
+    TarBz2,
+    TarXz,
+    TarZst,
+}
+
+impl ArchiveFormat {
+    /// How the format is named to people: `zip`, `tar.gz` ...
+    pub fn label(self) -> &'static str {
+        match self {
+            ArchiveFormat::Zip => "zip",
+            ArchiveFormat::Tar => "tar",
+            ArchiveFormat::TarGz => "tar.gz",
+            ArchiveFormat::TarBz2 => "tar.bz2",
+            ArchiveFormat::TarXz => "tar.xz",
+            ArchiveFormat::TarZst => "tar.zst",
+        }
+    }
 }
 
 /// What a symlink points to, found by following it once (never descending).
@@ -233,6 +268,11 @@ pub struct Entry {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub folder: Option<Box<Folder>>,
+    /// Present for a regular file that is an archive Canopy opens like a
+    /// folder (listing its path lists its inside).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub archive: Option<ArchiveFormat>,
 }
 
 /// A step of the path bar: one ancestor of the listed folder, or the folder.
@@ -288,7 +328,11 @@ pub struct ListProgress {
 
 /// One group of a folder's hidden entries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(tag = "group", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "group",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 #[ts(export)]
 pub enum RestGroup {
     /// Real folders.

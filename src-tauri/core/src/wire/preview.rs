@@ -113,3 +113,49 @@ pub struct PreviewChunk {
 fn default_length() -> u64 {
     crate::limits::PREVIEW_CHUNK
 }
+
+/// What an archive is, for its preview pane: as its index counted it, and
+/// as it claims (sizes are what the archive says its entries hold).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ArchiveSummary {
+    pub format: crate::wire::ArchiveFormat,
+    /// Entries in the archive's directory (or read of a tar's stream).
+    #[ts(type = "number")]
+    pub entries: u64,
+    #[ts(type = "number")]
+    pub files: u64,
+    #[ts(type = "number")]
+    pub folders: u64,
+    #[ts(type = "number")]
+    pub links: u64,
+    /// The total uncompressed size the archive claims for its entries.
+    #[ts(type = "number")]
+    pub size: u64,
+    /// The archive file's own size.
+    #[ts(type = "number")]
+    pub archive_size: u64,
+    /// Entries whose content is encrypted (their names are listed).
+    #[ts(type = "number")]
+    pub encrypted: u64,
+    /// Entries listed as `UNSAFE_NAME`.
+    #[ts(type = "number")]
+    pub unsafe_names: u64,
+    /// The archive's comment, as text (a zip's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub comment: Option<String>,
+    /// What the end record claims when it disagrees with the entries found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub claimed_entries: Option<u64>,
+    /// For a tar: how many uncompressed bytes the index read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "number")]
+    pub read_bytes: Option<u64>,
+    /// Why the index stops short of the archive's end (damage, time, the ratio guard).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub problem: Option<crate::wire::CanopyError>,
+}

@@ -123,5 +123,6 @@ pub fn parse_request<T: serde::de::DeserializeOwned>(
     value: Option<serde_json::Value>,
 ) -> Result<T, CanopyError> {
     let value = value.ok_or_else(|| CanopyError::invalid("the request is missing"))?;
-    serde_json::from_value(value).map_err(|e| CanopyError::invalid(format!("malformed request: {e}")))
+    serde_json::from_value(value)
+        .map_err(|e| CanopyError::invalid(format!("malformed request: {e}")))
 }

@@ -65,13 +65,20 @@ pub struct WatchStatus {
 /// What the app pushes to the window unasked, over the channel the window
 /// gave `listen_shell`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 #[ts(export)]
 pub enum ShellEvent {
     /// These watched folders changed on disk (handles as the window sent
     /// them). `overflow`: the system dropped events, so every watched folder
     /// is listed.
-    FoldersChanged { folders: Vec<String>, overflow: bool },
+    FoldersChanged {
+        folders: Vec<String>,
+        overflow: bool,
+    },
     /// A second `canopy PATH` asked the running window to open PATH.
     Open { startup: Startup },
     /// Something the window should say (e.g. a path that could not be passed).
@@ -162,7 +169,13 @@ impl<'de> Deserialize<'de> for SavedView {
             settings: serde_json::Map<String, serde_json::Value>,
         }
         let own = Own::deserialize(d)?;
-        let settings = serde_json::from_value(serde_json::Value::Object(own.settings)).map_err(serde::de::Error::custom)?;
-        Ok(SavedView { folder: own.folder, settings, expanded: own.expanded, selected: own.selected })
+        let settings = serde_json::from_value(serde_json::Value::Object(own.settings))
+            .map_err(serde::de::Error::custom)?;
+        Ok(SavedView {
+            folder: own.folder,
+            settings,
+            expanded: own.expanded,
+            selected: own.selected,
+        })
     }
 }

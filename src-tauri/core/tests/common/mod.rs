@@ -12,7 +12,9 @@ use std::time::Duration;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::testing::IoHooks;
-use canopy_core::wire::{Entry, Folder, ListRequest, ListSettings, Listing, LocateRequest, Located, SortBy};
+use canopy_core::wire::{
+    Entry, Folder, ListRequest, ListSettings, Listing, LocateRequest, Located, SortBy,
+};
 use canopy_core::{CanopyError, ListCall, LocalFs, Observer, RequestBudget};
 
 /// Everything one listing in these tests sets, as one struct (the front
@@ -117,7 +119,11 @@ pub fn locate(req: &LocateRequest, hooks: &IoHooks) -> Result<Located, CanopyErr
 }
 
 /// A `list_directory` request on the local filesystem.
-pub fn list_request(req: &ListRequest, cancel: Option<CancelToken>, hooks: IoHooks) -> Result<Listing, CanopyError> {
+pub fn list_request(
+    req: &ListRequest,
+    cancel: Option<CancelToken>,
+    hooks: IoHooks,
+) -> Result<Listing, CanopyError> {
     canopy_core::list_request(&local(&hooks), req, cancel, None)
 }
 
@@ -130,9 +136,15 @@ pub struct Tree {
 
 impl Tree {
     pub fn new() -> Self {
-        let dir = tempfile::Builder::new().prefix("canopy-test-").tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("canopy-test-")
+            .tempdir()
+            .unwrap();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        Tree { dir, modes_changed: std::cell::Cell::new(false) }
+        Tree {
+            dir,
+            modes_changed: std::cell::Cell::new(false),
+        }
     }
 
     /// A tree on tmpfs (`/dev/shm`) when there is one: for fixtures of a
@@ -141,13 +153,18 @@ impl Tree {
     pub fn new_in_memory() -> Self {
         let shm = Path::new("/dev/shm");
         let dir = if shm.is_dir() {
-            tempfile::Builder::new().prefix("canopy-test-").tempdir_in(shm)
+            tempfile::Builder::new()
+                .prefix("canopy-test-")
+                .tempdir_in(shm)
         } else {
             tempfile::Builder::new().prefix("canopy-test-").tempdir()
         }
         .unwrap();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
-        Tree { dir, modes_changed: std::cell::Cell::new(false) }
+        Tree {
+            dir,
+            modes_changed: std::cell::Cell::new(false),
+        }
     }
 
     pub fn path(&self) -> &Path {
@@ -220,13 +237,21 @@ impl Drop for Tree {
     fn drop(&mut self) {
         // Restore modes so the temp dir can be removed.
         if self.modes_changed.get() {
-            let _ = Command::new("chmod").arg("-R").arg("u+rwx").arg(self.path()).status();
+            let _ = Command::new("chmod")
+                .arg("-R")
+                .arg("u+rwx")
+                .arg(self.path())
+                .status();
         }
     }
 }
 
 pub fn opts(depth: u32, cap: u32) -> ListOptions {
-    ListOptions { depth, cap, ..ListOptions::default() }
+    ListOptions {
+        depth,
+        cap,
+        ..ListOptions::default()
+    }
 }
 
 pub fn list_at(path: &Path, depth: u32, cap: u32) -> Listing {
@@ -234,7 +259,9 @@ pub fn list_at(path: &Path, depth: u32, cap: u32) -> Listing {
 }
 
 pub fn folder(e: &Entry) -> &Folder {
-    e.folder.as_ref().unwrap_or_else(|| panic!("{} has no folder", e.name))
+    e.folder
+        .as_ref()
+        .unwrap_or_else(|| panic!("{} has no folder", e.name))
 }
 
 pub fn names(f: &Folder) -> Vec<&str> {
@@ -242,7 +269,10 @@ pub fn names(f: &Folder) -> Vec<&str> {
 }
 
 pub fn child<'a>(f: &'a Folder, name: &str) -> &'a Entry {
-    f.entries.iter().find(|e| e.name == name).unwrap_or_else(|| panic!("no entry {name} in {:?}", names(f)))
+    f.entries
+        .iter()
+        .find(|e| e.name == name)
+        .unwrap_or_else(|| panic!("no entry {name} in {:?}", names(f)))
 }
 
 pub fn is_root() -> bool {
@@ -269,7 +299,8 @@ pub fn cli() -> PathBuf {
 pub fn unprivileged(program: &Path) -> Command {
     if is_root() {
         let mut c = Command::new("setpriv");
-        c.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]).arg(program);
+        c.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+            .arg(program);
         c
     } else {
         Command::new(program)
@@ -306,13 +337,25 @@ impl BlockedWriter {
             flag.store(true, std::sync::atomic::Ordering::SeqCst);
         });
         let tid = rx.recv().unwrap();
-        let writer = BlockedWriter { fifo: fifo.to_path_buf(), tid, released, thread: Some(thread) };
+        let writer = BlockedWriter {
+            fifo: fifo.to_path_buf(),
+            tid,
+            released,
+            thread: Some(thread),
+        };
         // Wait for the thread to reach open(): it gets there without help, so
         // the deadline only turns a broken fixture into a failure, not a hang.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         while writer.wchan() != FIFO_OPEN_WCHAN {
-            assert!(std::time::Instant::now() < deadline, "the writer never blocked in open(): wchan {:?}", writer.wchan());
-            assert!(!writer.released.load(std::sync::atomic::Ordering::SeqCst), "the writer was released before the test began");
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the writer never blocked in open(): wchan {:?}",
+                writer.wchan()
+            );
+            assert!(
+                !writer.released.load(std::sync::atomic::Ordering::SeqCst),
+                "the writer was released before the test began"
+            );
             std::thread::yield_now();
         }
         writer
@@ -348,11 +391,30 @@ impl Drop for BlockedWriter {
 pub fn set_mtime(path: &Path, secs: i64, nanos: i64) {
     let c = CString::new(path.as_os_str().as_bytes()).unwrap();
     let times = [
-        libc::timespec { tv_sec: 0, tv_nsec: libc::UTIME_OMIT },
-        libc::timespec { tv_sec: secs, tv_nsec: nanos },
+        libc::timespec {
+            tv_sec: 0,
+            tv_nsec: libc::UTIME_OMIT,
+        },
+        libc::timespec {
+            tv_sec: secs,
+            tv_nsec: nanos,
+        },
     ];
-    let rc = unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), times.as_ptr(), libc::AT_SYMLINK_NOFOLLOW) };
-    assert_eq!(rc, 0, "utimensat {}: {}", path.display(), std::io::Error::last_os_error());
+    let rc = unsafe {
+        libc::utimensat(
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            times.as_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    assert_eq!(
+        rc,
+        0,
+        "utimensat {}: {}",
+        path.display(),
+        std::io::Error::last_os_error()
+    );
 }
 
 /// Makes the folder `root` a repository's root: a `.git` folder holding
@@ -381,17 +443,31 @@ pub fn git_in(dir: &Path) -> Command {
 /// Runs `git init -q` in `dir` (made if need be).
 pub fn git_init(dir: &Path) {
     fs::create_dir_all(dir).unwrap();
-    let o = git_in(dir).args(["init", "-q"]).output().expect("git is needed for this test (scripts/test installs it)");
-    assert!(o.status.success(), "git init: {}", String::from_utf8_lossy(&o.stderr));
+    let o = git_in(dir)
+        .args(["init", "-q"])
+        .output()
+        .expect("git is needed for this test (scripts/test installs it)");
+    assert!(
+        o.status.success(),
+        "git init: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
 
 /// What `git check-ignore --no-index` run in `dir` says of `path`
 /// (relative to `dir`): true when ignored.
 pub fn git_ignores(dir: &Path, path: &str) -> bool {
-    let o = git_in(dir).args(["check-ignore", "--no-index", "-q", path]).output().expect("git is needed for this test (scripts/test installs it)");
+    let o = git_in(dir)
+        .args(["check-ignore", "--no-index", "-q", path])
+        .output()
+        .expect("git is needed for this test (scripts/test installs it)");
     match o.status.code() {
         Some(0) => true,
         Some(1) => false,
-        _ => panic!("git check-ignore {path} in {}: {}", dir.display(), String::from_utf8_lossy(&o.stderr)),
+        _ => panic!(
+            "git check-ignore {path} in {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&o.stderr)
+        ),
     }
 }

@@ -29,8 +29,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, UNIX_EPOCH};
 
 use fuser::{
-    Config, Errno, FileAttr, FileHandle, FileType, Filesystem, Generation, INodeNo, LockOwner, MountOption, OpenFlags,
-    ReplyAttr, ReplyData, ReplyDirectory, ReplyEntry, ReplyOpen, Request, SessionACL,
+    Config, Errno, FileAttr, FileHandle, FileType, Filesystem, Generation, INodeNo, LockOwner,
+    MountOption, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEntry, ReplyOpen, Request,
+    SessionACL,
 };
 
 const ROOT: u64 = 1;
@@ -96,8 +97,14 @@ fn children(ino: u64) -> &'static [(u64, FileType, &'static str)] {
             (LIVE, FileType::Directory, "live"),
             (RULES, FileType::Directory, "rules"),
         ],
-        LIVE => &[(A, FileType::RegularFile, "a.txt"), (B, FileType::RegularFile, "b.txt")],
-        RULES => &[(FROZEN_RULES, FileType::RegularFile, ".gitignore"), (C, FileType::RegularFile, "c.txt")],
+        LIVE => &[
+            (A, FileType::RegularFile, "a.txt"),
+            (B, FileType::RegularFile, "b.txt"),
+        ],
+        RULES => &[
+            (FROZEN_RULES, FileType::RegularFile, ".gitignore"),
+            (C, FileType::RegularFile, "c.txt"),
+        ],
         _ => &[],
     }
 }
@@ -106,7 +113,9 @@ const TTL: Duration = Duration::from_secs(1);
 
 impl Filesystem for DeadFs {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        let found = children(parent.0).iter().find(|(_, _, n)| n.as_bytes() == name.as_bytes());
+        let found = children(parent.0)
+            .iter()
+            .find(|(_, _, n)| n.as_bytes() == name.as_bytes());
         match found {
             Some((COLD, _, _)) => {
                 self.held.lookups.fetch_add(1, Ordering::SeqCst);
@@ -146,7 +155,14 @@ impl Filesystem for DeadFs {
         reply.data(&CONTENT[start..end]);
     }
 
-    fn readdir(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
+    fn readdir(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        mut reply: ReplyDirectory,
+    ) {
         if ino.0 == DEAD || (self.dead_root && ino.0 == ROOT) {
             self.held.readdirs.fetch_add(1, Ordering::SeqCst);
             self.readdirs.lock().unwrap().push(reply);
@@ -203,26 +219,49 @@ impl DeadMount {
         let mut config = Config::default();
         config.mount_options = vec![MountOption::RO, MountOption::FSName("canopy-dead".into())];
         config.acl = SessionACL::All;
-        let session = fuser::spawn_mount(fs, path, &config)
-            .unwrap_or_else(|e| panic!("cannot mount the dead FUSE filesystem on {}: {e}", path.display()));
+        let session = fuser::spawn_mount(fs, path, &config).unwrap_or_else(|e| {
+            panic!(
+                "cannot mount the dead FUSE filesystem on {}: {e}",
+                path.display()
+            )
+        });
         let meta = std::fs::metadata(path).expect("the mount root answers");
         use std::os::unix::fs::MetadataExt;
         // FUSE's devices have major 0: the connection is named by the minor number.
         let connection = libc::minor(meta.dev()) as u64;
-        let mount = DeadMount { path: path.to_path_buf(), held, connection, session: Some(session) };
+        let mount = DeadMount {
+            path: path.to_path_buf(),
+            held,
+            connection,
+            session: Some(session),
+        };
         if !fusectl_ready(connection) {
             let target = std::ffi::CString::new("/sys/fs/fuse/connections").unwrap();
             let kind = std::ffi::CString::new("fusectl").unwrap();
             // SAFETY: valid C strings; mounting the FUSE control filesystem.
-            unsafe { libc::mount(kind.as_ptr(), target.as_ptr(), kind.as_ptr(), 0, std::ptr::null()) };
+            unsafe {
+                libc::mount(
+                    kind.as_ptr(),
+                    target.as_ptr(),
+                    kind.as_ptr(),
+                    0,
+                    std::ptr::null(),
+                )
+            };
         }
-        assert!(fusectl_ready(connection), "no /sys/fs/fuse/connections/{connection}/abort: cannot clean up a stuck mount");
+        assert!(
+            fusectl_ready(connection),
+            "no /sys/fs/fuse/connections/{connection}/abort: cannot clean up a stuck mount"
+        );
         mount
     }
 
     /// Fails every request held and every later one: stuck readers return.
     pub fn abort(&self) {
-        let _ = std::fs::write(format!("/sys/fs/fuse/connections/{}/abort", self.connection), b"1");
+        let _ = std::fs::write(
+            format!("/sys/fs/fuse/connections/{}/abort", self.connection),
+            b"1",
+        );
     }
 }
 

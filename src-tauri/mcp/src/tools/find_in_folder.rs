@@ -34,7 +34,10 @@ A pattern that is empty, holds `/` or is longer than {MAX_FILTER_BYTES} bytes is
 /// The numbers `find_in_folder`'s texts state (see [`super::Numbers`]).
 #[cfg(test)]
 pub(crate) const NUMBERS: super::Numbers = super::Numbers {
-    constants: &[("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64), ("MAX_FILTER_BYTES", MAX_FILTER_BYTES as u64)],
+    constants: &[
+        ("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64),
+        ("MAX_FILTER_BYTES", MAX_FILTER_BYTES as u64),
+    ],
     examples: &["Q3_Report"],
 };
 
@@ -116,14 +119,21 @@ impl FindInFolderOutput {
             next_cursor: Some("A".repeat(cursor_chars)),
             sort: SortOrder::Modified,
             reverse: true,
-            order: OrderState { partial: true, checked: Some(u64::MAX) },
+            order: OrderState {
+                partial: true,
+                checked: Some(u64::MAX),
+            },
         };
         structured_chars(&widest)
     }
 }
 
 impl Canopy {
-    async fn find_in_folder_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, FindInFolderOutput), CanopyError> {
+    async fn find_in_folder_call(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(String, FindInFolderOutput), CanopyError> {
         let args: FindInFolderArgs = parse("find_in_folder", args)?;
         let glob = engine::check_pattern(&args.pattern)?;
         let want = Wanted {
@@ -136,11 +146,20 @@ impl Canopy {
             filter: Some(args.pattern.clone()),
             widest: FindInFolderOutput::widest,
         };
-        let Listed { listing, page, path, next_cursor } = self.listing_call("find_in_folder", want, &ctx).await?;
+        let Listed {
+            listing,
+            page,
+            path,
+            next_cursor,
+        } = self.listing_call("find_in_folder", want, &ctx).await?;
         let folder = listing.root.folder.as_deref();
         let out = FindInFolderOutput {
             path,
-            matching: if glob { PatternKind::Glob } else { PatternKind::Substring },
+            matching: if glob {
+                PatternKind::Glob
+            } else {
+                PatternKind::Substring
+            },
             matched: folder.and_then(|f| f.total).unwrap_or(0),
             total: folder.and_then(|f| f.unfiltered_total).unwrap_or(0),
             counts_are_lower_bounds: folder.is_some_and(|f| f.count_is_lower_bound),
@@ -165,7 +184,11 @@ impl Canopy {
         output_schema = schema_for_output::<FindInFolderOutput>(),
         annotations(title = "Find entries in a folder by name", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
-    async fn find_in_folder(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
+    async fn find_in_folder(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let outcome = self.find_in_folder_call(args, ctx).await;
         finish("find_in_folder", outcome)
     }

@@ -35,8 +35,18 @@ Paths are absolute, or relative to the first allowed folder. structuredContent h
 /// The numbers `list_directory`'s texts state (see [`super::Numbers`]).
 #[cfg(test)]
 pub(crate) const NUMBERS: super::Numbers = super::Numbers {
-    constants: &[("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64), ("NESTED_CAP", NESTED_CAP as u64)],
-    examples: &["file2 before file10", "not UTF-8", "\\u{202e}", "95 .log, 3 folders", "Use depth 1", "1 is the folder's own entries, 2 adds theirs"],
+    constants: &[
+        ("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64),
+        ("NESTED_CAP", NESTED_CAP as u64),
+    ],
+    examples: &[
+        "file2 before file10",
+        "not UTF-8",
+        "\\u{202e}",
+        "95 .log, 3 folders",
+        "Use depth 1",
+        "1 is the folder's own entries, 2 adds theirs",
+    ],
 };
 
 fn default_depth() -> u32 {
@@ -110,7 +120,10 @@ impl ListDirectoryOutput {
             next_cursor: Some("A".repeat(cursor_chars)),
             sort: SortOrder::Modified,
             reverse: true,
-            order: OrderState { partial: true, checked: Some(u64::MAX) },
+            order: OrderState {
+                partial: true,
+                checked: Some(u64::MAX),
+            },
             truncated_folders: u64::MAX,
             unexpanded_folders: u64::MAX,
         };
@@ -119,7 +132,11 @@ impl ListDirectoryOutput {
 }
 
 impl Canopy {
-    async fn list_directory_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, ListDirectoryOutput), CanopyError> {
+    async fn list_directory_call(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(String, ListDirectoryOutput), CanopyError> {
         let args: ListDirectoryArgs = parse("list_directory", args)?;
         let want = Wanted {
             path: args.path,
@@ -131,7 +148,12 @@ impl Canopy {
             filter: None,
             widest: ListDirectoryOutput::widest,
         };
-        let Listed { listing, page, path, next_cursor } = self.listing_call("list_directory", want, &ctx).await?;
+        let Listed {
+            listing,
+            page,
+            path,
+            next_cursor,
+        } = self.listing_call("list_directory", want, &ctx).await?;
         let folder = listing.root.folder.as_deref();
         let out = ListDirectoryOutput {
             path,
@@ -160,7 +182,11 @@ impl Canopy {
         output_schema = schema_for_output::<ListDirectoryOutput>(),
         annotations(title = "List a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
-    async fn list_directory(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
+    async fn list_directory(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let outcome = self.list_directory_call(args, ctx).await;
         finish("list_directory", outcome)
     }

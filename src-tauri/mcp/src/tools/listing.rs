@@ -66,7 +66,10 @@ pub struct OrderState {
 
 impl OrderState {
     pub(crate) fn of(folder: Option<&canopy_core::wire::Folder>) -> OrderState {
-        OrderState { partial: folder.is_some_and(|f| f.partial_order), checked: folder.and_then(|f| f.checked) }
+        OrderState {
+            partial: folder.is_some_and(|f| f.partial_order),
+            checked: folder.and_then(|f| f.checked),
+        }
     }
 }
 
@@ -102,22 +105,42 @@ pub(crate) struct Listed {
 impl Canopy {
     /// Lists a folder for `tool`: checks the arguments and the roots, runs
     /// the engine (cancellable, with progress) and renders the page.
-    pub(crate) async fn listing_call(&self, tool: &'static str, want: Wanted, ctx: &RequestContext<RoleServer>) -> Result<Listed, CanopyError> {
+    pub(crate) async fn listing_call(
+        &self,
+        tool: &'static str,
+        want: Wanted,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Listed, CanopyError> {
         if !(1..=MCP_MAX_DEPTH).contains(&want.depth) {
-            return Err(CanopyError::invalid(format!("depth must be 1 to {MCP_MAX_DEPTH}, not {}", want.depth)));
+            return Err(CanopyError::invalid(format!(
+                "depth must be 1 to {MCP_MAX_DEPTH}, not {}",
+                want.depth
+            )));
         }
         let _turn = self.turn(tool, ctx).await?;
         let roots = self.allowed(ctx).await?;
         let opened = self.open_allowed(&want.path, roots.clone()).await?;
         if opened.kind != EntryKind::Folder {
-            let hint = if opened.kind == EntryKind::File { ": call read_file to read it" } else { "" };
+            let hint = if opened.kind == EntryKind::File {
+                ": call read_file to read it"
+            } else {
+                ""
+            };
             return Err(CanopyError::new(
                 ErrorCode::NotADirectory,
-                format!("{} is not a folder ({}){hint}", want.path, kind_token(opened.kind)),
+                format!(
+                    "{} is not a folder ({}){hint}",
+                    want.path,
+                    kind_token(opened.kind)
+                ),
             ));
         }
         let (dev, ino) = (opened.dev, opened.ino);
-        let after = want.cursor.as_deref().map(|c| page::decode_cursor(c, dev, ino)).transpose()?;
+        let after = want
+            .cursor
+            .as_deref()
+            .map(|c| page::decode_cursor(c, dev, ino))
+            .transpose()?;
         let filter_bytes = want.filter.as_ref().map_or(0, String::len);
         let cancel = CancelToken::default();
         let folders = Arc::new(AtomicU64::new(0));
@@ -152,12 +175,26 @@ impl Canopy {
         let cursor_chars = page::max_cursor_len(filter_bytes);
         let path = engine::shown_path(&opened.real);
         let structured = (want.widest)(&path, cursor_chars);
-        let mut page = page::render(&listing, &label, MCP_REPLY_CHARS.saturating_sub(structured), reserve);
-        let engine_next = if page.cut { engine::cursor_after(&listing, page.shown - 1)? } else { listing.next_cursor.clone() };
+        let mut page = page::render(
+            &listing,
+            &label,
+            MCP_REPLY_CHARS.saturating_sub(structured),
+            reserve,
+        );
+        let engine_next = if page.cut {
+            engine::cursor_after(&listing, page.shown - 1)?
+        } else {
+            listing.next_cursor.clone()
+        };
         let next_cursor = engine_next.map(|c| page::encode_cursor(dev, ino, &c));
         if let Some(c) = &next_cursor {
             page.text.push_str(&page::next_line(tool, c));
         }
-        Ok(Listed { listing, page, path, next_cursor })
+        Ok(Listed {
+            listing,
+            page,
+            path,
+            next_cursor,
+        })
     }
 }

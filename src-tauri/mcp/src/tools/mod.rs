@@ -73,7 +73,9 @@ mod tests {
                 serde_json::Value::Object(map) => {
                     for (k, v) in map {
                         match v {
-                            serde_json::Value::String(s) if k == "description" => out.push(s.clone()),
+                            serde_json::Value::String(s) if k == "description" => {
+                                out.push(s.clone())
+                            }
                             _ => collect(v, out),
                         }
                     }
@@ -83,7 +85,10 @@ mod tests {
             }
         }
         let mut out = vec![tool.description.as_deref().unwrap_or_default().to_string()];
-        collect(&serde_json::Value::Object((*tool.input_schema).clone()), &mut out);
+        collect(
+            &serde_json::Value::Object((*tool.input_schema).clone()),
+            &mut out,
+        );
         if let Some(schema) = &tool.output_schema {
             collect(&serde_json::Value::Object((**schema).clone()), &mut out);
         }
@@ -106,7 +111,9 @@ mod tests {
                 while i < bytes.len() && bytes[i].is_ascii_digit() {
                     i += 1;
                 }
-                let group = bytes.get(i + 1..i + 4).is_some_and(|g| g.iter().all(u8::is_ascii_digit));
+                let group = bytes
+                    .get(i + 1..i + 4)
+                    .is_some_and(|g| g.iter().all(u8::is_ascii_digit));
                 let ends = bytes.get(i + 4).is_none_or(|b| !b.is_ascii_digit());
                 if bytes.get(i) == Some(&b',') && group && ends {
                     i += 1;
@@ -125,7 +132,10 @@ mod tests {
 
     #[test]
     fn numbers_are_read_as_written() {
-        assert_eq!(numbers_in("at most 40,000 characters, 0-32768 of 1,2 x10"), ["40,000", "0", "32768", "1", "2", "10"]);
+        assert_eq!(
+            numbers_in("at most 40,000 characters, 0-32768 of 1,2 x10"),
+            ["40,000", "0", "32768", "1", "2", "10"]
+        );
         assert_eq!(grouped(40_000), "40,000");
         assert_eq!(grouped(1_234_567), "1,234,567");
         assert_eq!(grouped(999), "999");
@@ -147,10 +157,18 @@ mod tests {
             let all = texts(&tool).join("\n");
             let stated: Vec<u64> = numbers_in(&all).iter().map(|n| value(n)).collect();
             for (name, v) in numbers.constants {
-                assert!(stated.contains(v), "{}'s texts name {name} but do not state its value {v}: {all}", tool.name);
+                assert!(
+                    stated.contains(v),
+                    "{}'s texts name {name} but do not state its value {v}: {all}",
+                    tool.name
+                );
             }
             for example in numbers.examples {
-                assert!(all.contains(example), "{}'s texts no longer hold the example {example:?}: drop it from NUMBERS", tool.name);
+                assert!(
+                    all.contains(example),
+                    "{}'s texts no longer hold the example {example:?}: drop it from NUMBERS",
+                    tool.name
+                );
             }
         }
     }

@@ -21,7 +21,10 @@ use crate::server::{blocking, finish, input_schema, kind_token, parse, Canopy};
 /// one call reads, so the examples show a first part with more to come.
 const EXAMPLE_TEXT_SIZE: u64 = 100_000;
 const EXAMPLE_BINARY_SIZE: u64 = 9_000;
-const _: () = assert!(EXAMPLE_TEXT_SIZE > MCP_READ_CHUNK && EXAMPLE_BINARY_SIZE > HEX_VIEW_BYTES, "an example file must take more than one call to read");
+const _: () = assert!(
+    EXAMPLE_TEXT_SIZE > MCP_READ_CHUNK && EXAMPLE_BINARY_SIZE > HEX_VIEW_BYTES,
+    "an example file must take more than one call to read"
+);
 
 /// What `read_file` tells a model, its limits taken from
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
@@ -40,7 +43,16 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
         ("EXAMPLE_TEXT_SIZE", EXAMPLE_TEXT_SIZE),
         ("EXAMPLE_BINARY_SIZE", EXAMPLE_BINARY_SIZE),
     ],
-    examples: &["(default 0)", "bytes 0-", "utf-8", "utf-16le", "utf-16be", "windows-1252", "reads 0", "U+FFFD"],
+    examples: &[
+        "(default 0)",
+        "bytes 0-",
+        "utf-8",
+        "utf-16le",
+        "utf-16be",
+        "windows-1252",
+        "reads 0",
+        "U+FFFD",
+    ],
 };
 
 /// `read_file`'s arguments.
@@ -99,14 +111,21 @@ fn kind_name(kind: EntryKind) -> &'static str {
 }
 
 impl Canopy {
-    async fn read_file_call(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<(String, ReadFileOutput), CanopyError> {
+    async fn read_file_call(
+        &self,
+        args: JsonObject,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<(String, ReadFileOutput), CanopyError> {
         let args: ReadFileArgs = parse("read_file", args)?;
         let asked = args.length.unwrap_or(MCP_READ_CHUNK);
         if asked == 0 {
             return Err(CanopyError::invalid("length must be at least 1"));
         }
         if args.offset > MCP_MAX_OFFSET {
-            return Err(CanopyError::invalid(format!("offset must be at most {MCP_MAX_OFFSET}, not {}", args.offset)));
+            return Err(CanopyError::invalid(format!(
+                "offset must be at most {MCP_MAX_OFFSET}, not {}",
+                args.offset
+            )));
         }
         let length = asked.min(MCP_READ_CHUNK);
         let _turn = self.turn("read_file", &ctx).await?;
@@ -117,13 +136,21 @@ impl Canopy {
             EntryKind::Folder => {
                 return Err(CanopyError::new(
                     ErrorCode::NotAFile,
-                    format!("{} is a folder ([DIR]): call list_directory to list it", args.path),
+                    format!(
+                        "{} is a folder ([DIR]): call list_directory to list it",
+                        args.path
+                    ),
                 ))
             }
             kind => {
                 return Err(CanopyError::new(
                     ErrorCode::NotAFile,
-                    format!("{} is {} ({}): only regular files are read, and it was not opened", args.path, kind_name(kind), kind_token(kind)),
+                    format!(
+                        "{} is {} ({}): only regular files are read, and it was not opened",
+                        args.path,
+                        kind_name(kind),
+                        kind_token(kind)
+                    ),
                 ))
             }
         }

@@ -11,7 +11,10 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation, ListRootsResult, ProgressNotificationParam, Root};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ListRootsResult, ProgressNotificationParam, Root,
+};
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
@@ -35,7 +38,12 @@ pub fn binary() -> PathBuf {
     COPY.get_or_init(|| {
         let exe = Path::new(env!("CARGO_BIN_EXE_canopy-mcp"));
         let meta = fs::metadata(exe).unwrap();
-        let built = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+        let built = meta
+            .modified()
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
         let dir = std::env::temp_dir().join(format!("canopy-mcp-bin-{built:x}-{:x}", meta.len()));
         let dest = dir.join("canopy-mcp");
         if !dest.exists() {
@@ -57,7 +65,8 @@ pub fn binary() -> PathBuf {
 pub fn unprivileged(program: &Path) -> Command {
     if is_root() {
         let mut c = Command::new("setpriv");
-        c.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"]).arg(program);
+        c.args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+            .arg(program);
         c
     } else {
         Command::new(program)
@@ -77,11 +86,18 @@ impl Tree {
     /// On tmpfs when there is one: for fixtures of 200,000 files.
     pub fn in_memory() -> Self {
         let shm = Path::new("/dev/shm");
-        Self::in_dir(if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() })
+        Self::in_dir(if shm.is_dir() {
+            shm.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        })
     }
 
     fn in_dir(parent: PathBuf) -> Self {
-        let dir = tempfile::Builder::new().prefix("canopy-mcp-test-").tempdir_in(parent).unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("canopy-mcp-test-")
+            .tempdir_in(parent)
+            .unwrap();
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
         Tree { dir }
     }
@@ -131,7 +147,10 @@ impl Tree {
 impl Drop for Tree {
     fn drop(&mut self) {
         // Restore modes a test took away, so removal works.
-        let _ = std::process::Command::new("chmod").args(["-R", "u+rwx"]).arg(self.dir.path()).status();
+        let _ = std::process::Command::new("chmod")
+            .args(["-R", "u+rwx"])
+            .arg(self.dir.path())
+            .status();
     }
 }
 
@@ -151,7 +170,10 @@ pub struct TestClient {
 impl ClientHandler for TestClient {
     fn get_info(&self) -> ClientConfig {
         let caps = if self.roots.is_some() {
-            ClientCapabilities::builder().enable_roots().enable_roots_list_changed().build()
+            ClientCapabilities::builder()
+                .enable_roots()
+                .enable_roots_list_changed()
+                .build()
         } else {
             ClientCapabilities::default()
         };
@@ -159,12 +181,25 @@ impl ClientHandler for TestClient {
     }
 
     #[allow(deprecated)]
-    async fn list_roots(&self, _ctx: RequestContext<RoleClient>) -> Result<ListRootsResult, ErrorData> {
-        let uris = self.roots.as_ref().map(|r| r.lock().unwrap().clone()).unwrap_or_default();
-        Ok(ListRootsResult::new(uris.into_iter().map(Root::new).collect()))
+    async fn list_roots(
+        &self,
+        _ctx: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        let uris = self
+            .roots
+            .as_ref()
+            .map(|r| r.lock().unwrap().clone())
+            .unwrap_or_default();
+        Ok(ListRootsResult::new(
+            uris.into_iter().map(Root::new).collect(),
+        ))
     }
 
-    async fn on_progress(&self, params: ProgressNotificationParam, _ctx: NotificationContext<RoleClient>) {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
         self.seen.progress.lock().unwrap().push(params);
     }
 }
@@ -184,7 +219,9 @@ pub struct Server {
 /// name counts as a break too: what is sent must be what is advertised.
 pub fn schema_breaks(value: &Value, schema: &Value, defs: &Value, at: &str) -> Option<String> {
     if let Some(r) = schema.get("$ref").and_then(Value::as_str) {
-        let name = r.strip_prefix("#/$defs/").unwrap_or_else(|| panic!("an unexpected $ref {r}"));
+        let name = r
+            .strip_prefix("#/$defs/")
+            .unwrap_or_else(|| panic!("an unexpected $ref {r}"));
         return schema_breaks(value, &defs[name], defs, at);
     }
     if let Some(types) = schema.get("type") {
@@ -223,19 +260,32 @@ pub fn schema_breaks(value: &Value, schema: &Value, defs: &Value, at: &str) -> O
         }
     }
     if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
-        let fits = options.iter().filter(|o| schema_breaks(value, o, defs, at).is_none()).count();
+        let fits = options
+            .iter()
+            .filter(|o| schema_breaks(value, o, defs, at).is_none())
+            .count();
         if fits != 1 {
             return Some(format!("{at}: {value} fits {fits} of oneOf"));
         }
     }
-    if let (Some(obj), Some(props)) = (value.as_object(), schema.get("properties").and_then(Value::as_object)) {
-        for name in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+    if let (Some(obj), Some(props)) = (
+        value.as_object(),
+        schema.get("properties").and_then(Value::as_object),
+    ) {
+        for name in schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if !obj.contains_key(name.as_str().unwrap()) {
                 return Some(format!("{at}: {name} is required"));
             }
         }
         for (k, v) in obj {
-            let Some(sub) = props.get(k) else { return Some(format!("{at}: {k} is sent but not in the schema")) };
+            let Some(sub) = props.get(k) else {
+                return Some(format!("{at}: {k} is sent but not in the schema"));
+            };
             if let Some(b) = schema_breaks(v, sub, defs, &format!("{at}.{k}")) {
                 return Some(b);
             }
@@ -261,7 +311,11 @@ pub struct Start {
 
 impl Server {
     pub async fn start(roots: &[&Path]) -> Server {
-        Self::start_with(Start { roots: roots.iter().map(|p| p.to_path_buf()).collect(), ..Start::default() }).await
+        Self::start_with(Start {
+            roots: roots.iter().map(|p| p.to_path_buf()).collect(),
+            ..Start::default()
+        })
+        .await
     }
 
     pub async fn start_with(start: Start) -> Server {
@@ -272,8 +326,10 @@ impl Server {
         for (k, v) in &start.env {
             cmd.env(k, v);
         }
-        let (transport, stderr) =
-            TokioChildProcess::builder(cmd).stderr(std::process::Stdio::piped()).spawn().expect("the server starts");
+        let (transport, stderr) = TokioChildProcess::builder(cmd)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the server starts");
         let (tx, rx) = mpsc::unbounded_channel();
         let stderr: ChildStderr = stderr.expect("stderr is piped");
         tokio::spawn(async move {
@@ -283,16 +339,26 @@ impl Server {
             }
         });
         let seen = Seen::default();
-        let handler = TestClient { roots: start.client_roots, seen: seen.clone() };
+        let handler = TestClient {
+            roots: start.client_roots,
+            seen: seen.clone(),
+        };
         let client = handler.serve(transport).await.expect("the client connects");
-        Server { client, stderr: rx, seen, output_schemas: tokio::sync::OnceCell::new() }
+        Server {
+            client,
+            stderr: rx,
+            seen,
+            output_schemas: tokio::sync::OnceCell::new(),
+        }
     }
 
     /// Calls a tool and returns its result (a protocol error fails the
     /// test, and so does a success whose structuredContent is missing or
     /// does not fit the tool's advertised outputSchema).
     pub async fn call(&self, tool: &str, args: Value) -> CallToolResult {
-        let Value::Object(args) = args else { panic!("arguments are an object") };
+        let Value::Object(args) = args else {
+            panic!("arguments are an object")
+        };
         let r = self
             .client
             .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
@@ -302,12 +368,27 @@ impl Server {
             let schemas = self
                 .output_schemas
                 .get_or_init(|| async {
-                    let tools = self.client.list_all_tools().await.expect("tools/list answers");
-                    tools.iter().map(|t| (t.name.to_string(), serde_json::to_value(t).unwrap()["outputSchema"].clone())).collect()
+                    let tools = self
+                        .client
+                        .list_all_tools()
+                        .await
+                        .expect("tools/list answers");
+                    tools
+                        .iter()
+                        .map(|t| {
+                            (
+                                t.name.to_string(),
+                                serde_json::to_value(t).unwrap()["outputSchema"].clone(),
+                            )
+                        })
+                        .collect()
                 })
                 .await;
             let schema = &schemas[tool];
-            let sent = r.structured_content.as_ref().unwrap_or_else(|| panic!("{tool} succeeded without structuredContent"));
+            let sent = r
+                .structured_content
+                .as_ref()
+                .unwrap_or_else(|| panic!("{tool} succeeded without structuredContent"));
             if let Some(b) = schema_breaks(sent, schema, &schema["$defs"], "structuredContent") {
                 panic!("{tool}'s structuredContent does not fit its outputSchema: {b}");
             }
@@ -342,30 +423,52 @@ impl Reply {
     pub fn of(r: CallToolResult) -> Reply {
         assert_eq!(r.content.len(), 1, "one text block: {r:?}");
         let text = r.content[0].as_text().expect("a text block").text.clone();
-        Reply { text, is_error: r.is_error == Some(true), structured: r.structured_content.unwrap_or(Value::Null) }
+        Reply {
+            text,
+            is_error: r.is_error == Some(true),
+            structured: r.structured_content.unwrap_or(Value::Null),
+        }
     }
 
     pub fn ok(self) -> Reply {
         assert!(!self.is_error, "expected a listing, got {}", self.text);
-        assert!(self.chars() <= BUDGET, "the reply is {} characters (text and structuredContent)", self.chars());
+        assert!(
+            self.chars() <= BUDGET,
+            "the reply is {} characters (text and structuredContent)",
+            self.chars()
+        );
         self
     }
 
     /// Characters of the whole reply: the text and structuredContent as sent (compact JSON).
     pub fn chars(&self) -> usize {
-        let structured = if self.structured.is_null() { 0 } else { serde_json::to_string(&self.structured).unwrap().chars().count() };
+        let structured = if self.structured.is_null() {
+            0
+        } else {
+            serde_json::to_string(&self.structured)
+                .unwrap()
+                .chars()
+                .count()
+        };
         self.text.chars().count() + structured
     }
 
     /// The error code of an error result (`CODE: message`).
     pub fn code(&self) -> &str {
         assert!(self.is_error, "expected an error result, got {}", self.text);
-        assert_eq!(self.structured, Value::Null, "an error carries no structured result");
+        assert_eq!(
+            self.structured,
+            Value::Null,
+            "an error carries no structured result"
+        );
         self.text.split_once(": ").expect("CODE: message").0
     }
 
     pub fn next_cursor(&self) -> Option<String> {
-        self.structured.get("nextCursor").and_then(Value::as_str).map(str::to_string)
+        self.structured
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .map(str::to_string)
     }
 
     pub fn lines(&self) -> Vec<&str> {
@@ -388,7 +491,16 @@ pub fn list_args(p: &Path) -> Value {
 
 /// Entry lines (`[KIND] path`), without links' targets.
 pub fn entry_paths(text: &str) -> Vec<String> {
-    const TAGS: [&str; 8] = ["[DIR] ", "[FILE] ", "[LINK] ", "[FIFO] ", "[SOCKET] ", "[CHAR_DEVICE] ", "[BLOCK_DEVICE] ", "[UNKNOWN] "];
+    const TAGS: [&str; 8] = [
+        "[DIR] ",
+        "[FILE] ",
+        "[LINK] ",
+        "[FIFO] ",
+        "[SOCKET] ",
+        "[CHAR_DEVICE] ",
+        "[BLOCK_DEVICE] ",
+        "[UNKNOWN] ",
+    ];
     text.lines()
         .filter_map(|l| {
             let tag = TAGS.iter().find(|t| l.starts_with(**t))?;

@@ -1,0 +1,264 @@
+//! Reading compressed bytes: a file range as a stream, the decoders, and
+//! the ratio guard that stops a bomb.
+#![forbid(unsafe_code)]
+
+use std::io::{self, BufRead, BufReader, Read};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::error::{CanopyError, ErrorCode};
+use crate::limits::{ARCHIVE_DICT_MAX, ARCHIVE_RATIO_MAX, ARCHIVE_RATIO_SLACK};
+use crate::source::SourceFile;
+
+/// The bytes `[start, end)` of a file, read front to back; counts what it
+/// read, for the ratio guard.
+pub(crate) struct Range<F: SourceFile> {
+    file: Arc<F>,
+    at: u64,
+    end: u64,
+    read: Arc<AtomicU64>,
+}
+
+impl<F: SourceFile> Range<F> {
+    pub fn new(file: Arc<F>, start: u64, end: u64) -> Self {
+        Range {
+            file,
+            at: start,
+            end,
+            read: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Where the next read starts, in the file.
+    pub fn position(&self) -> u64 {
+        self.at
+    }
+
+    /// Moves `n` bytes on without reading them; `false` when that passes the end.
+    pub fn advance(&mut self, n: u64) -> bool {
+        self.at = self.at.saturating_add(n);
+        self.at <= self.end
+    }
+
+    /// A counter of the bytes read so far, shared with whoever guards the output.
+    pub fn counter(&self) -> Arc<AtomicU64> {
+        self.read.clone()
+    }
+}
+
+impl<F: SourceFile> Read for Range<F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = self.end.saturating_sub(self.at);
+        if left == 0 || buf.is_empty() {
+            return Ok(0);
+        }
+        let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+        let n = loop {
+            match self.file.read_at(&mut buf[..want], self.at) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other?,
+            }
+        };
+        self.at += n as u64;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// How a stream of bytes is compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Codec {
+    Stored,
+    Deflate,
+    Deflate64,
+    Gzip,
+    Bzip2,
+    Xz,
+    Zstd,
+    /// Zip's LZMA: a 4-byte version and size, the 5-byte properties, then raw LZMA.
+    ZipLzma {
+        size: u64,
+    },
+}
+
+fn corrupt(what: impl std::fmt::Display) -> io::Error {
+    CanopyError::new(
+        ErrorCode::Corrupt,
+        format!("the compressed data is damaged: {what}"),
+    )
+    .into_io()
+}
+
+/// Decodes `input` with `codec`, as a stream.
+///
+/// # Errors
+/// `UNSUPPORTED` for a dictionary or window larger than `ARCHIVE_DICT_MAX`;
+/// `CORRUPT` when the stream's header is damaged.
+pub(crate) fn decoder<R: Read + Send + 'static>(
+    codec: Codec,
+    input: R,
+) -> io::Result<Box<dyn Read + Send>> {
+    let buffered = BufReader::with_capacity(64 * 1024, input);
+    Ok(match codec {
+        Codec::Stored => Box::new(buffered),
+        Codec::Deflate => Box::new(flate2::bufread::DeflateDecoder::new(buffered)),
+        Codec::Deflate64 => Box::new(deflate64::Deflate64Decoder::with_buffer(buffered)),
+        Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
+        Codec::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
+        Codec::Xz => Box::new(lzma_rust2::XzReader::new_mem_limit(
+            buffered,
+            true,
+            ARCHIVE_DICT_MAX / 1024 * 2,
+        )),
+        Codec::Zstd => Box::new(ZstdFrames {
+            input: Some(buffered),
+            frame: None,
+        }),
+        Codec::ZipLzma { size } => {
+            let mut input = buffered;
+            let mut header = [0u8; 9];
+            input
+                .read_exact(&mut header)
+                .map_err(|_| corrupt("the LZMA header is cut short"))?;
+            if u16::from_le_bytes([header[2], header[3]]) != 5 {
+                return Err(corrupt("the LZMA properties are not 5 bytes"));
+            }
+            let props = header[4];
+            let dict = u32::from_le_bytes([header[5], header[6], header[7], header[8]]);
+            if dict > ARCHIVE_DICT_MAX {
+                return Err(too_big_window(u64::from(dict)));
+            }
+            let reader = lzma_rust2::LzmaReader::new_with_props(input, size, props, dict, None)
+                .map_err(|e| corrupt(e))?;
+            Box::new(reader)
+        }
+    })
+}
+
+fn too_big_window(bytes: u64) -> io::Error {
+    CanopyError::new(
+        ErrorCode::Unsupported,
+        format!(
+            "the data asks for a {} MiB decoding window; Canopy allocates at most {} MiB",
+            bytes >> 20,
+            ARCHIVE_DICT_MAX >> 20
+        ),
+    )
+    .into_io()
+}
+
+/// A zstd stream of one or more frames (ruzstd decodes one frame at a time).
+struct ZstdFrames<R: BufRead> {
+    input: Option<R>,
+    frame: Option<ruzstd::decoding::StreamingDecoder<R, ruzstd::decoding::FrameDecoder>>,
+}
+
+impl<R: BufRead> Read for ZstdFrames<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if let Some(frame) = &mut self.frame {
+                let n = frame.read(buf)?;
+                if n > 0 || buf.is_empty() {
+                    return Ok(n);
+                }
+                self.input = self.frame.take().map(|f| f.into_inner());
+            }
+            let Some(mut input) = self.input.take() else {
+                return Ok(0);
+            };
+            if input.fill_buf()?.is_empty() {
+                self.input = Some(input);
+                return Ok(0);
+            }
+            let mut decoder = ruzstd::decoding::FrameDecoder::new();
+            decoder.set_max_window_size(u64::from(ARCHIVE_DICT_MAX));
+            match ruzstd::decoding::StreamingDecoder::new_with_decoder(input, decoder) {
+                Ok(frame) => self.frame = Some(frame),
+                Err(e) => {
+                    let text = e.to_string();
+                    if text.to_lowercase().contains("window") {
+                        return Err(too_big_window(u64::from(ARCHIVE_DICT_MAX) + 1));
+                    }
+                    return Err(corrupt(text));
+                }
+            }
+        }
+    }
+}
+
+/// Stops a decoder whose output passes [`ARCHIVE_RATIO_MAX`] times the
+/// compressed bytes it read (plus [`ARCHIVE_RATIO_SLACK`]) with `RATIO`.
+pub(crate) struct RatioGuard<R> {
+    inner: R,
+    input: Arc<AtomicU64>,
+    /// Compressed bytes read before this stream began (a tar member's
+    /// share is the whole stream's).
+    output: u64,
+}
+
+impl<R: Read> RatioGuard<R> {
+    pub fn new(inner: R, input: Arc<AtomicU64>) -> Self {
+        RatioGuard {
+            inner,
+            input,
+            output: 0,
+        }
+    }
+
+    /// The bytes given out so far.
+    pub fn produced(&self) -> u64 {
+        self.output
+    }
+}
+
+impl<R: Read> Read for RatioGuard<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.output += n as u64;
+        let input = self.input.load(Ordering::Relaxed);
+        if self.output
+            > input
+                .saturating_mul(ARCHIVE_RATIO_MAX)
+                .saturating_add(ARCHIVE_RATIO_SLACK)
+        {
+            return Err(CanopyError::new(
+                ErrorCode::Ratio,
+                format!(
+                    "decompressing stopped: {} bytes came out of {} compressed bytes, more than {}x (a zip bomb, or data Canopy will not inflate)",
+                    self.output, input, ARCHIVE_RATIO_MAX
+                ),
+            )
+            .into_io());
+        }
+        Ok(n)
+    }
+}
+
+/// Reads and drops `n` bytes of `r`; `Ok(false)` when it ended first.
+pub(crate) fn skip(r: &mut dyn Read, mut n: u64) -> io::Result<bool> {
+    let mut sink = [0u8; 64 * 1024];
+    while n > 0 {
+        let want = sink.len().min(usize::try_from(n).unwrap_or(usize::MAX));
+        match r.read(&mut sink[..want]) {
+            Ok(0) => return Ok(false),
+            Ok(k) => n -= k as u64,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+/// Fills `buf` as far as `r` goes; the count read.
+pub(crate) fn fill(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}

@@ -1,0 +1,391 @@
+//! Tar archives, plain or compressed as a whole (gzip, bzip2, xz, zstd).
+//!
+//! A tar is a stream of 512-byte headers, each followed by its entry's data
+//! padded to 512. A compressed one can only be read front to back, so its
+//! index is read once and kept: per entry its name (the last segment, or
+//! the whole raw path when unsafe), kind, size, time, link target and where
+//! its data starts in the uncompressed stream. Headers in the ustar, GNU
+//! (`L`/`K` long names) and pax (`x` records: path, linkpath, size, mtime)
+//! forms are read; global pax records are skipped.
+#![forbid(unsafe_code)]
+
+use std::io::{self, Read};
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::decode::{self, Codec, Range, RatioGuard};
+use super::names::unsafe_reason;
+use super::tree::{Tree, TreeBuilder};
+use super::Summary;
+use crate::error::{CanopyError, ErrorCode};
+use crate::limits::{ARCHIVE_INDEX_TIME, ARCHIVE_LINK_MAX, MAX_TIME_MS};
+use crate::source::{Meta, SourceFile};
+use crate::wire::EntryKind;
+
+/// One entry of a tar.
+#[derive(Debug, Clone)]
+pub(crate) struct Member {
+    /// Its listed name: a range of [`TarIndex::names`].
+    name: (u32, u32),
+    /// Its link target (a symlink's or a hard link's), a range of the names.
+    link: Option<(u32, u32)>,
+    pub kind: EntryKind,
+    pub hard_link: bool,
+    pub size: u64,
+    pub modified_ms: Option<i64>,
+    /// Where its data starts in the uncompressed stream.
+    pub data: u64,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct TarIndex {
+    pub members: Vec<Member>,
+    names: Vec<u8>,
+    /// Why the index stops before the archive's end, if it does.
+    pub stopped: Option<CanopyError>,
+}
+
+impl TarIndex {
+    pub fn name(&self, m: &Member) -> &[u8] {
+        &self.names[m.name.0 as usize..m.name.1 as usize]
+    }
+
+    pub fn link(&self, m: &Member) -> Option<&[u8]> {
+        m.link.map(|(a, b)| &self.names[a as usize..b as usize])
+    }
+
+    pub fn meta(m: &Member) -> Meta {
+        Meta {
+            kind: m.kind,
+            size: m.size,
+            modified_ms: m.modified_ms,
+        }
+    }
+
+    fn push_name(&mut self, bytes: &[u8]) -> (u32, u32) {
+        let start = self.names.len() as u32;
+        self.names.extend_from_slice(bytes);
+        (start, self.names.len() as u32)
+    }
+}
+
+/// The uncompressed stream of a tar: read block by block, skipping data
+/// without reading it when the tar is not compressed.
+pub(crate) enum Stream<F: SourceFile> {
+    Plain(Range<F>),
+    Packed(RatioGuard<Box<dyn Read + Send>>),
+}
+
+impl<F: SourceFile> Stream<F> {
+    /// The stream of the whole file `file` under `codec`.
+    pub fn open(file: &Arc<F>, codec: Codec) -> io::Result<Stream<F>> {
+        let range = Range::new(file.clone(), 0, file.size());
+        if codec == Codec::Stored {
+            return Ok(Stream::Plain(range));
+        }
+        let counter = range.counter();
+        Ok(Stream::Packed(RatioGuard::new(
+            decode::decoder(codec, range)?,
+            counter,
+        )))
+    }
+
+    /// How far into the uncompressed stream it is.
+    pub fn position(&self) -> u64 {
+        match self {
+            Stream::Plain(r) => r.position(),
+            Stream::Packed(g) => g.produced(),
+        }
+    }
+
+    /// Fills `buf`; the count read (short only at the end).
+    pub fn read_full(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(r) => decode::fill(r, buf),
+            Stream::Packed(g) => decode::fill(g, buf),
+        }
+    }
+
+    /// Skips `n` bytes; `Ok(false)` when the stream ended first.
+    pub fn skip(&mut self, n: u64, deadline: Option<Instant>) -> io::Result<bool> {
+        match self {
+            Stream::Plain(r) => Ok(r.advance(n)),
+            Stream::Packed(g) => {
+                let mut left = n;
+                while left > 0 {
+                    if deadline.is_some_and(|d| Instant::now() > d) {
+                        return Err(io::ErrorKind::TimedOut.into());
+                    }
+                    let step = left.min(4 * 1024 * 1024);
+                    if !decode::skip(g, step)? {
+                        return Ok(false);
+                    }
+                    left -= step;
+                }
+                Ok(true)
+            }
+        }
+    }
+}
+
+fn octal(field: &[u8]) -> Option<u64> {
+    if field.first().is_some_and(|b| b & 0x80 != 0) {
+        // Base-256 (GNU): big-endian, the first byte's top bit a marker.
+        let mut v: u64 = u64::from(field[0] & 0x7F);
+        for &b in &field[1..] {
+            v = v.checked_mul(256)?.checked_add(u64::from(b))?;
+        }
+        return Some(v);
+    }
+    let text: Vec<u8> = field
+        .iter()
+        .copied()
+        .skip_while(|b| *b == b' ')
+        .take_while(|b| (b'0'..=b'7').contains(b))
+        .collect();
+    if text.is_empty() {
+        return Some(0);
+    }
+    u64::from_str_radix(std::str::from_utf8(&text).ok()?, 8).ok()
+}
+
+fn cstr(field: &[u8]) -> &[u8] {
+    &field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())]
+}
+
+fn checksum_ok(h: &[u8; 512]) -> bool {
+    let Some(want) = octal(&h[148..156]) else {
+        return false;
+    };
+    let sum: u64 = h
+        .iter()
+        .enumerate()
+        .map(|(i, &b)| {
+            if (148..156).contains(&i) {
+                32
+            } else {
+                u64::from(b)
+            }
+        })
+        .sum();
+    sum == want
+}
+
+/// Whether `block` is a tar header (its checksum holds).
+pub(crate) fn is_header(block: &[u8]) -> bool {
+    block.len() >= 512
+        && block[..512].iter().any(|&b| b != 0)
+        && checksum_ok(block[..512].try_into().expect("512"))
+}
+
+fn corrupt(what: &str) -> CanopyError {
+    CanopyError::new(ErrorCode::Corrupt, what.to_string())
+}
+
+/// What pax and GNU long-name headers say of the next entry.
+#[derive(Default)]
+struct Pending {
+    path: Option<Vec<u8>>,
+    link: Option<Vec<u8>>,
+    size: Option<u64>,
+    mtime_ms: Option<i64>,
+}
+
+fn read_data<F: SourceFile>(
+    s: &mut Stream<F>,
+    size: u64,
+    max: u64,
+) -> Result<Vec<u8>, CanopyError> {
+    if size > max {
+        return Err(corrupt("an extended header is larger than Canopy reads"));
+    }
+    let padded = size.div_ceil(512) * 512;
+    let mut data = vec![0; padded as usize];
+    let n = s
+        .read_full(&mut data)
+        .map_err(|e| CanopyError::from_io(&e, "reading the archive failed"))?;
+    if n < data.len() {
+        return Err(corrupt("the archive ends inside an extended header"));
+    }
+    data.truncate(size as usize);
+    Ok(data)
+}
+
+fn apply_pax(records: &[u8], p: &mut Pending) {
+    let mut rest = records;
+    while !rest.is_empty() {
+        let Some(space) = rest.iter().position(|&b| b == b' ') else {
+            return;
+        };
+        let Some(len) = std::str::from_utf8(&rest[..space])
+            .ok()
+            .and_then(|t| t.parse::<usize>().ok())
+        else {
+            return;
+        };
+        if len <= space + 1 || len > rest.len() {
+            return;
+        }
+        let record = &rest[space + 1..len - 1];
+        if let Some(eq) = record.iter().position(|&b| b == b'=') {
+            let (key, value) = (&record[..eq], &record[eq + 1..]);
+            match key {
+                b"path" => p.path = Some(value.to_vec()),
+                b"linkpath" => p.link = Some(value.to_vec()),
+                b"size" => p.size = std::str::from_utf8(value).ok().and_then(|t| t.parse().ok()),
+                b"mtime" => {
+                    p.mtime_ms = std::str::from_utf8(value)
+                        .ok()
+                        .and_then(|t| t.parse::<f64>().ok())
+                        .map(|s| (s * 1000.0).floor() as i64);
+                }
+                _ => {}
+            }
+        }
+        rest = &rest[len..];
+    }
+}
+
+/// Reads every header of `stream` until its end, an error, or
+/// [`ARCHIVE_INDEX_TIME`]: the tree, the index and the summary.
+pub(crate) fn index<F: SourceFile>(mut stream: Stream<F>) -> (Tree, TarIndex, Summary) {
+    let deadline = Instant::now() + ARCHIVE_INDEX_TIME;
+    let mut tree = TreeBuilder::default();
+    let mut idx = TarIndex::default();
+    let mut summary = Summary::default();
+    let mut pending = Pending::default();
+    let mut header = [0u8; 512];
+    let stop = loop {
+        if idx.members.len() % 64 == 0 && Instant::now() > deadline {
+            break Some(CanopyError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "reading the archive's headers took longer than {} s: showing the {} entries in its first {} MiB; there may be more",
+                    ARCHIVE_INDEX_TIME.as_secs(),
+                    idx.members.len(),
+                    stream.position() >> 20
+                ),
+            ));
+        }
+        match stream.read_full(&mut header) {
+            Ok(512) => {}
+            Ok(0) => break None,
+            Ok(_) => {
+                break Some(corrupt(
+                    "the archive ends inside a header (it is truncated)",
+                ))
+            }
+            Err(e) => break Some(CanopyError::from_io(&e, "reading the archive failed")),
+        }
+        if header.iter().all(|&b| b == 0) {
+            break None;
+        }
+        if !checksum_ok(&header) {
+            break Some(corrupt(
+                "a header's checksum does not match (the archive is damaged or not a tar)",
+            ));
+        }
+        let Some(mut size) = octal(&header[124..136]) else {
+            break Some(corrupt("a header's size is not a number"));
+        };
+        let flag = header[156];
+        match flag {
+            b'L' | b'K' | b'x' | b'g' => {
+                let data = match read_data(&mut stream, size, 1024 * 1024) {
+                    Ok(d) => d,
+                    Err(e) => break Some(e),
+                };
+                match flag {
+                    b'L' => pending.path = Some(cstr(&data).to_vec()),
+                    b'K' => pending.link = Some(cstr(&data).to_vec()),
+                    b'x' => apply_pax(&data, &mut pending),
+                    _ => {}
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let p = std::mem::take(&mut pending);
+        if let Some(s) = p.size {
+            size = s;
+        }
+        let ustar = &header[257..263] == b"ustar\0";
+        let path = p.path.unwrap_or_else(|| {
+            let name = cstr(&header[0..100]);
+            let prefix = if ustar { cstr(&header[345..500]) } else { &[] };
+            if prefix.is_empty() {
+                name.to_vec()
+            } else {
+                [prefix, b"/", name].concat()
+            }
+        });
+        let link = p.link.unwrap_or_else(|| cstr(&header[157..257]).to_vec());
+        let (kind, hard_link) = match flag {
+            b'1' => (EntryKind::File, true),
+            b'2' => (EntryKind::Symlink, false),
+            b'3' => (EntryKind::CharDevice, false),
+            b'4' => (EntryKind::BlockDevice, false),
+            b'5' => (EntryKind::Folder, false),
+            b'6' => (EntryKind::Fifo, false),
+            _ if path.ends_with(b"/") => (EntryKind::Folder, false),
+            _ => (EntryKind::File, false),
+        };
+        let mtime_ms = p
+            .mtime_ms
+            .or_else(|| octal(&header[136..148]).map(|s| s as i64 * 1000))
+            .filter(|ms| ms.abs() <= MAX_TIME_MS);
+        // Hard links, links and folders carry no data whatever the size field says.
+        let data_len = if matches!(flag, b'1' | b'2' | b'3' | b'4' | b'5' | b'6') {
+            0
+        } else {
+            size
+        };
+        let data = stream.position();
+        let trimmed = path.strip_suffix(b"/").unwrap_or(&path);
+        let loc = idx.members.len() as u32;
+        let is_unsafe = unsafe_reason(trimmed).is_some();
+        let listed: &[u8] = if is_unsafe {
+            &path
+        } else {
+            trimmed.rsplit(|&b| b == b'/').next().unwrap_or(trimmed)
+        };
+        let name = idx.push_name(listed);
+        let link = (matches!(kind, EntryKind::Symlink) || hard_link)
+            .then(|| idx.push_name(&link[..link.len().min(ARCHIVE_LINK_MAX)]));
+        idx.members.push(Member {
+            name,
+            link,
+            kind,
+            hard_link,
+            size: if kind == EntryKind::File && !hard_link {
+                size
+            } else {
+                0
+            },
+            modified_ms: mtime_ms,
+            data,
+        });
+        summary.count(kind, if hard_link { 0 } else { data_len }, 0, false);
+        if is_unsafe {
+            summary.unsafe_names += 1;
+            tree.add_raw(loc);
+        } else {
+            tree.add(trimmed, kind == EntryKind::Folder, loc);
+        }
+        match stream.skip(data_len.div_ceil(512) * 512, Some(deadline)) {
+            Ok(true) => {}
+            Ok(false) => {
+                break Some(corrupt(
+                    "the archive ends inside an entry's data (it is truncated)",
+                ))
+            }
+            Err(e) if e.kind() == io::ErrorKind::TimedOut => continue,
+            Err(e) => break Some(CanopyError::from_io(&e, "reading the archive failed")),
+        }
+    };
+    summary.read_bytes = Some(stream.position());
+    idx.stopped = stop;
+    idx.members.shrink_to_fit();
+    idx.names.shrink_to_fit();
+    (tree.finish(), idx, summary)
+}
