@@ -196,9 +196,10 @@ pub const ARCHIVE_RATIO_SLACK: u64 = 1024 * 1024;
 /// How far into a compressed stream a preview decompresses to reach an
 /// entry's data (a tar.gz entry lies after every entry before it).
 pub const ARCHIVE_SKIP_MAX: u64 = 512 * 1024 * 1024;
-/// How long reading a compressed tar's headers may take before the listing
-/// shows what was read and says it is at least that (the request budget).
-pub const ARCHIVE_INDEX_TIME: Duration = Duration::from_secs(5);
+/// How long reading a tar's headers may take before the listing shows what
+/// was read and says it is at least that: inside the folder's own budget
+/// (`TIME_BUDGET`, 2 s), so the archive's folder is shown, never given up.
+pub const ARCHIVE_INDEX_TIME: Duration = Duration::from_millis(1500);
 /// A zip's central directory is read in windows of this many bytes (a
 /// record is at most 46 + 3 x 65,535 bytes, so one always fits).
 pub const ARCHIVE_WINDOW: usize = 256 * 1024;

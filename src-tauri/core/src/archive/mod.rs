@@ -33,7 +33,10 @@ use std::sync::{Arc, Mutex};
 use self::decode::{Codec, Range, RatioGuard};
 use self::tree::{Tree, RAW_NAME};
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{ARCHIVE_CACHE, ARCHIVE_LINK_MAX, ARCHIVE_SKIP_MAX, ARCHIVE_SNIFF_BYTES};
+use crate::limits::{
+    ARCHIVE_CACHE, ARCHIVE_LINK_MAX, ARCHIVE_RATIO_MAX, ARCHIVE_RATIO_SLACK, ARCHIVE_SKIP_MAX,
+    ARCHIVE_SNIFF_BYTES,
+};
 use crate::source::{
     EntryNote, EntryStream, FileStamp, Identity, Meta, RawEntry, Source, SourceFile, SourceFolder,
 };
@@ -543,6 +546,23 @@ impl<F: SourceFile> Member<F> {
         }
         let codec = rec.codec()?;
         let (start, end) = zip::data_range(&*archive.file, dir, &rec)?;
+        // The archive's own claim already passes the ratio guard: refuse before inflating.
+        if codec != Codec::Stored
+            && rec.size
+                > rec
+                    .compressed
+                    .saturating_mul(ARCHIVE_RATIO_MAX)
+                    .saturating_add(ARCHIVE_RATIO_SLACK)
+        {
+            return Err(CanopyError::new(
+                ErrorCode::Ratio,
+                format!(
+                    "the entry claims {} bytes from {} compressed bytes, more than {}x: a zip bomb, or data Canopy will not inflate",
+                    rec.size, rec.compressed, ARCHIVE_RATIO_MAX
+                ),
+            )
+            .into_io());
+        }
         Ok(Member {
             archive: archive.clone(),
             size: rec.size,
@@ -756,6 +776,8 @@ impl<S: Source> WithArchives<S> {
                 Err(e) if e.code == ErrorCode::NotADirectory || e.code == ErrorCode::NotFound => {
                     continue
                 }
+                // A folder, fifo or device on the way: no archive, and nothing was opened.
+                Err(e) if e.code == ErrorCode::NotAFile => break,
                 Err(e) => return Err(e.into_io()),
             }
         }

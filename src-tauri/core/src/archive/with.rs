@@ -201,6 +201,9 @@ impl<S: Source> Source for WithArchives<S> {
                     })?;
                 let dir = ArchiveFolder::new(archive.clone(), folder);
                 let member = match dir.find(name) {
+                    Ok((super::Hit::Record(r), _)) if r.folder & super::tree::RAW_NAME != 0 => {
+                        Err(super::unsafe_error(name).into_io())
+                    }
                     Ok((super::Hit::Record(r), _)) => match &archive.body {
                         super::Body::Zip(_) => Member::of_zip(&archive, r.loc, false),
                         super::Body::Tar(_) => Member::of_tar(&archive, r.loc),
