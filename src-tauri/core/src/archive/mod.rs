@@ -71,10 +71,13 @@ pub(crate) fn named_like_archive(name: &[u8]) -> bool {
         .any(|end| lower.ends_with(end) && lower.len() > end.len())
 }
 
-/// The archive format of a file whose first bytes are `head`, if it is one
-/// Canopy reads. A compressed file is an archive only when what it
-/// decompresses to starts with a tar header.
-pub(crate) fn sniff(head: &[u8]) -> Option<ArchiveFormat> {
+/// The archive format of a file named `name` whose first bytes are `head`,
+/// if it is one Canopy reads. A compressed file is an archive when what its
+/// first bytes decompress to starts with a tar header, or, when they are too
+/// few to decompress a whole block, when its name says it is a tar of that
+/// compression (`.tar.zst`, `.tgz` ...): then its first header is checked
+/// when it is opened.
+pub(crate) fn sniff(head: &[u8], name: &[u8]) -> Option<ArchiveFormat> {
     if head.len() >= 4
         && &head[..2] == b"PK"
         && matches!(&head[2..4], b"\x03\x04" | b"\x05\x06" | b"\x07\x08")
@@ -96,9 +99,27 @@ pub(crate) fn sniff(head: &[u8]) -> Option<ArchiveFormat> {
         return None;
     };
     let mut first = [0u8; 512];
-    let mut decoder = decode::decoder(codec, io::Cursor::new(head.to_vec())).ok()?;
-    let n = decode::fill(&mut decoder, &mut first).unwrap_or(0);
-    (n == 512 && tar::is_header(&first)).then_some(format)
+    let n = decode::decoder(codec, io::Cursor::new(head.to_vec()))
+        .and_then(|mut d| decode::fill(&mut d, &mut first));
+    match n {
+        Ok(512) => tar::is_header(&first).then_some(format),
+        // A first block larger than the head: the name decides, the open checks.
+        _ if head.len() >= ARCHIVE_SNIFF_BYTES => named_as(name, format).then_some(format),
+        _ => None,
+    }
+}
+
+/// Whether `name` ends like a tar compressed as `format`.
+fn named_as(name: &[u8], format: ArchiveFormat) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let endings: &[&[u8]] = match format {
+        ArchiveFormat::TarGz => &[b".tar.gz", b".tgz", b".taz"],
+        ArchiveFormat::TarBz2 => &[b".tar.bz2", b".tbz", b".tbz2"],
+        ArchiveFormat::TarXz => &[b".tar.xz", b".txz"],
+        ArchiveFormat::TarZst => &[b".tar.zst", b".tzst"],
+        ArchiveFormat::Zip | ArchiveFormat::Tar => &[],
+    };
+    endings.iter().any(|end| lower.ends_with(end))
 }
 
 fn codec_of(format: ArchiveFormat) -> Codec {
@@ -763,7 +784,8 @@ impl<S: Source> WithArchives<S> {
         for prefix in path.ancestors().take(64) {
             match self.inner.open_file(prefix) {
                 Ok(file) => {
-                    let Some(format) = sniff(&read_head(&file)?) else {
+                    let name = prefix.file_name().map_or(&b""[..], |n| n.as_bytes());
+                    let Some(format) = sniff(&read_head(&file)?, name) else {
                         return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
                     };
                     let archive = self.archive(prefix, file, format)?;

@@ -145,7 +145,7 @@ impl<S: Source> SourceFolder for Folder<S> {
                     note.archive = d
                         .read_head(name, ARCHIVE_SNIFF_BYTES)
                         .ok()
-                        .and_then(|head| sniff(&head));
+                        .and_then(|head| sniff(&head, name));
                 }
                 note
             }
