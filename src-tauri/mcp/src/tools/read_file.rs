@@ -132,6 +132,7 @@ impl Canopy {
         let roots = self.allowed(&ctx).await?;
         let opened = self.open_allowed(&args.path, roots).await?;
         match opened.kind {
+            // Inside an archive, what the path names is the archive's to say.
             EntryKind::File => {}
             EntryKind::Folder => {
                 return Err(CanopyError::new(
