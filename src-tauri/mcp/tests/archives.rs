@@ -371,3 +371,65 @@ with zipfile.ZipFile(sys.argv[1], 'w', compresslevel=9) as z:
     let deep = read(&s, json!({ "path": member, "offset": 150_000_000 })).await;
     assert_eq!(deep.code(), "RATIO", "{}", deep.text);
 }
+
+#[tokio::test]
+async fn a_compressed_tar_lists_what_tar_lists() {
+    let t = Tree::new();
+    let tgz = t.at("src.tar.gz");
+    python(
+        r#"
+import io, sys, tarfile
+def add(tar, name, data=None):
+    info = tarfile.TarInfo(name)
+    if data is None:
+        info.type = tarfile.DIRTYPE
+        tar.addfile(info)
+    else:
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+with tarfile.open(sys.argv[1], 'w:gz') as tar:
+    add(tar, 'src')
+    add(tar, 'src/main.rs', b'fn main() {}\n')
+    for d in range(3):
+        for f in range(5):
+            add(tar, f'src/mod{d}/deep/file{f}.rs', b'// file\n')
+    add(tar, 'README.md', b'# readme\n')
+"#,
+        &tgz,
+    );
+    let tar = Command::new("tar")
+        .arg("-tzf")
+        .arg(&tgz)
+        .output()
+        .expect("tar runs");
+    assert!(tar.status.success());
+    let mut want: Vec<String> = String::from_utf8(tar.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim_end_matches('/').to_string())
+        .collect();
+    // tar names the folders a path implies only when they have an entry of their own.
+    for implied in [
+        "src/mod0",
+        "src/mod1",
+        "src/mod2",
+        "src/mod0/deep",
+        "src/mod1/deep",
+        "src/mod2/deep",
+    ] {
+        want.push(implied.to_string());
+    }
+    want.sort();
+    let s = Server::start(&[&t.path()]).await;
+    let r = s
+        .list(json!({ "path": "src.tar.gz", "depth": 4 }))
+        .await
+        .ok();
+    let mut got = common::entry_paths(&r.text);
+    got.sort();
+    assert_eq!(got, want, "{}", r.text);
+    let main = read(&s, json!({ "path": "src.tar.gz/src/main.rs" }))
+        .await
+        .ok();
+    assert!(main.text.ends_with("\n\nfn main() {}\n"), "{}", main.text);
+}
