@@ -360,7 +360,7 @@ impl Canopy {
 /// What the server tells a model when it connects, for the folders `roots`.
 fn instructions(roots: &[PathBuf]) -> String {
     format!(
-        "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}. Every reply fits {} characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
+        "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}. Zip and tar archives open like folders (a path can run through one). Every reply fits {} characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
         roots_text(roots),
         tools::grouped(MCP_REPLY_CHARS as u64)
     )

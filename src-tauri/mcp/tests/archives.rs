@@ -433,3 +433,26 @@ with tarfile.open(sys.argv[1], 'w:gz') as tar:
         .ok();
     assert!(main.text.ends_with("\n\nfn main() {}\n"), "{}", main.text);
 }
+
+#[tokio::test]
+async fn a_path_through_a_file_that_is_no_archive_or_to_no_entry_says_so() {
+    let t = Tree::new();
+    site_zip(&t);
+    t.write("notes.zip", b"just text, named like an archive");
+    let s = Server::start(&[&t.path()]).await;
+    let top = s.list(list_args(&t.path())).await.ok();
+    assert_eq!(
+        top.lines(),
+        ["[FILE] notes.zip", "[ARCHIVE] site.zip"],
+        "an archive is told by its bytes, not its name"
+    );
+    let plain = s.list(json!({ "path": "notes.zip" })).await;
+    assert_eq!(plain.code(), "NOT_A_DIRECTORY", "{}", plain.text);
+    assert!(plain.text.contains("call read_file"), "{}", plain.text);
+    let through = read(&s, json!({ "path": "notes.zip/inner.txt" })).await;
+    assert_eq!(through.code(), "NOT_A_DIRECTORY", "{}", through.text);
+    let missing = s.list(json!({ "path": "site.zip/nowhere" })).await;
+    assert_eq!(missing.code(), "NOT_FOUND", "{}", missing.text);
+    let missing = read(&s, json!({ "path": "site.zip/assets/nothing.txt" })).await;
+    assert_eq!(missing.code(), "NOT_FOUND", "{}", missing.text);
+}
