@@ -209,6 +209,12 @@ pub const ARCHIVE_CACHE: usize = 4;
 pub const ARCHIVE_DICT_MAX: u32 = 64 * 1024 * 1024;
 /// The longest symlink target read from an archive entry.
 pub const ARCHIVE_LINK_MAX: usize = 4096;
+/// Archives open inside archives at most this deep (the outermost is 1);
+/// deeper ones are listed as archives and refused with `TOO_DEEP`.
+pub const ARCHIVE_NESTING_MAX: u8 = 3;
+/// A compressed archive inside an archive is read into memory once, up to
+/// this size (a stored one is read in place, whatever its size).
+pub const ARCHIVE_NESTED_MEMORY_MAX: u64 = 64 * 1024 * 1024;
 /// A zip's central directory larger than this is refused (`TOO_LARGE`): its
 /// records are addressed by 32-bit offsets in the index.
 pub const ARCHIVE_DIRECTORY_MAX: u64 = u32::MAX as u64;

@@ -710,3 +710,111 @@ open('legacy.zip', 'wb').write(d)
     let listing = list_all(&t.path().join("legacy.zip"));
     assert_eq!(root_folder(&listing).entries[0].name, "café.txt ");
 }
+
+#[test]
+fn archives_inside_archives_open_three_deep_stored_in_place_or_small_in_memory() {
+    let t = tempfile::tempdir().unwrap();
+    python(
+        t.path(),
+        r#"
+import zipfile, tarfile, io, os
+def zip_of(entries, method=zipfile.ZIP_DEFLATED):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, 'w', method) as z:
+        for name, data in entries:
+            z.writestr(name, data)
+    return buf.getvalue()
+tgz = io.BytesIO()
+with tarfile.open(fileobj=tgz, mode='w:gz') as t:
+    ti = tarfile.TarInfo('in/tar.txt'); ti.size = 3; t.addfile(ti, io.BytesIO(b'tar'))
+level3 = zip_of([('deepest.txt', b'three deep')])
+level4 = zip_of([('too-deep.txt', b'four')])
+level3_with_4 = zip_of([('deepest.txt', b'three deep'), ('four.zip', level4)])
+level2 = zip_of([('three.zip', level3_with_4), ('notes.txt', b'two')])
+# Stored (read in place) and deflated (read into memory) inner archives, and a tar.gz.
+with zipfile.ZipFile('outer.zip', 'w') as z:
+    z.writestr(zipfile.ZipInfo('stored.zip'), zip_of([('a/b.txt', b'stored inner')]))
+    z.writestr('two.zip', level2, compress_type=zipfile.ZIP_DEFLATED)
+    z.writestr('src.tar.gz', tgz.getvalue())
+    # A compressed inner archive past 64 MiB: listed as an archive, not opened.
+    z.writestr('huge.zip', zip_of([('x', b'x')]) + os.urandom(65 << 20), compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+"#,
+    );
+    let outer = t.path().join("outer.zip");
+    let (settings, call) = everything(1);
+    let listing = list(&source(), &outer, &settings, &call).unwrap();
+    let top = root_folder(&listing);
+    for (name, format) in [
+        ("stored.zip", ArchiveFormat::Zip),
+        ("two.zip", ArchiveFormat::Zip),
+        ("src.tar.gz", ArchiveFormat::TarGz),
+        ("huge.zip", ArchiveFormat::Zip),
+    ] {
+        assert_eq!(
+            entry(top, name).archive,
+            Some(format),
+            "{name} is listed as an archive"
+        );
+    }
+    let text_of = |p: &Path| preview(&source(), p, 0, 100).map(text);
+    assert_eq!(
+        text_of(&outer.join("stored.zip/a/b.txt"))
+            .unwrap()
+            .as_deref(),
+        Some("stored inner")
+    );
+    assert_eq!(
+        text_of(&outer.join("src.tar.gz/in/tar.txt"))
+            .unwrap()
+            .as_deref(),
+        Some("tar")
+    );
+    assert_eq!(
+        text_of(&outer.join("two.zip/notes.txt"))
+            .unwrap()
+            .as_deref(),
+        Some("two")
+    );
+    assert_eq!(
+        text_of(&outer.join("two.zip/three.zip/deepest.txt"))
+            .unwrap()
+            .as_deref(),
+        Some("three deep")
+    );
+    let deeper = list(
+        &source(),
+        &outer.join("two.zip/three.zip"),
+        &settings,
+        &call,
+    )
+    .unwrap();
+    assert_eq!(
+        entry(root_folder(&deeper), "four.zip").archive,
+        Some(ArchiveFormat::Zip),
+        "the fourth level is listed as an archive"
+    );
+    let err = list(
+        &source(),
+        &outer.join("two.zip/three.zip/four.zip"),
+        &settings,
+        &call,
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::TooDeep, "{err}");
+    let err = text_of(&outer.join("two.zip/three.zip/four.zip/too-deep.txt")).unwrap_err();
+    assert_eq!(err.code, ErrorCode::TooDeep, "{err}");
+    let err = list(&source(), &outer.join("huge.zip"), &settings, &call).unwrap_err();
+    assert_eq!(err.code, ErrorCode::TooLarge, "{err}");
+    // An entry that is no archive ends the path.
+    let err = list(
+        &source(),
+        &outer.join("two.zip/notes.txt"),
+        &settings,
+        &call,
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::NotADirectory, "{err}");
+    // The inner archive's own facts.
+    let inner = source().summary(&outer.join("two.zip")).unwrap();
+    assert_eq!((inner.format, inner.entries), (ArchiveFormat::Zip, 2));
+}

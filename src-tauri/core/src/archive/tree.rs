@@ -74,6 +74,7 @@ impl Tree {
     }
 
     /// The folder at `path` (segments below the top), if the tree has one.
+    #[cfg(test)]
     pub fn folder_at<'a>(&self, mut segments: impl Iterator<Item = &'a [u8]>) -> Option<u32> {
         segments.try_fold(0, |id, segment| self.subfolder(id, segment))
     }
