@@ -216,8 +216,9 @@ pub const ARCHIVE_NESTING_MAX: u8 = 3;
 /// this size (a stored one is read in place, whatever its size).
 pub const ARCHIVE_NESTED_MEMORY_MAX: u64 = 64 * 1024 * 1024;
 /// A zip's central directory larger than this is refused (`TOO_LARGE`): its
-/// records are addressed by 32-bit offsets in the index.
-pub const ARCHIVE_DIRECTORY_MAX: u64 = u32::MAX as u64;
+/// records are addressed by 31-bit offsets in the index (about 20 million
+/// entries).
+pub const ARCHIVE_DIRECTORY_MAX: u64 = (1 << 31) - 1;
 
 /// The values of [`Limits`].
 pub const LIMITS: Limits = Limits {

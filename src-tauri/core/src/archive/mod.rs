@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex};
 
 pub use self::blob::Blob;
 use self::decode::{Codec, Range, RatioGuard};
-use self::tree::{Tree, RAW_NAME};
+use self::tree::Tree;
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{
     ARCHIVE_CACHE, ARCHIVE_LINK_MAX, ARCHIVE_NESTED_MEMORY_MAX, ARCHIVE_NESTING_MAX,
@@ -231,8 +231,8 @@ impl<F: SourceFile> Archive<F> {
     /// The regular file of record `r`.
     fn member(self: &Arc<Self>, r: tree::Record) -> io::Result<Member<F>> {
         match &self.body {
-            Body::Zip(_) => Member::of_zip(self, r.loc, false),
-            Body::Tar(_) => Member::of_tar(self, r.loc),
+            Body::Zip(_) => Member::of_zip(self, r.loc(), false),
+            Body::Tar(_) => Member::of_tar(self, r.loc()),
         }
     }
 
@@ -334,8 +334,8 @@ impl<F: SourceFile> ArchiveFolder<F> {
         let a = &*self.archive;
         match &a.body {
             Body::Zip(dir) => {
-                let found = zip::entry_at(&a.file, dir, window, r.loc, path)?;
-                if r.folder & RAW_NAME == 0 {
+                let found = zip::entry_at(&a.file, dir, window, r.loc(), path)?;
+                if !r.is_raw() {
                     let trimmed = path.strip_suffix(b"/").unwrap_or(path).len();
                     path.truncate(trimmed);
                     let cut = path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
@@ -344,7 +344,7 @@ impl<F: SourceFile> ArchiveFolder<F> {
                 Ok((found.meta, found.encrypted))
             }
             Body::Tar(idx) => {
-                let m = &idx.members[r.loc as usize];
+                let m = &idx.members[r.loc() as usize];
                 path.clear();
                 path.extend_from_slice(idx.name(m));
                 Ok((tar::TarIndex::meta(m), false))
@@ -362,10 +362,7 @@ impl<F: SourceFile> ArchiveFolder<F> {
         let Some(loc) = self.archive.tree.node(sub).explicit else {
             return plain;
         };
-        let rec = tree::Record {
-            folder: RAW_NAME,
-            loc,
-        };
+        let rec = tree::Record::raw(loc);
         match self.record(rec, window, scratch) {
             Ok((meta, _)) => Meta {
                 kind: EntryKind::Folder,
@@ -428,10 +425,7 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
             }
             let r = recs[i - subs.len()];
             let (meta, encrypted) = f.record(r, &mut self.window, &mut self.path)?;
-            if meta.kind == EntryKind::File
-                && r.folder & RAW_NAME == 0
-                && named_like_archive(&self.path)
-            {
+            if meta.kind == EntryKind::File && !r.is_raw() && named_like_archive(&self.path) {
                 let mut like = f.archive_like.lock().unwrap_or_else(|e| e.into_inner());
                 if like.len() < NOTES_MAX {
                     like.insert(self.path.clone().into(), r);
@@ -525,12 +519,12 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
         }
         match &self.archive.body {
             Body::Tar(idx) => Ok(idx
-                .link(&idx.members[r.loc as usize])
+                .link(&idx.members[r.loc() as usize])
                 .unwrap_or_default()
                 .to_vec()),
             Body::Zip(_) => {
                 // A zip keeps a link's target as its content.
-                let member = Member::of_zip(&self.archive, r.loc, true)?;
+                let member = Member::of_zip(&self.archive, r.loc(), true)?;
                 let mut target = vec![0; ARCHIVE_LINK_MAX];
                 let n = member.read_at(&mut target, 0)?;
                 target.truncate(n);
@@ -859,7 +853,7 @@ impl<X: SourceFile> Archive<Blob<X>> {
                 .into_io())
             }
         };
-        let salt = (self.salt ^ u64::from(r.loc).wrapping_mul(0xA24B_AED4_963E_E407))
+        let salt = (self.salt ^ u64::from(r.loc()).wrapping_mul(0xA24B_AED4_963E_E407))
             .rotate_left(17)
             ^ u64::from(self.level);
         Ok(Arc::new(Archive::open_at(
@@ -1003,7 +997,7 @@ impl<S: Source> WithArchives<S> {
             let Some(record) = dir.record_named(segment)? else {
                 break;
             };
-            if record.folder & RAW_NAME != 0 {
+            if record.is_raw() {
                 return Err(unsafe_error(segment).into_io());
             }
             at.push(std::ffi::OsStr::from_bytes(segment));

@@ -366,12 +366,8 @@ pub(crate) fn index<F: SourceFile>(mut stream: Stream<F>) -> (Tree, TarIndex, Su
             data,
         });
         summary.count(kind, if hard_link { 0 } else { data_len }, 0, false);
-        if is_unsafe {
-            summary.unsafe_names += 1;
-            tree.add_raw(loc);
-        } else {
-            tree.add(trimmed, kind == EntryKind::Folder, loc);
-        }
+        summary.unsafe_names += u64::from(is_unsafe);
+        tree.add(trimmed, kind == EntryKind::Folder, is_unsafe, loc);
         match stream.skip(data_len.div_ceil(512) * 512, Some(deadline)) {
             Ok(true) => {}
             Ok(false) => {

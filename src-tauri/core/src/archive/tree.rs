@@ -2,11 +2,16 @@
 //!
 //! An archive names each entry by its whole path (`a/b/c.txt`); a folder
 //! exists when an entry says so (`a/b/`) or when a path runs through it.
-//! The tree keeps, per entry, only where it is (its folder) and where the
-//! format can find it again (`loc`: a zip's offset into its central
-//! directory, a tar's member number): 8 bytes an entry. Folders keep their
-//! own names. Entry names stay in the archive (a zip) or in the format's
-//! own table (a tar), so a million-entry zip costs 8 MB here.
+//! The tree keeps, per entry, only where the format can find it again
+//! (`loc`: a zip's offset into its central directory, a tar's member
+//! number), grouped by folder: 4 bytes an entry. Folders keep their own
+//! names. Entry names stay in the archive (a zip) or in the format's own
+//! table (a tar), so a million-entry zip costs 4 MB here.
+//!
+//! A zip is read twice to build it without sorting (`count`, then
+//! `place`): the first pass counts each folder's entries, the second puts
+//! each where its folder's group is. A tar, whose entries the format keeps
+//! anyway, files them once (`add`) and is sorted at the end.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -26,16 +31,34 @@ pub(crate) struct Node {
 }
 
 /// One entry that is not a folder of the tree (or a folder entry whose
-/// name is unsafe): the folder it is in, and where the format finds it.
+/// name is unsafe): where the format finds it, and whether it is listed by
+/// its whole raw path in the top folder because its name is unsafe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Record {
-    pub folder: u32,
-    pub loc: u32,
-}
+pub(crate) struct Record(u32);
 
-/// The high bit of a record's folder: the entry is listed by its whole raw
-/// path, in the top folder, because its name is unsafe.
-pub(crate) const RAW_NAME: u32 = 1 << 31;
+const RAW_NAME: u32 = 1 << 31;
+
+/// The largest `loc` a record holds (its top bit marks a raw name).
+pub(crate) const MAX_LOC: u32 = RAW_NAME - 1;
+
+impl Record {
+    pub fn plain(loc: u32) -> Record {
+        Record(loc & MAX_LOC)
+    }
+
+    /// An entry listed by its raw name (also: a folder's own entry, read whole).
+    pub fn raw(loc: u32) -> Record {
+        Record(loc | RAW_NAME)
+    }
+
+    pub fn loc(self) -> u32 {
+        self.0 & MAX_LOC
+    }
+
+    pub fn is_raw(self) -> bool {
+        self.0 & RAW_NAME != 0
+    }
+}
 
 #[derive(Debug, Default)]
 pub(crate) struct Tree {
@@ -91,6 +114,11 @@ pub(crate) struct TreeBuilder {
     tree: Tree,
     /// Every folder's whole path, while building (dropped after).
     by_path: HashMap<Box<[u8]>, u32>,
+    /// Counting: each folder's entries; placing: where its next one goes.
+    counts: Vec<u32>,
+    placing: bool,
+    /// Entries filed by `add` (folder, record), sorted by `finish`.
+    added: Vec<(u32, Record)>,
 }
 
 impl Default for TreeBuilder {
@@ -106,45 +134,92 @@ impl Default for TreeBuilder {
         TreeBuilder {
             tree,
             by_path: HashMap::new(),
+            counts: vec![0],
+            placing: false,
+            added: Vec::new(),
         }
     }
 }
 
+fn parent_of(path: &[u8]) -> &[u8] {
+    path.iter()
+        .rposition(|&b| b == b'/')
+        .map_or(&[], |cut| &path[..cut])
+}
+
 impl TreeBuilder {
-    /// A builder for about `entries` entries: its records are allocated once,
-    /// not doubled (a doubling holds the old and the new block at its peak).
-    pub fn with_capacity(entries: usize) -> Self {
-        let mut b = TreeBuilder::default();
-        b.tree.records.reserve_exact(entries);
-        b
-    }
-
-    /// Files an entry whose path is safe (see `names::unsafe_reason`):
-    /// a folder entry (`is_folder`, its trailing `/` taken off) becomes or
-    /// marks a folder; any other entry is a record of its folder, which is
-    /// made (with its ancestors) if no entry said so yet.
-    pub fn add(&mut self, path: &[u8], is_folder: bool, loc: u32) {
-        if is_folder {
-            let id = self.folder(path);
-            let node = &mut self.tree.nodes[id as usize];
-            if node.explicit.is_none() {
-                node.explicit = Some(loc);
-            }
-            return;
+    /// First pass: a folder entry (`is_folder`, its trailing `/` taken off)
+    /// makes or marks its folder; any other entry is counted in its folder,
+    /// made (with its ancestors) if no entry said so yet. `raw`: an entry
+    /// with an unsafe name, counted in the top folder.
+    pub fn count(&mut self, path: &[u8], is_folder: bool, raw: bool, loc: u32) {
+        debug_assert!(!self.placing);
+        if raw {
+            self.counts[0] += 1;
+        } else if is_folder {
+            self.mark(path, loc);
+        } else {
+            let folder = self.folder(parent_of(path));
+            self.counts[folder as usize] += 1;
         }
-        let folder = match path.iter().rposition(|&b| b == b'/') {
-            Some(cut) => self.folder(&path[..cut]),
-            None => 0,
-        };
-        self.tree.records.push(Record { folder, loc });
     }
 
-    /// Files an entry listed by its raw name at the top (an unsafe name).
-    pub fn add_raw(&mut self, loc: u32) {
-        self.tree.records.push(Record {
-            folder: RAW_NAME,
-            loc,
-        });
+    /// Between the passes: each folder's group is given its room.
+    pub fn start_placing(&mut self) {
+        let total: u64 = self.counts.iter().map(|&c| u64::from(c)).sum();
+        let mut start = 0u32;
+        for (node, count) in self.tree.nodes.iter_mut().zip(self.counts.iter_mut()) {
+            node.recs = (start, start);
+            start += *count;
+            *count = node.recs.0;
+        }
+        self.tree.records = vec![Record(0); total as usize];
+        self.placing = true;
+    }
+
+    /// Second pass: the same entries, in the same order, put in place.
+    pub fn place(&mut self, path: &[u8], is_folder: bool, raw: bool, loc: u32) {
+        debug_assert!(self.placing);
+        let (folder, record) = if raw {
+            (0, Record::raw(loc))
+        } else if is_folder {
+            return;
+        } else {
+            let parent = parent_of(path);
+            let folder = if parent.is_empty() {
+                0
+            } else {
+                self.by_path
+                    .get(parent)
+                    .copied()
+                    .expect("counted in the first pass")
+            };
+            (folder, Record::plain(loc))
+        };
+        let at = &mut self.counts[folder as usize];
+        self.tree.records[*at as usize] = record;
+        *at += 1;
+        self.tree.nodes[folder as usize].recs.1 = *at;
+    }
+
+    /// One pass (a tar): files an entry as `count` would, keeping it.
+    pub fn add(&mut self, path: &[u8], is_folder: bool, raw: bool, loc: u32) {
+        if raw {
+            self.added.push((0, Record::raw(loc)));
+        } else if is_folder {
+            self.mark(path, loc);
+        } else {
+            let folder = self.folder(parent_of(path));
+            self.added.push((folder, Record::plain(loc)));
+        }
+    }
+
+    fn mark(&mut self, path: &[u8], loc: u32) {
+        let id = self.folder(path);
+        let node = &mut self.tree.nodes[id as usize];
+        if node.explicit.is_none() {
+            node.explicit = Some(loc);
+        }
     }
 
     /// The folder at `path`, made with its ancestors when new.
@@ -155,10 +230,11 @@ impl TreeBuilder {
         if let Some(&id) = self.by_path.get(path) {
             return id;
         }
-        let (parent, name) = match path.iter().rposition(|&b| b == b'/') {
-            Some(cut) => (self.folder(&path[..cut]), &path[cut + 1..]),
-            None => (0, path),
-        };
+        let parent = self.folder(parent_of(path));
+        let name = path
+            .iter()
+            .rposition(|&b| b == b'/')
+            .map_or(path, |cut| &path[cut + 1..]);
         let start = self.tree.folder_names.len() as u32;
         self.tree.folder_names.extend_from_slice(name);
         let id = self.tree.nodes.len() as u32;
@@ -169,6 +245,7 @@ impl TreeBuilder {
             subs: (0, 0),
             recs: (0, 0),
         });
+        self.counts.push(0);
         self.by_path.insert(path.into(), id);
         id
     }
@@ -176,27 +253,23 @@ impl TreeBuilder {
     /// The finished tree: records and subfolders grouped by folder, each
     /// group in archive order.
     pub fn finish(self) -> Tree {
-        let mut tree = self.tree;
-        drop(self.by_path);
-        // Raw-named records belong to the top folder.
-        for r in &mut tree.records {
-            if r.folder & RAW_NAME != 0 {
-                r.folder = RAW_NAME;
+        let TreeBuilder {
+            mut tree,
+            by_path,
+            mut added,
+            ..
+        } = self;
+        drop(by_path);
+        if !added.is_empty() {
+            added.sort_by_key(|&(folder, r)| (folder, r.loc()));
+            tree.records = added.iter().map(|&(_, r)| r).collect();
+            let mut start = 0usize;
+            while start < added.len() {
+                let folder = added[start].0;
+                let end = start + added[start..].iter().take_while(|a| a.0 == folder).count();
+                tree.nodes[folder as usize].recs = (start as u32, end as u32);
+                start = end;
             }
-        }
-        tree.records
-            .sort_unstable_by_key(|r| (r.folder & !RAW_NAME, r.loc));
-        tree.records.shrink_to_fit();
-        let mut start = 0usize;
-        while start < tree.records.len() {
-            let folder = tree.records[start].folder & !RAW_NAME;
-            let end = start
-                + tree.records[start..]
-                    .iter()
-                    .take_while(|r| r.folder & !RAW_NAME == folder)
-                    .count();
-            tree.nodes[folder as usize].recs = (start as u32, end as u32);
-            start = end;
         }
         let mut subs: Vec<(u32, u32)> = (1..tree.nodes.len() as u32)
             .map(|id| (tree.nodes[id as usize].parent, id))
@@ -220,16 +293,16 @@ impl TreeBuilder {
 mod tests {
     use super::*;
 
-    #[test]
-    fn paths_make_folders_once_and_entries_land_in_their_folder() {
-        let mut b = TreeBuilder::default();
-        b.add(b"a/b/c.txt", false, 0);
-        b.add(b"a/b", true, 1);
-        b.add(b"a/d.txt", false, 2);
-        b.add(b"top.txt", false, 3);
-        b.add_raw(4);
-        b.add(b"a/b/e.txt", false, 5);
-        let t = b.finish();
+    const ENTRIES: [(&[u8], bool, bool, u32); 6] = [
+        (b"a/b/c.txt", false, false, 0),
+        (b"a/b", true, false, 1),
+        (b"a/d.txt", false, false, 2),
+        (b"top.txt", false, false, 3),
+        (b"../raw", false, true, 4),
+        (b"a/b/e.txt", false, false, 5),
+    ];
+
+    fn check(t: &Tree) {
         let a = t.subfolder(0, b"a").unwrap();
         let ab = t.subfolder(a, b"b").unwrap();
         assert_eq!(t.folder_at([&b"a"[..], b"b"].into_iter()), Some(ab));
@@ -244,18 +317,35 @@ mod tests {
             "a folder only implied by a path has none"
         );
         assert_eq!(
-            t.records(ab).iter().map(|r| r.loc).collect::<Vec<_>>(),
+            t.records(ab).iter().map(|r| r.loc()).collect::<Vec<_>>(),
             [0, 5]
         );
-        assert_eq!(t.records(a).iter().map(|r| r.loc).collect::<Vec<_>>(), [2]);
-        let top: Vec<_> = t
-            .records(0)
-            .iter()
-            .map(|r| (r.loc, r.folder & RAW_NAME != 0))
-            .collect();
+        assert_eq!(
+            t.records(a).iter().map(|r| r.loc()).collect::<Vec<_>>(),
+            [2]
+        );
+        let top: Vec<_> = t.records(0).iter().map(|r| (r.loc(), r.is_raw())).collect();
         assert_eq!(top, [(3, false), (4, true)]);
         assert_eq!(t.subfolders(0), [a]);
         assert_eq!(t.folder_count(), 3);
         assert_eq!(t.folder_at([&b"nope"[..]].into_iter()), None);
+    }
+
+    #[test]
+    fn two_passes_and_one_pass_build_the_same_tree() {
+        let mut b = TreeBuilder::default();
+        for (path, folder, raw, loc) in ENTRIES {
+            b.count(path, folder, raw, loc);
+        }
+        b.start_placing();
+        for (path, folder, raw, loc) in ENTRIES {
+            b.place(path, folder, raw, loc);
+        }
+        check(&b.finish());
+        let mut b = TreeBuilder::default();
+        for (path, folder, raw, loc) in ENTRIES {
+            b.add(path, folder, raw, loc);
+        }
+        check(&b.finish());
     }
 }

@@ -212,9 +212,7 @@ impl<S: Source> Source for WithArchives<S> {
                     (super::Hit::Folder(_), _) => {
                         Err(CanopyError::new(ErrorCode::NotAFile, "this is a folder"))
                     }
-                    (super::Hit::Record(r), _) if r.folder & super::tree::RAW_NAME != 0 => {
-                        Err(super::unsafe_error(name))
-                    }
+                    (super::Hit::Record(r), _) if r.is_raw() => Err(super::unsafe_error(name)),
                     (super::Hit::Record(r), _) => {
                         found.archive.member(r).map(File::Inside).map_err(opening)
                     }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::decode::Codec;
 use super::names::{cp437_to_utf8, unsafe_reason};
-use super::tree::{Tree, TreeBuilder};
+use super::tree::{Tree, TreeBuilder, MAX_LOC};
 use super::Summary;
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{ARCHIVE_DIRECTORY_MAX, ARCHIVE_WINDOW, MAX_TIME_MS};
@@ -426,10 +426,7 @@ impl Window {
 
 /// Reads the whole directory once: the tree of folders, and the summary.
 pub(crate) fn index<F: SourceFile>(file: &F, dir: &Directory) -> io::Result<(Tree, Summary)> {
-    // The end record's count, unless the directory cannot hold that many
-    // records (a false claim must not allocate).
-    let most = dir.len / CENTRAL_FIXED as u64;
-    let mut tree = TreeBuilder::with_capacity(dir.claimed_entries.min(most) as usize);
+    let mut tree = TreeBuilder::default();
     let mut summary = Summary {
         comment: dir.comment.clone(),
         claimed_entries: Some(dir.claimed_entries),
@@ -437,21 +434,32 @@ pub(crate) fn index<F: SourceFile>(file: &F, dir: &Directory) -> io::Result<(Tre
     };
     let mut window = Window::new();
     let mut path = Vec::new();
-    let mut at = 0u64;
-    while at < dir.len {
-        let (rec, len) = parse_record(window.record_at(file, dir, at)?)?;
-        rec.path_into(&mut path);
-        let loc = u32::try_from(at).map_err(|_| corrupt("the directory is too large"))?;
-        let kind = rec.kind(&path);
-        let trimmed = path.strip_suffix(b"/").unwrap_or(&path);
-        summary.count(kind, rec.size, rec.compressed, rec.encrypted());
-        if unsafe_reason(trimmed).is_some() {
-            summary.unsafe_names += 1;
-            tree.add_raw(loc);
-        } else {
-            tree.add(trimmed, kind == EntryKind::Folder, loc);
+    // Two passes over the directory (see `tree`): count, then place.
+    for placing in [false, true] {
+        if placing {
+            tree.start_placing();
         }
-        at += len as u64;
+        let mut at = 0u64;
+        while at < dir.len {
+            let (rec, len) = parse_record(window.record_at(file, dir, at)?)?;
+            rec.path_into(&mut path);
+            let loc = u32::try_from(at)
+                .ok()
+                .filter(|&l| l <= MAX_LOC)
+                .ok_or_else(|| corrupt("the directory is too large"))?;
+            let kind = rec.kind(&path);
+            let trimmed = path.strip_suffix(b"/").unwrap_or(&path);
+            let raw = unsafe_reason(trimmed).is_some();
+            let folder = kind == EntryKind::Folder;
+            if placing {
+                tree.place(trimmed, folder, raw, loc);
+            } else {
+                summary.count(kind, rec.size, rec.compressed, rec.encrypted());
+                summary.unsafe_names += u64::from(raw);
+                tree.count(trimmed, folder, raw, loc);
+            }
+            at += len as u64;
+        }
     }
     Ok((tree.finish(), summary))
 }
