@@ -70,6 +70,10 @@ pub struct RawEntry<'a> {
 pub struct EntryNote {
     pub archive: Option<ArchiveFormat>,
     pub problem: Option<CanopyError>,
+    /// It may be an archive: ask [`SourceFolder::archive_format`], a call
+    /// that reads the entry and may block (the engine makes it a step of
+    /// its own, so a file that never answers costs only its own entry).
+    pub examine: bool,
 }
 
 /// A folder being read, batch by batch, from its first entry.
@@ -162,6 +166,16 @@ pub trait SourceFolder: Send + Sync + Sized + 'static {
     fn note_child(&self, name: &[u8], kind: EntryKind) -> EntryNote {
         let _ = (name, kind);
         EntryNote::default()
+    }
+
+    /// Whether the entry `name` is an archive Canopy opens, by its first
+    /// bytes (asked only when [`SourceFolder::note_child`] said `examine`).
+    ///
+    /// # Errors
+    /// The source's error reading it.
+    fn archive_format(&self, name: &[u8]) -> io::Result<Option<ArchiveFormat>> {
+        let _ = name;
+        Ok(None)
     }
 
     /// The first `len` bytes (or fewer) of the regular file `name`, never

@@ -649,7 +649,22 @@ fn describe<S: Source>(
             EntryKind::File | EntryKind::Folder | EntryKind::Symlink
         )
     {
-        let note = dir.note_child(&cand.name, cand.kind);
+        let mut note = dir.note_child(&cand.name, cand.kind);
+        if note.examine {
+            // Reading the file's first bytes may hang (a dead mount): a step of its own.
+            let place = Place::Entry {
+                dev: id.dev,
+                ino: id.ino,
+                name: cand.name.clone(),
+            };
+            let (folder, name) = (dir.clone(), cand.name.clone());
+            match watch.aside(place, move || folder.archive_format(&name)) {
+                Ok(Ok(format)) => note.archive = note.archive.or(format),
+                // Unreadable: it is listed as the file it is.
+                Ok(Err(_)) => {}
+                Err(e) => note.problem = note.problem.or(Some(e)),
+            }
+        }
         if let Some(format) = note.archive {
             entry.archive = Some(format);
             entry.can_expand = true;

@@ -641,3 +641,42 @@ fn an_ignore_file_whose_open_never_answers_costs_its_folder_a_timeout_not_a_hang
     );
     assert_eq!(Pool::global().stuck_threads(), 1);
 }
+
+#[test]
+fn an_archive_that_never_opens_costs_its_own_entry_and_listing_it_times_out_like_a_folder() {
+    let serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let t = Tree::new();
+    let point = t.dir("mnt");
+    let mount = DeadMount::frozen_archive(&point);
+    let source = canopy_core::WithArchives::new(canopy_core::LocalFs::new());
+    let opts = quick(1);
+    // The folder lists: looking at frozen.zip's first bytes hangs, and costs only that entry.
+    let l = canopy_core::list(&source, &point, &opts.settings(), &opts.call())
+        .expect("the folder lists");
+    let root = folder(&l.root);
+    assert_eq!(names(root), ["a.txt", "frozen.zip"]);
+    let frozen = error_of(root, "frozen.zip");
+    assert_eq!(frozen.code, ErrorCode::Timeout, "{frozen:?}");
+    assert!(child(root, "frozen.zip").archive.is_none());
+    assert_eq!(child(root, "a.txt").error, None);
+    assert_eq!(
+        mount.held.opens.load(Ordering::SeqCst),
+        1,
+        "one open is held"
+    );
+    // Listing the archive itself is a root that does not respond: TIMEOUT, and it returns.
+    let err = canopy_core::list(
+        &source,
+        &point.join("frozen.zip"),
+        &opts.settings(),
+        &opts.call(),
+    )
+    .unwrap_err();
+    assert_eq!(err.code, ErrorCode::Timeout, "{err}");
+    drop(mount);
+    let until = Instant::now() + Duration::from_secs(30);
+    while Pool::global().stuck_threads() > 0 && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    drop(serial);
+}

@@ -559,12 +559,12 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
     }
 
     fn note_child(&self, name: &[u8], kind: EntryKind) -> EntryNote {
-        let _ = kind;
         let raw = self.id == 0 && (name.contains(&b'/') || names::unsafe_reason(name).is_some());
         if raw {
             return EntryNote {
                 archive: None,
                 problem: Some(unsafe_error(name)),
+                examine: false,
             };
         }
         let problem = self
@@ -576,21 +576,20 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
         // An archive inside this one is told by its first bytes too (at most
         // a few KiB decompressed), and listed as one; opening it is bounded
         // by nesting and size (`Archive::open_nested`).
-        let archive = if kind == EntryKind::File && problem.is_none() && named_like_archive(name) {
-            let record = self
-                .archive_like
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(name)
-                .copied();
-            record
-                .and_then(|r| self.archive.member(r).ok())
-                .and_then(|m| member_head(&m).ok())
-                .and_then(|head| sniff(&head, name))
-        } else {
-            None
+        let examine = kind == EntryKind::File && problem.is_none() && named_like_archive(name);
+        EntryNote {
+            archive: None,
+            problem,
+            examine,
+        }
+    }
+
+    fn archive_format(&self, name: &[u8]) -> io::Result<Option<ArchiveFormat>> {
+        let Some(record) = self.record_named(name)? else {
+            return Ok(None);
         };
-        EntryNote { archive, problem }
+        let member = self.archive.member(record)?;
+        Ok(sniff(&member_head(&member)?, name))
     }
 }
 

@@ -14,7 +14,7 @@ use crate::limits::ARCHIVE_SNIFF_BYTES;
 use crate::source::{
     EntryNote, EntryStream, Identity, Meta, RawEntry, Source, SourceFile, SourceFolder,
 };
-use crate::wire::EntryKind;
+use crate::wire::{ArchiveFormat, EntryKind};
 
 /// A folder of the wrapped source, or one inside an archive.
 pub enum Folder<S: Source> {
@@ -142,15 +142,18 @@ impl<S: Source> SourceFolder for Folder<S> {
             Folder::Plain(d) => {
                 let mut note = d.note_child(name, kind);
                 // Only files named like archives are looked at, by their first bytes.
-                if kind == EntryKind::File && note.archive.is_none() && named_like_archive(name) {
-                    note.archive = d
-                        .read_head(name, ARCHIVE_SNIFF_BYTES)
-                        .ok()
-                        .and_then(|head| sniff(&head, name));
-                }
+                note.examine |=
+                    kind == EntryKind::File && note.archive.is_none() && named_like_archive(name);
                 note
             }
             Folder::Inside(d) => d.note_child(name, kind),
+        }
+    }
+
+    fn archive_format(&self, name: &[u8]) -> io::Result<Option<ArchiveFormat>> {
+        match self {
+            Folder::Plain(d) => Ok(sniff(&d.read_head(name, ARCHIVE_SNIFF_BYTES)?, name)),
+            Folder::Inside(d) => d.archive_format(name),
         }
     }
 

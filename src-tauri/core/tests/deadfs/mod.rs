@@ -13,6 +13,8 @@
 //!
 //! [`DeadMount::dead_root`] mounts one whose own root never answers readdir:
 //! a dead mount point seen from the folder that holds it.
+//! [`DeadMount::frozen_archive`] mounts one whose root holds `frozen.zip`
+//! (its open is never answered) and `a.txt`.
 //!
 //! Requests that are never answered are held (a `fuser` reply answers `EIO`
 //! when dropped). [`DeadMount`]'s drop aborts the connection through
@@ -44,6 +46,7 @@ const B: u64 = 7;
 const RULES: u64 = 8;
 const FROZEN_RULES: u64 = 9;
 const C: u64 = 10;
+const FROZEN_ZIP: u64 = 11;
 const CONTENT: &[u8] = b"hello\n";
 
 /// How many requests of each kind are held unanswered.
@@ -57,6 +60,8 @@ pub struct Held {
 struct DeadFs {
     /// The mount's own root never answers readdir either.
     dead_root: bool,
+    /// The root holds `frozen.zip` and `a.txt` only.
+    frozen_archive: bool,
     held: Arc<Held>,
     // Replies held so that they are never sent (dropping one answers EIO).
     readdirs: Mutex<Vec<ReplyDirectory>>,
@@ -111,9 +116,25 @@ fn children(ino: u64) -> &'static [(u64, FileType, &'static str)] {
 
 const TTL: Duration = Duration::from_secs(1);
 
+const ARCHIVE_ROOT: &[(u64, FileType, &str)] = &[
+    (A, FileType::RegularFile, "a.txt"),
+    (FROZEN_ZIP, FileType::RegularFile, "frozen.zip"),
+];
+
+impl DeadFs {
+    fn kids(&self, ino: u64) -> &'static [(u64, FileType, &'static str)] {
+        if self.frozen_archive && ino == ROOT {
+            ARCHIVE_ROOT
+        } else {
+            children(ino)
+        }
+    }
+}
+
 impl Filesystem for DeadFs {
     fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
-        let found = children(parent.0)
+        let found = self
+            .kids(parent.0)
             .iter()
             .find(|(_, _, n)| n.as_bytes() == name.as_bytes());
         match found {
@@ -131,7 +152,7 @@ impl Filesystem for DeadFs {
     }
 
     fn open(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
-        if ino.0 == FROZEN || ino.0 == FROZEN_RULES {
+        if ino.0 == FROZEN || ino.0 == FROZEN_RULES || ino.0 == FROZEN_ZIP {
             self.held.opens.fetch_add(1, Ordering::SeqCst);
             self.opens.lock().unwrap().push(reply);
         } else {
@@ -168,7 +189,7 @@ impl Filesystem for DeadFs {
             self.readdirs.lock().unwrap().push(reply);
             return;
         }
-        for (i, (child, kind, name)) in children(ino.0).iter().enumerate().skip(offset as usize) {
+        for (i, (child, kind, name)) in self.kids(ino.0).iter().enumerate().skip(offset as usize) {
             if reply.add(INodeNo(*child), (i + 1) as u64, *kind, name) {
                 break;
             }
@@ -207,10 +228,23 @@ impl DeadMount {
         Self::mount(path, true)
     }
 
+    /// Mounts one whose root holds `frozen.zip` (never opens) and `a.txt`.
+    ///
+    /// # Panics
+    /// As [`DeadMount::on`].
+    pub fn frozen_archive(path: &Path) -> DeadMount {
+        Self::mount_as(path, false, true)
+    }
+
     fn mount(path: &Path, dead_root: bool) -> DeadMount {
+        Self::mount_as(path, dead_root, false)
+    }
+
+    fn mount_as(path: &Path, dead_root: bool, frozen_archive: bool) -> DeadMount {
         let held = Arc::new(Held::default());
         let fs = DeadFs {
             dead_root,
+            frozen_archive,
             held: held.clone(),
             readdirs: Mutex::default(),
             lookups: Mutex::default(),
