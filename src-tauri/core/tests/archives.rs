@@ -468,10 +468,20 @@ with zipfile.ZipFile('evil.zip', 'w') as z:
     // The real etc/passwd entry is a different, ordinary entry.
     let etc = entry(top, "etc").folder.as_deref().unwrap();
     assert_eq!(entry(etc, "passwd").error, None);
-    // Two entries of one path are both listed.
+    // Two entries of one path are both listed, and say so.
+    let dups: Vec<&Entry> = top.entries.iter().filter(|e| e.name == "dup.txt").collect();
+    assert_eq!(dups.len(), 2);
+    assert!(
+        dups.iter().all(|e| e
+            .error
+            .as_ref()
+            .is_some_and(|e| e.code == ErrorCode::Duplicate)),
+        "{dups:?}"
+    );
     assert_eq!(
-        top.entries.iter().filter(|e| e.name == "dup.txt").count(),
-        2
+        entry(etc, "passwd").error,
+        None,
+        "a name given once is no duplicate"
     );
 }
 

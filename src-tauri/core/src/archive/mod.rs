@@ -396,6 +396,9 @@ impl<F: SourceFile> ArchiveFolder<F> {
 /// A folder of an archive being read: its subfolders, then its other entries.
 pub struct ArchiveEntries<'a, F: SourceFile> {
     folder: &'a ArchiveFolder<F>,
+    /// The names given so far, to tell duplicates (in folders of at most
+    /// `DUPLICATES_CHECKED` entries; `None` past that).
+    seen: Option<std::collections::HashSet<Box<[u8]>>>,
     next: usize,
     window: zip::Window,
     path: Vec<u8>,
@@ -403,6 +406,29 @@ pub struct ArchiveEntries<'a, F: SourceFile> {
 
 /// Entries given per batch (the engine checks its deadline between batches).
 const BATCH: usize = 512;
+
+/// Folders of at most this many entries say which names occur twice
+/// (`DUPLICATE`); a larger one lists both silently (telling would hold
+/// every name of the folder).
+const DUPLICATES_CHECKED: usize = 4096;
+
+impl<F: SourceFile> ArchiveEntries<'_, F> {
+    /// Notes `name` as a duplicate when it was given before.
+    fn seen_again(&mut self, name: &[u8]) {
+        let Some(seen) = &mut self.seen else { return };
+        if !seen.insert(name.into()) {
+            let mut notes = self.folder.notes.lock().unwrap_or_else(|e| e.into_inner());
+            if notes.len() < NOTES_MAX {
+                notes.entry(name.into()).or_insert_with(|| {
+                    CanopyError::new(
+                        ErrorCode::Duplicate,
+                        "another entry of the archive has this path; both are listed",
+                    )
+                });
+            }
+        }
+    }
+}
 
 impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
     fn next_batch(&mut self, each: &mut dyn FnMut(RawEntry<'_>)) -> io::Result<bool> {
@@ -416,6 +442,7 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
             self.next += 1;
             if let Some(&sub) = subs.get(i) {
                 let meta = f.folder_meta(sub, &mut self.window, &mut self.path);
+                self.seen_again(tree.name(sub));
                 each(RawEntry {
                     name: tree.name(sub),
                     kind: Some(EntryKind::Folder),
@@ -431,6 +458,9 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
                     like.insert(self.path.clone().into(), r);
                 }
             }
+            let path = std::mem::take(&mut self.path);
+            self.seen_again(&path);
+            self.path = path;
             if encrypted {
                 let mut notes = f.notes.lock().unwrap_or_else(|e| e.into_inner());
                 if notes.len() < NOTES_MAX {
@@ -493,8 +523,12 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
 
     fn entries(&self, buffer: Vec<u8>) -> Result<ArchiveEntries<'_, F>, (io::Error, Vec<u8>)> {
         drop(buffer);
+        let tree = &self.archive.tree;
+        let small =
+            tree.subfolders(self.id).len() + tree.records(self.id).len() <= DUPLICATES_CHECKED;
         Ok(ArchiveEntries {
             folder: self,
+            seen: small.then(std::collections::HashSet::new),
             next: 0,
             window: zip::Window::new(),
             path: Vec::new(),

@@ -46,6 +46,8 @@ pub enum ErrorCode {
     Unsupported,
     /// An archive nested deeper than Canopy opens, or too large to open in memory.
     TooDeep,
+    /// Another entry of the archive has the same path: both are listed.
+    Duplicate,
 }
 
 impl ErrorCode {
@@ -71,6 +73,7 @@ impl ErrorCode {
             ErrorCode::Ratio => "RATIO",
             ErrorCode::Unsupported => "UNSUPPORTED",
             ErrorCode::TooDeep => "TOO_DEEP",
+            ErrorCode::Duplicate => "DUPLICATE",
         }
     }
 }
