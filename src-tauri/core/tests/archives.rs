@@ -828,3 +828,38 @@ with zipfile.ZipFile('outer.zip', 'w') as z:
     let inner = source().summary(&outer.join("two.zip")).unwrap();
     assert_eq!((inner.format, inner.entries), (ArchiveFormat::Zip, 2));
 }
+
+#[test]
+fn zip_entries_compressed_with_zstd_and_xz_read_as_written() {
+    let t = tempfile::tempdir().unwrap();
+    python(
+        t.path(),
+        r#"
+import struct, subprocess, zlib
+text = b'zstd and xz inside a zip\n' * 200
+def packed(tool):
+    return subprocess.run([tool, '-c', '-q'], input=text, capture_output=True, check=True).stdout
+entries = [('z.txt', 93, packed('zstd')), ('x.txt', 95, packed('xz'))]
+out, central = b'', b''
+for name, method, data in entries:
+    n = name.encode(); crc = zlib.crc32(text)
+    offset = len(out)
+    out += struct.pack('<IHHHHHIIIHH', 0x04034b50, 63, 0, method, 0, 0x21, crc, len(data), len(text), len(n), 0) + n + data
+    central += struct.pack('<IHHHHHHIIIHHHHHII', 0x02014b50, 63, 63, 0, method, 0, 0x21, crc, len(data), len(text), len(n), 0, 0, 0, 0, 0, offset) + n
+end = struct.pack('<IHHHHIIH', 0x06054b50, 0, 0, len(entries), len(entries), len(central), len(out), 0)
+open('methods.zip', 'wb').write(out + central + end)
+"#,
+    );
+    let zip = t.path().join("methods.zip");
+    let want = "zstd and xz inside a zip\n".repeat(200);
+    for name in ["z.txt", "x.txt"] {
+        let p = preview(&source(), &zip.join(name), 0, 1 << 20)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(text(p).as_deref(), Some(want.as_str()), "{name}");
+    }
+    let listing = list_all(&zip);
+    assert_eq!(
+        entry(root_folder(&listing), "z.txt").size,
+        Some(want.len() as u64)
+    );
+}
