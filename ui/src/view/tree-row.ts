@@ -10,6 +10,7 @@ import { hiddenCount, isComplete, loadedCount, type FolderState, type Row, type 
 import { button, el } from "./dom";
 import { formatCount, formatSize, formatTime, plural } from "./format";
 import { icon } from "./icons";
+import { archiveLabel } from "./archive-summary";
 import type { NamePart } from "../bindings/NamePart";
 import { nameParts, plainName, renderName } from "./name";
 import { partialOrderSentence, restSentence } from "./folder-words";
@@ -24,7 +25,7 @@ export function rowId(r: Row): string {
 }
 
 function errorBadge(code: string, message: string, sentence: string): HTMLElement {
-  const b = el("span", { class: "badge badge-error", "data-code": code }, code);
+  const b = el("span", { class: "badge badge-error", "data-code": code }, icon("warning"), code);
   b.title = `${sentence} (${message})`;
   return b;
 }
@@ -246,7 +247,7 @@ function setKindIcon(target: HTMLElement, node: TreeNode): void {
       [name, label] = ["folder", "folder"];
       break;
     case "file":
-      [name, label] = ["file", "file"];
+      [name, label] = e.archive ? ["archive", archiveLabel(e.archive)] : ["file", "file"];
       break;
     case "symlink":
       [name, label] = ["symlink", `symlink to ${e.link?.pointsTo ?? "unknown"}`];
