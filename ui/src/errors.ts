@@ -20,10 +20,17 @@ const SENTENCES: Record<ErrorCode, string> = {
   UNSAFE_NAME: "this name inside the archive would reach outside it (or is not a plain path), so it is listed as written and never opened",
   CORRUPT: "the archive is damaged (cut short, or its records contradict each other); what could be read is shown",
   ENCRYPTED: "this entry is encrypted: its name is listed, its content cannot be shown",
-  RATIO: "not shown: this entry expands to far more than its compressed size (a possible zip bomb), so reading stopped",
+  RATIO: "decompressing stopped: this expands to far more than its compressed size (a possible zip bomb)",
   UNSUPPORTED: "this archive uses a kind of compression or a feature Canopy does not read",
   TOO_DEEP: "this archive is nested too deep, or is too large, to open here",
 };
+
+/**
+ * Codes with which an archive's index stops for good: reading the folder
+ * again stops at the same place, so a cut folder with one offers no "Show
+ * next".
+ */
+export const ARCHIVE_STOPS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["CORRUPT", "ENCRYPTED", "RATIO", "UNSUPPORTED", "TOO_DEEP"]);
 
 export function sentenceFor(code: ErrorCode): string {
   return SENTENCES[code] ?? "something went wrong";

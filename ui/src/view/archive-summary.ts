@@ -41,7 +41,8 @@ export function archiveFacts(s: ArchiveSummary): Array<[string, string]> {
   const facts: Array<[string, string]> = [["Format", formatName(s.format)]];
   const kinds = [plural(s.files, "file", "files"), plural(s.folders, "folder", "folders")];
   if (s.links) kinds.push(plural(s.links, "link", "links"));
-  facts.push(["Entries", `${formatCount(s.entries)} (${kinds.join(", ")})`]);
+  // Counted from the archive's records: a folder only named in paths has none.
+  facts.push(["Entries", `${formatCount(s.entries)} recorded: ${kinds.join(", ")}`]);
   if (s.claimedEntries !== undefined && s.claimedEntries !== s.entries) {
     facts.push(["Claimed", `its directory's end says ${plural(s.claimedEntries, "entry", "entries")}`]);
   }
@@ -70,7 +71,7 @@ export function archiveSummary(s: ArchiveSummary): HTMLElement {
       el(
         "p",
         { class: "preview-error", role: "alert", "data-code": s.problem.code },
-        `The index stops short: ${sentenceAlone(s.problem.code)}`,
+        `The index stops short. ${sentenceAlone(s.problem.code)}`,
         el("span", { class: "error-detail" }, ` (${s.problem.message})`),
         " ",
         el("code", { class: "error-code" }, s.problem.code),

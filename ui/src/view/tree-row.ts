@@ -4,7 +4,7 @@
 // The row reads what the engine decided (can it expand, counts, groups);
 // it decides nothing itself.
 
-import { sentenceFor } from "../errors";
+import { ARCHIVE_STOPS, sentenceFor } from "../errors";
 import { NESTED_CAP } from "../limits";
 import { hiddenCount, isComplete, loadedCount, type FolderState, type Row, type TreeNode } from "../tree-state";
 import { button, el } from "./dom";
@@ -34,6 +34,8 @@ function errorBadge(code: string, message: string, sentence: string): HTMLElemen
 function appendTruncation(extras: HTMLElement, folder: FolderState): void {
   const hidden = hiddenCount(folder);
   if (folder.showAll || (hidden === 0 && !folder.lowerBound) || isComplete(folder)) return;
+  // An archive whose index stopped (RATIO, CORRUPT...): its error badge says why, and there is no more to read.
+  if (folder.error && ARCHIVE_STOPS.has(folder.error.code)) return;
   const shown = loadedCount(folder);
   const total = folder.total ?? 0;
   const of = folder.lowerBound ? "at least " : "";
