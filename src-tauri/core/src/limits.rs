@@ -196,9 +196,10 @@ pub const ARCHIVE_RATIO_SLACK: u64 = 1024 * 1024;
 /// How far into a compressed stream a preview decompresses to reach an
 /// entry's data (a tar.gz entry lies after every entry before it).
 pub const ARCHIVE_SKIP_MAX: u64 = 512 * 1024 * 1024;
-/// How long reading a compressed tar's headers may take before the listing
-/// shows what was read and says it is at least that (the request budget).
-pub const ARCHIVE_INDEX_TIME: Duration = Duration::from_secs(5);
+/// How long reading a tar's headers may take before the listing shows what
+/// was read and says it is at least that: inside the folder's own budget
+/// (`TIME_BUDGET`, 2 s), so the archive's folder is shown, never given up.
+pub const ARCHIVE_INDEX_TIME: Duration = Duration::from_millis(1500);
 /// A zip's central directory is read in windows of this many bytes (a
 /// record is at most 46 + 3 x 65,535 bytes, so one always fits).
 pub const ARCHIVE_WINDOW: usize = 256 * 1024;
@@ -208,6 +209,12 @@ pub const ARCHIVE_CACHE: usize = 4;
 pub const ARCHIVE_DICT_MAX: u32 = 64 * 1024 * 1024;
 /// The longest symlink target read from an archive entry.
 pub const ARCHIVE_LINK_MAX: usize = 4096;
+/// Archives open inside archives at most this deep (the outermost is 1);
+/// deeper ones are listed as archives and refused with `TOO_DEEP`.
+pub const ARCHIVE_NESTING_MAX: u8 = 3;
+/// A compressed archive inside an archive is read into memory once, up to
+/// this size (a stored one is read in place, whatever its size).
+pub const ARCHIVE_NESTED_MEMORY_MAX: u64 = 64 * 1024 * 1024;
 /// A zip's central directory larger than this is refused (`TOO_LARGE`): its
 /// records are addressed by 32-bit offsets in the index.
 pub const ARCHIVE_DIRECTORY_MAX: u64 = u32::MAX as u64;

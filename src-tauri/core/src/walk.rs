@@ -157,6 +157,10 @@ pub struct ListCall {
     /// when opened fails (`NOT_FOUND`), so a reply and the cursor bound to
     /// that look never describe two different folders.
     pub expect_root: Option<Identity>,
+    /// Descend into archives within the depth as into folders (an archive
+    /// counts as one level): `canopy-list --archives`. Off, an archive is
+    /// an entry that is never opened by the walk.
+    pub archives: bool,
 }
 
 impl Default for ListCall {
@@ -174,6 +178,7 @@ impl Default for ListCall {
             budget: TIME_BUDGET,
             request: RequestBudget::STANDARD,
             expect_root: None,
+            archives: false,
         }
     }
 }
@@ -192,6 +197,7 @@ impl std::fmt::Debug for ListCall {
             .field("budget", &self.budget)
             .field("request", &self.request)
             .field("expect_root", &self.expect_root)
+            .field("archives", &self.archives)
             .finish()
     }
 }
@@ -270,6 +276,8 @@ struct Pending<F> {
     slot: Slot,
     /// The parent's ignore rules, when ignored entries are hidden.
     rules: Option<Arc<IgnoreRules>>,
+    /// It is an archive, opened by its path (`ListCall::archives`).
+    archive: bool,
 }
 
 /// A folder that was read, and where it goes.
@@ -584,7 +592,9 @@ fn describe<S: Source>(
 ) -> (Entry, Option<PathBuf>) {
     let is_folder = cand.kind == EntryKind::Folder;
     // The full path is needed for a handle, and to name a folder's children.
-    let path = (s.call.handles || is_folder).then(|| child_path(dir_path, &cand.name));
+    // An archive may be descended into too (`ListCall::archives`): then it needs its path.
+    let may_descend = is_folder || (s.call.archives && cand.kind == EntryKind::File);
+    let path = (s.call.handles || may_descend).then(|| child_path(dir_path, &cand.name));
     let mut entry = named_entry(
         &cand.name,
         path.as_deref().filter(|_| s.call.handles),
@@ -658,7 +668,11 @@ fn describe<S: Source>(
         .error
         .as_ref()
         .is_some_and(|e| e.code == ErrorCode::NotFound);
-    let descend = is_folder && level < s.settings.depth && !vanished && !unsafe_name;
+    let opens = is_folder || (s.call.archives && entry.archive.is_some());
+    let descend = opens && level < s.settings.depth && !vanished && !unsafe_name;
+    if descend && !is_folder {
+        entry.folder = Some(Box::new(Folder::unread()));
+    }
     (entry, if descend { path } else { None })
 }
 
@@ -693,42 +707,61 @@ fn read_child<S: Source>(
         return Ok(Child::Failed(u.error()));
     }
     let path = Place::path(&p.path);
-    let opened = at(vec![
-        entry.clone(),
-        path.clone(),
-        Place::Device(p.parent_id.dev),
-    ])
-    .and_then(|()| {
-        p.parent
-            .open_child_here(&p.name)
-            .map_err(|e| entry_error(&e, "cannot open folder"))
-    })
-    .and_then(|here| match here {
-        // On the parent's device: opened by that one call, placed there.
-        Some(dir) => {
+    // An archive is opened through the source's front door, by its path.
+    let opened = if p.archive {
+        at(vec![
+            entry.clone(),
+            path.clone(),
+            Place::Device(p.parent_id.dev),
+        ])
+        .and_then(|()| {
+            let dir = s
+                .source
+                .open_folder(&p.path)
+                .map_err(|e| entry_error(&e, "cannot open the archive"))?;
             let (id, _) = dir
                 .identity()
-                .map_err(|e| entry_error(&e, "cannot examine folder"))?;
-            at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
+                .map_err(|e| entry_error(&e, "cannot examine the archive"))?;
             Ok((Arc::new(dir), id))
-        }
-        // A mount point (or a source that cannot tell): nothing was asked of it yet.
-        None => {
-            let found = p
-                .parent
-                .look_up(&p.name)
-                .map_err(|e| entry_error(&e, "cannot open folder"))?;
-            at(vec![entry.clone(), path.clone()])?;
-            let id = S::Folder::found_identity(&found)
-                .map_err(|e| entry_error(&e, "cannot examine folder"))?;
-            at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
-            let dir = p
-                .parent
-                .open_child(&p.name)
-                .map_err(|e| entry_error(&e, "cannot open folder"))?;
-            Ok((Arc::new(dir), id))
-        }
-    });
+        })
+    } else {
+        at(vec![
+            entry.clone(),
+            path.clone(),
+            Place::Device(p.parent_id.dev),
+        ])
+        .and_then(|()| {
+            p.parent
+                .open_child_here(&p.name)
+                .map_err(|e| entry_error(&e, "cannot open folder"))
+        })
+        .and_then(|here| match here {
+            // On the parent's device: opened by that one call, placed there.
+            Some(dir) => {
+                let (id, _) = dir
+                    .identity()
+                    .map_err(|e| entry_error(&e, "cannot examine folder"))?;
+                at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
+                Ok((Arc::new(dir), id))
+            }
+            // A mount point (or a source that cannot tell): nothing was asked of it yet.
+            None => {
+                let found = p
+                    .parent
+                    .look_up(&p.name)
+                    .map_err(|e| entry_error(&e, "cannot open folder"))?;
+                at(vec![entry.clone(), path.clone()])?;
+                let id = S::Folder::found_identity(&found)
+                    .map_err(|e| entry_error(&e, "cannot examine folder"))?;
+                at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
+                let dir = p
+                    .parent
+                    .open_child(&p.name)
+                    .map_err(|e| entry_error(&e, "cannot open folder"))?;
+                Ok((Arc::new(dir), id))
+            }
+        })
+    };
     let (dir, id) = match opened {
         Ok(k) => k,
         Err(e) => {
@@ -771,6 +804,7 @@ fn commit<F>(
     w.names_read += read.names_read;
     for (entry, name, path) in read.subfolders {
         let rules = read.rules.clone();
+        let archive = read.folder.entries[entry].archive.is_some();
         w.queue.push_back(Pending {
             parent: dir.clone(),
             parent_id: id,
@@ -779,6 +813,7 @@ fn commit<F>(
             level: level + 1,
             slot: Slot { node, entry },
             rules,
+            archive,
         });
     }
     w.nodes.push(Node {

@@ -12,7 +12,7 @@ use canopy_core::names::decode_handle;
 use canopy_core::text::write_text;
 use canopy_core::wire::RestGroup;
 use canopy_core::wire::{EntryKind, Folder, LinkTarget, Listing};
-use common::{list, make_repository, ListOptions, Tree};
+use common::{make_repository, ListOptions, Tree};
 use proptest::prelude::*;
 
 /// One line, as the grammar reads it.
@@ -60,6 +60,7 @@ const KINDS: &[&str] = &[
     "CHAR_DEVICE",
     "BLOCK_DEVICE",
     "UNKNOWN",
+    "ARCHIVE",
 ];
 const NOTES: &[&str] = &[
     " (dangling)",
@@ -273,7 +274,11 @@ fn expected(folder: &Folder, root: &Path, label: Vec<u8>, out: &mut Vec<Line>) {
             (target, note)
         });
         out.push(Line::Entry {
-            kind: tag(e.kind).into(),
+            kind: if e.archive.is_some() {
+                "ARCHIVE".into()
+            } else {
+                tag(e.kind).into()
+            },
             path: rel.clone(),
             link,
         });
@@ -340,6 +345,8 @@ enum Node {
     LinkToSelf,
     LinkUnchecked,
     Dir(Vec<(Vec<u8>, Node)>),
+    /// A zip (stored, UTF-8 names) of files at these paths inside it.
+    Zip(Vec<Vec<Vec<u8>>>),
 }
 
 fn leaf() -> impl Strategy<Value = Node> {
@@ -354,7 +361,86 @@ fn leaf() -> impl Strategy<Value = Node> {
 }
 
 fn node() -> impl Strategy<Value = Node> {
-    prop_oneof![3 => leaf(), 1 => proptest::collection::vec((name(), leaf()), 0..6).prop_map(Node::Dir)]
+    let paths = proptest::collection::vec(proptest::collection::vec(name(), 1..3), 0..5);
+    prop_oneof![
+        3 => leaf(),
+        1 => proptest::collection::vec((name(), leaf()), 0..6).prop_map(Node::Dir),
+        1 => paths.prop_map(Node::Zip),
+    ]
+}
+
+/// A stored zip whose entries are `paths` (segments joined by `/`), each
+/// holding its own path; names as raw bytes with the UTF-8 flag.
+fn write_zip(at: &Path, paths: &[Vec<Vec<u8>>]) {
+    let (mut out, mut central) = (Vec::new(), Vec::new());
+    let mut count = 0u16;
+    let mut seen = std::collections::BTreeSet::new();
+    for segments in paths {
+        let path = segments.join(&b'/');
+        // A name of dots or an empty one would be an unsafe name: those have their own test.
+        if segments
+            .iter()
+            .any(|s| s.is_empty() || s.iter().all(|&b| b == b'.') || s.contains(&b'\\'))
+            || !seen.insert(path.clone())
+        {
+            continue;
+        }
+        let crc = crc32(&path);
+        let offset = out.len() as u32;
+        let header = |sig: u32, central: bool| {
+            let mut h = Vec::new();
+            h.extend_from_slice(&sig.to_le_bytes());
+            if central {
+                h.extend_from_slice(&20u16.to_le_bytes());
+            }
+            for v in [20u16, 1 << 11, 0, 0, 0] {
+                h.extend_from_slice(&v.to_le_bytes());
+            }
+            for v in [crc, path.len() as u32, path.len() as u32] {
+                h.extend_from_slice(&v.to_le_bytes());
+            }
+            h.extend_from_slice(&(path.len() as u16).to_le_bytes());
+            h.extend_from_slice(&0u16.to_le_bytes());
+            if central {
+                for v in [0u16, 0, 0] {
+                    h.extend_from_slice(&v.to_le_bytes());
+                }
+                h.extend_from_slice(&0u32.to_le_bytes());
+                h.extend_from_slice(&offset.to_le_bytes());
+            }
+            h.extend_from_slice(&path);
+            h
+        };
+        out.extend_from_slice(&header(0x0403_4b50, false));
+        out.extend_from_slice(&path);
+        central.extend_from_slice(&header(0x0201_4b50, true));
+        count += 1;
+    }
+    let cd_offset = out.len() as u32;
+    out.extend_from_slice(&central);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    for v in [0u16, 0, count, count] {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&cd_offset.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    std::fs::write(at, out).unwrap();
+}
+
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
 }
 
 fn build(dir: &Path, entries: &[(Vec<u8>, Node)]) {
@@ -381,6 +467,12 @@ fn build(dir: &Path, entries: &[(Vec<u8>, Node)]) {
             Node::Dir(kids) => {
                 std::fs::create_dir(&p).unwrap();
                 build(&p, kids);
+            }
+            Node::Zip(paths) => {
+                // Only a name that ends like an archive is looked at.
+                let mut named = p.into_os_string();
+                named.push(".zip");
+                write_zip(Path::new(&named), paths)
             }
         }
     }
@@ -411,7 +503,10 @@ proptest! {
             hide_ignored,
             ..ListOptions::default()
         };
-        let listing: Listing = list(&root, &opts).unwrap();
+        // Through archives too: each zip is listed inside (`--archives`).
+        let call = canopy_core::ListCall { archives: true, ..opts.call() };
+        let source = canopy_core::WithArchives::new(canopy_core::LocalFs::new());
+        let listing: Listing = canopy_core::list(&source, &root, &opts.settings(), &call).unwrap();
         let mut text = Vec::new();
         write_text(&listing, &mut text).unwrap();
         let text = String::from_utf8(text).expect("text mode is UTF-8");

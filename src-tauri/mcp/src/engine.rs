@@ -1,15 +1,25 @@
 //! The calls `canopy-mcp` makes to list and read, all through the engine's
 //! front door: finding where an agent's path leads
 //! inside the roots, listing a folder and reading a chunk of a file there,
-//! both through a confined local source, and the cursors of a listing.
+//! both through a confined local source that opens archives like folders,
+//! and the cursors of a listing.
 //!
 //! Promises:
 //! - an agent's path is resolved once, looking only inside the roots
 //!   ([`canopy_core::resolve_within`]), on a bounded worker: a dead mount
 //!   costs `TIMEOUT`, never a hung server;
+//! - a path that runs through a regular file (`dl/site.zip/assets`) goes on
+//!   inside it as an archive: its longest prefix on disk is resolved as any
+//!   path is (a regular file inside the roots, reached without leaving
+//!   them: a link to an archive elsewhere is `Outside`, as a link to any
+//!   file is), and the rest must be plain names (no `..`, `.` or empty
+//!   name), which only the archive's index is asked about;
 //! - what is listed or read is reopened by its real path through
 //!   [`LocalFs::confined`], which follows no link on the way: a link swapped
-//!   in after the check fails the open instead of leading elsewhere;
+//!   in after the check fails the open instead of leading elsewhere. The
+//!   source is wrapped in [`WithArchives`], so an archive on the way is
+//!   read in place with the same caps and budgets (and its index is kept
+//!   in the source's small cache, shared by every call);
 //! - the engine never follows a link while listing: where a listed link
 //!   leads is worked out from its text, inside the roots, as for a path
 //!   ([`canopy_core::confine_links`]);
@@ -25,20 +35,83 @@ use canopy_core::cancel::CancelToken;
 use canopy_core::limits::MCP_PAGE;
 use canopy_core::source::Identity;
 use canopy_core::wire::{EntryKind, ListSettings, Listing, PreviewChunk, SortBy};
-use canopy_core::{CanopyError, Leads, ListCall, LocalFs, RequestBudget};
+use canopy_core::{CanopyError, ErrorCode, Leads, ListCall, LocalFs, RequestBudget, WithArchives};
+
+/// The source every call lists and reads through: the local disk, confined
+/// (no link followed), continued inside the archives on it.
+pub type AgentSource = WithArchives<LocalFs>;
+
+/// A confined local source that opens archives like folders (with the
+/// engine's slow-folder seam in the `e2e` build only). Clones share its
+/// cache of archive indexes.
+pub fn agent_source() -> AgentSource {
+    WithArchives::new(LocalFs::confined().with_env_seams())
+}
+
+/// The most names a path may go on with inside an archive: the engine
+/// looks no further up a path for the archive it runs through, so a deeper
+/// path could not be opened, and each name costs the resolution a lookup.
+const ARCHIVE_NAMES_MAX: usize = 64;
 
 /// What an agent's path reached inside the roots.
 #[derive(Debug)]
 pub struct Opened {
-    /// The real path of what was reached (no symlink, no `..`).
+    /// The real path of what was reached on disk (no symlink, no `..`):
+    /// the folder or file itself, or the archive file the path runs through.
     pub real: PathBuf,
+    /// What `real` is.
     pub kind: EntryKind,
     pub dev: u64,
     pub ino: u64,
+    /// For a path that runs through the regular file `real`: its plain
+    /// names inside that archive (none for the archive's top).
+    pub inside: Option<PathBuf>,
+}
+
+impl Opened {
+    /// The path the source lists or reads: `real`, continued inside the archive.
+    pub fn path(&self) -> PathBuf {
+        match &self.inside {
+            Some(names) if !names.as_os_str().is_empty() => self.real.join(names),
+            _ => self.real.clone(),
+        }
+    }
+
+    /// The same place, taken as the top of the archive `real` (a regular
+    /// file listed as a folder).
+    pub fn as_archive(self) -> Opened {
+        Opened {
+            inside: Some(self.inside.unwrap_or_default()),
+            ..self
+        }
+    }
+
+    /// The device and number a cursor is bound to: the folder's own on
+    /// disk; inside an archive, the archive file's device, and its number
+    /// mixed with the names inside it (the top bit set, as the engine marks
+    /// an archive's folders), so a cursor continues only the folder of the
+    /// archive file it was issued for.
+    pub fn binding(&self) -> (u64, u64) {
+        let Some(names) = &self.inside else {
+            return (self.dev, self.ino);
+        };
+        // FNV-1a: stable within the server's run, which is all a cursor outlives.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in self
+            .ino
+            .to_le_bytes()
+            .iter()
+            .chain(names.as_os_str().as_bytes())
+        {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        (self.dev, h | 1 << 63)
+    }
 }
 
 /// Where `path` (absolute) leads, looking only inside `roots`; what it
-/// reaches there is [`Opened`].
+/// reaches there is [`Opened`]. A path that runs through a regular file
+/// inside the roots goes on inside it, as an archive (see the module docs).
 ///
 /// # Errors
 /// `TIMEOUT` when a path inside the roots does not answer.
@@ -49,10 +122,86 @@ pub fn leads(path: &Path, roots: Arc<Vec<PathBuf>>) -> Result<Reached, CanopyErr
             kind,
             dev: id.dev,
             ino: id.ino,
+            inside: None,
         }),
         Leads::Outside => Reached::Outside,
+        // A regular file on the way: the rest of the path may lie inside it.
+        Leads::Fails(e) if e.code == ErrorCode::NotADirectory => through_file(path, &roots, e)?,
         Leads::Fails(e) => Reached::Fails(e),
     })
+}
+
+/// Where `path`, which met something other than a folder on its way
+/// (`failed`), leads when its longest prefix that resolves is a regular
+/// file: into that file as an archive, the rest of the path its names
+/// inside. The prefix is resolved as any path is, so what it reaches is
+/// inside the roots, reached without leaving them; anything else answers
+/// as the prefix did, or as the whole path did (`failed`).
+fn through_file(
+    path: &Path,
+    roots: &[PathBuf],
+    failed: CanopyError,
+) -> Result<Reached, CanopyError> {
+    let bytes = path.as_os_str().as_bytes();
+    // The prefixes, longest first: each ends before a `/` and in a name (a
+    // prefix ending in `/` or `/.` resolves as the one before it would, and
+    // would hide an empty or `.` name from the names inside). One more
+    // than the names allowed, for a trailing slash.
+    let ends_in_a_name = |cut: usize| {
+        let head = &bytes[..cut];
+        !head.ends_with(b"/") && !head.ends_with(b"/.")
+    };
+    let cuts = bytes
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|&(i, &b)| b == b'/' && i > 0)
+        .map(|(i, _)| i)
+        .take(ARCHIVE_NAMES_MAX + 1)
+        .filter(|&cut| ends_in_a_name(cut));
+    for cut in cuts {
+        let prefix = Path::new(std::ffi::OsStr::from_bytes(&bytes[..cut]));
+        match canopy_core::resolve_within(prefix, roots)? {
+            Leads::Inside(real, EntryKind::File, id) => {
+                return Ok(match names_inside(&bytes[cut + 1..]) {
+                    Ok(names) => Reached::Inside(Opened {
+                        real,
+                        kind: EntryKind::File,
+                        dev: id.dev,
+                        ino: id.ino,
+                        inside: Some(names),
+                    }),
+                    Err(e) => Reached::Fails(e),
+                });
+            }
+            Leads::Inside(..) => break,
+            Leads::Outside => return Ok(Reached::Outside),
+            Leads::Fails(e) if e.code == ErrorCode::NotADirectory => {}
+            Leads::Fails(e) => return Ok(Reached::Fails(e)),
+        }
+    }
+    Ok(Reached::Fails(failed))
+}
+
+/// The names `rest` goes on with inside an archive, checked: plain names
+/// only (one trailing `/` names the same folder).
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a `..`, `.` or empty name.
+fn names_inside(rest: &[u8]) -> Result<PathBuf, CanopyError> {
+    let rest = rest.strip_suffix(b"/").unwrap_or(rest);
+    if rest.is_empty() {
+        return Ok(PathBuf::new());
+    }
+    if rest
+        .split(|&b| b == b'/')
+        .any(|name| name.is_empty() || name == b"." || name == b"..")
+    {
+        return Err(CanopyError::invalid(
+            "inside an archive a path holds plain names only: `..`, `.` and empty names (`//`) are refused",
+        ));
+    }
+    Ok(PathBuf::from(OsString::from_vec(rest.to_vec())))
 }
 
 /// Where an agent's path leads (see [`Leads`]).
@@ -76,10 +225,7 @@ pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf]) {
 pub fn real_folder(path: &Path) -> Result<PathBuf, CanopyError> {
     let (real, kind) = canopy_core::real_path(path)?;
     if kind != EntryKind::Folder {
-        return Err(CanopyError::new(
-            canopy_core::ErrorCode::NotADirectory,
-            "not a folder",
-        ));
+        return Err(CanopyError::new(ErrorCode::NotADirectory, "not a folder"));
     }
     Ok(real)
 }
@@ -98,12 +244,13 @@ pub struct AgentListing {
     pub cancel: CancelToken,
     /// Called after each folder is read (on the engine's workers).
     pub on_folder: Arc<dyn Fn() + Send + Sync>,
-    /// The confined local source (with the `e2e` build's test seams).
-    pub source: LocalFs,
+    /// The confined local source that opens archives (see [`agent_source`]).
+    pub source: AgentSource,
 }
 
 /// Lists the folder `opened` names, by its real path through the confined
-/// source: a page of at most [`MCP_PAGE`] entries of its top level (those
+/// source (inside an archive, by the archive file's real path and the
+/// names inside it): a page of at most [`MCP_PAGE`] entries of its top level (those
 /// matching the filter, if any), and below it what the request's budget of
 /// as many entries allows (breadth-first), every folder in the call's order
 /// and with what its hidden rest is made of.
@@ -136,14 +283,22 @@ pub fn list(opened: &Opened, call: AgentListing) -> Result<Listing, CanopyError>
             entries: u64::from(MCP_PAGE),
             ..RequestBudget::STANDARD
         },
-        // The folder checked inside the roots, whose identity the cursor carries.
-        expect_root: Some(Identity {
+        // On disk: the folder checked inside the roots, whose identity the
+        // cursor carries. Inside an archive there is nothing to compare:
+        // the folder's identity is a number the engine makes up from the
+        // archive file's and the folder's place in its index, which nothing
+        // knows before the engine opens it (opening it first to ask would
+        // compare the engine with itself). What the check guards holds
+        // without it: the archive file is reopened by the real path that was
+        // checked inside the roots, following no link, and the cursor is
+        // bound to that file's identity and the names inside it.
+        expect_root: opened.inside.is_none().then_some(Identity {
             dev: opened.dev,
             ino: opened.ino,
         }),
         ..ListCall::default()
     };
-    canopy_core::list(&call.source, &opened.real, &settings, &engine_call)
+    canopy_core::list(&call.source, &opened.path(), &settings, &engine_call)
 }
 
 /// How a `find_in_folder` pattern is read: `true` for a whole-name glob
@@ -165,20 +320,21 @@ pub fn cursor_after(listing: &Listing, index: usize) -> Result<Option<String>, C
     canopy_core::cursor_after(listing, index)
 }
 
-/// Reads one chunk of the regular file `opened` names, through the confined
-/// source, on a bounded worker.
+/// Reads one chunk of the regular file `opened` names (on disk or inside
+/// an archive), through the confined source, on a bounded worker.
 ///
 /// # Errors
 /// `NOT_A_FILE` for anything but a regular file (never opened for reading),
 /// `INVALID_ARGUMENT` for an offset past the end, `TIMEOUT` when the file
-/// does not answer, the OS code otherwise.
+/// does not answer, the OS code otherwise; inside an archive, its codes
+/// (`RATIO`, `ENCRYPTED`, `CORRUPT`, `UNSUPPORTED`, `TOO_LARGE` ...).
 pub fn read(
-    source: &LocalFs,
+    source: &AgentSource,
     opened: Opened,
     offset: u64,
     length: u64,
 ) -> Result<PreviewChunk, CanopyError> {
-    canopy_core::preview(source, &opened.real, offset, length)
+    canopy_core::preview(source, &opened.path(), offset, length)
 }
 
 /// The escaped one-line form of a path, as the listing prints names.

@@ -13,7 +13,8 @@
 //!   much of the arguments it quotes), never a protocol error: bad arguments
 //!   are `INVALID_ARGUMENT` results too (the model can correct them);
 //! - a path is allowed only when the real path of what was opened lies in an
-//!   allowed root (see [`crate::access`]); otherwise `DENIED`, naming the roots;
+//!   allowed root (see [`crate::access`]); otherwise `DENIED`, naming the
+//!   roots. A path inside an archive is allowed when the archive file's is;
 //! - `notifications/cancelled` stops a listing through the engine's cancel
 //!   token; a request that carries a progress token gets a progress
 //!   notification every `MCP_PROGRESS_INTERVAL` while its listing runs;
@@ -31,7 +32,6 @@ use canopy_core::limits::{
     MCP_CONCURRENT_CALLS, MCP_PROGRESS_INTERVAL, MCP_REPLY_CHARS, MCP_ROOTS_TIMEOUT,
 };
 use canopy_core::wire::EntryKind;
-use canopy_core::LocalFs;
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
@@ -69,8 +69,10 @@ pub struct Canopy {
     client_roots: Arc<Mutex<ClientRoots>>,
     /// Turns of the filesystem: a call holds one while it runs.
     turns: Arc<Semaphore>,
-    /// The confined local source every call lists and reads through.
-    pub(crate) source: LocalFs,
+    /// The confined local source every call lists and reads through, which
+    /// opens archives like folders; one for the server, so its small cache
+    /// of archive indexes serves every call.
+    pub(crate) source: engine::AgentSource,
     tool_router: ToolRouter<Canopy>,
 }
 
@@ -182,14 +184,15 @@ pub(crate) async fn blocking<T: Send + 'static>(
 
 impl Canopy {
     /// A server for the real folders `roots` (at least one). It lists and
-    /// reads through a confined local source, which follows no link (with
-    /// the engine's slow-folder seam in the `e2e` build only).
+    /// reads through a confined local source, which follows no link and
+    /// opens archives like folders (with the engine's slow-folder seam in
+    /// the `e2e` build only).
     pub fn new(roots: Vec<PathBuf>) -> Self {
         Canopy {
             roots: Arc::new(roots),
             client_roots: Arc::default(),
             turns: Arc::new(Semaphore::new(MCP_CONCURRENT_CALLS)),
-            source: LocalFs::confined().with_env_seams(),
+            source: engine::agent_source(),
             tool_router: tools::router(),
         }
     }
@@ -270,7 +273,8 @@ impl Canopy {
         Ok(allowed)
     }
 
-    /// Opens the path an agent gave, and checks that what was opened lies in `roots`.
+    /// Opens the path an agent gave, and checks that what was opened lies in
+    /// `roots` (for a path inside an archive: the archive file).
     pub(crate) async fn open_allowed(
         &self,
         text: &str,
@@ -356,7 +360,7 @@ impl Canopy {
 /// What the server tells a model when it connects, for the folders `roots`.
 fn instructions(roots: &[PathBuf]) -> String {
     format!(
-        "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}. Every reply fits {} characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
+        "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}. Zip and tar archives open like folders (a path can run through one). Every reply fits {} characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
         roots_text(roots),
         tools::grouped(MCP_REPLY_CHARS as u64)
     )

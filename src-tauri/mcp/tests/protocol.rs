@@ -27,6 +27,22 @@ async fn tools_list_matches_its_snapshot() {
     }
 }
 
+/// The most characters `tools/list` may take (compact JSON): a client puts
+/// every tool definition in the model's context on every turn.
+const TOOLS_LIST_CHARS: usize = 20_000;
+
+#[tokio::test]
+async fn the_tool_definitions_stay_under_their_budget() {
+    let t = Tree::new();
+    let s = Server::start(&[&t.path()]).await;
+    let tools = s.client.list_all_tools().await.expect("tools/list answers");
+    let chars = serde_json::to_string(&tools).unwrap().chars().count();
+    assert!(
+        chars < TOOLS_LIST_CHARS,
+        "the tool definitions take {chars} characters, the budget is {TOOLS_LIST_CHARS}"
+    );
+}
+
 #[tokio::test]
 async fn every_tool_is_read_only_closed_world_titled_and_typed() {
     let t = Tree::new();

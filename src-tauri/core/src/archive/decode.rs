@@ -135,6 +135,15 @@ pub(crate) fn decoder<R: Read + Send + 'static>(
     })
 }
 
+/// A decoder's own complaint (not the disk's, not Canopy's) means damaged data.
+fn damaged(e: io::Error) -> io::Error {
+    let ours = e.get_ref().is_some_and(|inner| inner.is::<CanopyError>());
+    if ours || e.raw_os_error().is_some() || e.kind() == io::ErrorKind::Interrupted {
+        return e;
+    }
+    corrupt(e)
+}
+
 fn too_big_window(bytes: u64) -> io::Error {
     CanopyError::new(
         ErrorCode::Unsupported,
@@ -213,7 +222,7 @@ impl<R: Read> RatioGuard<R> {
 
 impl<R: Read> Read for RatioGuard<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
+        let n = self.inner.read(buf).map_err(damaged)?;
         self.output += n as u64;
         let input = self.input.load(Ordering::Relaxed);
         if self.output

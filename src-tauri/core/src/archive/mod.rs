@@ -17,6 +17,7 @@
 //! guard (`decode::RatioGuard`).
 #![forbid(unsafe_code)]
 
+mod blob;
 mod decode;
 mod names;
 mod tar;
@@ -30,10 +31,14 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+pub use self::blob::Blob;
 use self::decode::{Codec, Range, RatioGuard};
 use self::tree::{Tree, RAW_NAME};
-use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{ARCHIVE_CACHE, ARCHIVE_LINK_MAX, ARCHIVE_SKIP_MAX, ARCHIVE_SNIFF_BYTES};
+use crate::error::{code_of, CanopyError, ErrorCode};
+use crate::limits::{
+    ARCHIVE_CACHE, ARCHIVE_LINK_MAX, ARCHIVE_NESTED_MEMORY_MAX, ARCHIVE_NESTING_MAX,
+    ARCHIVE_RATIO_MAX, ARCHIVE_RATIO_SLACK, ARCHIVE_SKIP_MAX, ARCHIVE_SNIFF_BYTES,
+};
 use crate::source::{
     EntryNote, EntryStream, FileStamp, Identity, Meta, RawEntry, Source, SourceFile, SourceFolder,
 };
@@ -68,10 +73,13 @@ pub(crate) fn named_like_archive(name: &[u8]) -> bool {
         .any(|end| lower.ends_with(end) && lower.len() > end.len())
 }
 
-/// The archive format of a file whose first bytes are `head`, if it is one
-/// Canopy reads. A compressed file is an archive only when what it
-/// decompresses to starts with a tar header.
-pub(crate) fn sniff(head: &[u8]) -> Option<ArchiveFormat> {
+/// The archive format of a file named `name` whose first bytes are `head`,
+/// if it is one Canopy reads. A compressed file is an archive when what its
+/// first bytes decompress to starts with a tar header, or, when they are too
+/// few to decompress a whole block, when its name says it is a tar of that
+/// compression (`.tar.zst`, `.tgz` ...): then its first header is checked
+/// when it is opened.
+pub(crate) fn sniff(head: &[u8], name: &[u8]) -> Option<ArchiveFormat> {
     if head.len() >= 4
         && &head[..2] == b"PK"
         && matches!(&head[2..4], b"\x03\x04" | b"\x05\x06" | b"\x07\x08")
@@ -93,9 +101,27 @@ pub(crate) fn sniff(head: &[u8]) -> Option<ArchiveFormat> {
         return None;
     };
     let mut first = [0u8; 512];
-    let mut decoder = decode::decoder(codec, io::Cursor::new(head.to_vec())).ok()?;
-    let n = decode::fill(&mut decoder, &mut first).unwrap_or(0);
-    (n == 512 && tar::is_header(&first)).then_some(format)
+    let n = decode::decoder(codec, io::Cursor::new(head.to_vec()))
+        .and_then(|mut d| decode::fill(&mut d, &mut first));
+    match n {
+        Ok(512) => tar::is_header(&first).then_some(format),
+        // A first block larger than the head: the name decides, the open checks.
+        _ if head.len() >= ARCHIVE_SNIFF_BYTES => named_as(name, format).then_some(format),
+        _ => None,
+    }
+}
+
+/// Whether `name` ends like a tar compressed as `format`.
+fn named_as(name: &[u8], format: ArchiveFormat) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let endings: &[&[u8]] = match format {
+        ArchiveFormat::TarGz => &[b".tar.gz", b".tgz", b".taz"],
+        ArchiveFormat::TarBz2 => &[b".tar.bz2", b".tbz", b".tbz2"],
+        ArchiveFormat::TarXz => &[b".tar.xz", b".txz"],
+        ArchiveFormat::TarZst => &[b".tar.zst", b".tzst"],
+        ArchiveFormat::Zip | ArchiveFormat::Tar => &[],
+    };
+    endings.iter().any(|end| lower.ends_with(end))
 }
 
 fn codec_of(format: ArchiveFormat) -> Codec {
@@ -153,6 +179,11 @@ pub(crate) struct Archive<F: SourceFile> {
     body: Body,
     summary: Summary,
     stamp: Option<FileStamp>,
+    /// 1 for an archive on the wrapped source, 2 inside it, ...
+    level: u8,
+    /// Tells this archive's folders from those of archives nested in the
+    /// same file (they share its stamp).
+    salt: u64,
 }
 
 impl<F: SourceFile> Archive<F> {
@@ -164,7 +195,16 @@ impl<F: SourceFile> Archive<F> {
     /// error: the index stops there and says why.
     fn open(file: F, format: ArchiveFormat) -> io::Result<Archive<F>> {
         let stamp = file.stamp();
-        let file = Arc::new(file);
+        Archive::open_at(Arc::new(file), format, stamp, 1, 0)
+    }
+
+    fn open_at(
+        file: Arc<F>,
+        format: ArchiveFormat,
+        stamp: Option<FileStamp>,
+        level: u8,
+        salt: u64,
+    ) -> io::Result<Archive<F>> {
         let (tree, body, summary) = match format {
             ArchiveFormat::Zip => {
                 let dir = zip::directory(&*file)?;
@@ -183,14 +223,25 @@ impl<F: SourceFile> Archive<F> {
             body,
             summary,
             stamp,
+            level,
+            salt,
         })
+    }
+
+    /// The regular file of record `r`.
+    fn member(self: &Arc<Self>, r: tree::Record) -> io::Result<Member<F>> {
+        match &self.body {
+            Body::Zip(_) => Member::of_zip(self, r.loc, false),
+            Body::Tar(_) => Member::of_tar(self, r.loc),
+        }
     }
 
     fn identity(&self, folder: u32) -> Identity {
         let (dev, ino) = self.stamp.map_or((0, 0), |s| (s.dev, s.ino));
         Identity {
             dev,
-            ino: (ino.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ u64::from(folder)) | 1 << 63,
+            ino: (ino.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ self.salt ^ u64::from(folder))
+                | 1 << 63,
         }
     }
 
@@ -236,6 +287,9 @@ pub struct ArchiveFolder<F: SourceFile> {
     id: u32,
     /// What was learnt of shown entries while reading (encrypted ones).
     notes: Mutex<HashMap<Box<[u8]>, CanopyError>>,
+    /// Files read that are named like archives, and where they are (to look
+    /// at their first bytes if shown).
+    archive_like: Mutex<HashMap<Box<[u8]>, tree::Record>>,
 }
 
 /// At most this many encrypted names are remembered per folder for their
@@ -248,6 +302,25 @@ impl<F: SourceFile> ArchiveFolder<F> {
             archive,
             id,
             notes: Mutex::new(HashMap::new()),
+            archive_like: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The record `name` of this folder, if it is one.
+    fn record_named(&self, name: &[u8]) -> io::Result<Option<tree::Record>> {
+        if let Some(&r) = self
+            .archive_like
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+        {
+            return Ok(Some(r));
+        }
+        match self.find(name) {
+            Ok((Hit::Record(r), _)) => Ok(Some(r)),
+            Ok((Hit::Folder(_), _)) => Ok(None),
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(None),
+            Err(e) => Err(e),
         }
     }
 
@@ -353,8 +426,17 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
                 });
                 continue;
             }
-            let (meta, encrypted) =
-                f.record(recs[i - subs.len()], &mut self.window, &mut self.path)?;
+            let r = recs[i - subs.len()];
+            let (meta, encrypted) = f.record(r, &mut self.window, &mut self.path)?;
+            if meta.kind == EntryKind::File
+                && r.folder & RAW_NAME == 0
+                && named_like_archive(&self.path)
+            {
+                let mut like = f.archive_like.lock().unwrap_or_else(|e| e.into_inner());
+                if like.len() < NOTES_MAX {
+                    like.insert(self.path.clone().into(), r);
+                }
+            }
             if encrypted {
                 let mut notes = f.notes.lock().unwrap_or_else(|e| e.into_inner());
                 if notes.len() < NOTES_MAX {
@@ -497,10 +579,24 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
             .cloned();
-        EntryNote {
-            archive: None,
-            problem,
-        }
+        // An archive inside this one is told by its first bytes too (at most
+        // a few KiB decompressed), and listed as one; opening it is bounded
+        // by nesting and size (`Archive::open_nested`).
+        let archive = if kind == EntryKind::File && problem.is_none() && named_like_archive(name) {
+            let record = self
+                .archive_like
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(name)
+                .copied();
+            record
+                .and_then(|r| self.archive.member(r).ok())
+                .and_then(|m| member_head(&m).ok())
+                .and_then(|head| sniff(&head, name))
+        } else {
+            None
+        };
+        EntryNote { archive, problem }
     }
 }
 
@@ -543,6 +639,23 @@ impl<F: SourceFile> Member<F> {
         }
         let codec = rec.codec()?;
         let (start, end) = zip::data_range(&*archive.file, dir, &rec)?;
+        // The archive's own claim already passes the ratio guard: refuse before inflating.
+        if codec != Codec::Stored
+            && rec.size
+                > rec
+                    .compressed
+                    .saturating_mul(ARCHIVE_RATIO_MAX)
+                    .saturating_add(ARCHIVE_RATIO_SLACK)
+        {
+            return Err(CanopyError::new(
+                ErrorCode::Ratio,
+                format!(
+                    "the entry claims {} bytes from {} compressed bytes, more than {}x: a zip bomb, or data Canopy will not inflate",
+                    rec.size, rec.compressed, ARCHIVE_RATIO_MAX
+                ),
+            )
+            .into_io());
+        }
         Ok(Member {
             archive: archive.clone(),
             size: rec.size,
@@ -575,6 +688,19 @@ impl<F: SourceFile> Member<F> {
             how,
             open: Mutex::new(None),
         })
+    }
+
+    /// Where its bytes lie unchanged in the archive's file (stored), if they do.
+    fn in_place(&self) -> Option<u64> {
+        match self.how {
+            MemberData::Zip {
+                start,
+                codec: Codec::Stored,
+                ..
+            }
+            | MemberData::TarPlain { start } => Some(start),
+            _ => None,
+        }
     }
 
     /// A stream of the entry's bytes from `offset`.
@@ -669,11 +795,88 @@ impl<F: SourceFile> SourceFile for Member<F> {
     }
 }
 
+/// The first bytes of a member (decompressed, bounded by the ratio guard).
+fn member_head<F: SourceFile>(m: &Member<F>) -> io::Result<Vec<u8>> {
+    let mut head = vec![0; ARCHIVE_SNIFF_BYTES];
+    let n = m.read_at(&mut head, 0)?;
+    head.truncate(n);
+    Ok(head)
+}
+
+impl<X: SourceFile> Archive<Blob<X>> {
+    /// The archive that record `r` (named `name`) of this one holds, if it
+    /// holds one: read in place when stored, else into memory once (at most
+    /// `ARCHIVE_NESTED_MEMORY_MAX`), and never deeper than `ARCHIVE_NESTING_MAX`.
+    ///
+    /// # Errors
+    /// `ENOTDIR` when the entry is no archive; `TOO_DEEP`, `TOO_LARGE`; the
+    /// entry's own errors (`ENCRYPTED`, `RATIO` ...).
+    fn open_nested(
+        self: &Arc<Self>,
+        r: tree::Record,
+        name: &[u8],
+    ) -> io::Result<Arc<Archive<Blob<X>>>> {
+        let member = self.member(r).map_err(|e| {
+            if code_of(&e) == ErrorCode::NotAFile {
+                io::Error::from_raw_os_error(libc::ENOTDIR)
+            } else {
+                e
+            }
+        })?;
+        let Some(format) = sniff(&member_head(&member)?, name) else {
+            return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+        };
+        if self.level >= ARCHIVE_NESTING_MAX {
+            return Err(CanopyError::new(
+                ErrorCode::TooDeep,
+                format!("an archive inside {ARCHIVE_NESTING_MAX} levels of archives is listed, not opened"),
+            )
+            .into_io());
+        }
+        let size = member.size();
+        let blob = match member.in_place() {
+            Some(start) => Blob::Window { outer: self.file.clone(), start, len: size },
+            None if size <= ARCHIVE_NESTED_MEMORY_MAX => {
+                let mut bytes = vec![0; size as usize];
+                let mut got = 0;
+                while got < bytes.len() {
+                    match member.read_at(&mut bytes[got..], got as u64)? {
+                        0 => return Err(zip::corrupt("the inner archive ends before its stated size")),
+                        n => got += n,
+                    }
+                }
+                Blob::Memory(bytes.into())
+            }
+            None => {
+                return Err(CanopyError::new(
+                    ErrorCode::TooLarge,
+                    format!(
+                        "this compressed archive inside an archive holds {} MiB; Canopy opens one of at most {} MiB (a stored one, any size)",
+                        size >> 20,
+                        ARCHIVE_NESTED_MEMORY_MAX >> 20
+                    ),
+                )
+                .into_io())
+            }
+        };
+        let salt = (self.salt ^ u64::from(r.loc).wrapping_mul(0xA24B_AED4_963E_E407))
+            .rotate_left(17)
+            ^ u64::from(self.level);
+        Ok(Arc::new(Archive::open_at(
+            Arc::new(blob),
+            format,
+            self.stamp,
+            self.level + 1,
+            salt,
+        )?))
+    }
+}
+
 /// A source and the archives inside it (see the module docs).
 pub struct WithArchives<S: Source> {
     inner: S,
-    /// The archives opened last, with what their file was then.
-    cache: Arc<Mutex<Vec<(PathBuf, FileStamp, Arc<Archive<S::File>>)>>>,
+    /// The archives opened last, with what their (outermost) file was then.
+    cache: Arc<Mutex<Vec<(PathBuf, FileStamp, Arc<Archive<Blob<S::File>>>)>>>,
 }
 
 impl<S: Source> Clone for WithArchives<S> {
@@ -693,6 +896,14 @@ impl<S: Source + std::fmt::Debug> std::fmt::Debug for WithArchives<S> {
     }
 }
 
+/// Where a path inside archives leads: the innermost archive it runs
+/// through, the deepest folder of it the path names, and the segments left.
+pub(crate) struct Located<'p, F: SourceFile> {
+    pub archive: Arc<Archive<F>>,
+    pub folder: u32,
+    pub rest: Vec<&'p [u8]>,
+}
+
 impl<S: Source> WithArchives<S> {
     pub fn new(inner: S) -> Self {
         WithArchives {
@@ -706,31 +917,23 @@ impl<S: Source> WithArchives<S> {
         &self.inner
     }
 
-    /// The archive `file` (at `path`) as `format`, from the cache when the
-    /// file is unchanged.
-    fn archive(
-        &self,
-        path: &Path,
-        file: S::File,
-        format: ArchiveFormat,
-    ) -> io::Result<Arc<Archive<S::File>>> {
-        let stamp = file.stamp();
-        if let Some(stamp) = stamp {
-            let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((_, _, a)) = cache.iter().find(|(p, s, _)| p == path && *s == stamp) {
-                return Ok(a.clone());
-            }
+    fn cached(&self, path: &Path, stamp: Option<FileStamp>) -> Option<Arc<Archive<Blob<S::File>>>> {
+        let stamp = stamp?;
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .iter()
+            .find(|(p, s, _)| p == path && *s == stamp)
+            .map(|(_, _, a)| a.clone())
+    }
+
+    fn keep(&self, path: &Path, stamp: Option<FileStamp>, archive: &Arc<Archive<Blob<S::File>>>) {
+        let Some(stamp) = stamp else { return };
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|(p, _, _)| p != path);
+        if cache.len() >= ARCHIVE_CACHE {
+            cache.remove(0);
         }
-        let archive = Arc::new(Archive::open(file, format)?);
-        if let Some(stamp) = stamp {
-            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-            cache.retain(|(p, _, _)| p != path);
-            if cache.len() >= ARCHIVE_CACHE {
-                cache.remove(0);
-            }
-            cache.push((path.to_path_buf(), stamp, archive.clone()));
-        }
-        Ok(archive)
+        cache.push((path.to_path_buf(), stamp, archive.clone()));
     }
 
     /// Splits `path` at the archive it runs through: the archive, and the
@@ -739,27 +942,87 @@ impl<S: Source> WithArchives<S> {
     /// # Errors
     /// `ENOTDIR` when no regular file on the way is an archive; the source's
     /// error when one cannot be opened.
-    fn split<'p>(&self, path: &'p Path) -> io::Result<(Arc<Archive<S::File>>, Vec<&'p [u8]>)> {
+    fn split<'p>(
+        &self,
+        path: &'p Path,
+    ) -> io::Result<(Arc<Archive<Blob<S::File>>>, &'p Path, Vec<&'p [u8]>)> {
         for prefix in path.ancestors().take(64) {
             match self.inner.open_file(prefix) {
                 Ok(file) => {
-                    let Some(format) = sniff(&read_head(&file)?) else {
-                        return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
-                    };
-                    let archive = self.archive(prefix, file, format)?;
                     let rest = path
                         .strip_prefix(prefix)
                         .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
                     let segments = rest.iter().map(|s| s.as_bytes()).collect();
-                    return Ok((archive, segments));
+                    let stamp = file.stamp();
+                    if let Some(archive) = self.cached(prefix, stamp) {
+                        return Ok((archive, prefix, segments));
+                    }
+                    let name = prefix.file_name().map_or(&b""[..], |n| n.as_bytes());
+                    let Some(format) = sniff(&read_head(&file)?, name) else {
+                        return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+                    };
+                    let archive = Arc::new(Archive::open(Blob::Whole(file), format)?);
+                    self.keep(prefix, stamp, &archive);
+                    return Ok((archive, prefix, segments));
                 }
                 Err(e) if e.code == ErrorCode::NotADirectory || e.code == ErrorCode::NotFound => {
                     continue
                 }
+                // A folder, fifo or device on the way: no archive, and nothing was opened.
+                Err(e) if e.code == ErrorCode::NotAFile => break,
                 Err(e) => return Err(e.into_io()),
             }
         }
         Err(io::Error::from_raw_os_error(libc::ENOTDIR))
+    }
+
+    /// Follows `path` into the archive it runs through, and into the
+    /// archives inside that one: the innermost archive, its deepest folder
+    /// on the path, and the segments left (an entry that is no folder and no
+    /// archive, or nothing).
+    ///
+    /// # Errors
+    /// As [`WithArchives::split`]; `TOO_DEEP`, `TOO_LARGE` and an entry's own
+    /// errors for an archive inside one that cannot be opened.
+    pub(crate) fn locate<'p>(&self, path: &'p Path) -> io::Result<Located<'p, Blob<S::File>>> {
+        let (mut archive, outer, segments) = self.split(path)?;
+        let stamp = archive.stamp;
+        let mut folder = 0;
+        let mut at = outer.to_path_buf();
+        let mut i = 0;
+        while i < segments.len() {
+            let segment = segments[i];
+            if let Some(sub) = archive.tree.subfolder(folder, segment) {
+                folder = sub;
+                at.push(std::ffi::OsStr::from_bytes(segment));
+                i += 1;
+                continue;
+            }
+            // The entry is no folder: the path goes on inside it only if it is an archive.
+            let dir = ArchiveFolder::new(archive.clone(), folder);
+            let Some(record) = dir.record_named(segment)? else {
+                break;
+            };
+            if record.folder & RAW_NAME != 0 {
+                return Err(unsafe_error(segment).into_io());
+            }
+            at.push(std::ffi::OsStr::from_bytes(segment));
+            archive = match self.cached(&at, stamp) {
+                Some(a) => a,
+                None => {
+                    let inner = archive.open_nested(record, segment)?;
+                    self.keep(&at, stamp, &inner);
+                    inner
+                }
+            };
+            folder = 0;
+            i += 1;
+        }
+        Ok(Located {
+            archive,
+            folder,
+            rest: segments[i..].to_vec(),
+        })
     }
 
     /// What the archive at `path` is (the preview pane of an archive).
@@ -767,16 +1030,16 @@ impl<S: Source> WithArchives<S> {
     /// # Errors
     /// `NOT_A_FILE` when `path` is no archive; the archive's own errors.
     pub fn summary(&self, path: &Path) -> Result<ArchiveSummary, CanopyError> {
-        let (archive, rest) = self
-            .split(path)
+        let found = self
+            .locate(path)
             .map_err(|e| CanopyError::from_io(&e, "cannot open the archive"))?;
-        if !rest.is_empty() {
+        if !found.rest.is_empty() || found.folder != 0 {
             return Err(CanopyError::new(
                 ErrorCode::NotAFile,
                 "this is not an archive (it is an entry inside one)",
             ));
         }
-        Ok(archive.summary())
+        Ok(found.archive.summary())
     }
 }
 

@@ -260,8 +260,8 @@ pub(crate) fn index<F: SourceFile>(mut stream: Stream<F>) -> (Tree, TarIndex, Su
             break Some(CanopyError::new(
                 ErrorCode::Timeout,
                 format!(
-                    "reading the archive's headers took longer than {} s: showing the {} entries in its first {} MiB; there may be more",
-                    ARCHIVE_INDEX_TIME.as_secs(),
+                    "reading the archive's headers took longer than {} ms: showing the {} entries in its first {} MiB; there may be more",
+                    ARCHIVE_INDEX_TIME.as_millis(),
                     idx.members.len(),
                     stream.position() >> 20
                 ),

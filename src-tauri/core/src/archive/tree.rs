@@ -74,6 +74,7 @@ impl Tree {
     }
 
     /// The folder at `path` (segments below the top), if the tree has one.
+    #[cfg(test)]
     pub fn folder_at<'a>(&self, mut segments: impl Iterator<Item = &'a [u8]>) -> Option<u32> {
         segments.try_fold(0, |id, segment| self.subfolder(id, segment))
     }
@@ -110,6 +111,14 @@ impl Default for TreeBuilder {
 }
 
 impl TreeBuilder {
+    /// A builder for about `entries` entries: its records are allocated once,
+    /// not doubled (a doubling holds the old and the new block at its peak).
+    pub fn with_capacity(entries: usize) -> Self {
+        let mut b = TreeBuilder::default();
+        b.tree.records.reserve_exact(entries);
+        b
+    }
+
     /// Files an entry whose path is safe (see `names::unsafe_reason`):
     /// a folder entry (`is_folder`, its trailing `/` taken off) becomes or
     /// marks a folder; any other entry is a record of its folder, which is

@@ -3,9 +3,10 @@
 #![forbid(unsafe_code)]
 
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::{named_like_archive, sniff, ArchiveEntries, ArchiveFolder, Member, WithArchives};
+use super::{named_like_archive, sniff, ArchiveEntries, ArchiveFolder, Blob, Member, WithArchives};
 use crate::error::{CanopyError, ErrorCode};
 use crate::ignore_pattern::Meter;
 use crate::ignore_rules::IgnoreRules;
@@ -18,18 +19,18 @@ use crate::wire::EntryKind;
 /// A folder of the wrapped source, or one inside an archive.
 pub enum Folder<S: Source> {
     Plain(S::Folder),
-    Inside(ArchiveFolder<S::File>),
+    Inside(ArchiveFolder<Blob<S::File>>),
 }
 
 /// A regular file of the wrapped source, or an entry of an archive.
 pub enum File<S: Source> {
     Plain(S::File),
-    Inside(Member<S::File>),
+    Inside(Member<Blob<S::File>>),
 }
 
 pub enum Entries<'a, S: Source + 'a> {
     Plain(<S::Folder as SourceFolder>::Entries<'a>),
-    Inside(ArchiveEntries<'a, S::File>),
+    Inside(ArchiveEntries<'a, Blob<S::File>>),
 }
 
 pub enum Found<S: Source> {
@@ -145,7 +146,7 @@ impl<S: Source> SourceFolder for Folder<S> {
                     note.archive = d
                         .read_head(name, ARCHIVE_SNIFF_BYTES)
                         .ok()
-                        .and_then(|head| sniff(&head));
+                        .and_then(|head| sniff(&head, name));
                 }
                 note
             }
@@ -169,14 +170,21 @@ impl<S: Source> Source for WithArchives<S> {
         match self.inner.open_folder(path) {
             Ok(d) => Ok(Folder::Plain(d)),
             Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
-                let (archive, segments) = self.split(path)?;
-                match archive.tree.folder_at(segments.iter().copied()) {
-                    Some(id) => Ok(Folder::Inside(ArchiveFolder::new(archive, id))),
-                    None => Err(io::Error::from_raw_os_error(if segments.is_empty() {
-                        libc::ENOTDIR
-                    } else {
-                        libc::ENOENT
-                    })),
+                let found = self.locate(path)?;
+                match found.rest.first() {
+                    None => Ok(Folder::Inside(ArchiveFolder::new(
+                        found.archive,
+                        found.folder,
+                    ))),
+                    // An entry that is no folder and no archive, or none.
+                    Some(name) => {
+                        let dir = ArchiveFolder::new(found.archive, found.folder);
+                        let errno = match dir.record_named(name)? {
+                            Some(_) => libc::ENOTDIR,
+                            None => libc::ENOENT,
+                        };
+                        Err(io::Error::from_raw_os_error(errno))
+                    }
                 }
             }
             Err(e) => Err(e),
@@ -187,32 +195,30 @@ impl<S: Source> Source for WithArchives<S> {
         match self.inner.open_file(path) {
             Ok(f) => Ok(File::Plain(f)),
             Err(e) if e.code == ErrorCode::NotADirectory => {
-                let (archive, segments) = self
-                    .split(path)
-                    .map_err(|e| CanopyError::from_io(&e, "cannot open file"))?;
-                let Some((name, parents)) = segments.split_last() else {
-                    return Err(CanopyError::new(ErrorCode::NotAFile, "this is an archive"));
+                let opening = |e: io::Error| CanopyError::from_io(&e, "cannot open file");
+                let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+                    return Err(e);
                 };
-                let folder = archive
-                    .tree
-                    .folder_at(parents.iter().copied())
-                    .ok_or_else(|| {
-                        CanopyError::new(ErrorCode::NotFound, "no such entry in the archive")
-                    })?;
-                let dir = ArchiveFolder::new(archive.clone(), folder);
-                let member = match dir.find(name) {
-                    Ok((super::Hit::Record(r), _)) => match &archive.body {
-                        super::Body::Zip(_) => Member::of_zip(&archive, r.loc, false),
-                        super::Body::Tar(_) => Member::of_tar(&archive, r.loc),
-                    },
-                    Ok((super::Hit::Folder(_), _)) => {
-                        return Err(CanopyError::new(ErrorCode::NotAFile, "this is a folder"))
+                let found = self.locate(parent).map_err(opening)?;
+                if !found.rest.is_empty() {
+                    return Err(CanopyError::new(
+                        ErrorCode::NotFound,
+                        "no such entry in the archive",
+                    ));
+                }
+                let dir = ArchiveFolder::new(found.archive.clone(), found.folder);
+                let name = name.as_bytes();
+                match dir.find(name).map_err(opening)? {
+                    (super::Hit::Folder(_), _) => {
+                        Err(CanopyError::new(ErrorCode::NotAFile, "this is a folder"))
                     }
-                    Err(e) => Err(e),
-                };
-                member
-                    .map(File::Inside)
-                    .map_err(|e| CanopyError::from_io(&e, "cannot open file"))
+                    (super::Hit::Record(r), _) if r.folder & super::tree::RAW_NAME != 0 => {
+                        Err(super::unsafe_error(name))
+                    }
+                    (super::Hit::Record(r), _) => {
+                        found.archive.member(r).map(File::Inside).map_err(opening)
+                    }
+                }
             }
             Err(e) => Err(e),
         }

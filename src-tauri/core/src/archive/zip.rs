@@ -426,7 +426,10 @@ impl Window {
 
 /// Reads the whole directory once: the tree of folders, and the summary.
 pub(crate) fn index<F: SourceFile>(file: &F, dir: &Directory) -> io::Result<(Tree, Summary)> {
-    let mut tree = TreeBuilder::default();
+    // The end record's count, unless the directory cannot hold that many
+    // records (a false claim must not allocate).
+    let most = dir.len / CENTRAL_FIXED as u64;
+    let mut tree = TreeBuilder::with_capacity(dir.claimed_entries.min(most) as usize);
     let mut summary = Summary {
         comment: dir.comment.clone(),
         claimed_entries: Some(dir.claimed_entries),

@@ -28,7 +28,7 @@ use canopy_core::{
 };
 
 const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] \
-[--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--no-dotfiles] [--json]";
+[--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--archives] [--no-dotfiles] [--json]";
 
 struct Args {
     path: OsString,
@@ -54,6 +54,9 @@ fn help() -> String {
          *, ? or [...], and prints [MATCH] first. --gitignore leaves out what git would ignore and\n\
          prints [IGNORED] for each folder that hid some. --summary prints [REST] after each\n\
          [WARNING]: what the hidden entries are, by group.\n\n\
+         PATH may run through an archive (zip, tar, tar.gz/bz2/xz/zst, told by its first bytes):\n\
+         site.zip/assets lists inside it, nothing is extracted. An archive in a listing prints\n\
+         [ARCHIVE]; --archives descends into archives within the depth (an archive is one level).\n\n\
          Exit status: 0 listed, 1 the folder cannot be listed, 2 bad arguments.\n"
     )
 }
@@ -130,6 +133,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
             }
             Some("--gitignore") if !only_paths => settings.hide_ignored = true,
             Some("--summary") if !only_paths => summary = true,
+            Some("--archives") if !only_paths => call.archives = true,
             Some("--json") if !only_paths => json = true,
             Some(flag) if flag.starts_with('-') && flag.len() > 1 && !only_paths => {
                 return Err(format!("unknown option {flag}"))

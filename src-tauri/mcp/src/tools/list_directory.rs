@@ -21,15 +21,17 @@ use crate::server::{finish, input_schema, parse, Canopy};
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
-    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target ending in (outside the roots) is outside the allowed folders, not followed. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, then the rest, in natural name order (file2 before file10), or by `sort`: size (smallest first), modified (oldest first) or type (extension); `reverse` gives largest or newest first. The order covers the whole folder, not only what is shown.
+    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[ARCHIVE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target marked (outside the roots) is not followed. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, in natural name order (file2 before file10) or by `sort`; the order covers the whole folder, not only what is shown.
+
+An `[ARCHIVE]` (zip or tar, plain or compressed) opens like a folder: list it or a folder inside it (`dl/site.zip/assets`), with the same limits, and read its files with read_file. A name in it that would climb out prints `/` as \\u{{2f}}, then `[UNSAFE_NAME] path`: it is never opened.
 
 Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{{202e}} (an invisible or bidi character), \\\\ (a backslash). Pass paths back exactly as printed: the tools read the escapes back.
 
-Below the listed folder, each folder shows at most {NESTED_CAP} entries. `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)` follows a folder shown in part, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, call list_directory with its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
+Below the listed folder, each folder shows at most {NESTED_CAP} entries. `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)` follows a folder shown in part, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, list it by its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
 
-Every reply (text and structuredContent) is at most {reply} characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor. No [NEXT] line: the listing is complete. Use depth 1 to page quickly through a huge folder. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
+Every reply (text and structuredContent) is at most {reply} characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor. No [NEXT] line: the listing is complete. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
 
-Paths are absolute, or relative to the first allowed folder. structuredContent holds path, total, offset, shown, nextCursor, order, truncatedFolders and unexpandedFolders (counts).")
+structuredContent holds the counts and nextCursor.")
 }
 
 /// The numbers `list_directory`'s texts state (see [`super::Numbers`]).
@@ -43,8 +45,8 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
         "file2 before file10",
         "not UTF-8",
         "\\u{202e}",
+        "\\u{2f}",
         "95 .log, 3 folders",
-        "Use depth 1",
         "1 is the folder's own entries, 2 adds theirs",
     ],
 };
@@ -57,7 +59,7 @@ fn default_depth() -> u32 {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListDirectoryArgs {
-    /// The folder: absolute, or relative to the first allowed folder; names as listings print them.
+    /// The folder, an archive, or a folder inside one: absolute, or relative to the first allowed folder; names as listings print them.
     pub path: String,
     /// Levels to list: 1 is the folder's own entries, 2 adds theirs.
     #[serde(default = "default_depth")]

@@ -120,22 +120,28 @@ impl Canopy {
         let _turn = self.turn(tool, ctx).await?;
         let roots = self.allowed(ctx).await?;
         let opened = self.open_allowed(&want.path, roots.clone()).await?;
-        if opened.kind != EntryKind::Folder {
-            let hint = if opened.kind == EntryKind::File {
+        let not_a_folder = |kind: EntryKind| {
+            let hint = if kind == EntryKind::File {
                 ": call read_file to read it"
             } else {
                 ""
             };
-            return Err(CanopyError::new(
+            CanopyError::new(
                 ErrorCode::NotADirectory,
-                format!(
-                    "{} is not a folder ({}){hint}",
-                    want.path,
-                    kind_token(opened.kind)
-                ),
-            ));
-        }
-        let (dev, ino) = (opened.dev, opened.ino);
+                format!("{} is not a folder ({}){hint}", want.path, kind_token(kind)),
+            )
+        };
+        // A regular file is listed as an archive; the engine tells one by its first bytes.
+        let opened = match opened.kind {
+            EntryKind::Folder => opened,
+            EntryKind::File => opened.as_archive(),
+            kind => return Err(not_a_folder(kind)),
+        };
+        let file_on_disk = opened
+            .inside
+            .as_ref()
+            .is_some_and(|n| n.as_os_str().is_empty());
+        let (dev, ino) = opened.binding();
         let after = want
             .cursor
             .as_deref()
@@ -161,19 +167,29 @@ impl Canopy {
         log(tool, "started");
         let job = move || {
             let mut listing = engine::list(&opened, call)?;
-            engine::confine_links(&mut listing, &opened.real, &roots);
+            // Links inside an archive are shown, never followed: where they
+            // lead is no question for the disk (the engine marks them unchecked).
+            if opened.inside.is_none() {
+                engine::confine_links(&mut listing, &opened.real, &roots);
+            }
             Ok((listing, opened))
         };
-        let (listing, opened) = self.run_listing(ctx, cancel, folders, job).await?;
-        let label = match opened.real.file_name() {
+        let (listing, opened) = match self.run_listing(ctx, cancel, folders, job).await {
+            Err(e) if file_on_disk && e.code == ErrorCode::NotADirectory => {
+                return Err(not_a_folder(EntryKind::File))
+            }
+            other => other?,
+        };
+        let listed = opened.path();
+        let label = match listed.file_name() {
             Some(name) => canopy_core::names::escape_for_line(name.as_bytes()),
-            None => engine::shown_path(&opened.real),
+            None => engine::shown_path(&listed),
         };
         let reserve = page::next_line_reserve(tool, filter_bytes);
         // The structured result counts in the budget too: the text gets what
         // its widest form leaves.
         let cursor_chars = page::max_cursor_len(filter_bytes);
-        let path = engine::shown_path(&opened.real);
+        let path = engine::shown_path(&listed);
         let structured = (want.widest)(&path, cursor_chars);
         let mut page = page::render(
             &listing,

@@ -3,7 +3,9 @@
 //!
 //! Its arguments, its structured result, what it tells a model and its call.
 
-use canopy_core::limits::{HEX_VIEW_BYTES, MCP_MAX_OFFSET, MCP_READ_CHUNK};
+use canopy_core::limits::{
+    ARCHIVE_RATIO_MAX, ARCHIVE_SKIP_MAX, HEX_VIEW_BYTES, MCP_MAX_OFFSET, MCP_READ_CHUNK,
+};
 use canopy_core::wire::EntryKind;
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::handler::server::tool::schema_for_output;
@@ -13,6 +15,7 @@ use rmcp::{tool, tool_router, RoleServer};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::grouped;
 use crate::engine;
 use crate::read;
 use crate::server::{blocking, finish, input_schema, kind_token, parse, Canopy};
@@ -26,12 +29,21 @@ const _: () = assert!(
     "an example file must take more than one call to read"
 );
 
+/// How far into a compressed archive entry a read may start, in MiB (the
+/// data before it is decompressed to reach it).
+const ARCHIVE_SKIP_MIB: u64 = ARCHIVE_SKIP_MAX >> 20;
+
 /// What `read_file` tells a model, its limits taken from
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
+    let ratio = grouped(ARCHIVE_RATIO_MAX);
     format!("Read part of a file: at most {MCP_READ_CHUNK} bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-{MCP_READ_CHUNK} of {EXAMPLE_TEXT_SIZE}; call read_file with offset {MCP_READ_CHUNK} for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-{HEX_VIEW_BYTES} of {EXAMPLE_BINARY_SIZE} as a hex dump` (a binary file shows at most {HEX_VIEW_BYTES} bytes per call). A file whose size reads 0 but that has content, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
 
-Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back). structuredContent holds offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.")
+Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back).
+
+A file inside an archive is read the same way (`dl/site.zip/docs/readme.txt`), decompressed from its start, so an offset past {ARCHIVE_SKIP_MIB} MiB is TOO_LARGE (but in a plain tar); data that inflates more than {ratio} times its compressed size stops with RATIO (a zip bomb). An entry that is ENCRYPTED, CORRUPT or UNSUPPORTED is not read; one marked `[UNSAFE_NAME]` is never opened.
+
+structuredContent holds offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.")
 }
 
 /// The numbers `read_file`'s texts state (see [`super::Numbers`]).
@@ -42,6 +54,8 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
         ("HEX_VIEW_BYTES", HEX_VIEW_BYTES),
         ("EXAMPLE_TEXT_SIZE", EXAMPLE_TEXT_SIZE),
         ("EXAMPLE_BINARY_SIZE", EXAMPLE_BINARY_SIZE),
+        ("ARCHIVE_SKIP_MIB", ARCHIVE_SKIP_MIB),
+        ("ARCHIVE_RATIO_MAX", ARCHIVE_RATIO_MAX),
     ],
     examples: &[
         "(default 0)",
@@ -59,7 +73,7 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadFileArgs {
-    /// The file: absolute, or relative to the first allowed folder; names as listings print them.
+    /// The file (on disk or inside an archive): absolute, or relative to the first allowed folder; names as listings print them.
     pub path: String,
     /// First byte to read.
     #[serde(default)]
@@ -132,6 +146,7 @@ impl Canopy {
         let roots = self.allowed(&ctx).await?;
         let opened = self.open_allowed(&args.path, roots).await?;
         match opened.kind {
+            // Inside an archive, what the path names is the archive's to say.
             EntryKind::File => {}
             EntryKind::Folder => {
                 return Err(CanopyError::new(
