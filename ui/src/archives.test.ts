@@ -24,6 +24,7 @@ function tree(): FakeNode {
         archive: "zip",
         children: [
           { name: "assets", kind: "folder", children: fileNodes("img", 300) },
+          { name: "inner.zip", kind: "file", archive: "zip", children: [{ name: "deep.txt", kind: "file" }] },
           { name: "readme.txt", kind: "file" },
         ],
       },
@@ -54,7 +55,7 @@ describe("an archive in the tree", () => {
     const { c, fake, state } = await expandedZip();
     expect(fake.calls.at(-1)).toMatchObject({ root: { handle: ZIP }, settings: { limit: NESTED_CAP } });
     expect(findNode(state(), ZIP)!.node.expanded).toBe(true);
-    expect(childNames(c, ZIP)).toEqual(["assets", "readme.txt"]);
+    expect(childNames(c, ZIP)).toEqual(["assets", "inner.zip", "readme.txt"]);
     expect(childNames(c, "/r/docs"), "other folders are untouched").toEqual(["a.txt"]);
   });
 
@@ -79,6 +80,14 @@ describe("the archive holding an entry", () => {
     expect(archiveHolding(state(), ZIP, null), "the archive itself is a file on disk").toBeNull();
     expect(archiveHolding(state(), "/r/docs/a.txt", null)).toBeNull();
     expect(archiveHolding(state(), "/r/nowhere", null), "an entry not in the tree").toBeNull();
+  });
+
+  it("is the outermost archive for an entry of an archive inside an archive: the one file on disk", async () => {
+    const { c, state } = await expandedZip();
+    await c.expand(`${ZIP}/inner.zip`);
+    expect(childNames(c, `${ZIP}/inner.zip`)).toEqual(["deep.txt"]);
+    expect(archiveHolding(state(), `${ZIP}/inner.zip/deep.txt`, null)).toEqual({ handle: ZIP, name: "site.zip" });
+    expect(archiveHolding(state(), `${ZIP}/inner.zip`, null), "the inner archive itself").toEqual({ handle: ZIP, name: "site.zip" });
   });
 
   it("is the root's archive for everything when the root is inside one", async () => {
