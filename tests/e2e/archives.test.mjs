@@ -185,6 +185,10 @@ describe("archives in the window", () => {
     const sel = await scrollToRow(s, "inner.zip");
     assert.equal(await s.exec((q) => document.querySelector(`${q} .cell-name > .icon:not(.icon-chevron)`).className, sel), "icon icon-archive");
     await expand("inner.zip", "deep.txt");
+    await selectRow(s, "inner.zip");
+    await previewReady(s, ".archive-summary");
+    const entries = await s.exec(() => Array.from(document.querySelectorAll(".archive-facts dt")).find((dt) => dt.textContent === "Entries")?.nextElementSibling.textContent);
+    assert.equal(entries, "1 recorded: 1 file, 0 folders", "the inner archive's own summary");
     await selectRow(s, "deep.txt");
     await previewReady(s, "pre.code .line");
     const text = await s.exec(() => document.querySelector('[aria-label="Preview"] pre.code .line').textContent);
