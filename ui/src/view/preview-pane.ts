@@ -2,9 +2,10 @@
 // of the selection. It chooses the view and reads the chunks: text and code
 // (text-view.ts, coloured off the window's thread), images through blob:
 // URLs (the engine names the MIME type), binary as hex, a folder's summary
-// (folder-summary.ts), an archive's summary (archive-summary.ts). Every read is a chunk ("Load more" appends the next);
-// contents reach the DOM as text nodes and elements created one by one. The
-// confirm dialog and the find bar are confirm-open.ts and find-bar.ts.
+// (folder-summary.ts), an archive's summary (archive-summary.ts). Every read
+// is a chunk ("Load more" appends the next); contents reach the DOM as text
+// nodes and elements created one by one. The confirm dialog and the find bar
+// are confirm-open.ts and find-bar.ts.
 //
 // An entry inside an archive has no file of its own on disk: its file
 // actions act on the archive file holding it, and say so ("Open archive…").
@@ -50,8 +51,6 @@ interface Shown {
   size: number;
   more: boolean;
   mode: "text" | "binary" | "image" | "archive" | "none";
-  /** The archive file holding the entry, when it lies inside one: the file actions act on it. */
-  holder: ArchiveRef | null;
   text: TextView | null;
   typeLabel: string;
 }
@@ -158,7 +157,6 @@ export class PreviewPane {
       mode: "none",
       text: null,
       typeLabel: entryLabel(e),
-      holder,
     };
     this.status.textContent = "";
     this.status.classList.remove("is-error");
