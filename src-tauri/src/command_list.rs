@@ -19,6 +19,7 @@ macro_rules! with_command_list {
             startup_target,
             read_preview,
             read_image,
+            archive_summary,
             reveal,
             open_default,
             copy_path,

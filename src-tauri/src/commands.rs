@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use canopy_core::default_app::Desktop;
 use canopy_core::names::encode_handle;
+use canopy_core::wire::ArchiveSummary;
 use canopy_core::wire::CopiedPath;
 use canopy_core::wire::Launch;
 use canopy_core::wire::SavedView;
@@ -165,6 +166,20 @@ pub async fn read_image(
     let source = state.source.clone();
     let (bytes, _format) = blocking(move || canopy_core::preview_image(&source, &path)).await?;
     Ok(Response::new(bytes))
+}
+
+/// What the archive at a handle is, for its preview pane: see
+/// `canopy_core::WithArchives::summary` (`NOT_A_FILE` for anything that is
+/// no archive).
+#[tauri::command]
+pub async fn archive_summary(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<ArchiveSummary, CanopyError> {
+    let req: FileRequest = parse_request(request)?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    let source = state.source.clone();
+    blocking(move || source.summary(&path)).await
 }
 
 /// Where file actions are recorded instead of performed, when set (tests:

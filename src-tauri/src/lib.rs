@@ -61,8 +61,9 @@ macro_rules! command_handler {
 pub struct AppState {
     pub cancels: Arc<CancelRegistry>,
     /// Where listings come from: the local filesystem (with the test
-    /// seams of the `e2e` build).
-    pub source: canopy_core::LocalFs,
+    /// seams of the `e2e` build), and the archives in it, opened like
+    /// folders.
+    pub source: canopy_core::WithArchives<canopy_core::LocalFs>,
     pub launch: Launch,
     pub watch: Arc<FolderWatch>,
     pub outbox: Arc<Outbox>,
@@ -199,7 +200,7 @@ fn app_state(
     }));
     Arc::new(AppState {
         cancels: Arc::default(),
-        source: canopy_core::LocalFs::new().with_env_seams(),
+        source: canopy_core::WithArchives::new(canopy_core::LocalFs::new().with_env_seams()),
         launch,
         watch,
         outbox,

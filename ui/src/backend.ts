@@ -23,6 +23,7 @@ import type { WatchStatus } from "./bindings/WatchStatus";
 import type { PreviewRequest } from "./bindings/PreviewRequest";
 import type { PreviewChunk } from "./bindings/PreviewChunk";
 import type { CopiedPath } from "./bindings/CopiedPath";
+import type { ArchiveSummary } from "./bindings/ArchiveSummary";
 
 export interface Backend {
   /**
@@ -50,6 +51,8 @@ export interface PreviewBackend {
   readPreview(request: PreviewRequest): Promise<PreviewChunk>;
   /** Raw image bytes (no base64). */
   readImage(handle: string): Promise<ArrayBuffer>;
+  /** What an archive (an entry with `archive` set) holds, as its index counted it. */
+  archiveSummary(handle: string): Promise<ArchiveSummary>;
   reveal(handle: string): Promise<void>;
   openDefault(handle: string): Promise<void>;
   /** Copies the path; says whether it was quoted for a shell (`$'…'`). */
@@ -109,6 +112,7 @@ export const tauriBackend: Backend & PreviewBackend = {
   startupTarget: () => call<Launch>("startup_target"),
   readPreview: (request) => call<PreviewChunk>("read_preview", request),
   readImage: (handle) => call<ArrayBuffer>("read_image", { handle }),
+  archiveSummary: (handle) => call<ArchiveSummary>("archive_summary", { handle }),
   reveal: (handle) => call<void>("reveal", { handle }),
   openDefault: (handle) => call<void>("open_default", { handle }),
   copyPath: (handle) => call<CopiedPath>("copy_path", { handle }),

@@ -24,6 +24,7 @@
 // in restore.ts; both work on this controller's tree. How far an opening
 // got (the toolbar's "Reading…") is kept by open-progress.ts.
 
+import { archiveHolding, archiveRef, rootArchiveOf, type ArchiveRef } from "./archives";
 import type { Backend } from "./backend";
 import { BackendError, toBackendError } from "./backend";
 import type { RootSpec } from "./bindings/RootSpec";
@@ -80,6 +81,8 @@ export interface ControllerSnapshot {
   readonly unwatchedCount: number;
   /** Bumped when the view should scroll the selection into view (after a restore). */
   readonly revealSelection: number;
+  /** The archive file holding the tree's root, when the root lies inside one (see archives.ts). */
+  readonly rootArchive: ArchiveRef | null;
 }
 
 /** The view's settings until the user or a remembered view changes them: the engine's defaults. */
@@ -125,11 +128,15 @@ export class DirectoryController {
   private revealToken = 0;
   private followScheduled = false;
   private readonly progress = new OpenProgress(() => this.emit());
+  /** The archive holding the root, if known; and every archive file the window opened into, by handle. */
+  private rootArchive: ArchiveRef | null = null;
+  private readonly archives = new Map<string, ArchiveRef>();
 
   constructor(private readonly backend: Backend) {
     this.live = new LiveRefresh({
       backend,
       tree: () => this.tree,
+      rootArchive: () => this.rootArchive,
       generation: () => this.generationCount,
       nextRequestId: () => this.nextId++,
       listSettings: (h, depth, limit) => this.listSettings(h, depth, limit),
@@ -181,6 +188,7 @@ export class DirectoryController {
       liveShortfall: this.live.liveShortfall,
       unwatchedCount: this.live.unwatched.length,
       revealSelection: this.revealToken,
+      rootArchive: this.rootArchive,
     };
   }
 
@@ -283,6 +291,8 @@ export class DirectoryController {
       this.openError = null;
       this.opening = false;
       this.notice = null;
+      this.noteArchive(listing.root.handle);
+      this.rootArchive = rootArchiveOf(listing.crumbs, this.archives);
       this.tree = treeFromListing(listing, opts.select ?? null);
       this.emit();
       return true;
@@ -296,6 +306,19 @@ export class DirectoryController {
       this.emit();
       return false;
     }
+  }
+
+  /**
+   * Before the tree that shows `handle` is replaced: when `handle` is an
+   * archive or lies inside one, remember that archive, so the new root's
+   * crumbs say which archive it is in.
+   */
+  private noteArchive(handle: string): void {
+    const t = this.tree;
+    if (!t) return;
+    const hit = findNode(t, handle)?.node.entry;
+    const holder = archiveHolding(t, handle, this.rootArchive) ?? (hit?.archive ? archiveRef(hit) : null);
+    if (holder) this.archives.set(holder.handle, holder);
   }
 
   async goBack(): Promise<void> {

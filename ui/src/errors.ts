@@ -17,7 +17,20 @@ const SENTENCES: Record<ErrorCode, string> = {
   NOT_OPENABLE: "Canopy opens only documents it has checked, by name, by content and by the application that would open them; use Reveal to open this one yourself",
   IO: "the system reported an input/output error",
   BUDGET: "not read: this listing already holds as much as one request may; expand this folder to read it",
+  UNSAFE_NAME: "this name inside the archive would reach outside it (or is not a plain path), so it is listed as written and never opened",
+  CORRUPT: "the archive is damaged (cut short, or its records contradict each other); what could be read is shown",
+  ENCRYPTED: "this entry is encrypted: its name is listed, its content cannot be shown",
+  RATIO: "decompressing stopped: this expands to far more than its compressed size (a possible zip bomb)",
+  UNSUPPORTED: "this archive uses a kind of compression or a feature Canopy does not read",
+  TOO_DEEP: "this archive is nested too deep, or is too large, to open here",
 };
+
+/**
+ * Codes with which an archive's index stops for good: reading the folder
+ * again stops at the same place, so a cut folder with one offers no "Show
+ * next".
+ */
+export const ARCHIVE_STOPS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["CORRUPT", "ENCRYPTED", "RATIO", "UNSUPPORTED", "TOO_DEEP"]);
 
 export function sentenceFor(code: ErrorCode): string {
   return SENTENCES[code] ?? "something went wrong";

@@ -13,9 +13,14 @@
 // "hide ignored" leaves out nodes marked `ignored`. The rest is grouped by
 // the text after the last dot. None of this is the engine's rule: the
 // engine's own tests cover those.
+//
+// A file node with `archive` set is an archive: listed as an expandable
+// file that is never read within a listing's depth, and listed like a
+// folder (its `children`) when asked for by its own path, as the engine does.
 
 import type { Backend } from "./backend";
 import { BackendError } from "./backend";
+import type { ArchiveFormat } from "./bindings/ArchiveFormat";
 import type { Entry } from "./bindings/Entry";
 import type { ErrorCode } from "./bindings/ErrorCode";
 import type { Folder } from "./bindings/Folder";
@@ -40,6 +45,8 @@ export interface FakeNode {
   modified?: number;
   /** Git would ignore it ("Hide ignored" leaves it out). */
   ignored?: boolean;
+  /** A file that is this archive (its `children` are its inside). */
+  archive?: ArchiveFormat;
 }
 
 interface Held {
@@ -77,6 +84,10 @@ export class FakeBackend implements Backend {
     const e: Entry = { name: node.name, handle: path, kind: node.kind };
     if (node.kind === "folder") e.canExpand = true;
     if (node.kind === "file") e.canPreview = true;
+    if (node.archive) {
+      e.archive = node.archive;
+      e.canExpand = true;
+    }
     if (node.size !== undefined) e.size = node.size;
     if (node.modified !== undefined) e.modified = node.modified;
     if (node.kind === "folder") {
@@ -201,7 +212,7 @@ export class FakeBackend implements Backend {
     if (failure) throw new BackendError(failure, `fake ${failure}`);
     const node = this.nodeAt(path);
     if (!node) throw new BackendError("NOT_FOUND", `no such folder ${path}`);
-    if (node.kind !== "folder") throw new BackendError("NOT_A_DIRECTORY", "not a folder");
+    if (node.kind !== "folder" && !node.archive) throw new BackendError("NOT_A_DIRECTORY", "not a folder");
     // Every ancestor, as the engine gives them: "/", "/r", "/r/small".
     const parts = path.split("/").filter(Boolean);
     const crumbs = [{ name: "/", handle: "/" }, ...parts.map((name, i) => ({ name, handle: "/" + parts.slice(0, i + 1).join("/") }))];

@@ -1,4 +1,5 @@
-// Live refresh: the expanded folders are watched; a folder that changed on
+// Live refresh: the expanded folders are watched (none inside an archive:
+// see archives.ts); a folder that changed on
 // disk is re-read by a sub-query of that folder alone (depth 1, the range
 // that was loaded, under the same order, filter and settings), with at most
 // one re-read in flight per folder, at most LIVE_CONCURRENCY at once, and at
@@ -10,6 +11,7 @@
 // It works on the directory-controller's tree through `LiveHost`, and owns
 // no listing of its own beyond the re-reads.
 
+import { watchableFolders, type ArchiveRef } from "./archives";
 import type { Backend } from "./backend";
 import { BackendError, toBackendError } from "./backend";
 import type { ListSettings } from "./bindings/ListSettings";
@@ -31,6 +33,8 @@ import {
 export interface LiveHost {
   readonly backend: Backend;
   tree(): TreeState | null;
+  /** The archive holding the tree's root, when it lies inside one. */
+  rootArchive(): ArchiveRef | null;
   /** Bumped when another folder is opened: re-reads for the old tree are dropped. */
   generation(): number;
   nextRequestId(): number;
@@ -70,7 +74,7 @@ export class LiveRefresh {
     if (t.root === this.followedRoot) return null;
     this.followedRoot = t.root;
     const expanded = expandedFolders(t);
-    const folders = [t.root.handle, ...expanded];
+    const folders = watchableFolders(t, this.host.rootArchive());
     const key = folders.join("\n");
     if (key !== this.watchedKey) {
       this.watchedKey = key;

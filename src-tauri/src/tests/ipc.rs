@@ -29,8 +29,15 @@ use crate::COMMANDS;
 const PNG: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
 const NOTES: &str = "hello canopy\n";
 
+/// What `sub/site.zip` holds, and its comment.
+const ZIPPED: &[(&str, &str)] = &[
+    ("readme.txt", "hello from inside\n"),
+    ("assets/logo.txt", "logo\n"),
+];
+const ZIP_COMMENT: &str = "made for the shell's tests";
+
 /// The app on the mock runtime with its `main` window, over a folder of a
-/// text file, an image, a script and a subfolder.
+/// text file, an image, a script and a subfolder holding a zip.
 struct Fixture {
     dir: TempDir,
     _app: App<MockRuntime>,
@@ -44,7 +51,8 @@ impl Fixture {
         Fixture::over(canopy_core::LocalFs::new())
     }
 
-    /// The app listing from `source` (the local filesystem, maybe with test seams).
+    /// The app listing from `source` (the local filesystem, maybe with test
+    /// seams), and the archives in it, as the app does.
     fn over(source: canopy_core::LocalFs) -> Fixture {
         record_actions_instead();
         let dir = tempfile::tempdir().unwrap();
@@ -52,6 +60,11 @@ impl Fixture {
         std::fs::write(dir.path().join("tiny.png"), PNG).unwrap();
         std::fs::write(dir.path().join("run.sh"), "#!/bin/sh\necho hi\n").unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(
+            dir.path().join("sub/site.zip"),
+            stored_zip(ZIPPED, ZIP_COMMENT),
+        )
+        .unwrap();
         let args = [OsString::from("canopy"), dir.path().as_os_str().to_owned()];
         let launch = canopy_core::startup::launch(&args, Default::default());
         // The commands as `configure` installs them, without the single-instance
@@ -59,7 +72,7 @@ impl Fixture {
         // signal handlers, or a state file.
         let mut state = Arc::into_inner(crate::app_state(launch, None, None))
             .expect("nothing else holds the new state");
-        state.source = source;
+        state.source = canopy_core::WithArchives::new(source);
         let sent = Arc::new(Mutex::new(Vec::new()));
         let heard = Arc::clone(&sent);
         let app = crate::with_commands(mock_builder(), Arc::new(state))
@@ -123,6 +136,63 @@ impl Fixture {
             },
         )
     }
+}
+
+/// A zip of `files` (name, text), stored uncompressed, with `comment`: the
+/// smallest archive the engine opens, written here so the test needs no
+/// archiver.
+fn stored_zip(files: &[(&str, &str)], comment: &str) -> Vec<u8> {
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xEDB8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    let (mut out, mut central) = (Vec::new(), Vec::new());
+    for (name, text) in files {
+        let (name, data) = (name.as_bytes(), text.as_bytes());
+        let offset = out.len() as u32;
+        let (crc, len, name_len) = (crc32(data), data.len() as u32, name.len() as u16);
+        // Local header: signature, version 2.0, no flags, stored, 1980-01-01 00:00.
+        out.extend(0x0403_4b50u32.to_le_bytes());
+        out.extend([20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+        out.extend(crc.to_le_bytes());
+        out.extend(len.to_le_bytes());
+        out.extend(len.to_le_bytes());
+        out.extend(name_len.to_le_bytes());
+        out.extend(0u16.to_le_bytes());
+        out.extend(name);
+        out.extend(data);
+        // Its central directory record.
+        central.extend(0x0201_4b50u32.to_le_bytes());
+        central.extend([20, 3, 20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0]);
+        central.extend(crc.to_le_bytes());
+        central.extend(len.to_le_bytes());
+        central.extend(len.to_le_bytes());
+        central.extend(name_len.to_le_bytes());
+        central.extend([0; 12]);
+        central.extend(offset.to_le_bytes());
+        central.extend(name);
+    }
+    let (at, size, count) = (out.len() as u32, central.len() as u32, files.len() as u16);
+    out.extend(central);
+    out.extend(0x0605_4b50u32.to_le_bytes());
+    out.extend([0; 4]);
+    out.extend(count.to_le_bytes());
+    out.extend(count.to_le_bytes());
+    out.extend(size.to_le_bytes());
+    out.extend(at.to_le_bytes());
+    out.extend((comment.len() as u16).to_le_bytes());
+    out.extend(comment.as_bytes());
+    out
 }
 
 /// Where the `e2e` build's seams write what they would have done.
@@ -291,6 +361,27 @@ fn cases(f: &Fixture) -> Vec<Case> {
                 },
             )),
             invalid: Some((json!({ "request": {} }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+        Case {
+            command: "archive_summary",
+            valid: Some((
+                json!({ "request": { "handle": f.handle("sub/site.zip") } }),
+                |f, reply| {
+                    let summary = json(reply.expect("a zip has a summary"));
+                    let size = std::fs::metadata(f.dir.path().join("sub/site.zip"))
+                        .unwrap()
+                        .len();
+                    assert_eq!(summary["format"], "zip");
+                    assert_eq!(summary["files"], ZIPPED.len(), "{summary}");
+                    assert_eq!(summary["archiveSize"], size, "the zip file's own size");
+                    assert_eq!(summary["comment"], ZIP_COMMENT);
+                    assert_eq!(summary["unsafeNames"], 0);
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "handle": 5 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
         },
         Case {
             command: "reveal",
@@ -552,5 +643,89 @@ fn a_slow_listing_reports_progress_and_nothing_after_its_reply() {
         f.sent_to(42).len(),
         reports.len(),
         "nothing is sent after the reply"
+    );
+}
+
+/// The window's source continues through archives: the zip in a folder is
+/// an expandable file that says it is a zip, its path lists like a folder,
+/// and a file inside it previews.
+#[test]
+fn a_zip_lists_like_a_folder_and_its_files_preview() {
+    let f = Fixture::new();
+    let list = |handle: String| {
+        json(
+            f.invoke(
+                "list_directory",
+                json!({ "request": { "requestId": 1, "root": { "handle": handle } } }),
+            )
+            .expect("it lists"),
+        )
+    };
+    let sub = list(f.handle("sub"));
+    let zip = &sub["root"]["folder"]["entries"][0];
+    assert_eq!(zip["name"], "site.zip");
+    assert_eq!(
+        zip["archive"], "zip",
+        "the entry says what archive it is: {zip}"
+    );
+    assert_eq!(zip["canExpand"], true, "an archive expands like a folder");
+    let inside = list(f.handle("sub/site.zip"));
+    let names: Vec<&str> = inside["root"]["folder"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["assets", "readme.txt"],
+        "the zip's top, folders first"
+    );
+    let chunk = json(
+        f.invoke(
+            "read_preview",
+            json!({ "request": { "handle": f.handle("sub/site.zip/readme.txt"), "offset": 0, "length": 100 } }),
+        )
+        .expect("a file inside the zip previews"),
+    );
+    assert!(
+        chunk["content"].to_string().contains("hello from inside"),
+        "the member's text: {chunk}"
+    );
+}
+
+#[test]
+fn the_summary_of_something_that_is_no_archive_is_refused() {
+    let f = Fixture::new();
+    for name in ["notes.txt", "sub/site.zip/readme.txt"] {
+        let refusal = f
+            .invoke(
+                "archive_summary",
+                json!({ "request": { "handle": f.handle(name) } }),
+            )
+            .expect_err("only an archive has a summary");
+        assert!(
+            refusal["code"].is_string(),
+            "{name}: a Canopy error: {refusal}"
+        );
+    }
+}
+
+/// Live refresh watches real folders: one inside an archive is left out
+/// quietly (no shortfall, not listed as unwatched: nothing to re-read on focus).
+#[test]
+fn a_folder_inside_an_archive_is_not_watched_and_says_nothing() {
+    let f = Fixture::new();
+    let status = json(
+        f.invoke(
+            "watch_folders",
+            json!({ "request": { "folders": [f.folder(), f.handle("sub/site.zip"), f.handle("sub/site.zip/assets")] } }),
+        )
+        .expect("the watch is set"),
+    );
+    assert_eq!(
+        status,
+        json!({ "watched": 1, "unwatched": [], "shortfall": null }),
+        "only the real folder is watched"
     );
 }

@@ -10,6 +10,7 @@ export type CommandName =
   | "startup_target"
   | "read_preview"
   | "read_image"
+  | "archive_summary"
   | "reveal"
   | "open_default"
   | "copy_path"

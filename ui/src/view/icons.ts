@@ -5,6 +5,7 @@
 export type IconName =
   | "folder"
   | "file"
+  | "archive"
   | "symlink"
   | "special"
   | "chevron"

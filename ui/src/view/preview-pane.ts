@@ -2,9 +2,13 @@
 // of the selection. It chooses the view and reads the chunks: text and code
 // (text-view.ts, coloured off the window's thread), images through blob:
 // URLs (the engine names the MIME type), binary as hex, a folder's summary
-// (folder-summary.ts). Every read is a chunk ("Load more" appends the next);
-// contents reach the DOM as text nodes and elements created one by one. The
-// confirm dialog and the find bar are confirm-open.ts and find-bar.ts.
+// (folder-summary.ts), an archive's summary (archive-summary.ts). Every read
+// is a chunk ("Load more" appends the next); contents reach the DOM as text
+// nodes and elements created one by one. The confirm dialog and the find bar
+// are confirm-open.ts and find-bar.ts.
+//
+// An entry inside an archive has no file of its own on disk: its file
+// actions act on the archive file holding it, and say so ("Open archive…").
 
 import type { PreviewBackend } from "../backend";
 import { toBackendError } from "../backend";
@@ -15,6 +19,9 @@ import { describeError, sentenceAlone } from "../errors";
 import { copiedSentence } from "../file-actions";
 import { PREVIEW_CHUNK } from "../limits";
 import { findNode, type TreeNode } from "../tree-state";
+import { archiveHolding, type ArchiveRef } from "../archives";
+import type { Entry } from "../bindings/Entry";
+import { archiveLabel, archiveSummary } from "./archive-summary";
 import type { Highlighter } from "../highlight/highlighter";
 import { confirmOpen } from "./confirm-open";
 import { button, el } from "./dom";
@@ -31,6 +38,11 @@ function kindLabel(kind: string): string {
   return kind === "charDevice" ? "character device" : kind === "blockDevice" ? "block device" : kind;
 }
 
+/** What the facts line calls an entry: its kind, or the archive it is. */
+function entryLabel(e: Entry): string {
+  return e.archive ? archiveLabel(e.archive) : kindLabel(e.kind);
+}
+
 /** State of the file being shown. */
 interface Shown {
   node: TreeNode;
@@ -38,7 +50,7 @@ interface Shown {
   nextOffset: number;
   size: number;
   more: boolean;
-  mode: "text" | "binary" | "image" | "none";
+  mode: "text" | "binary" | "image" | "archive" | "none";
   text: TextView | null;
   typeLabel: string;
 }
@@ -80,7 +92,7 @@ export class PreviewPane {
   update(s: ControllerSnapshot): void {
     const t = s.tree;
     const hit = t && t.selected ? findNode(t, t.selected) : null;
-    if (!hit) {
+    if (!t || !hit) {
       if (this.shown) this.showEmpty();
       this.shown?.text?.dispose();
       this.shown = null;
@@ -90,11 +102,17 @@ export class PreviewPane {
     }
     if (this.shown && hit.node === this.shown.node) return;
     const shown = this.shown;
+    const holder = archiveHolding(t, hit.node.entry.handle, s.rootArchive);
     if (shown && hit.node.entry.handle === shown.node.entry.handle && hit.node.entry.kind === shown.node.entry.kind) {
       // The same entry re-listed (a change on disk, a page of its folder...).
       const before = shown.node.entry;
       const after = hit.node.entry;
       shown.node = hit.node;
+      if (after.archive) {
+        // Expanding an archive re-lists its entry: its summary stands until the file changes.
+        if (before.size !== after.size || before.modified !== after.modified) this.show(hit.node, holder);
+        return;
+      }
       if (hit.node.folder || after.kind === "folder") {
         // A folder's summary: its counts may have changed.
         this.body.replaceChildren(folderSummary(hit.node));
@@ -102,15 +120,15 @@ export class PreviewPane {
       }
       if (before.size === after.size && before.modified === after.modified) return;
       if (shown.mode === "none" || before.error || after.error) {
-        this.show(hit.node);
+        this.show(hit.node, holder);
         return;
       }
       // The file changed on disk: read its first chunk again, and say so.
-      this.show(hit.node);
+      this.show(hit.node, holder);
       this.status.textContent = "The file changed on disk: its first part was read again.";
       return;
     }
-    this.show(hit.node);
+    this.show(hit.node, holder);
   }
 
   /** Ctrl+F from anywhere while a text preview is shown. */
@@ -121,7 +139,7 @@ export class PreviewPane {
     this.findBar.querySelector("input")?.focus();
   }
 
-  private show(node: TreeNode): void {
+  private show(node: TreeNode, holder: ArchiveRef | null): void {
     const token = ++this.token;
     // Whatever was being coloured belongs to the file left behind.
     this.shown?.text?.dispose();
@@ -138,15 +156,22 @@ export class PreviewPane {
       more: false,
       mode: "none",
       text: null,
-      typeLabel: kindLabel(e.kind),
+      typeLabel: entryLabel(e),
     };
     this.status.textContent = "";
     this.status.classList.remove("is-error");
-    this.renderHead(node);
-    if (node.folder || e.kind === "folder") {
+    this.renderHead(node, holder);
+    if (e.archive) {
+      this.shown.mode = "archive";
+      this.body.replaceChildren(el("p", { class: "muted" }, "Reading the archive's index…"));
+      void this.loadSummary(token, e.handle);
+    } else if (node.folder || e.kind === "folder") {
       this.body.replaceChildren(folderSummary(node));
     } else if (e.canExpand) {
       this.body.replaceChildren(el("p", { class: "muted" }, "A link to a folder: expand it in the tree to see what it holds."));
+    } else if (!e.canPreview && e.error) {
+      // Its error, above, says why (an unsafe name inside an archive, ...).
+      this.body.replaceChildren(el("p", { class: "muted" }, "Not previewed."));
     } else if (!e.canPreview) {
       const what = e.kind === "symlink" ? `link (${e.link?.pointsTo ?? "unknown"})` : kindLabel(e.kind);
       this.body.replaceChildren(el("p", { class: "special-note" }, `special file: not previewed (${what})`));
@@ -156,23 +181,31 @@ export class PreviewPane {
     }
   }
 
-  private renderHead(node: TreeNode): void {
+  private renderHead(node: TreeNode, holder: ArchiveRef | null): void {
     const e = node.entry;
-    const facts: string[] = [kindLabel(e.kind)];
+    const facts: string[] = [entryLabel(e)];
     if (e.kind === "file" && e.size !== undefined) facts.push(formatSize(e.size));
     if (e.modified !== undefined) facts.push(formatTime(e.modified));
+    if (holder) facts.push(`inside ${plainName(holder.name, holder.nameParts)}`);
     const actions = el("div", { class: "preview-actions" });
-    const copy = button("Copy path", { "data-action": "copy-path" });
-    copy.addEventListener("click", () => void this.act(async () => copiedSentence(await this.backend.copyPath(e.handle))));
-    const reveal = button("Reveal", { "data-action": "reveal", title: "Show in the system file manager" });
+    // Inside an archive the actions act on the archive file: their words say so.
+    const target = holder?.handle ?? e.handle;
+    const onArchive = holder ? ` (${plainName(holder.name, holder.nameParts)}): an entry inside an archive has no path of its own` : "";
+    const copy = button(holder ? "Copy archive path" : "Copy path", { "data-action": "copy-path", ...(holder ? { title: `Copy the archive's path${onArchive}` } : {}) });
+    copy.addEventListener("click", () => void this.act(async () => copiedSentence(await this.backend.copyPath(target))));
+    const reveal = button(holder ? "Reveal archive" : "Reveal", { "data-action": "reveal", title: holder ? `Show the archive in the system file manager${onArchive}` : "Show in the system file manager" });
     reveal.addEventListener("click", () =>
       void this.act(async () => {
-        await this.backend.reveal(e.handle);
-        return "Shown in the file manager.";
+        await this.backend.reveal(target);
+        return holder ? "The archive is shown in the file manager." : "Shown in the file manager.";
       }),
     );
     actions.append(copy, reveal);
-    if (e.canPreview) {
+    if (holder) {
+      const open = button("Open archive…", { "data-action": "open-default", title: `Open the archive with the default application${onArchive}` });
+      open.addEventListener("click", () => this.confirmOpenArchive(holder));
+      actions.append(open);
+    } else if (e.canPreview) {
       const open = button("Open…", { "data-action": "open-default", title: "Open with the default application" });
       open.addEventListener("click", () => this.confirmOpen(node));
       actions.append(open);
@@ -218,6 +251,31 @@ export class PreviewPane {
           return "Opened with the default application.";
         }),
     });
+  }
+
+  /** "Open archive…" from an entry inside it: the archive file is what opens. */
+  private confirmOpenArchive(holder: ArchiveRef): void {
+    confirmOpen({
+      name: plainName(holder.name, holder.nameParts),
+      what: "the archive holding this entry",
+      onOpen: () =>
+        void this.act(async () => {
+          await this.backend.openDefault(holder.handle);
+          return "Opened the archive with the default application.";
+        }),
+    });
+  }
+
+  /** An archive's summary, once the engine has read its index. */
+  private async loadSummary(token: number, handle: string): Promise<void> {
+    try {
+      const summary = await this.backend.archiveSummary(handle);
+      if (token !== this.token) return;
+      this.body.replaceChildren(archiveSummary(summary));
+    } catch (err) {
+      if (token !== this.token) return;
+      this.body.replaceChildren(this.errorBox(toBackendError(err).toWire()));
+    }
   }
 
   private errorBox(err: CanopyError): HTMLElement {

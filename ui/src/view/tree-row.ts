@@ -4,12 +4,13 @@
 // The row reads what the engine decided (can it expand, counts, groups);
 // it decides nothing itself.
 
-import { sentenceFor } from "../errors";
+import { ARCHIVE_STOPS, sentenceFor } from "../errors";
 import { NESTED_CAP } from "../limits";
 import { hiddenCount, isComplete, loadedCount, type FolderState, type Row, type TreeNode } from "../tree-state";
 import { button, el } from "./dom";
 import { formatCount, formatSize, formatTime, plural } from "./format";
 import { icon } from "./icons";
+import { archiveLabel } from "./archive-summary";
 import type { NamePart } from "../bindings/NamePart";
 import { nameParts, plainName, renderName } from "./name";
 import { partialOrderSentence, restSentence } from "./folder-words";
@@ -24,7 +25,7 @@ export function rowId(r: Row): string {
 }
 
 function errorBadge(code: string, message: string, sentence: string): HTMLElement {
-  const b = el("span", { class: "badge badge-error", "data-code": code }, code);
+  const b = el("span", { class: "badge badge-error", "data-code": code }, icon("warning"), code);
   b.title = `${sentence} (${message})`;
   return b;
 }
@@ -33,6 +34,8 @@ function errorBadge(code: string, message: string, sentence: string): HTMLElemen
 function appendTruncation(extras: HTMLElement, folder: FolderState): void {
   const hidden = hiddenCount(folder);
   if (folder.showAll || (hidden === 0 && !folder.lowerBound) || isComplete(folder)) return;
+  // An archive whose index stopped (RATIO, CORRUPT...): its error badge says why, and there is no more to read.
+  if (folder.error && ARCHIVE_STOPS.has(folder.error.code)) return;
   const shown = loadedCount(folder);
   const total = folder.total ?? 0;
   const of = folder.lowerBound ? "at least " : "";
@@ -246,7 +249,7 @@ function setKindIcon(target: HTMLElement, node: TreeNode): void {
       [name, label] = ["folder", "folder"];
       break;
     case "file":
-      [name, label] = ["file", "file"];
+      [name, label] = e.archive ? ["archive", archiveLabel(e.archive)] : ["file", "file"];
       break;
     case "symlink":
       [name, label] = ["symlink", `symlink to ${e.link?.pointsTo ?? "unknown"}`];

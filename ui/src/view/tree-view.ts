@@ -16,6 +16,7 @@ import {
   observeElementRect,
 } from "@tanstack/virtual-core";
 import type { DirectoryController, ControllerSnapshot } from "../directory-controller";
+import { ARCHIVE_STOPS } from "../errors";
 import { NESTED_CAP } from "../limits";
 import { TypeAhead } from "../type-ahead";
 import { flatten, isComplete, type FlatView, type FolderState, type Row, type TreeNode, type TreeState } from "../tree-state";
@@ -300,7 +301,7 @@ export class TreeView {
       add(node.expanded ? "Collapse" : "Expand", () => void this.controller.toggle(handle));
       add("Open as root", () => void this.controller.openAsRoot(handle));
       const f = node.folder;
-      if (f && !isComplete(f) && !f.showAll) {
+      if (f && !isComplete(f) && !f.showAll && !(f.error && ARCHIVE_STOPS.has(f.error.code))) {
         add(`Show next ${NESTED_CAP}`, () => void this.controller.showNext(f.handle));
         add("Show all", () => void this.controller.showAll(f.handle));
       }
