@@ -863,3 +863,179 @@ open('methods.zip', 'wb').write(out + central + end)
         Some(want.len() as u64)
     );
 }
+
+#[test]
+fn hostile_headers_deep_paths_lying_sizes_and_times_never_crash_or_smuggle_entries() {
+    let t = tempfile::tempdir().unwrap();
+    python(
+        t.path(),
+        r#"
+import tarfile, io, zipfile, struct, os
+# One entry 20,000 folders deep (a zip name may be 64 KiB), and a pax path 100,000 deep.
+with zipfile.ZipFile('deep.zip', 'w') as z:
+    z.writestr('a/' * 20000 + 'x.txt', 'deep')
+with tarfile.open('deep.tar', 'w', format=tarfile.PAX_FORMAT) as t:
+    ti = tarfile.TarInfo('b/' * 100000 + 'y.txt'); ti.size = 4; t.addfile(ti, io.BytesIO(b'deep'))
+# A size of 2^64 - 1 (base-256) hiding two headers in what would be its data.
+def header(name, size=0, flag=b'0'):
+    h = bytearray(512)
+    h[0:len(name)] = name
+    h[100:108] = b'0000644\0'; h[108:116] = b'0000000\0'; h[116:124] = b'0000000\0'
+    h[124:136] = b'%011o\0' % size
+    h[136:148] = b'00000000000\0'
+    h[156:157] = flag
+    h[257:263] = b'ustar\0'; h[263:265] = b'00'
+    h[148:156] = b'        '
+    h[148:156] = b'%06o\0 ' % sum(h)
+    return bytes(h)
+def lie(h, field, value):
+    h = bytearray(h); h[field[0]:field[1]] = value; h[148:156] = b'        '; h[148:156] = b'%06o\0 ' % sum(h); return bytes(h)
+huge = lie(header(b'huge.bin'), (124, 136), b'\x80' + b'\xff' * 11)
+hidden = header(b'hidden.txt', 6) + b'secret'.ljust(512, b'\0')
+open('sizewrap.tar', 'wb').write(header(b'visible.txt', 2) + b'ok'.ljust(512, b'\0') + huge + hidden + bytes(1024))
+# A modification time past what a date holds (base-256 2^63 + 5).
+when = lie(header(b'when.txt', 1), (136, 148), b'\x80' + b'\0' * 3 + (2**63 + 5).to_bytes(8, 'big'))
+open('mtime.tar', 'wb').write(when + b'x'.ljust(512, b'\0') + bytes(1024))
+# `tar -C dir .`: every name starts with ./
+with tarfile.open('dot.tgz', 'w:gz') as t:
+    ti = tarfile.TarInfo('.'); ti.type = tarfile.DIRTYPE; t.addfile(ti)
+    ti = tarfile.TarInfo('./sub/f.txt'); ti.size = 2; t.addfile(ti, io.BytesIO(b'hi'))
+# A plain tar cut inside an entry's data.
+with tarfile.open('whole.tar', 'w') as t:
+    ti = tarfile.TarInfo('big.txt'); ti.size = 100000; t.addfile(ti, io.BytesIO(b'y' * 100000))
+open('cut.tar', 'wb').write(open('whole.tar', 'rb').read()[:60000])
+# A zip64 entry whose local header offset lies past the file.
+with zipfile.ZipFile('lie.zip', 'w') as z:
+    z.writestr('a.txt', 'a')
+d = bytearray(open('lie.zip', 'rb').read())
+i = d.find(b'PK\x01\x02')
+d[i+42:i+46] = b'\xff\xff\xff\xff'
+name_len = struct.unpack('<H', d[i+28:i+30])[0]
+extra = struct.pack('<HHQ', 1, 8, 2**64 - 10)
+d[i+30:i+32] = struct.pack('<H', len(extra))
+d = d[:i+46+name_len] + extra + d[i+46+name_len:]
+e = d.rfind(b'PK\x05\x06'); d[e+12:e+16] = struct.pack('<I', struct.unpack('<I', d[e+12:e+16])[0] + len(extra))
+open('lie.zip', 'wb').write(bytes(d))
+# The magic of a gzip and a zstd stream before noise: files, not archives.
+open('noise.tar.gz', 'wb').write(b'\x1f\x8b' + os.urandom(9000))
+open('noise.tar.zst', 'wb').write(b'\x28\xb5\x2f\xfd' + os.urandom(9000))
+"#,
+    );
+    let dir = t.path();
+    let (deep_settings, call) = everything(2);
+    for (archive, depth) in [("deep.zip", 20_000usize), ("deep.tar", 100_000)] {
+        let listing = list(&source(), &dir.join(archive), &deep_settings, &call)
+            .unwrap_or_else(|e| panic!("{archive}: {e}"));
+        assert_eq!(
+            root_folder(&listing).total,
+            Some(1),
+            "{archive}: one folder at the top"
+        );
+        // The innermost entry is reachable by its path.
+        let inner = std::iter::repeat_n(if archive == "deep.zip" { "a" } else { "b" }, depth)
+            .collect::<Vec<_>>()
+            .join("/");
+        let leaf = if archive == "deep.zip" {
+            "x.txt"
+        } else {
+            "y.txt"
+        };
+        let p = preview(&source(), &dir.join(archive).join(inner).join(leaf), 0, 10).unwrap();
+        assert_eq!(text(p).as_deref(), Some("deep"), "{archive}");
+    }
+    let wrap = list_all(&dir.join("sizewrap.tar"));
+    let names: Vec<&str> = root_folder(&wrap)
+        .entries
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["visible.txt"],
+        "no entry is read out of a lying entry's data"
+    );
+    assert_eq!(
+        wrap.root.error.as_ref().map(|e| e.code),
+        Some(ErrorCode::Corrupt)
+    );
+    let when = list_all(&dir.join("mtime.tar"));
+    assert_eq!(
+        entry(root_folder(&when), "when.txt").modified,
+        None,
+        "a time no date holds is not shown"
+    );
+    let dot = list_all(&dir.join("dot.tgz"));
+    let sub = entry(root_folder(&dot), "sub");
+    assert_eq!(sub.error, None);
+    assert_eq!(
+        root_folder(&dot).total,
+        Some(1),
+        "the ./ entry is the archive itself"
+    );
+    assert_eq!(
+        text(preview(&source(), &dir.join("dot.tgz/sub/f.txt"), 0, 10).unwrap()).as_deref(),
+        Some("hi")
+    );
+    let cut = preview(&source(), &dir.join("cut.tar/big.txt"), 0, 100).unwrap_err();
+    assert_eq!(cut.code, ErrorCode::Corrupt, "{cut}");
+    let lie = preview(&source(), &dir.join("lie.zip/a.txt"), 0, 10).unwrap_err();
+    assert_eq!(lie.code, ErrorCode::Corrupt, "{lie}");
+    let (settings, call) = everything(1);
+    let top = list(&source(), dir, &settings, &call).unwrap();
+    for noise in ["noise.tar.gz", "noise.tar.zst"] {
+        assert_eq!(
+            entry(root_folder(&top), noise).archive,
+            None,
+            "{noise} is a file"
+        );
+    }
+}
+
+#[test]
+fn a_tar_whose_headers_take_too_long_shows_what_was_read_and_never_reads_data_as_headers() {
+    let t = tempfile::tempdir().unwrap();
+    python(
+        t.path(),
+        r#"
+import tarfile, io, os, gzip
+# 24 MiB of noise (slow to decompress) holding a forged header at each 4 MiB, between two files.
+noise = bytearray(os.urandom(24 << 20))
+forged = tarfile.TarInfo('FORGED.txt'); forged.size = 0
+for at in range(4 << 20, 24 << 20, 4 << 20):
+    noise[at:at+512] = forged.tobuf(format=tarfile.GNU_FORMAT)
+with tarfile.open('slow.tar', 'w', format=tarfile.GNU_FORMAT) as t:
+    ti = tarfile.TarInfo('a_first.txt'); ti.size = 1; t.addfile(ti, io.BytesIO(b'a'))
+    ti = tarfile.TarInfo('big.bin'); ti.size = len(noise); t.addfile(ti, io.BytesIO(bytes(noise)))
+    ti = tarfile.TarInfo('z_last.txt'); ti.size = 1; t.addfile(ti, io.BytesIO(b'z'))
+# A flood of empty gzip members after the first entry: no output for a long time.
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode='w', format=tarfile.GNU_FORMAT) as t:
+    ti = tarfile.TarInfo('a_first.txt'); ti.size = 1; t.addfile(ti, io.BytesIO(b'a'))
+raw = buf.getvalue()
+empty = gzip.compress(b'', compresslevel=1)
+with open('flood.tar.gz', 'wb') as f:
+    f.write(gzip.compress(raw[:1024]))
+    f.write(empty * 1_000_000)
+    f.write(gzip.compress(raw[1024:]))
+"#,
+    );
+    sh(t.path(), "bzip2 -1 slow.tar");
+    for archive in ["slow.tar.bz2", "flood.tar.gz"] {
+        let listing = list_all(&t.path().join(archive));
+        let f = root_folder(&listing);
+        let names: Vec<&str> = f.entries.iter().map(|e| e.name.as_str()).collect();
+        assert!(names.contains(&"a_first.txt"), "{archive}: {names:?}");
+        assert!(
+            !names.contains(&"FORGED.txt"),
+            "{archive}: data read as a header: {names:?}"
+        );
+        // However fast this machine is: all of it, or a TIMEOUT saying so.
+        match &listing.root.error {
+            None => assert!(!f.count_is_lower_bound),
+            Some(e) => {
+                assert_eq!(e.code, ErrorCode::Timeout, "{archive}: {e}");
+                assert!(f.count_is_lower_bound);
+            }
+        }
+    }
+}

@@ -5,6 +5,7 @@
 use std::io::{self, BufRead, BufReader, Read};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{ARCHIVE_DICT_MAX, ARCHIVE_RATIO_MAX, ARCHIVE_RATIO_SLACK};
@@ -17,6 +18,8 @@ pub(crate) struct Range<F: SourceFile> {
     at: u64,
     end: u64,
     read: Arc<AtomicU64>,
+    /// Reads fail with `TIMEOUT` past this.
+    deadline: Option<Instant>,
 }
 
 impl<F: SourceFile> Range<F> {
@@ -26,7 +29,13 @@ impl<F: SourceFile> Range<F> {
             at: start,
             end,
             read: Arc::new(AtomicU64::new(0)),
+            deadline: None,
         }
+    }
+
+    /// The same range, whose reads fail with `TIMEOUT` once `deadline` passes.
+    pub fn until(self, deadline: Option<Instant>) -> Self {
+        Range { deadline, ..self }
     }
 
     /// Where the next read starts, in the file.
@@ -48,6 +57,13 @@ impl<F: SourceFile> Range<F> {
 
 impl<F: SourceFile> Read for Range<F> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.deadline.is_some_and(|d| Instant::now() > d) {
+            return Err(CanopyError::new(
+                ErrorCode::Timeout,
+                "the time to read the archive ran out",
+            )
+            .into_io());
+        }
         let left = self.end.saturating_sub(self.at);
         if left == 0 || buf.is_empty() {
             return Ok(0);

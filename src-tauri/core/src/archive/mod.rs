@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub use self::blob::Blob;
@@ -101,13 +102,41 @@ pub(crate) fn sniff(head: &[u8], name: &[u8]) -> Option<ArchiveFormat> {
         return None;
     };
     let mut first = [0u8; 512];
-    let n = decode::decoder(codec, io::Cursor::new(head.to_vec()))
-        .and_then(|mut d| decode::fill(&mut d, &mut first));
+    let input = HeadReader {
+        bytes: head.to_vec(),
+        at: 0,
+        ran_out: Arc::new(AtomicBool::new(false)),
+    };
+    let ran_out = input.ran_out.clone();
+    let n = decode::decoder(codec, input).and_then(|mut d| decode::fill(&mut d, &mut first));
     match n {
         Ok(512) => tar::is_header(&first).then_some(format),
-        // A first block larger than the head: the name decides, the open checks.
-        _ if head.len() >= ARCHIVE_SNIFF_BYTES => named_as(name, format).then_some(format),
+        // The first block is larger than the head: the name decides, and
+        // opening the archive checks its first header.
+        _ if ran_out.load(Ordering::Relaxed) && head.len() >= ARCHIVE_SNIFF_BYTES => {
+            named_as(name, format).then_some(format)
+        }
+        // Data no decoder makes sense of: not an archive, whatever its name.
         _ => None,
+    }
+}
+
+/// A file's first bytes, read by a decoder; notes when it asked for more.
+struct HeadReader {
+    bytes: Vec<u8>,
+    at: usize,
+    ran_out: Arc<AtomicBool>,
+}
+
+impl Read for HeadReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.bytes.len() - self.at);
+        buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+        self.at += n;
+        if n == 0 && !buf.is_empty() {
+            self.ran_out.store(true, Ordering::Relaxed);
+        }
+        Ok(n)
     }
 }
 
@@ -212,7 +241,7 @@ impl<F: SourceFile> Archive<F> {
                 (tree, Body::Zip(dir), summary)
             }
             _ => {
-                let (tree, idx, summary) = tar::index(tar::Stream::open(&file, codec_of(format))?);
+                let (tree, idx, summary) = tar::index(&file, codec_of(format))?;
                 (tree, Body::Tar(idx), summary)
             }
         };
@@ -704,6 +733,15 @@ impl<F: SourceFile> Member<F> {
             };
             return Err(CanopyError::new(ErrorCode::NotAFile, what).into_io());
         }
+        let truncated = m
+            .data
+            .checked_add(m.size)
+            .is_none_or(|end| end > archive.file.size());
+        if archive.format == ArchiveFormat::Tar && truncated {
+            return Err(zip::corrupt(
+                "the entry's data is cut short (the archive is truncated)",
+            ));
+        }
         let how = if archive.format == ArchiveFormat::Tar {
             MemberData::TarPlain { start: m.data }
         } else {
@@ -758,8 +796,8 @@ impl<F: SourceFile> Member<F> {
                     )
                     .into_io());
                 }
-                let mut s = tar::Stream::open(&file, codec_of(self.archive.format))?;
-                if !s.skip(data, None)? {
+                let mut s = tar::Stream::open(&file, codec_of(self.archive.format), None)?;
+                if !s.skip(data)? {
                     return Err(zip::corrupt("the archive ends before this entry's data"));
                 }
                 Box::new(StreamTake {
@@ -817,6 +855,11 @@ impl<F: SourceFile> SourceFile for Member<F> {
             _ => self.stream_from(offset)?,
         };
         let n = decode::fill(&mut stream, buf)?;
+        if n == 0 && !buf.is_empty() && offset < self.size {
+            return Err(zip::corrupt(
+                "the entry's data ends before its stated size (the archive is damaged)",
+            ));
+        }
         *open = Some((offset + n as u64, stream));
         Ok(n)
     }
@@ -972,16 +1015,20 @@ impl<S: Source> WithArchives<S> {
     fn split<'p>(
         &self,
         path: &'p Path,
-    ) -> io::Result<(Arc<Archive<Blob<S::File>>>, &'p Path, Vec<&'p [u8]>)> {
-        for prefix in path.ancestors().take(64) {
-            match self.inner.open_file(prefix) {
+    ) -> io::Result<(Arc<Archive<Blob<S::File>>>, PathBuf, Vec<&'p [u8]>)> {
+        // From the top down: the first prefix that is a regular file ends the
+        // real filesystem's part (however deep the path runs inside it).
+        let mut prefix = PathBuf::new();
+        for component in path.components() {
+            prefix.push(component);
+            match self.inner.open_file(&prefix) {
                 Ok(file) => {
                     let rest = path
-                        .strip_prefix(prefix)
+                        .strip_prefix(&prefix)
                         .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
                     let segments = rest.iter().map(|s| s.as_bytes()).collect();
                     let stamp = file.stamp();
-                    if let Some(archive) = self.cached(prefix, stamp) {
+                    if let Some(archive) = self.cached(&prefix, stamp) {
                         return Ok((archive, prefix, segments));
                     }
                     let name = prefix.file_name().map_or(&b""[..], |n| n.as_bytes());
@@ -989,14 +1036,12 @@ impl<S: Source> WithArchives<S> {
                         return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
                     };
                     let archive = Arc::new(Archive::open(Blob::Whole(file), format)?);
-                    self.keep(prefix, stamp, &archive);
+                    self.keep(&prefix, stamp, &archive);
                     return Ok((archive, prefix, segments));
                 }
-                Err(e) if e.code == ErrorCode::NotADirectory || e.code == ErrorCode::NotFound => {
-                    continue
-                }
-                // A folder, fifo or device on the way: no archive, and nothing was opened.
-                Err(e) if e.code == ErrorCode::NotAFile => break,
+                // A folder (or a fifo or device, never opened): go on down.
+                Err(e) if e.code == ErrorCode::NotAFile => continue,
+                Err(e) if e.code == ErrorCode::NotADirectory => break,
                 Err(e) => return Err(e.into_io()),
             }
         }
@@ -1015,7 +1060,7 @@ impl<S: Source> WithArchives<S> {
         let (mut archive, outer, segments) = self.split(path)?;
         let stamp = archive.stamp;
         let mut folder = 0;
-        let mut at = outer.to_path_buf();
+        let mut at = outer;
         let mut i = 0;
         while i < segments.len() {
             let segment = segments[i];

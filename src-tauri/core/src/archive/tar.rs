@@ -17,8 +17,11 @@ use super::decode::{self, Codec, Range, RatioGuard};
 use super::names::unsafe_reason;
 use super::tree::{Tree, TreeBuilder};
 use super::Summary;
-use crate::error::{CanopyError, ErrorCode};
+use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{ARCHIVE_INDEX_TIME, ARCHIVE_LINK_MAX, MAX_TIME_MS};
+
+/// The largest pax or GNU long-name header read (its value is a path).
+const EXTENDED_HEADER_MAX: u64 = 1024 * 1024;
 use crate::source::{Meta, SourceFile};
 use crate::wire::EntryKind;
 
@@ -77,9 +80,11 @@ pub(crate) enum Stream<F: SourceFile> {
 }
 
 impl<F: SourceFile> Stream<F> {
-    /// The stream of the whole file `file` under `codec`.
-    pub fn open(file: &Arc<F>, codec: Codec) -> io::Result<Stream<F>> {
-        let range = Range::new(file.clone(), 0, file.size());
+    /// The stream of the whole file `file` under `codec`; reading it fails
+    /// with `TIMEOUT` once `deadline` passes (checked at each read of the
+    /// file, so no decoder can spin past it on input that yields nothing).
+    pub fn open(file: &Arc<F>, codec: Codec, deadline: Option<Instant>) -> io::Result<Stream<F>> {
+        let range = Range::new(file.clone(), 0, file.size()).until(deadline);
         if codec == Codec::Stored {
             return Ok(Stream::Plain(range));
         }
@@ -107,23 +112,10 @@ impl<F: SourceFile> Stream<F> {
     }
 
     /// Skips `n` bytes; `Ok(false)` when the stream ended first.
-    pub fn skip(&mut self, n: u64, deadline: Option<Instant>) -> io::Result<bool> {
+    pub fn skip(&mut self, n: u64) -> io::Result<bool> {
         match self {
             Stream::Plain(r) => Ok(r.advance(n)),
-            Stream::Packed(g) => {
-                let mut left = n;
-                while left > 0 {
-                    if deadline.is_some_and(|d| Instant::now() > d) {
-                        return Err(io::ErrorKind::TimedOut.into());
-                    }
-                    let step = left.min(4 * 1024 * 1024);
-                    if !decode::skip(g, step)? {
-                        return Ok(false);
-                    }
-                    left -= step;
-                }
-                Ok(true)
-            }
+            Stream::Packed(g) => decode::skip(g, n),
         }
     }
 }
@@ -147,6 +139,23 @@ fn octal(field: &[u8]) -> Option<u64> {
         return Some(0);
     }
     u64::from_str_radix(std::str::from_utf8(&text).ok()?, 8).ok()
+}
+
+/// `size` rounded up to whole blocks, if that is a number.
+fn padded(size: u64) -> Option<u64> {
+    size.checked_next_multiple_of(BLOCK)
+}
+
+/// A tar's block: every header and every entry's data fills whole ones.
+const BLOCK: u64 = 512;
+
+/// A path as tar writers give it, without the `./` that `tar -C dir .`
+/// puts before every name (`None` for the top folder's own entry).
+fn without_dot_slash(mut path: &[u8]) -> Option<&[u8]> {
+    while let Some(rest) = path.strip_prefix(b"./") {
+        path = rest;
+    }
+    (!path.is_empty() && path != b".").then_some(path)
 }
 
 fn cstr(field: &[u8]) -> &[u8] {
@@ -199,7 +208,7 @@ fn read_data<F: SourceFile>(
     if size > max {
         return Err(corrupt("an extended header is larger than Canopy reads"));
     }
-    let padded = size.div_ceil(512) * 512;
+    let padded = padded(size).ok_or_else(|| corrupt("an extended header's size overflows"))?;
     let mut data = vec![0; padded as usize];
     let n = s
         .read_full(&mut data)
@@ -248,16 +257,20 @@ fn apply_pax(records: &[u8], p: &mut Pending) {
 
 /// Reads every header of `stream` until its end, an error, or
 /// [`ARCHIVE_INDEX_TIME`]: the tree, the index and the summary.
-pub(crate) fn index<F: SourceFile>(mut stream: Stream<F>) -> (Tree, TarIndex, Summary) {
+pub(crate) fn index<F: SourceFile>(
+    file: &Arc<F>,
+    codec: Codec,
+) -> io::Result<(Tree, TarIndex, Summary)> {
     let deadline = Instant::now() + ARCHIVE_INDEX_TIME;
+    let mut stream = Stream::open(file, codec, Some(deadline))?;
     let mut tree = TreeBuilder::default();
     let mut idx = TarIndex::default();
     let mut summary = Summary::default();
     let mut pending = Pending::default();
     let mut header = [0u8; 512];
     let stop = loop {
-        if idx.members.len() % 64 == 0 && Instant::now() > deadline {
-            break Some(CanopyError::new(
+        let timeout = |idx: &TarIndex, stream: &Stream<F>| {
+            CanopyError::new(
                 ErrorCode::Timeout,
                 format!(
                     "reading the archive's headers took longer than {} ms: showing the {} entries in its first {} MiB; there may be more",
@@ -265,7 +278,17 @@ pub(crate) fn index<F: SourceFile>(mut stream: Stream<F>) -> (Tree, TarIndex, Su
                     idx.members.len(),
                     stream.position() >> 20
                 ),
-            ));
+            )
+        };
+        let failed = |e: io::Error, idx: &TarIndex, stream: &Stream<F>| {
+            if code_of(&e) == ErrorCode::Timeout {
+                timeout(idx, stream)
+            } else {
+                CanopyError::from_io(&e, "reading the archive failed")
+            }
+        };
+        if Instant::now() > deadline {
+            break Some(timeout(&idx, &stream));
         }
         match stream.read_full(&mut header) {
             Ok(512) => {}
@@ -275,7 +298,7 @@ pub(crate) fn index<F: SourceFile>(mut stream: Stream<F>) -> (Tree, TarIndex, Su
                     "the archive ends inside a header (it is truncated)",
                 ))
             }
-            Err(e) => break Some(CanopyError::from_io(&e, "reading the archive failed")),
+            Err(e) => break Some(failed(e, &idx, &stream)),
         }
         if header.iter().all(|&b| b == 0) {
             break None;
@@ -291,8 +314,9 @@ pub(crate) fn index<F: SourceFile>(mut stream: Stream<F>) -> (Tree, TarIndex, Su
         let flag = header[156];
         match flag {
             b'L' | b'K' | b'x' | b'g' => {
-                let data = match read_data(&mut stream, size, 1024 * 1024) {
+                let data = match read_data(&mut stream, size, EXTENDED_HEADER_MAX) {
                     Ok(d) => d,
+                    Err(e) if e.code == ErrorCode::Timeout => break Some(timeout(&idx, &stream)),
                     Err(e) => break Some(e),
                 };
                 match flag {
@@ -332,20 +356,39 @@ pub(crate) fn index<F: SourceFile>(mut stream: Stream<F>) -> (Tree, TarIndex, Su
         };
         let mtime_ms = p
             .mtime_ms
-            .or_else(|| octal(&header[136..148]).map(|s| s as i64 * 1000))
-            .filter(|ms| ms.abs() <= MAX_TIME_MS);
+            .or_else(|| {
+                octal(&header[136..148]).and_then(|s| i64::try_from(s).ok()?.checked_mul(1000))
+            })
+            .filter(|ms| (-MAX_TIME_MS..=MAX_TIME_MS).contains(ms));
         // Hard links, links and folders carry no data whatever the size field says.
         let data_len = if matches!(flag, b'1' | b'2' | b'3' | b'4' | b'5' | b'6') {
             0
         } else {
             size
         };
+        let Some(data_blocks) = padded(data_len) else {
+            break Some(corrupt(
+                "an entry's size is larger than any archive (the header lies)",
+            ));
+        };
         let data = stream.position();
-        let trimmed = path.strip_suffix(b"/").unwrap_or(&path);
+        let Some(path) = without_dot_slash(&path) else {
+            // The top folder's own entry (`./`): it is the archive itself.
+            match stream.skip(data_blocks) {
+                Ok(true) => continue,
+                Ok(false) => {
+                    break Some(corrupt(
+                        "the archive ends inside an entry's data (it is truncated)",
+                    ))
+                }
+                Err(e) => break Some(failed(e, &idx, &stream)),
+            }
+        };
+        let trimmed = path.strip_suffix(b"/").unwrap_or(path);
         let loc = idx.members.len() as u32;
         let is_unsafe = unsafe_reason(trimmed).is_some();
         let listed: &[u8] = if is_unsafe {
-            &path
+            path
         } else {
             trimmed.rsplit(|&b| b == b'/').next().unwrap_or(trimmed)
         };
@@ -368,20 +411,19 @@ pub(crate) fn index<F: SourceFile>(mut stream: Stream<F>) -> (Tree, TarIndex, Su
         summary.count(kind, if hard_link { 0 } else { data_len }, 0, false);
         summary.unsafe_names += u64::from(is_unsafe);
         tree.add(trimmed, kind == EntryKind::Folder, is_unsafe, loc);
-        match stream.skip(data_len.div_ceil(512) * 512, Some(deadline)) {
+        match stream.skip(data_blocks) {
             Ok(true) => {}
             Ok(false) => {
                 break Some(corrupt(
                     "the archive ends inside an entry's data (it is truncated)",
                 ))
             }
-            Err(e) if e.kind() == io::ErrorKind::TimedOut => continue,
-            Err(e) => break Some(CanopyError::from_io(&e, "reading the archive failed")),
+            Err(e) => break Some(failed(e, &idx, &stream)),
         }
     };
     summary.read_bytes = Some(stream.position());
     idx.stopped = stop;
     idx.members.shrink_to_fit();
     idx.names.shrink_to_fit();
-    (tree.finish(), idx, summary)
+    Ok((tree.finish(), idx, summary))
 }

@@ -88,12 +88,13 @@ impl Tree {
         &self.records[start as usize..end as usize]
     }
 
-    /// The subfolder `name` of folder `id`.
+    /// The subfolder `name` of folder `id` (a folder's subfolders are kept
+    /// in name order: a binary search).
     pub fn subfolder(&self, id: u32, name: &[u8]) -> Option<u32> {
-        self.subfolders(id)
-            .iter()
-            .copied()
-            .find(|&sub| self.name(sub) == name)
+        let subs = self.subfolders(id);
+        subs.binary_search_by(|&sub| self.name(sub).cmp(name))
+            .ok()
+            .map(|i| subs[i])
     }
 
     /// The folder at `path` (segments below the top), if the tree has one.
@@ -112,8 +113,11 @@ impl Tree {
 #[derive(Debug)]
 pub(crate) struct TreeBuilder {
     tree: Tree,
-    /// Every folder's whole path, while building (dropped after).
-    by_path: HashMap<Box<[u8]>, u32>,
+    /// Every folder by its parent and name, while building (dropped after):
+    /// a key never holds a whole path, so a long path costs its length once.
+    by_name: HashMap<(u32, Box<[u8]>), u32>,
+    /// The last folder looked up by path, which the next entry likely shares.
+    last: (Vec<u8>, u32),
     /// Counting: each folder's entries; placing: where its next one goes.
     counts: Vec<u32>,
     placing: bool,
@@ -133,7 +137,8 @@ impl Default for TreeBuilder {
         });
         TreeBuilder {
             tree,
-            by_path: HashMap::new(),
+            by_name: HashMap::new(),
+            last: (Vec::new(), 0),
             counts: vec![0],
             placing: false,
             added: Vec::new(),
@@ -185,16 +190,7 @@ impl TreeBuilder {
         } else if is_folder {
             return;
         } else {
-            let parent = parent_of(path);
-            let folder = if parent.is_empty() {
-                0
-            } else {
-                self.by_path
-                    .get(parent)
-                    .copied()
-                    .expect("counted in the first pass")
-            };
-            (folder, Record::plain(loc))
+            (self.folder(parent_of(path)), Record::plain(loc))
         };
         let at = &mut self.counts[folder as usize];
         self.tree.records[*at as usize] = record;
@@ -222,31 +218,40 @@ impl TreeBuilder {
         }
     }
 
-    /// The folder at `path`, made with its ancestors when new.
+    /// The folder at `path`, made with its ancestors when new: one segment
+    /// at a time (a path of 100,000 segments is a loop, not a recursion).
     fn folder(&mut self, path: &[u8]) -> u32 {
         if path.is_empty() {
             return 0;
         }
-        if let Some(&id) = self.by_path.get(path) {
-            return id;
+        if self.last.0 == path {
+            return self.last.1;
         }
-        let parent = self.folder(parent_of(path));
-        let name = path
-            .iter()
-            .rposition(|&b| b == b'/')
-            .map_or(path, |cut| &path[cut + 1..]);
-        let start = self.tree.folder_names.len() as u32;
-        self.tree.folder_names.extend_from_slice(name);
-        let id = self.tree.nodes.len() as u32;
-        self.tree.nodes.push(Node {
-            parent,
-            name: (start, self.tree.folder_names.len() as u32),
-            explicit: None,
-            subs: (0, 0),
-            recs: (0, 0),
-        });
-        self.counts.push(0);
-        self.by_path.insert(path.into(), id);
+        let mut id = 0;
+        for segment in path.split(|&b| b == b'/') {
+            let key = (id, Box::<[u8]>::from(segment));
+            id = match self.by_name.get(&key) {
+                Some(&found) => found,
+                None => {
+                    let start = self.tree.folder_names.len() as u32;
+                    self.tree.folder_names.extend_from_slice(segment);
+                    let new = self.tree.nodes.len() as u32;
+                    self.tree.nodes.push(Node {
+                        parent: id,
+                        name: (start, self.tree.folder_names.len() as u32),
+                        explicit: None,
+                        subs: (0, 0),
+                        recs: (0, 0),
+                    });
+                    self.counts.push(0);
+                    self.by_name.insert(key, new);
+                    new
+                }
+            };
+        }
+        self.last.0.clear();
+        self.last.0.extend_from_slice(path);
+        self.last.1 = id;
         id
     }
 
@@ -255,11 +260,11 @@ impl TreeBuilder {
     pub fn finish(self) -> Tree {
         let TreeBuilder {
             mut tree,
-            by_path,
+            by_name,
             mut added,
             ..
         } = self;
-        drop(by_path);
+        drop(by_name);
         if !added.is_empty() {
             added.sort_by_key(|&(folder, r)| (folder, r.loc()));
             tree.records = added.iter().map(|&(_, r)| r).collect();
@@ -274,7 +279,10 @@ impl TreeBuilder {
         let mut subs: Vec<(u32, u32)> = (1..tree.nodes.len() as u32)
             .map(|id| (tree.nodes[id as usize].parent, id))
             .collect();
-        subs.sort_unstable();
+        subs.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| tree.name(a.1).cmp(tree.name(b.1)))
+        });
         tree.subfolders = subs.iter().map(|&(_, id)| id).collect();
         let mut start = 0usize;
         while start < subs.len() {

@@ -172,7 +172,7 @@ impl<S: Source> Source for WithArchives<S> {
     fn open_folder(&self, path: &Path) -> io::Result<Folder<S>> {
         match self.inner.open_folder(path) {
             Ok(d) => Ok(Folder::Plain(d)),
-            Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOTDIR | libc::ENAMETOOLONG)) => {
                 let found = self.locate(path)?;
                 match found.rest.first() {
                     None => Ok(Folder::Inside(ArchiveFolder::new(
@@ -197,7 +197,7 @@ impl<S: Source> Source for WithArchives<S> {
     fn open_file(&self, path: &Path) -> Result<File<S>, CanopyError> {
         match self.inner.open_file(path) {
             Ok(f) => Ok(File::Plain(f)),
-            Err(e) if e.code == ErrorCode::NotADirectory => {
+            Err(e) if matches!(e.code, ErrorCode::NotADirectory | ErrorCode::NameTooLong) => {
                 let opening = |e: io::Error| CanopyError::from_io(&e, "cannot open file");
                 let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
                     return Err(e);

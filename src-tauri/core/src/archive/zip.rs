@@ -11,13 +11,14 @@
 
 use std::io;
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::decode::Codec;
 use super::names::{cp437_to_utf8, unsafe_reason};
 use super::tree::{Tree, TreeBuilder, MAX_LOC};
 use super::Summary;
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{ARCHIVE_DIRECTORY_MAX, ARCHIVE_WINDOW, MAX_TIME_MS};
+use crate::limits::{ARCHIVE_DIRECTORY_MAX, ARCHIVE_INDEX_TIME, ARCHIVE_WINDOW, MAX_TIME_MS};
 use crate::source::{Meta, SourceFile};
 use crate::wire::EntryKind;
 
@@ -27,6 +28,8 @@ const LOCATOR64: u32 = 0x0706_4b50;
 const CENTRAL: u32 = 0x0201_4b50;
 const LOCAL: u32 = 0x0403_4b50;
 const CENTRAL_FIXED: usize = 46;
+/// The index's clock is read once per this many directory records.
+const DEADLINE_EVERY: u64 = 4096;
 
 pub(crate) fn corrupt(what: impl Into<String>) -> io::Error {
     CanopyError::new(ErrorCode::Corrupt, what).into_io()
@@ -435,12 +438,27 @@ pub(crate) fn index<F: SourceFile>(file: &F, dir: &Directory) -> io::Result<(Tre
     let mut window = Window::new();
     let mut path = Vec::new();
     // Two passes over the directory (see `tree`): count, then place.
+    let deadline = Instant::now() + ARCHIVE_INDEX_TIME;
+    let mut records = 0u64;
     for placing in [false, true] {
         if placing {
             tree.start_placing();
         }
         let mut at = 0u64;
         while at < dir.len {
+            records += 1;
+            if records % DEADLINE_EVERY == 0 && Instant::now() > deadline {
+                let read = if placing { "placing" } else { "counting" };
+                return Err(CanopyError::new(
+                    ErrorCode::Timeout,
+                    format!(
+                        "the zip's directory is too large to read within {} ms ({read} stopped at entry {}); list it with a tool that streams it, such as unzip -Z1",
+                        ARCHIVE_INDEX_TIME.as_millis(),
+                        records
+                    ),
+                )
+                .into_io());
+            }
             let (rec, len) = parse_record(window.record_at(file, dir, at)?)?;
             rec.path_into(&mut path);
             let loc = u32::try_from(at)
@@ -473,7 +491,8 @@ pub(crate) fn data_range<F: SourceFile>(
     let local = rec
         .local
         .checked_add(dir.shift)
-        .ok_or_else(|| corrupt("an entry's offset overflows"))?;
+        .filter(|&at| at < file.size())
+        .ok_or_else(|| corrupt("an entry's local header lies outside the file"))?;
     let mut header = [0u8; 30];
     read_exact_at(file, &mut header, local)?;
     if u32_at(&header, 0) != LOCAL {
