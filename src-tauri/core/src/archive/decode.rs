@@ -121,6 +121,7 @@ pub(crate) fn decoder<R: Read + Send + 'static>(
         Codec::Deflate64 => Box::new(deflate64::Deflate64Decoder::with_buffer(buffered)),
         Codec::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
         Codec::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
+        // The limit is in KiB; twice the dictionary leaves room for the decoder's own state.
         Codec::Xz => Box::new(lzma_rust2::XzReader::new_mem_limit(
             buffered,
             true,
@@ -199,13 +200,13 @@ impl<R: BufRead> Read for ZstdFrames<R> {
             decoder.set_max_window_size(u64::from(ARCHIVE_DICT_MAX));
             match ruzstd::decoding::StreamingDecoder::new_with_decoder(input, decoder) {
                 Ok(frame) => self.frame = Some(frame),
-                Err(e) => {
-                    let text = e.to_string();
-                    if text.to_lowercase().contains("window") {
-                        return Err(too_big_window(u64::from(ARCHIVE_DICT_MAX) + 1));
-                    }
-                    return Err(corrupt(text));
+                Err(ruzstd::decoding::errors::FrameDecoderError::WindowSizeTooBig {
+                    requested,
+                    ..
+                }) => {
+                    return Err(too_big_window(requested));
                 }
+                Err(e) => return Err(corrupt(e)),
             }
         }
     }
@@ -216,8 +217,7 @@ impl<R: BufRead> Read for ZstdFrames<R> {
 pub(crate) struct RatioGuard<R> {
     inner: R,
     input: Arc<AtomicU64>,
-    /// Compressed bytes read before this stream began (a tar member's
-    /// share is the whole stream's).
+    /// The bytes given out so far.
     output: u64,
 }
 
@@ -241,22 +241,29 @@ impl<R: Read> Read for RatioGuard<R> {
         let n = self.inner.read(buf).map_err(damaged)?;
         self.output += n as u64;
         let input = self.input.load(Ordering::Relaxed);
-        if self.output
-            > input
-                .saturating_mul(ARCHIVE_RATIO_MAX)
-                .saturating_add(ARCHIVE_RATIO_SLACK)
-        {
-            return Err(CanopyError::new(
-                ErrorCode::Ratio,
-                format!(
-                    "decompressing stopped: {} bytes came out of {} compressed bytes, more than {}x (a zip bomb, or data Canopy will not inflate)",
-                    self.output, input, ARCHIVE_RATIO_MAX
-                ),
-            )
-            .into_io());
+        if past_ratio(self.output, input) {
+            return Err(ratio_error("decompressing stopped", self.output, input));
         }
         Ok(n)
     }
+}
+
+/// Whether `output` bytes from `input` compressed ones pass the ratio
+/// guard: more than `ARCHIVE_RATIO_MAX` times, past `ARCHIVE_RATIO_SLACK`.
+pub(crate) fn past_ratio(output: u64, input: u64) -> bool {
+    output
+        > input
+            .saturating_mul(ARCHIVE_RATIO_MAX)
+            .saturating_add(ARCHIVE_RATIO_SLACK)
+}
+
+/// The guard's `RATIO` error, `what` happening, for `output` bytes from `input`.
+pub(crate) fn ratio_error(what: &str, output: u64, input: u64) -> io::Error {
+    CanopyError::new(
+        ErrorCode::Ratio,
+        format!("{what}: {output} bytes from {input} compressed bytes, more than {ARCHIVE_RATIO_MAX}x (a zip bomb, or data Canopy will not inflate)"),
+    )
+    .into_io()
 }
 
 /// Reads and drops `n` bytes of `r`; `Ok(false)` when it ended first.

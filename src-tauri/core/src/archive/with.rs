@@ -1,20 +1,216 @@
-//! [`WithArchives`] as a [`Source`]: each folder and file is either the
-//! wrapped source's own or one inside an archive.
+//! [`WithArchives`]: a source and the archives in it. It finds where a path
+//! enters an archive (and archives inside it), keeps the last archives'
+//! indexes, and is a [`Source`] whose folders and files are either the
+//! wrapped source's own or ones inside an archive.
 #![forbid(unsafe_code)]
 
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-use super::{named_like_archive, sniff, ArchiveEntries, ArchiveFolder, Blob, Member, WithArchives};
+use super::blob::Blob;
+use super::folder::{unsafe_error, ArchiveEntries, ArchiveFolder, Hit};
+use super::member::Member;
+use super::sniff::{named_like_archive, sniff};
+use super::Archive;
 use crate::error::{CanopyError, ErrorCode};
 use crate::ignore_pattern::Meter;
 use crate::ignore_rules::IgnoreRules;
-use crate::limits::ARCHIVE_SNIFF_BYTES;
+use crate::limits::{ARCHIVE_CACHE, ARCHIVE_SNIFF_BYTES};
 use crate::source::{
-    EntryNote, EntryStream, Identity, Meta, RawEntry, Source, SourceFile, SourceFolder,
+    EntryNote, EntryStream, FileStamp, Identity, Meta, RawEntry, Source, SourceFile, SourceFolder,
 };
-use crate::wire::{ArchiveFormat, EntryKind};
+use crate::wire::{ArchiveFormat, ArchiveSummary, EntryKind};
+
+/// A source and the archives inside it (see the module docs).
+pub struct WithArchives<S: Source> {
+    inner: S,
+    /// The archives opened last, with what their (outermost) file was then.
+    cache: Arc<Mutex<Vec<(PathBuf, FileStamp, Arc<Archive<Blob<S::File>>>)>>>,
+}
+
+impl<S: Source> Clone for WithArchives<S> {
+    fn clone(&self) -> Self {
+        WithArchives {
+            inner: self.inner.clone(),
+            cache: self.cache.clone(),
+        }
+    }
+}
+
+impl<S: Source + std::fmt::Debug> std::fmt::Debug for WithArchives<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WithArchives")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a path inside archives leads: the innermost archive it runs
+/// through, the deepest folder of it the path names, and the segments left.
+pub(crate) struct Located<'p, F: SourceFile> {
+    pub archive: Arc<Archive<F>>,
+    pub folder: u32,
+    pub rest: Vec<&'p [u8]>,
+}
+
+impl<S: Source> WithArchives<S> {
+    pub fn new(inner: S) -> Self {
+        WithArchives {
+            inner,
+            cache: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    /// The wrapped source.
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    fn cached(&self, path: &Path, stamp: Option<FileStamp>) -> Option<Arc<Archive<Blob<S::File>>>> {
+        let stamp = stamp?;
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .iter()
+            .find(|(p, s, _)| p == path && *s == stamp)
+            .map(|(_, _, a)| a.clone())
+    }
+
+    fn keep(&self, path: &Path, stamp: Option<FileStamp>, archive: &Arc<Archive<Blob<S::File>>>) {
+        let Some(stamp) = stamp else { return };
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|(p, _, _)| p != path);
+        if cache.len() >= ARCHIVE_CACHE {
+            cache.remove(0);
+        }
+        cache.push((path.to_path_buf(), stamp, archive.clone()));
+    }
+
+    /// Splits `path` at the archive it runs through: the archive, and the
+    /// path's segments inside it.
+    ///
+    /// # Errors
+    /// `ENOTDIR` when no regular file on the way is an archive; the source's
+    /// error when one cannot be opened.
+    fn split<'p>(
+        &self,
+        path: &'p Path,
+    ) -> io::Result<(Arc<Archive<Blob<S::File>>>, PathBuf, Vec<&'p [u8]>)> {
+        // From the top down: the first prefix that is a regular file ends the
+        // real filesystem's part (however deep the path runs inside it).
+        let mut prefix = PathBuf::new();
+        for component in path.components() {
+            prefix.push(component);
+            match self.inner.open_file(&prefix) {
+                Ok(file) => {
+                    let rest = path
+                        .strip_prefix(&prefix)
+                        .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
+                    let segments = rest.iter().map(|s| s.as_bytes()).collect();
+                    let stamp = file.stamp();
+                    if let Some(archive) = self.cached(&prefix, stamp) {
+                        return Ok((archive, prefix, segments));
+                    }
+                    let name = prefix.file_name().map_or(&b""[..], |n| n.as_bytes());
+                    let Some(format) = sniff(&read_head(&file)?, name) else {
+                        return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+                    };
+                    let archive = Arc::new(Archive::open(Blob::Whole(file), format)?);
+                    self.keep(&prefix, stamp, &archive);
+                    return Ok((archive, prefix, segments));
+                }
+                // A folder (or a fifo or device, never opened): go on down.
+                Err(e) if e.code == ErrorCode::NotAFile => continue,
+                Err(e) if e.code == ErrorCode::NotADirectory => break,
+                Err(e) => return Err(e.into_io()),
+            }
+        }
+        Err(io::Error::from_raw_os_error(libc::ENOTDIR))
+    }
+
+    /// Follows `path` into the archive it runs through, and into the
+    /// archives inside that one: the innermost archive, its deepest folder
+    /// on the path, and the segments left (an entry that is no folder and no
+    /// archive, or nothing).
+    ///
+    /// # Errors
+    /// As [`WithArchives::split`]; `TOO_DEEP`, `TOO_LARGE` and an entry's own
+    /// errors for an archive inside one that cannot be opened.
+    pub(crate) fn locate<'p>(&self, path: &'p Path) -> io::Result<Located<'p, Blob<S::File>>> {
+        let (mut archive, outer, segments) = self.split(path)?;
+        let stamp = archive.stamp;
+        let mut folder = 0;
+        let mut at = outer;
+        let mut i = 0;
+        while i < segments.len() {
+            let segment = segments[i];
+            if let Some(sub) = archive.tree.subfolder(folder, segment) {
+                folder = sub;
+                at.push(std::ffi::OsStr::from_bytes(segment));
+                i += 1;
+                continue;
+            }
+            // The entry is no folder: the path goes on inside it only if it is an archive.
+            let dir = ArchiveFolder::new(archive.clone(), folder);
+            let Some(record) = dir.record_named(segment)? else {
+                break;
+            };
+            if record.is_raw() {
+                return Err(unsafe_error(segment).into_io());
+            }
+            at.push(std::ffi::OsStr::from_bytes(segment));
+            archive = match self.cached(&at, stamp) {
+                Some(a) => a,
+                None => {
+                    let inner = archive.open_nested(record, segment)?;
+                    self.keep(&at, stamp, &inner);
+                    inner
+                }
+            };
+            folder = 0;
+            i += 1;
+        }
+        Ok(Located {
+            archive,
+            folder,
+            rest: segments[i..].to_vec(),
+        })
+    }
+
+    /// What the archive at `path` is (the preview pane of an archive).
+    ///
+    /// # Errors
+    /// `NOT_A_FILE` when `path` is no archive; the archive's own errors.
+    pub fn summary(&self, path: &Path) -> Result<ArchiveSummary, CanopyError> {
+        let found = self
+            .locate(path)
+            .map_err(|e| CanopyError::from_io(&e, "cannot open the archive"))?;
+        if !found.rest.is_empty() || found.folder != 0 {
+            return Err(CanopyError::new(
+                ErrorCode::NotAFile,
+                "this is not an archive (it is an entry inside one)",
+            ));
+        }
+        Ok(found.archive.summary())
+    }
+}
+
+/// The first bytes of `file`, enough to tell an archive.
+fn read_head<F: SourceFile>(file: &F) -> io::Result<Vec<u8>> {
+    let mut head = vec![0; ARCHIVE_SNIFF_BYTES];
+    let mut got = 0;
+    while got < head.len() {
+        match file.read_at(&mut head[got..], got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    head.truncate(got);
+    Ok(head)
+}
 
 /// A folder of the wrapped source, or one inside an archive.
 pub enum Folder<S: Source> {
@@ -212,11 +408,11 @@ impl<S: Source> Source for WithArchives<S> {
                 let dir = ArchiveFolder::new(found.archive.clone(), found.folder);
                 let name = name.as_bytes();
                 match dir.find(name).map_err(opening)? {
-                    (super::Hit::Folder(_), _) => {
+                    (Hit::Folder(_), _) => {
                         Err(CanopyError::new(ErrorCode::NotAFile, "this is a folder"))
                     }
-                    (super::Hit::Record(r), _) if r.is_raw() => Err(super::unsafe_error(name)),
-                    (super::Hit::Record(r), _) => {
+                    (Hit::Record(r), _) if r.is_raw() => Err(unsafe_error(name)),
+                    (Hit::Record(r), _) => {
                         found.archive.member(r).map(File::Inside).map_err(opening)
                     }
                 }

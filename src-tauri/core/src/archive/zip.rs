@@ -4,7 +4,7 @@
 //! header; then the central directory, one record per entry; then the end
 //! record (and, for zip64, its own end record and locator before it). A
 //! listing reads the end record, then the directory front to back in
-//! windows, keeping 8 bytes an entry (see `tree`); a folder's entries are
+//! windows (twice: see `tree`), keeping 4 bytes an entry; a folder's entries are
 //! read again from the directory when it is listed. A preview reads one
 //! entry's local header and decompresses from its data.
 #![forbid(unsafe_code)]

@@ -44,7 +44,7 @@ pub enum ErrorCode {
     Ratio,
     /// The archive uses a format or compression method Canopy does not read.
     Unsupported,
-    /// An archive nested deeper than Canopy opens, or too large to open in memory.
+    /// An archive inside archives nested deeper than Canopy opens.
     TooDeep,
     /// Another entry of the archive has the same path: both are listed.
     Duplicate,

@@ -1,0 +1,373 @@
+//! A folder inside an archive, as a [`SourceFolder`]: its subfolders and
+//! entries from the tree, their facts from the format, and what is wrong
+//! with a name (unsafe, encrypted, a duplicate).
+#![forbid(unsafe_code)]
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::{Arc, Mutex};
+
+use super::member::{member_head, Member};
+use super::sniff::{named_like_archive, sniff};
+use super::{names, tar, tree, zip, Archive, Body};
+use crate::error::{CanopyError, ErrorCode};
+use crate::limits::ARCHIVE_LINK_MAX;
+use crate::source::{EntryNote, EntryStream, Identity, Meta, RawEntry, SourceFile, SourceFolder};
+use crate::wire::{ArchiveFormat, EntryKind};
+
+/// One entry found by name in a folder of an archive.
+pub(super) enum Hit {
+    Folder(u32),
+    Record(tree::Record),
+}
+
+/// A folder inside an archive.
+pub struct ArchiveFolder<F: SourceFile> {
+    archive: Arc<Archive<F>>,
+    id: u32,
+    /// What was learnt of shown entries while reading (encrypted ones).
+    notes: Mutex<HashMap<Box<[u8]>, CanopyError>>,
+    /// Files read that are named like archives, and where they are (to look
+    /// at their first bytes if shown).
+    archive_like: Mutex<HashMap<Box<[u8]>, tree::Record>>,
+}
+
+/// At most this many encrypted names are remembered per folder for their
+/// note; past it, a name is looked up again.
+const NOTES_MAX: usize = 10_000;
+
+impl<F: SourceFile> ArchiveFolder<F> {
+    pub(super) fn new(archive: Arc<Archive<F>>, id: u32) -> Self {
+        ArchiveFolder {
+            archive,
+            id,
+            notes: Mutex::new(HashMap::new()),
+            archive_like: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The record `name` of this folder, if it is one.
+    pub(super) fn record_named(&self, name: &[u8]) -> io::Result<Option<tree::Record>> {
+        if let Some(&r) = self
+            .archive_like
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+        {
+            return Ok(Some(r));
+        }
+        match self.find(name) {
+            Ok((Hit::Record(r), _)) => Ok(Some(r)),
+            Ok((Hit::Folder(_), _)) => Ok(None),
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The listed name and facts of record `r` (its name into `path`).
+    pub(super) fn record(
+        &self,
+        r: tree::Record,
+        window: &mut zip::Window,
+        path: &mut Vec<u8>,
+    ) -> io::Result<(Meta, bool)> {
+        let a = &*self.archive;
+        match &a.body {
+            Body::Zip(dir) => {
+                let found = zip::entry_at(&a.file, dir, window, r.loc(), path)?;
+                if !r.is_raw() {
+                    let trimmed = path.strip_suffix(b"/").unwrap_or(path).len();
+                    path.truncate(trimmed);
+                    let cut = path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
+                    path.drain(..cut);
+                }
+                Ok((found.meta, found.encrypted))
+            }
+            Body::Tar(idx) => {
+                let m = &idx.members[r.loc() as usize];
+                path.clear();
+                path.extend_from_slice(idx.name(m));
+                Ok((tar::TarIndex::meta(m), false))
+            }
+        }
+    }
+
+    /// The facts of folder `sub`: its own entry's, when it has one.
+    pub(super) fn folder_meta(
+        &self,
+        sub: u32,
+        window: &mut zip::Window,
+        scratch: &mut Vec<u8>,
+    ) -> Meta {
+        let plain = Meta {
+            kind: EntryKind::Folder,
+            size: 0,
+            modified_ms: None,
+        };
+        let Some(loc) = self.archive.tree.node(sub).explicit else {
+            return plain;
+        };
+        let rec = tree::Record::raw(loc);
+        match self.record(rec, window, scratch) {
+            Ok((meta, _)) => Meta {
+                kind: EntryKind::Folder,
+                size: 0,
+                modified_ms: meta.modified_ms,
+            },
+            Err(_) => plain,
+        }
+    }
+
+    pub(super) fn find(&self, name: &[u8]) -> io::Result<(Hit, Meta)> {
+        let tree = &self.archive.tree;
+        let mut window = zip::Window::new();
+        let mut path = Vec::new();
+        if let Some(sub) = tree.subfolder(self.id, name) {
+            return Ok((
+                Hit::Folder(sub),
+                self.folder_meta(sub, &mut window, &mut path),
+            ));
+        }
+        for &r in tree.records(self.id) {
+            let (meta, _) = self.record(r, &mut window, &mut path)?;
+            if path == name {
+                return Ok((Hit::Record(r), meta));
+            }
+        }
+        Err(io::Error::from_raw_os_error(libc::ENOENT))
+    }
+}
+
+/// A folder of an archive being read: its subfolders, then its other entries.
+pub struct ArchiveEntries<'a, F: SourceFile> {
+    folder: &'a ArchiveFolder<F>,
+    /// The names given so far, to tell duplicates (in folders of at most
+    /// `DUPLICATES_CHECKED` entries; `None` past that).
+    seen: Option<std::collections::HashSet<Box<[u8]>>>,
+    next: usize,
+    window: zip::Window,
+    path: Vec<u8>,
+}
+
+/// Entries given per batch (the engine checks its deadline between batches).
+const BATCH: usize = 512;
+
+/// Folders of at most this many entries say which names occur twice
+/// (`DUPLICATE`); a larger one lists both silently (telling would hold
+/// every name of the folder).
+const DUPLICATES_CHECKED: usize = 4096;
+
+impl<F: SourceFile> ArchiveEntries<'_, F> {
+    /// Notes `name` as a duplicate when it was given before.
+    fn seen_again(&mut self, name: &[u8]) {
+        let Some(seen) = &mut self.seen else { return };
+        if !seen.insert(name.into()) {
+            let mut notes = self.folder.notes.lock().unwrap_or_else(|e| e.into_inner());
+            if notes.len() < NOTES_MAX {
+                notes.entry(name.into()).or_insert_with(|| {
+                    CanopyError::new(
+                        ErrorCode::Duplicate,
+                        "another entry of the archive has this path; both are listed",
+                    )
+                });
+            }
+        }
+    }
+}
+
+impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
+    fn next_batch(&mut self, each: &mut dyn FnMut(RawEntry<'_>)) -> io::Result<bool> {
+        let f = self.folder;
+        let tree = &f.archive.tree;
+        let subs = tree.subfolders(f.id);
+        let recs = tree.records(f.id);
+        let end = (self.next + BATCH).min(subs.len() + recs.len());
+        while self.next < end {
+            let i = self.next;
+            self.next += 1;
+            if let Some(&sub) = subs.get(i) {
+                let meta = f.folder_meta(sub, &mut self.window, &mut self.path);
+                self.seen_again(tree.name(sub));
+                each(RawEntry {
+                    name: tree.name(sub),
+                    kind: Some(EntryKind::Folder),
+                    meta: Some(meta),
+                });
+                continue;
+            }
+            let r = recs[i - subs.len()];
+            let (meta, encrypted) = f.record(r, &mut self.window, &mut self.path)?;
+            if meta.kind == EntryKind::File && !r.is_raw() && named_like_archive(&self.path) {
+                let mut like = f.archive_like.lock().unwrap_or_else(|e| e.into_inner());
+                if like.len() < NOTES_MAX {
+                    like.insert(self.path.clone().into(), r);
+                }
+            }
+            let path = std::mem::take(&mut self.path);
+            self.seen_again(&path);
+            self.path = path;
+            if encrypted {
+                let mut notes = f.notes.lock().unwrap_or_else(|e| e.into_inner());
+                if notes.len() < NOTES_MAX {
+                    notes.insert(self.path.clone().into(), encrypted_error());
+                }
+            }
+            each(RawEntry {
+                name: &self.path,
+                kind: Some(meta.kind),
+                meta: Some(meta),
+            });
+        }
+        if self.next < subs.len() + recs.len() {
+            return Ok(true);
+        }
+        match f.archive.stopped() {
+            Some(why) => Err(why.clone().into_io()),
+            None => Ok(false),
+        }
+    }
+
+    fn into_buffer(self) -> Vec<u8> {
+        Vec::new()
+    }
+}
+
+pub(super) fn encrypted_error() -> CanopyError {
+    CanopyError::new(
+        ErrorCode::Encrypted,
+        "the entry is encrypted: its name is listed, its content is not read",
+    )
+}
+
+pub(super) fn unsafe_error(name: &[u8]) -> CanopyError {
+    let why = names::unsafe_reason(name.strip_suffix(b"/").unwrap_or(name))
+        .unwrap_or("the name holds a / (it names a path, not an entry)");
+    CanopyError::new(
+        ErrorCode::UnsafeName,
+        format!("{why}; listed as written, never opened"),
+    )
+}
+
+fn not_followed() -> io::Error {
+    CanopyError::new(
+        ErrorCode::NotAFile,
+        "links inside an archive are shown, never followed",
+    )
+    .into_io()
+}
+
+impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
+    type Entries<'a> = ArchiveEntries<'a, F>;
+    type Found = Identity;
+
+    fn identity(&self) -> io::Result<(Identity, Meta)> {
+        let mut window = zip::Window::new();
+        let meta = self.folder_meta(self.id, &mut window, &mut Vec::new());
+        Ok((self.archive.identity(self.id), meta))
+    }
+
+    fn entries(&self, buffer: Vec<u8>) -> Result<ArchiveEntries<'_, F>, (io::Error, Vec<u8>)> {
+        drop(buffer);
+        let tree = &self.archive.tree;
+        let small =
+            tree.subfolders(self.id).len() + tree.records(self.id).len() <= DUPLICATES_CHECKED;
+        Ok(ArchiveEntries {
+            folder: self,
+            seen: small.then(std::collections::HashSet::new),
+            next: 0,
+            window: zip::Window::new(),
+            path: Vec::new(),
+        })
+    }
+
+    fn stat_child(&self, name: &[u8], follow: bool) -> io::Result<Meta> {
+        let (_, meta) = self.find(name)?;
+        if follow && meta.kind == EntryKind::Symlink {
+            return Err(not_followed());
+        }
+        Ok(meta)
+    }
+
+    fn read_link(&self, name: &[u8]) -> io::Result<Vec<u8>> {
+        let (hit, meta) = self.find(name)?;
+        let Hit::Record(r) = hit else {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        };
+        if meta.kind != EntryKind::Symlink {
+            return Err(io::Error::from_raw_os_error(libc::EINVAL));
+        }
+        match &self.archive.body {
+            Body::Tar(idx) => Ok(idx
+                .link(&idx.members[r.loc() as usize])
+                .unwrap_or_default()
+                .to_vec()),
+            Body::Zip(_) => {
+                // A zip keeps a link's target as its content.
+                let member = Member::of_zip(&self.archive, r.loc(), true)?;
+                let mut target = vec![0; ARCHIVE_LINK_MAX];
+                let n = member.read_at(&mut target, 0)?;
+                target.truncate(n);
+                Ok(target)
+            }
+        }
+    }
+
+    fn look_up(&self, name: &[u8]) -> io::Result<Identity> {
+        match self.find(name)? {
+            (Hit::Folder(sub), _) => Ok(self.archive.identity(sub)),
+            _ => Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
+        }
+    }
+
+    fn found_identity(found: &Identity) -> io::Result<Identity> {
+        Ok(*found)
+    }
+
+    fn open_child(&self, name: &[u8]) -> io::Result<Self> {
+        match self.archive.tree.subfolder(self.id, name) {
+            Some(sub) => Ok(ArchiveFolder::new(self.archive.clone(), sub)),
+            None => match self.find(name) {
+                Ok(_) => Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
+                Err(e) => Err(e),
+            },
+        }
+    }
+
+    fn open_child_here(&self, name: &[u8]) -> io::Result<Option<Self>> {
+        self.open_child(name).map(Some)
+    }
+
+    fn note_child(&self, name: &[u8], kind: EntryKind) -> EntryNote {
+        let raw = self.id == 0 && (name.contains(&b'/') || names::unsafe_reason(name).is_some());
+        if raw {
+            return EntryNote {
+                archive: None,
+                problem: Some(unsafe_error(name)),
+                examine: false,
+            };
+        }
+        let problem = self
+            .notes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned();
+        // An archive inside this one is told by its first bytes too (at most
+        // a few KiB decompressed), and listed as one; opening it is bounded
+        // by nesting and size (`Archive::open_nested`).
+        let examine = kind == EntryKind::File && problem.is_none() && named_like_archive(name);
+        EntryNote {
+            archive: None,
+            problem,
+            examine,
+        }
+    }
+
+    fn archive_format(&self, name: &[u8]) -> io::Result<Option<ArchiveFormat>> {
+        let Some(record) = self.record_named(name)? else {
+            return Ok(None);
+        };
+        let member = self.archive.member(record)?;
+        Ok(sniff(&member_head(&member)?, name))
+    }
+}
