@@ -299,12 +299,27 @@ fn a_file_inside_every_format_previews_its_exact_bytes_and_folders_are_refused()
             archive.display()
         );
         // From an offset, as "Load more" asks: the bytes that are there.
-        let later = preview(&source(), &archive.join("src/deep/er/still/x.bin"), 2000, 16).unwrap();
+        let later = preview(
+            &source(),
+            &archive.join("src/deep/er/still/x.bin"),
+            2000,
+            16,
+        )
+        .unwrap();
         assert_eq!(later.offset, 2000, "{}", archive.display());
-        let canopy_core::wire::PreviewContent::Binary { base64 } = &later.content else { panic!("x.bin is binary") };
+        let canopy_core::wire::PreviewContent::Binary { base64 } = &later.content else {
+            panic!("x.bin is binary")
+        };
         let want: Vec<u8> = (2000..2016).map(|i| (i % 256) as u8).collect();
         use base64::Engine;
-        assert_eq!(base64::engine::general_purpose::STANDARD.decode(base64).unwrap(), want, "{}", archive.display());
+        assert_eq!(
+            base64::engine::general_purpose::STANDARD
+                .decode(base64)
+                .unwrap(),
+            want,
+            "{}",
+            archive.display()
+        );
         let folder = preview(&source(), &archive.join("src"), 0, 100).unwrap_err();
         assert_eq!(folder.code, ErrorCode::NotAFile, "{}", archive.display());
         let missing = preview(&source(), &archive.join("src/nope.rs"), 0, 100).unwrap_err();

@@ -10,7 +10,11 @@ export type ArchiveSummary = { format: ArchiveFormat,
 /**
  * Entries in the archive's directory (or read of a tar's stream).
  */
-entries: number, files: number, folders: number, links: number, 
+entries: number, files: number, 
+/**
+ * Folders, those only implied by an entry's path included.
+ */
+folders: number, links: number, 
 /**
  * The total uncompressed size the archive claims for its entries.
  */

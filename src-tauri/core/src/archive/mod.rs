@@ -166,7 +166,8 @@ impl<F: SourceFile> Archive<F> {
             format: self.format,
             entries,
             files: s.files,
-            folders: s.folders,
+            // Every folder a listing shows, those only implied by a path too.
+            folders: s.folders.max(self.tree.folder_count() as u64 - 1),
             links: s.links,
             size: s.size,
             archive_size: self.file.size(),

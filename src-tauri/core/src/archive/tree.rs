@@ -103,7 +103,7 @@ impl Tree {
         segments.try_fold(0, |id, segment| self.subfolder(id, segment))
     }
 
-    #[cfg(test)]
+    /// Its folders, the top one included (those only implied by a path too).
     pub fn folder_count(&self) -> usize {
         self.nodes.len()
     }

@@ -126,6 +126,7 @@ pub struct ArchiveSummary {
     pub entries: u64,
     #[ts(type = "number")]
     pub files: u64,
+    /// Folders, those only implied by an entry's path included.
     #[ts(type = "number")]
     pub folders: u64,
     #[ts(type = "number")]
