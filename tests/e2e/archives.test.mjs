@@ -148,8 +148,9 @@ describe("archives in the window", () => {
     const text = await previewReady(s, ".archive-summary");
     const facts = await s.exec(() => Object.fromEntries(Array.from(document.querySelectorAll(".archive-facts dt"), (dt) => [dt.textContent, dt.nextElementSibling.textContent])));
     assert.equal(facts.Format, "ZIP");
-    // 303 records: the folders exist only in the names' paths, so none is a record.
-    assert.equal(facts.Entries, "304 recorded: 304 files, 0 folders", `the zip's records: ${JSON.stringify(facts)}`);
+    // 304 records; its two folders exist only in the names' paths, and are counted as shown.
+    assert.equal(facts.Entries, "304 in its directory", `the zip's records: ${JSON.stringify(facts)}`);
+    assert.equal(facts.Holds, "304 files, 2 folders", `what they hold: ${JSON.stringify(facts)}`);
     assert.equal(facts["Archive size"].length > 0, true);
     assert.match(facts.Ratio, /^[\d.,]+ : 1 \(uncompressed : archive\)$/);
     assert.match(facts["Unsafe names"], /^1 entry whose name would reach outside the archive/);
@@ -187,8 +188,8 @@ describe("archives in the window", () => {
     await expand("inner.zip", "deep.txt");
     await selectRow(s, "inner.zip");
     await previewReady(s, ".archive-summary");
-    const entries = await s.exec(() => Array.from(document.querySelectorAll(".archive-facts dt")).find((dt) => dt.textContent === "Entries")?.nextElementSibling.textContent);
-    assert.equal(entries, "1 recorded: 1 file, 0 folders", "the inner archive's own summary");
+    const holds = await s.exec(() => Array.from(document.querySelectorAll(".archive-facts dt")).find((dt) => dt.textContent === "Holds")?.nextElementSibling.textContent);
+    assert.equal(holds, "1 file, 0 folders", "the inner archive's own summary");
     await selectRow(s, "deep.txt");
     await previewReady(s, "pre.code .line");
     const text = await s.exec(() => document.querySelector('[aria-label="Preview"] pre.code .line').textContent);

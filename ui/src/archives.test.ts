@@ -149,7 +149,8 @@ describe("an archive's summary in words", () => {
     const facts = Object.fromEntries(archiveFacts(summary));
     expect(facts).toMatchObject({
       Format: "ZIP",
-      Entries: "303 recorded: 301 files, 2 folders",
+      Entries: "303 in its directory",
+      Holds: "301 files, 2 folders",
       Uncompressed: "200 MiB in total, as the archive claims",
       "Archive size": "199 KiB",
       Ratio: "1,028 : 1 (uncompressed : archive)",

@@ -41,8 +41,9 @@ export function archiveFacts(s: ArchiveSummary): Array<[string, string]> {
   const facts: Array<[string, string]> = [["Format", formatName(s.format)]];
   const kinds = [plural(s.files, "file", "files"), plural(s.folders, "folder", "folders")];
   if (s.links) kinds.push(plural(s.links, "link", "links"));
-  // Counted from the archive's records: a folder only named in paths has none.
-  facts.push(["Entries", `${formatCount(s.entries)} recorded: ${kinds.join(", ")}`]);
+  // The records of its directory; what they hold counts a folder only named in paths too.
+  facts.push(["Entries", `${formatCount(s.entries)} in its directory`]);
+  facts.push(["Holds", kinds.join(", ")]);
   if (s.claimedEntries !== undefined && s.claimedEntries !== s.entries) {
     facts.push(["Claimed", `its directory's end says ${plural(s.claimedEntries, "entry", "entries")}`]);
   }
