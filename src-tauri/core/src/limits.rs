@@ -209,6 +209,14 @@ pub const ARCHIVE_CACHE: usize = 4;
 pub const ARCHIVE_DICT_MAX: u32 = 64 * 1024 * 1024;
 /// The longest symlink target read from an archive entry.
 pub const ARCHIVE_LINK_MAX: usize = 4096;
+/// Folders inside an archive of at most this many entries say which
+/// names occur twice (`DUPLICATE`); a larger one lists both without
+/// telling, which would hold every name of the folder.
+pub const ARCHIVE_DUPLICATES_CHECKED: usize = 4096;
+/// At most this many names a folder of an archive read are remembered for
+/// their note (encrypted, duplicate, named like an archive); past it, a
+/// name is looked up again or goes without.
+pub const ARCHIVE_NOTES_MAX: usize = 10_000;
 /// Archives open inside archives at most this deep (the outermost is 1);
 /// deeper ones are listed as archives and refused with `TOO_DEEP`.
 pub const ARCHIVE_NESTING_MAX: u8 = 3;

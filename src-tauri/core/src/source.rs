@@ -216,6 +216,24 @@ pub trait SourceFile: Send + Sync + 'static {
     /// The source's error (`WouldBlock` ends the read where it is).
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
 
+    /// Reads into `buf` from `offset` until it is full or the file ends;
+    /// the count read.
+    ///
+    /// # Errors
+    /// The source's error.
+    fn read_full_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let mut got = 0;
+        while got < buf.len() {
+            match self.read_at(&mut buf[got..], offset + got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(got)
+    }
+
     /// What the file was when it was opened, when the source can say
     /// (`None`, the default, means never reuse what was learnt of it).
     fn stamp(&self) -> Option<FileStamp> {

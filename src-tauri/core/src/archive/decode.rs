@@ -97,12 +97,9 @@ pub(crate) enum Codec {
     },
 }
 
-fn corrupt(what: impl std::fmt::Display) -> io::Error {
-    CanopyError::new(
-        ErrorCode::Corrupt,
-        format!("the compressed data is damaged: {what}"),
-    )
-    .into_io()
+/// The data a decoder reads is damaged.
+fn damaged_data(what: impl std::fmt::Display) -> io::Error {
+    super::corrupt(format!("the compressed data is damaged: {what}"))
 }
 
 /// Decodes `input` with `codec`, as a stream.
@@ -136,9 +133,9 @@ pub(crate) fn decoder<R: Read + Send + 'static>(
             let mut header = [0u8; 9];
             input
                 .read_exact(&mut header)
-                .map_err(|_| corrupt("the LZMA header is cut short"))?;
+                .map_err(|_| damaged_data("the LZMA header is cut short"))?;
             if u16::from_le_bytes([header[2], header[3]]) != 5 {
-                return Err(corrupt("the LZMA properties are not 5 bytes"));
+                return Err(damaged_data("the LZMA properties are not 5 bytes"));
             }
             let props = header[4];
             let dict = u32::from_le_bytes([header[5], header[6], header[7], header[8]]);
@@ -146,7 +143,7 @@ pub(crate) fn decoder<R: Read + Send + 'static>(
                 return Err(too_big_window(u64::from(dict)));
             }
             let reader = lzma_rust2::LzmaReader::new_with_props(input, size, props, dict, None)
-                .map_err(|e| corrupt(e))?;
+                .map_err(|e| damaged_data(e))?;
             Box::new(reader)
         }
     })
@@ -158,7 +155,7 @@ fn damaged(e: io::Error) -> io::Error {
     if ours || e.raw_os_error().is_some() || e.kind() == io::ErrorKind::Interrupted {
         return e;
     }
-    corrupt(e)
+    damaged_data(e)
 }
 
 fn too_big_window(bytes: u64) -> io::Error {
@@ -206,7 +203,7 @@ impl<R: BufRead> Read for ZstdFrames<R> {
                 }) => {
                     return Err(too_big_window(requested));
                 }
-                Err(e) => return Err(corrupt(e)),
+                Err(e) => return Err(damaged_data(e)),
             }
         }
     }

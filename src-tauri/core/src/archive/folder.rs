@@ -7,11 +7,11 @@ use std::collections::HashMap;
 use std::io;
 use std::sync::{Arc, Mutex};
 
-use super::member::{member_head, Member};
-use super::sniff::{named_like_archive, sniff};
+use super::member::Member;
+use super::sniff::{head_of, named_like_archive, sniff};
 use super::{names, tar, tree, zip, Archive, Body};
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::ARCHIVE_LINK_MAX;
+use crate::limits::{ARCHIVE_DUPLICATES_CHECKED, ARCHIVE_LINK_MAX, ARCHIVE_NOTES_MAX};
 use crate::source::{EntryNote, EntryStream, Identity, Meta, RawEntry, SourceFile, SourceFolder};
 use crate::wire::{ArchiveFormat, EntryKind};
 
@@ -31,10 +31,6 @@ pub struct ArchiveFolder<F: SourceFile> {
     /// at their first bytes if shown).
     archive_like: Mutex<HashMap<Box<[u8]>, tree::Record>>,
 }
-
-/// At most this many encrypted names are remembered per folder for their
-/// note; past it, a name is looked up again.
-const NOTES_MAX: usize = 10_000;
 
 impl<F: SourceFile> ArchiveFolder<F> {
     pub(super) fn new(archive: Arc<Archive<F>>, id: u32) -> Self {
@@ -142,7 +138,7 @@ impl<F: SourceFile> ArchiveFolder<F> {
 pub struct ArchiveEntries<'a, F: SourceFile> {
     folder: &'a ArchiveFolder<F>,
     /// The names given so far, to tell duplicates (in folders of at most
-    /// `DUPLICATES_CHECKED` entries; `None` past that).
+    /// `ARCHIVE_DUPLICATES_CHECKED` entries; `None` past that).
     seen: Option<std::collections::HashSet<Box<[u8]>>>,
     next: usize,
     window: zip::Window,
@@ -152,18 +148,13 @@ pub struct ArchiveEntries<'a, F: SourceFile> {
 /// Entries given per batch (the engine checks its deadline between batches).
 const BATCH: usize = 512;
 
-/// Folders of at most this many entries say which names occur twice
-/// (`DUPLICATE`); a larger one lists both silently (telling would hold
-/// every name of the folder).
-const DUPLICATES_CHECKED: usize = 4096;
-
 impl<F: SourceFile> ArchiveEntries<'_, F> {
     /// Notes `name` as a duplicate when it was given before.
     fn seen_again(&mut self, name: &[u8]) {
         let Some(seen) = &mut self.seen else { return };
         if !seen.insert(name.into()) {
             let mut notes = self.folder.notes.lock().unwrap_or_else(|e| e.into_inner());
-            if notes.len() < NOTES_MAX {
+            if notes.len() < ARCHIVE_NOTES_MAX {
                 notes.entry(name.into()).or_insert_with(|| {
                     CanopyError::new(
                         ErrorCode::Duplicate,
@@ -199,7 +190,7 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
             let (meta, encrypted) = f.record(r, &mut self.window, &mut self.path)?;
             if meta.kind == EntryKind::File && !r.is_raw() && named_like_archive(&self.path) {
                 let mut like = f.archive_like.lock().unwrap_or_else(|e| e.into_inner());
-                if like.len() < NOTES_MAX {
+                if like.len() < ARCHIVE_NOTES_MAX {
                     like.insert(self.path.clone().into(), r);
                 }
             }
@@ -208,7 +199,7 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
             self.path = path;
             if encrypted {
                 let mut notes = f.notes.lock().unwrap_or_else(|e| e.into_inner());
-                if notes.len() < NOTES_MAX {
+                if notes.len() < ARCHIVE_NOTES_MAX {
                     notes.insert(self.path.clone().into(), encrypted_error());
                 }
             }
@@ -269,8 +260,8 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
     fn entries(&self, buffer: Vec<u8>) -> Result<ArchiveEntries<'_, F>, (io::Error, Vec<u8>)> {
         drop(buffer);
         let tree = &self.archive.tree;
-        let small =
-            tree.subfolders(self.id).len() + tree.records(self.id).len() <= DUPLICATES_CHECKED;
+        let small = tree.subfolders(self.id).len() + tree.records(self.id).len()
+            <= ARCHIVE_DUPLICATES_CHECKED;
         Ok(ArchiveEntries {
             folder: self,
             seen: small.then(std::collections::HashSet::new),
@@ -368,6 +359,6 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
             return Ok(None);
         };
         let member = self.archive.member(record)?;
-        Ok(sniff(&member_head(&member)?, name))
+        Ok(sniff(&head_of(&member)?, name))
     }
 }

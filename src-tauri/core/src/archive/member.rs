@@ -8,12 +8,10 @@ use std::sync::{Arc, Mutex};
 use super::blob::Blob;
 use super::decode::{self, Codec, Range, RatioGuard};
 use super::folder::encrypted_error;
-use super::sniff::{codec_of, sniff};
+use super::sniff::{codec_of, head_of, sniff};
 use super::{tar, tree, zip, Archive, Body};
 use crate::error::{code_of, CanopyError, ErrorCode};
-use crate::limits::{
-    ARCHIVE_NESTED_MEMORY_MAX, ARCHIVE_NESTING_MAX, ARCHIVE_SKIP_MAX, ARCHIVE_SNIFF_BYTES,
-};
+use crate::limits::{ARCHIVE_NESTED_MEMORY_MAX, ARCHIVE_NESTING_MAX, ARCHIVE_SKIP_MAX};
 use crate::source::SourceFile;
 use crate::wire::{ArchiveFormat, EntryKind};
 
@@ -94,7 +92,7 @@ impl<F: SourceFile> Member<F> {
             .checked_add(m.size)
             .is_none_or(|end| end > archive.file.size());
         if archive.format == ArchiveFormat::Tar && truncated {
-            return Err(zip::corrupt(
+            return Err(super::corrupt(
                 "the entry's data is cut short (the archive is truncated)",
             ));
         }
@@ -154,7 +152,7 @@ impl<F: SourceFile> Member<F> {
                 }
                 let mut s = tar::Stream::open(&file, codec_of(self.archive.format), None)?;
                 if !s.skip(data)? {
-                    return Err(zip::corrupt("the archive ends before this entry's data"));
+                    return Err(super::corrupt("the archive ends before this entry's data"));
                 }
                 Box::new(StreamTake {
                     stream: s,
@@ -173,7 +171,9 @@ impl<F: SourceFile> Member<F> {
             .into_io());
         }
         if !decode::skip(&mut stream, offset)? {
-            return Err(zip::corrupt("the entry's data ends before its stated size"));
+            return Err(super::corrupt(
+                "the entry's data ends before its stated size",
+            ));
         }
         Ok(stream)
     }
@@ -212,21 +212,13 @@ impl<F: SourceFile> SourceFile for Member<F> {
         };
         let n = decode::fill(&mut stream, buf)?;
         if n == 0 && !buf.is_empty() && offset < self.size {
-            return Err(zip::corrupt(
+            return Err(super::corrupt(
                 "the entry's data ends before its stated size (the archive is damaged)",
             ));
         }
         *open = Some((offset + n as u64, stream));
         Ok(n)
     }
-}
-
-/// The first bytes of a member (decompressed, bounded by the ratio guard).
-pub(super) fn member_head<F: SourceFile>(m: &Member<F>) -> io::Result<Vec<u8>> {
-    let mut head = vec![0; ARCHIVE_SNIFF_BYTES];
-    let n = m.read_at(&mut head, 0)?;
-    head.truncate(n);
-    Ok(head)
 }
 
 impl<X: SourceFile> Archive<Blob<X>> {
@@ -249,7 +241,7 @@ impl<X: SourceFile> Archive<Blob<X>> {
                 e
             }
         })?;
-        let Some(format) = sniff(&member_head(&member)?, name) else {
+        let Some(format) = sniff(&head_of(&member)?, name) else {
             return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
         };
         if self.level >= ARCHIVE_NESTING_MAX {
@@ -264,12 +256,8 @@ impl<X: SourceFile> Archive<Blob<X>> {
             Some(start) => Blob::Window { outer: self.file.clone(), start, len: size },
             None if size <= ARCHIVE_NESTED_MEMORY_MAX => {
                 let mut bytes = vec![0; size as usize];
-                let mut got = 0;
-                while got < bytes.len() {
-                    match member.read_at(&mut bytes[got..], got as u64)? {
-                        0 => return Err(zip::corrupt("the inner archive ends before its stated size")),
-                        n => got += n,
-                    }
+                if member.read_full_at(&mut bytes, 0)? < bytes.len() {
+                    return Err(super::corrupt("the inner archive ends before its stated size"));
                 }
                 Blob::Memory(bytes.into())
             }

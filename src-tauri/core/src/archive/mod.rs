@@ -40,6 +40,16 @@ use crate::error::CanopyError;
 use crate::source::{FileStamp, Identity, SourceFile};
 use crate::wire::{ArchiveFormat, ArchiveSummary, EntryKind};
 
+/// `CORRUPT`: the archive is truncated or its records contradict each other.
+pub(super) fn corrupt_error(what: impl std::fmt::Display) -> CanopyError {
+    CanopyError::new(crate::error::ErrorCode::Corrupt, what.to_string())
+}
+
+/// [`corrupt_error`] inside an `io::Error`, for the sources' calls.
+pub(super) fn corrupt(what: impl std::fmt::Display) -> io::Error {
+    corrupt_error(what).into_io()
+}
+
 /// What an archive holds, as its index counted it.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Summary {

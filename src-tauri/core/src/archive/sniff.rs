@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::decode::{self, Codec};
 use super::tar;
 use crate::limits::ARCHIVE_SNIFF_BYTES;
+use crate::source::SourceFile;
 use crate::wire::ArchiveFormat;
 
 /// Names whose ending says "archive": only such files of a listing are
@@ -126,4 +127,13 @@ pub(super) fn codec_of(format: ArchiveFormat) -> Codec {
         ArchiveFormat::TarXz => Codec::Xz,
         ArchiveFormat::TarZst => Codec::Zstd,
     }
+}
+
+/// The first bytes of `file` (decompressed, for an entry of an archive),
+/// enough to tell an archive.
+pub(super) fn head_of<F: SourceFile>(file: &F) -> io::Result<Vec<u8>> {
+    let mut head = vec![0; ARCHIVE_SNIFF_BYTES];
+    let got = file.read_full_at(&mut head, 0)?;
+    head.truncate(got);
+    Ok(head)
 }

@@ -16,7 +16,7 @@ use std::time::Instant;
 use super::decode::{self, Codec, Range, RatioGuard};
 use super::names::unsafe_reason;
 use super::tree::{Tree, TreeBuilder};
-use super::Summary;
+use super::{corrupt_error, Summary};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{ARCHIVE_INDEX_TIME, ARCHIVE_LINK_MAX, MAX_TIME_MS};
 
@@ -187,10 +187,6 @@ pub(crate) fn is_header(block: &[u8]) -> bool {
         && checksum_ok(block[..512].try_into().expect("512"))
 }
 
-fn corrupt(what: &str) -> CanopyError {
-    CanopyError::new(ErrorCode::Corrupt, what.to_string())
-}
-
 /// What pax and GNU long-name headers say of the next entry.
 #[derive(Default)]
 struct Pending {
@@ -206,15 +202,18 @@ fn read_data<F: SourceFile>(
     max: u64,
 ) -> Result<Vec<u8>, CanopyError> {
     if size > max {
-        return Err(corrupt("an extended header is larger than Canopy reads"));
+        return Err(corrupt_error(
+            "an extended header is larger than Canopy reads",
+        ));
     }
-    let padded = padded(size).ok_or_else(|| corrupt("an extended header's size overflows"))?;
+    let padded =
+        padded(size).ok_or_else(|| corrupt_error("an extended header's size overflows"))?;
     let mut data = vec![0; padded as usize];
     let n = s
         .read_full(&mut data)
         .map_err(|e| CanopyError::from_io(&e, "reading the archive failed"))?;
     if n < data.len() {
-        return Err(corrupt("the archive ends inside an extended header"));
+        return Err(corrupt_error("the archive ends inside an extended header"));
     }
     data.truncate(size as usize);
     Ok(data)
@@ -294,7 +293,7 @@ pub(crate) fn index<F: SourceFile>(
             Ok(512) => {}
             Ok(0) => break None,
             Ok(_) => {
-                break Some(corrupt(
+                break Some(corrupt_error(
                     "the archive ends inside a header (it is truncated)",
                 ))
             }
@@ -304,12 +303,12 @@ pub(crate) fn index<F: SourceFile>(
             break None;
         }
         if !checksum_ok(&header) {
-            break Some(corrupt(
+            break Some(corrupt_error(
                 "a header's checksum does not match (the archive is damaged or not a tar)",
             ));
         }
         let Some(mut size) = octal(&header[124..136]) else {
-            break Some(corrupt("a header's size is not a number"));
+            break Some(corrupt_error("a header's size is not a number"));
         };
         let flag = header[156];
         match flag {
@@ -367,7 +366,7 @@ pub(crate) fn index<F: SourceFile>(
             size
         };
         let Some(data_blocks) = padded(data_len) else {
-            break Some(corrupt(
+            break Some(corrupt_error(
                 "an entry's size is larger than any archive (the header lies)",
             ));
         };
@@ -377,7 +376,7 @@ pub(crate) fn index<F: SourceFile>(
             match stream.skip(data_blocks) {
                 Ok(true) => continue,
                 Ok(false) => {
-                    break Some(corrupt(
+                    break Some(corrupt_error(
                         "the archive ends inside an entry's data (it is truncated)",
                     ))
                 }
@@ -414,7 +413,7 @@ pub(crate) fn index<F: SourceFile>(
         match stream.skip(data_blocks) {
             Ok(true) => {}
             Ok(false) => {
-                break Some(corrupt(
+                break Some(corrupt_error(
                     "the archive ends inside an entry's data (it is truncated)",
                 ))
             }

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use super::blob::Blob;
 use super::folder::{unsafe_error, ArchiveEntries, ArchiveFolder, Hit};
 use super::member::Member;
-use super::sniff::{named_like_archive, sniff};
+use super::sniff::{head_of, named_like_archive, sniff};
 use super::Archive;
 use crate::error::{CanopyError, ErrorCode};
 use crate::ignore_pattern::Meter;
@@ -113,7 +113,7 @@ impl<S: Source> WithArchives<S> {
                         return Ok((archive, prefix, segments));
                     }
                     let name = prefix.file_name().map_or(&b""[..], |n| n.as_bytes());
-                    let Some(format) = sniff(&read_head(&file)?, name) else {
+                    let Some(format) = sniff(&head_of(&file)?, name) else {
                         return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
                     };
                     let archive = Arc::new(Archive::open(Blob::Whole(file), format)?);
@@ -194,22 +194,6 @@ impl<S: Source> WithArchives<S> {
         }
         Ok(found.archive.summary())
     }
-}
-
-/// The first bytes of `file`, enough to tell an archive.
-fn read_head<F: SourceFile>(file: &F) -> io::Result<Vec<u8>> {
-    let mut head = vec![0; ARCHIVE_SNIFF_BYTES];
-    let mut got = 0;
-    while got < head.len() {
-        match file.read_at(&mut head[got..], got as u64) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    head.truncate(got);
-    Ok(head)
 }
 
 /// A folder of the wrapped source, or one inside an archive.

@@ -16,7 +16,7 @@ use std::time::Instant;
 use super::decode::Codec;
 use super::names::{cp437_to_utf8, unsafe_reason};
 use super::tree::{Tree, TreeBuilder, MAX_LOC};
-use super::Summary;
+use super::{corrupt, Summary};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{ARCHIVE_DIRECTORY_MAX, ARCHIVE_INDEX_TIME, ARCHIVE_WINDOW, MAX_TIME_MS};
 use crate::source::{Meta, SourceFile};
@@ -31,10 +31,6 @@ const CENTRAL_FIXED: usize = 46;
 /// The index's clock is read once per this many directory records.
 const DEADLINE_EVERY: u64 = 4096;
 
-pub(crate) fn corrupt(what: impl Into<String>) -> io::Error {
-    CanopyError::new(ErrorCode::Corrupt, what).into_io()
-}
-
 fn u16_at(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
@@ -47,18 +43,9 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
-fn read_exact_at<F: SourceFile>(file: &F, buf: &mut [u8], mut at: u64) -> io::Result<()> {
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read_at(&mut buf[got..], at) {
-            Ok(0) => return Err(corrupt("the archive ends before a record it points to")),
-            Ok(n) => {
-                got += n;
-                at += n as u64;
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+fn read_exact_at<F: SourceFile>(file: &F, buf: &mut [u8], at: u64) -> io::Result<()> {
+    if file.read_full_at(buf, at)? < buf.len() {
+        return Err(corrupt("the archive ends before a record it points to"));
     }
     Ok(())
 }
