@@ -1052,3 +1052,27 @@ with open('flood.tar.gz', 'wb') as f:
         }
     }
 }
+
+#[test]
+fn a_tar_zst_that_starts_with_a_skippable_frame_lists_as_bsdtar_lists_it() {
+    let t = tempfile::tempdir().unwrap();
+    python(
+        t.path(),
+        r#"
+import struct, subprocess, tarfile, io
+buf = io.BytesIO()
+with tarfile.open(fileobj=buf, mode='w') as tf:
+    ti = tarfile.TarInfo('inside.txt'); ti.size = 2; tf.addfile(ti, io.BytesIO(b'ok'))
+packed = subprocess.run(['zstd', '-c', '-q'], input=buf.getvalue(), capture_output=True, check=True).stdout
+# pzstd writes a skippable frame before each compressed one.
+skip = struct.pack('<II', 0x184D2A50, 12) + b'pzstd index!'
+open('p.tar.zst', 'wb').write(skip + packed + skip)
+"#,
+    );
+    let archive = t.path().join("p.tar.zst");
+    let listing = list_all(&archive);
+    let mut ours = BTreeMap::new();
+    flatten(root_folder(&listing), "", &mut ours);
+    assert_eq!(ours, bsdtar(&archive));
+    assert_eq!(text(preview(&source(), &archive.join("inside.txt"), 0, 10).unwrap()).as_deref(), Some("ok"));
+}

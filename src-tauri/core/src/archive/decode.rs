@@ -189,9 +189,20 @@ impl<R: BufRead> Read for ZstdFrames<R> {
             let Some(mut input) = self.input.take() else {
                 return Ok(0);
             };
-            if input.fill_buf()?.is_empty() {
+            let peek = input.fill_buf()?;
+            if peek.is_empty() {
                 self.input = Some(input);
                 return Ok(0);
+            }
+            // A skippable frame (pzstd's index, user data): its length, then bytes to pass over.
+            if let Some(len) = skippable_frame(peek) {
+                input.consume(8);
+                let passed = io::copy(&mut (&mut input).take(len), &mut io::sink())?;
+                if passed < len {
+                    return Err(damaged_data("a skippable frame is cut short"));
+                }
+                self.input = Some(input);
+                continue;
             }
             let mut decoder = ruzstd::decoding::FrameDecoder::new();
             decoder.set_max_window_size(u64::from(ARCHIVE_DICT_MAX));
@@ -207,6 +218,14 @@ impl<R: BufRead> Read for ZstdFrames<R> {
             }
         }
     }
+}
+
+/// The length of the skippable zstd frame `head` starts with, if it does
+/// (magic 0x184D2A50 to 0x184D2A5F, then a 32-bit length).
+pub(super) fn skippable_frame(head: &[u8]) -> Option<u64> {
+    let magic = u32::from_le_bytes(head.get(..4)?.try_into().ok()?);
+    let len = u32::from_le_bytes(head.get(4..8)?.try_into().ok()?);
+    (magic & 0xFFFF_FFF0 == 0x184D_2A50).then_some(u64::from(len))
 }
 
 /// Stops a decoder whose output passes [`ARCHIVE_RATIO_MAX`] times the

@@ -62,7 +62,8 @@ pub(crate) fn sniff(head: &[u8], name: &[u8]) -> Option<ArchiveFormat> {
         (ArchiveFormat::TarBz2, Codec::Bzip2)
     } else if head.starts_with(&[0xFD, b'7', b'z', b'X', b'Z', 0]) {
         (ArchiveFormat::TarXz, Codec::Xz)
-    } else if head.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) {
+    } else if head.starts_with(&[0x28, 0xB5, 0x2F, 0xFD]) || decode::skippable_frame(head).is_some()
+    {
         (ArchiveFormat::TarZst, Codec::Zstd)
     } else {
         return None;
