@@ -4,7 +4,7 @@
 // is put in words.
 
 import { describe, expect, it } from "vitest";
-import { archiveHolding, watchableFolders } from "./archives";
+import { archiveHolding, rootArchiveOf, watchableFolders } from "./archives";
 import type { ArchiveSummary } from "./bindings/ArchiveSummary";
 import { childNames, openController } from "./controller-fixture";
 import { FakeBackend, fileNodes, settle, type FakeNode } from "./fake-backend";
@@ -181,5 +181,15 @@ describe("an archive's summary in words", () => {
   it("names archives for the row and the preview", () => {
     expect(archiveLabel("zip")).toBe("ZIP archive");
     expect(archiveLabel("tarXz")).toBe("tar, xz-compressed archive");
+  });
+
+  it("is the crumb the engine marks as the archive file, though the window never saw it (a typed path, a restored view)", () => {
+    const crumbs = [
+      { name: "/", handle: "Lw" },
+      { name: "site.zip", handle: ZIP, archive: "zip" as const },
+      { name: "assets", handle: `${ZIP}/assets` },
+    ];
+    expect(rootArchiveOf(crumbs, new Map())).toEqual({ handle: ZIP, name: "site.zip" });
+    expect(rootArchiveOf(crumbs.filter((c) => !("archive" in c)), new Map()), "no crumb marked, none seen").toBeNull();
   });
 });

@@ -53,12 +53,13 @@ export function archiveHolding(t: TreeState, handle: string, rootArchive: Archiv
 
 /**
  * The archive holding a listing's root, from its crumbs (the filesystem's
- * root down to the folder itself) and the archives the window has seen:
- * the first crumb that is one of them. A root opened inside an archive the
- * window never listed (a path typed, a remembered view) has none known.
+ * root down to the folder itself): the crumb the engine marks as the
+ * archive file the root lies in (or is), else the first crumb that is an
+ * archive the window has seen.
  */
 export function rootArchiveOf(crumbs: readonly Crumb[], known: ReadonlyMap<string, ArchiveRef>): ArchiveRef | null {
   for (const c of crumbs) {
+    if (c.archive) return c.nameParts ? { handle: c.handle, name: c.name, nameParts: c.nameParts } : { handle: c.handle, name: c.name };
     const hit = known.get(c.handle);
     if (hit) return hit;
   }

@@ -22,7 +22,8 @@ const SENTENCES: Record<ErrorCode, string> = {
   ENCRYPTED: "this entry is encrypted: its name is listed, its content cannot be shown",
   RATIO: "decompressing stopped: this expands to far more than its compressed size (a possible zip bomb)",
   UNSUPPORTED: "this archive uses a kind of compression or a feature Canopy does not read",
-  TOO_DEEP: "this archive is nested too deep, or is too large, to open here",
+  TOO_DEEP: "this archive lies inside too many archives to open here",
+  DUPLICATE: "another entry of the archive has this same path; both are listed",
 };
 
 /**

@@ -188,6 +188,12 @@ pub trait SourceFolder: Send + Sync + Sized + 'static {
         let _ = (name, len);
         Err(io::ErrorKind::Unsupported.into())
     }
+
+    /// Whether this folder lies inside an archive (then the source's
+    /// [`Source::archive_file_of`] says which).
+    fn in_archive(&self) -> bool {
+        false
+    }
 }
 
 /// What a file was when it was opened, to tell whether what was learnt of
@@ -262,6 +268,14 @@ pub trait Source: Clone + Send + Sync + 'static {
     /// # Errors
     /// `NOT_A_FILE`, or the source's code (`NOT_FOUND`, `DENIED`, `LOOP` ...).
     fn open_file(&self, path: &Path) -> Result<Self::File, CanopyError>;
+
+    /// The archive file on the wrapped disk that `path` runs through (or
+    /// is), and its format: the file the window's file actions act on for
+    /// everything inside it. `None` for a path in no archive (the default).
+    fn archive_file_of(&self, path: &Path) -> Option<(std::path::PathBuf, ArchiveFormat)> {
+        let _ = path;
+        None
+    }
 
     /// The rules that hide what git would ignore in the folder at `path`,
     /// and why some of them could not be read. A source without

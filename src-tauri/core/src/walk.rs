@@ -91,8 +91,8 @@ use crate::root::resolve_root;
 use crate::select::{select, Candidate, Reading, Selection, Stop, Window};
 use crate::source::{Identity, Meta, Observer, Source, SourceFolder};
 use crate::wire::{
-    Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest, ListSettings,
-    Listing,
+    ArchiveFormat, Crumb, Entry, EntryKind, Folder, KindCounts, LinkInfo, LinkTarget, ListRequest,
+    ListSettings, Listing,
 };
 
 /// What one request may spend in all (see the module docs).
@@ -302,6 +302,8 @@ struct Walk<F> {
     /// Bumped when a worker is given up; its later commits are refused.
     generation: u64,
     root_meta: Option<Meta>,
+    /// The archive file the root lies in (or is), and its format.
+    root_archive: Option<(PathBuf, ArchiveFormat)>,
     next_cursor: Option<String>,
 }
 
@@ -316,6 +318,7 @@ impl<F> Default for Walk<F> {
             current: None,
             generation: 0,
             root_meta: None,
+            root_archive: None,
             next_cursor: None,
         }
     }
@@ -900,6 +903,12 @@ fn walk_root<S: Source>(
     let (id, meta) = dir
         .identity()
         .map_err(|e| fail(CanopyError::from_io(&e, "cannot examine folder")))?;
+    // Inside an archive: which file on disk it is (the window's file actions act on it).
+    let root_archive = if dir.in_archive() {
+        s.source.archive_file_of(&s.root)
+    } else {
+        None
+    };
     watch
         .reached(Place::Device(id.dev))
         .map_err(|u| fail(u.error()))?;
@@ -943,6 +952,7 @@ fn walk_root<S: Source>(
     let mut w = lock(walk);
     if w.generation == generation && !watch.abandoned() {
         w.root_meta = Some(meta);
+        w.root_archive = root_archive;
         w.next_cursor = next_cursor;
         commit(&mut w, read, None, dir, id, 1);
     }
@@ -1086,7 +1096,7 @@ pub fn list<S: Source>(
             }
         }
     }
-    let (mut nodes, marks, meta, next_cursor) = {
+    let (mut nodes, marks, meta, next_cursor, root_archive) = {
         let mut w = lock(&state);
         // A worker left behind must never write into what is returned.
         w.generation += 1;
@@ -1096,6 +1106,7 @@ pub fn list<S: Source>(
             std::mem::take(&mut w.marks),
             w.root_meta,
             w.next_cursor.take(),
+            w.root_archive.take(),
         )
     };
     for (slot, err) in marks {
@@ -1122,10 +1133,21 @@ pub fn list<S: Source>(
     }
     entry.error = top.error;
     entry.folder = Some(Box::new(top.folder));
+    let mut crumbs = crumbs_of(root);
+    if let Some((file, format)) = root_archive {
+        if file.as_path() == root {
+            entry.archive = Some(format);
+        }
+        let file = encode_handle(&file);
+        crumbs
+            .iter_mut()
+            .filter(|c| c.handle == file)
+            .for_each(|c| c.archive = Some(format));
+    }
     Ok(Listing {
         request_id: call.request_id,
         path: root.to_string_lossy().into_owned(),
-        crumbs: crumbs_of(root),
+        crumbs,
         settings: settings.clone(),
         root: entry,
         next_cursor,
@@ -1174,6 +1196,7 @@ fn crumbs_of(path: &Path) -> Vec<Crumb> {
                 name: shown.text,
                 name_parts: shown.parts,
                 handle: encode_handle(p),
+                archive: None,
             }
         })
         .collect();

@@ -1074,5 +1074,33 @@ open('p.tar.zst', 'wb').write(skip + packed + skip)
     let mut ours = BTreeMap::new();
     flatten(root_folder(&listing), "", &mut ours);
     assert_eq!(ours, bsdtar(&archive));
-    assert_eq!(text(preview(&source(), &archive.join("inside.txt"), 0, 10).unwrap()).as_deref(), Some("ok"));
+    assert_eq!(
+        text(preview(&source(), &archive.join("inside.txt"), 0, 10).unwrap()).as_deref(),
+        Some("ok")
+    );
+}
+
+#[test]
+fn a_listing_inside_an_archive_names_the_archive_file_among_its_crumbs() {
+    let t = tempfile::tempdir().unwrap();
+    corpus(t.path());
+    let zip = t.path().join("deflate.zip");
+    let (settings, call) = everything(1);
+    let top = list(&source(), &zip, &settings, &call).unwrap();
+    assert_eq!(
+        top.root.archive,
+        Some(ArchiveFormat::Zip),
+        "the root is the archive"
+    );
+    let inside = list(&source(), &zip.join("src/deep"), &settings, &call).unwrap();
+    let marked: Vec<&str> = inside
+        .crumbs
+        .iter()
+        .filter(|c| c.archive.is_some())
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(marked, ["deflate.zip"]);
+    assert_eq!(inside.root.archive, None);
+    let plain = list(&source(), t.path(), &settings, &call).unwrap();
+    assert!(plain.crumbs.iter().all(|c| c.archive.is_none()) && plain.root.archive.is_none());
 }

@@ -337,6 +337,10 @@ impl<S: Source> SourceFolder for Folder<S> {
         }
     }
 
+    fn in_archive(&self) -> bool {
+        matches!(self, Folder::Inside(_))
+    }
+
     fn read_head(&self, name: &[u8], len: usize) -> io::Result<Vec<u8>> {
         match self {
             Folder::Plain(d) => d.read_head(name, len),
@@ -403,6 +407,12 @@ impl<S: Source> Source for WithArchives<S> {
             }
             Err(e) => Err(e),
         }
+    }
+
+    fn archive_file_of(&self, path: &Path) -> Option<(PathBuf, ArchiveFormat)> {
+        self.split(path)
+            .ok()
+            .map(|(archive, outer, _)| (outer, archive.format))
     }
 
     fn ignore_rules(

@@ -288,6 +288,11 @@ pub struct Crumb {
     #[ts(optional)]
     pub name_parts: Option<Vec<NamePart>>,
     pub handle: String,
+    /// Present on the archive file a listing inside an archive runs through
+    /// (the outermost: the file on disk that file actions act on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub archive: Option<ArchiveFormat>,
 }
 
 /// The answer to a listing request.
