@@ -176,6 +176,26 @@ mod tests {
     }
 
     #[test]
+    fn an_archive_argument_opens_as_the_root_and_a_file_named_like_one_opens_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let zip = dir.path().join("site.zip");
+        // The smallest zip: its end record alone.
+        let mut end = b"PK\x05\x06".to_vec();
+        end.extend_from_slice(&[0; 18]);
+        std::fs::write(&zip, end).unwrap();
+        let fake = dir.path().join("fake.zip");
+        std::fs::write(&fake, b"not a zip").unwrap();
+        let got = startup_from_arg(Some(zip.clone().into_os_string()));
+        assert_eq!(
+            (got.folder, got.select),
+            (RootSpec::Handle(encode_handle(&zip)), None)
+        );
+        let got = startup_from_arg(Some(fake.clone().into_os_string()));
+        assert_eq!(got.folder, RootSpec::Handle(encode_handle(dir.path())));
+        assert_eq!(got.select, Some(encode_handle(&fake)));
+    }
+
+    #[test]
     fn the_saved_views_problem_is_said_at_start() {
         let loaded = Loaded {
             remembered: Remembered::default(),
@@ -265,10 +285,11 @@ mod tests {
     }
 }
 
-/// What `canopy PATH` opens: a folder opens as itself; anything else opens
-/// its folder with it selected; no argument opens the home folder. A path that
-/// does not exist, or does not answer within the folder budget, is opened
-/// anyway, so the window shows its error.
+/// What `canopy PATH` opens: a folder opens as itself, and so does an
+/// archive (told by its first bytes); anything else opens its folder with it
+/// selected; no argument opens the home folder. A path that does not exist,
+/// or does not answer within the folder budget, is opened anyway, so the
+/// window shows its error.
 pub fn startup_from_arg(arg: Option<std::ffi::OsString>) -> Startup {
     let Some(arg) = arg else {
         return Startup {
@@ -281,10 +302,11 @@ pub fn startup_from_arg(arg: Option<std::ffi::OsString>) -> Startup {
     // folder, and its listing says it is not responding.
     let probe = path.clone();
     let (is_dir, exists) = bounded::call(Place::path(&path), TIME_BUDGET, move |_| {
-        (
-            std::fs::metadata(&probe).is_ok_and(|m| m.is_dir()),
-            std::fs::symlink_metadata(&probe).is_ok(),
-        )
+        let is_dir = std::fs::metadata(&probe).is_ok_and(|m| m.is_dir());
+        // An archive opens like a folder.
+        let opens =
+            is_dir || crate::archive::archive_file_format(&crate::LocalFs::new(), &probe).is_some();
+        (opens, std::fs::symlink_metadata(&probe).is_ok())
     })
     .unwrap_or((true, true));
     match path.parent() {

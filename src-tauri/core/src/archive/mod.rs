@@ -40,6 +40,19 @@ use crate::error::CanopyError;
 use crate::source::{FileStamp, Identity, SourceFile};
 use crate::wire::{ArchiveFormat, ArchiveSummary, EntryKind};
 
+/// The archive format of the regular file at `path` in `source`, by its
+/// first bytes; `None` for anything else (never opened when not a file).
+pub(crate) fn archive_file_format<S: crate::source::Source>(
+    source: &S,
+    path: &std::path::Path,
+) -> Option<ArchiveFormat> {
+    let file = source.open_file(path).ok()?;
+    let name = path
+        .file_name()
+        .map_or(&b""[..], |n| std::os::unix::ffi::OsStrExt::as_bytes(n));
+    sniff::sniff(&sniff::head_of(&file).ok()?, name)
+}
+
 /// `CORRUPT`: the archive is truncated or its records contradict each other.
 pub(super) fn corrupt_error(what: impl std::fmt::Display) -> CanopyError {
     CanopyError::new(crate::error::ErrorCode::Corrupt, what.to_string())
