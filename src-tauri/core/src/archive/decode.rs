@@ -284,6 +284,9 @@ pub(crate) fn ratio_error(what: &str, output: u64, input: u64) -> io::Error {
 
 /// Reads and drops `n` bytes of `r`; `Ok(false)` when it ended first.
 pub(crate) fn skip(r: &mut dyn Read, mut n: u64) -> io::Result<bool> {
+    if n == 0 {
+        return Ok(true);
+    }
     let mut sink = [0u8; 64 * 1024];
     while n > 0 {
         let want = sink.len().min(usize::try_from(n).unwrap_or(usize::MAX));

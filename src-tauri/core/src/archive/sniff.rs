@@ -33,11 +33,10 @@ const TAR_ENDINGS: [&[u8]; 11] = [
 
 /// Whether a file named `name` may be an archive (its bytes decide).
 pub(crate) fn named_like_archive(name: &[u8]) -> bool {
-    let lower = name.to_ascii_lowercase();
     ZIP_ENDINGS
         .iter()
         .chain(TAR_ENDINGS.iter())
-        .any(|end| lower.ends_with(end) && lower.len() > end.len())
+        .any(|end| ends_like(name, end))
 }
 
 /// The archive format of a file named `name` whose first bytes are `head`,
@@ -107,9 +106,13 @@ impl Read for HeadReader {
     }
 }
 
+/// Whether `name` is longer than `end` and ends with it, ASCII case aside.
+fn ends_like(name: &[u8], end: &[u8]) -> bool {
+    name.len() > end.len() && name[name.len() - end.len()..].eq_ignore_ascii_case(end)
+}
+
 /// Whether `name` ends like a tar compressed as `format`.
 fn named_as(name: &[u8], format: ArchiveFormat) -> bool {
-    let lower = name.to_ascii_lowercase();
     let endings: &[&[u8]] = match format {
         ArchiveFormat::TarGz => &[b".tar.gz", b".tgz", b".taz"],
         ArchiveFormat::TarBz2 => &[b".tar.bz2", b".tbz", b".tbz2"],
@@ -117,7 +120,7 @@ fn named_as(name: &[u8], format: ArchiveFormat) -> bool {
         ArchiveFormat::TarZst => &[b".tar.zst", b".tzst"],
         ArchiveFormat::Zip | ArchiveFormat::Tar => &[],
     };
-    endings.iter().any(|end| lower.ends_with(end))
+    endings.iter().any(|end| ends_like(name, end))
 }
 
 pub(super) fn codec_of(format: ArchiveFormat) -> Codec {

@@ -22,6 +22,8 @@ use crate::limits::{ARCHIVE_INDEX_TIME, ARCHIVE_LINK_MAX, MAX_TIME_MS};
 
 /// The largest pax or GNU long-name header read (its value is a path).
 const EXTENDED_HEADER_MAX: u64 = 1024 * 1024;
+/// Decompressed bytes asked of a decoder at a time.
+const PACKED_BUFFER: usize = 256 * 1024;
 use crate::source::{Meta, SourceFile};
 use crate::wire::EntryKind;
 
@@ -76,7 +78,8 @@ impl TarIndex {
 /// without reading it when the tar is not compressed.
 pub(crate) enum Stream<F: SourceFile> {
     Plain(Range<F>),
-    Packed(RatioGuard<Box<dyn Read + Send>>),
+    /// Buffered: headers are read 512 bytes at a time, a decoder is asked for more.
+    Packed(io::BufReader<RatioGuard<Box<dyn Read + Send>>>),
 }
 
 impl<F: SourceFile> Stream<F> {
@@ -89,9 +92,10 @@ impl<F: SourceFile> Stream<F> {
             return Ok(Stream::Plain(range));
         }
         let counter = range.counter();
-        Ok(Stream::Packed(RatioGuard::new(
-            decode::decoder(codec, range)?,
-            counter,
+        let guarded = RatioGuard::new(decode::decoder(codec, range)?, counter);
+        Ok(Stream::Packed(io::BufReader::with_capacity(
+            PACKED_BUFFER,
+            guarded,
         )))
     }
 
@@ -99,7 +103,7 @@ impl<F: SourceFile> Stream<F> {
     pub fn position(&self) -> u64 {
         match self {
             Stream::Plain(r) => r.position(),
-            Stream::Packed(g) => g.produced(),
+            Stream::Packed(g) => g.get_ref().produced() - g.buffer().len() as u64,
         }
     }
 
@@ -115,7 +119,20 @@ impl<F: SourceFile> Stream<F> {
     pub fn skip(&mut self, n: u64) -> io::Result<bool> {
         match self {
             Stream::Plain(r) => Ok(r.advance(n)),
-            Stream::Packed(g) => decode::skip(g, n),
+            Stream::Packed(g) => {
+                // Passed over in the buffer: no copy, no sink.
+                let mut left = n;
+                while left > 0 {
+                    let have = io::BufRead::fill_buf(g)?.len() as u64;
+                    if have == 0 {
+                        return Ok(false);
+                    }
+                    let step = have.min(left);
+                    io::BufRead::consume(g, step as usize);
+                    left -= step;
+                }
+                Ok(true)
+            }
         }
     }
 }
@@ -129,16 +146,14 @@ fn octal(field: &[u8]) -> Option<u64> {
         }
         return Some(v);
     }
-    let text: Vec<u8> = field
+    // Octal digits after leading spaces, up to the first other byte (NUL or space).
+    let digits = field
         .iter()
-        .copied()
-        .skip_while(|b| *b == b' ')
-        .take_while(|b| (b'0'..=b'7').contains(b))
-        .collect();
-    if text.is_empty() {
-        return Some(0);
-    }
-    u64::from_str_radix(std::str::from_utf8(&text).ok()?, 8).ok()
+        .skip_while(|&&b| b == b' ')
+        .take_while(|b| (b'0'..=b'7').contains(b));
+    digits.fold(Some(0u64), |v, &d| {
+        v?.checked_mul(8)?.checked_add(u64::from(d - b'0'))
+    })
 }
 
 /// `size` rounded up to whole blocks, if that is a number.
@@ -166,17 +181,10 @@ fn checksum_ok(h: &[u8; 512]) -> bool {
     let Some(want) = octal(&h[148..156]) else {
         return false;
     };
-    let sum: u64 = h
-        .iter()
-        .enumerate()
-        .map(|(i, &b)| {
-            if (148..156).contains(&i) {
-                32
-            } else {
-                u64::from(b)
-            }
-        })
-        .sum();
+    // The checksum field itself counts as eight spaces.
+    let sum = h.iter().map(|&b| u64::from(b)).sum::<u64>()
+        - h[148..156].iter().map(|&b| u64::from(b)).sum::<u64>()
+        + 8 * 32;
     sum == want
 }
 
