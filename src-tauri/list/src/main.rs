@@ -13,6 +13,10 @@
 //! from its EOF nor a caller from its `wait`.
 //! `--all` lifts the page and the request budget: it holds every name of the
 //! top level in memory.
+//!
+//! `sftp://[user@]host[:port]/path` (or `ssh://…`) lists a server's folder
+//! through the system's `ssh` ([`canopy_sftp`]), with `BatchMode=yes`: a key
+//! or agent must log in without a prompt.
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
@@ -22,16 +26,22 @@ use std::process::ExitCode;
 
 use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE};
 use canopy_core::text::write_text;
+use canopy_core::wire::Listing;
 use canopy_core::wire::{RootSpec, SortBy};
 use canopy_core::{
-    list, resolve_root, ErrorCode, ListCall, ListSettings, LocalFs, RequestBudget, WithArchives,
+    list, resolve_root, CanopyError, ErrorCode, ListCall, ListSettings, LocalFs, RequestBudget,
+    WithArchives,
 };
+use canopy_sftp::{SftpFs, SshOptions};
 
 const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] \
-[--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--archives] [--no-dotfiles] [--json]";
+[--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--archives] [--no-dotfiles] [--json] \
+[--ssh-config FILE]";
 
 struct Args {
     path: OsString,
+    /// `-F FILE` for `ssh` (an `sftp://` PATH).
+    ssh_config: Option<PathBuf>,
     settings: ListSettings,
     call: ListCall,
     json: bool,
@@ -57,6 +67,11 @@ fn help() -> String {
          PATH may run through an archive (zip, tar, tar.gz/bz2/xz/zst, told by its first bytes):\n\
          site.zip/assets lists inside it, nothing is extracted. An archive in a listing prints\n\
          [ARCHIVE]; --archives descends into archives within the depth (an archive is one level).\n\n\
+         PATH may be sftp://[user@]host[:port]/path (or ssh://...): a server's folder, read over SFTP\n\
+         through the system's ssh (your ~/.ssh/config, agent, keys and known_hosts; --ssh-config FILE\n\
+         reads FILE instead, as ssh -F). ssh runs with BatchMode=yes: nothing is prompted. An unknown\n\
+         or changed host key fails with HOST_KEY_UNKNOWN or HOST_KEY_CHANGED, a refused login with\n\
+         AUTH_FAILED. sftp://host lists the login's home folder; sftp://host/~/dir a folder in it.\n\n\
          Exit status: 0 listed, 1 the folder cannot be listed, 2 bad arguments.\n"
     )
 }
@@ -77,6 +92,7 @@ fn number(flag: &str, value: Option<OsString>, min: u64, max: u64) -> Result<u64
 
 fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, String> {
     let mut path = None;
+    let mut ssh_config = None;
     let (mut settings, mut call) = (ListSettings::default(), ListCall::default());
     let mut json = false;
     let mut summary = false;
@@ -135,6 +151,11 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
             Some("--summary") if !only_paths => summary = true,
             Some("--archives") if !only_paths => call.archives = true,
             Some("--json") if !only_paths => json = true,
+            Some("--ssh-config") if !only_paths => {
+                ssh_config = Some(PathBuf::from(
+                    argv.next().ok_or("--ssh-config needs a file")?,
+                ))
+            }
             Some(flag) if flag.starts_with('-') && flag.len() > 1 && !only_paths => {
                 return Err(format!("unknown option {flag}"))
             }
@@ -166,10 +187,54 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     call.summary = json || summary;
     Ok(Some(Args {
         path,
+        ssh_config,
         settings,
         call,
         json,
     }))
+}
+
+/// Lists what `args.path` names: a local folder (or one inside an archive),
+/// or a server's folder for an `sftp://` or `ssh://` URL.
+fn list_path(args: &Args) -> Result<Listing, CanopyError> {
+    let bytes = args.path.as_encoded_bytes();
+    if canopy_sftp::is_remote(bytes) {
+        let url = canopy_sftp::parse(bytes)?;
+        let source = SftpFs::new(
+            url.target,
+            SshOptions {
+                config: args.ssh_config.clone(),
+                batch: true,
+                program: None,
+            },
+        );
+        // Connecting (and finding the home folder) is not a folder's read:
+        // it has its own time (`SFTP_CONNECT_TIME`), before the listing's.
+        let root = source.resolve(&url.path)?;
+        return list(
+            &WithArchives::new(source),
+            &root,
+            &args.settings,
+            &args.call,
+        );
+    }
+    if args.ssh_config.is_some() {
+        return Err(CanopyError::invalid(
+            "--ssh-config is for an sftp:// or ssh:// PATH",
+        ));
+    }
+    // A path that is not UTF-8 is passed through as a handle of its exact bytes.
+    let spec = match args.path.clone().into_string() {
+        Ok(text) => RootSpec::Text(text),
+        Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
+    };
+    let root = resolve_root(&spec)?;
+    list(
+        &WithArchives::new(LocalFs::new().with_env_seams()),
+        &root,
+        &args.settings,
+        &args.call,
+    )
 }
 
 fn main() -> ExitCode {
@@ -186,19 +251,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // A path that is not UTF-8 is passed through as a handle of its exact bytes.
-    let spec = match args.path.into_string() {
-        Ok(text) => RootSpec::Text(text),
-        Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
-    };
-    let listing = match resolve_root(&spec).and_then(|root| {
-        list(
-            &WithArchives::new(LocalFs::new().with_env_seams()),
-            &root,
-            &args.settings,
-            &args.call,
-        )
-    }) {
+    let listing = match list_path(&args) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("canopy-list: {}: {}", e.code, e.message);
