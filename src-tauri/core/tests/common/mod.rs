@@ -288,8 +288,9 @@ pub fn cli() -> PathBuf {
         fs::create_dir_all(&dir).unwrap();
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
         let dest = dir.join("canopy-list");
-        let built = option_env!("CARGO_BIN_EXE_canopy-list")
-            .expect("canopy-list is built for the canopy-list package's tests");
+        let Some(built) = option_env!("CARGO_BIN_EXE_canopy-list") else {
+            panic!("canopy-list is built for the canopy-list package's tests only");
+        };
         fs::copy(built, &dest).unwrap();
         fs::set_permissions(&dest, fs::Permissions::from_mode(0o755)).unwrap();
         dest
