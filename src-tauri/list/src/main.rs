@@ -210,6 +210,7 @@ fn list_path(args: &Args) -> Result<Listing, CanopyError> {
         );
         // Connecting (and finding the home folder) is not a folder's read:
         // it has its own time (`SFTP_CONNECT_TIME`), before the listing's.
+        source.connect()?;
         let root = source.resolve(&url.path)?;
         return list(
             &WithArchives::new(source),

@@ -47,7 +47,11 @@ impl SftpFs {
         }
     }
 
-    /// Connects now (or checks the connection still answers).
+    /// Connects now, or reconnects when the connection was lost or a call
+    /// on it stalled. A face calls this before a request whose connection
+    /// is not [`ConnectionState::Connected`]: the handshake then has its
+    /// own time (`SFTP_CONNECT_TIME`), not the root folder's; a request
+    /// that finds the connection lost reconnects too, inside its deadline.
     ///
     /// # Errors
     /// `HOST_KEY_UNKNOWN`, `HOST_KEY_CHANGED`, `AUTH_FAILED`, `TIMEOUT`, or

@@ -225,6 +225,7 @@ fn non_utf8_and_hostile_names_round_trip() {
     fs::create_dir(d.join(OsStr::from_bytes(b"dir\xff"))).unwrap();
     fs::write(d.join(OsStr::from_bytes(b"dir\xff/inner\x01")), b"inside").unwrap();
     let fs_remote = sshd.source();
+    fs_remote.connect().unwrap();
     let local = list(&LocalFs::new(), &d, &settings(100), &detailed()).unwrap();
     let remote = list(&fs_remote, &d, &settings(100), &detailed()).unwrap();
     assert_eq!(
@@ -422,6 +423,9 @@ fn a_server_frozen_mid_listing_costs_timeout_within_the_budget_then_reconnects()
     for pid in frozen.lock().unwrap().iter() {
         signal(*pid, "CONT");
     }
+    // As a face does before a request when the connection is not up: the
+    // reconnect's handshake has its own time, not the root folder's.
+    fs_remote.connect().unwrap();
     let again = list(&fs_remote, &d, &settings(5), &detailed()).unwrap();
     assert_eq!(fs_remote.reconnects(), 1, "the next request reconnected");
     assert_eq!(fs_remote.state(), ConnectionState::Connected);
@@ -441,6 +445,7 @@ fn a_killed_server_fails_the_next_request_at_once_and_a_new_one_reconnects() {
     let mut sshd = Sshd::start();
     fs::create_dir(sshd.data().join("sub")).unwrap();
     let fs_remote = sshd.source();
+    fs_remote.connect().unwrap();
     list(&fs_remote, &sshd.data(), &settings(5), &detailed()).unwrap();
     sshd.kill();
     let started = Instant::now();
@@ -469,6 +474,7 @@ fn a_killed_server_fails_the_next_request_at_once_and_a_new_one_reconnects() {
     )
     .unwrap();
     sshd.write_client_config("config", "known_hosts", "user_key");
+    fs_remote.connect().unwrap();
     let back = list(&fs_remote, &sshd.data(), &settings(5), &detailed()).unwrap();
     assert_eq!(back.root.folder.unwrap().total, Some(1));
     assert_eq!(fs_remote.reconnects(), 1);
@@ -498,6 +504,7 @@ fn no_request_that_writes_reaches_the_server() {
     fs::write(d.join("site.zip"), b"PK\x05\x06").unwrap();
     std::os::unix::fs::symlink("notes.txt", d.join("link")).unwrap();
     let source = recorded_source(dir.path());
+    source.connect().unwrap();
     for sort in [
         canopy_core::wire::SortBy::Name,
         canopy_core::wire::SortBy::Size,
