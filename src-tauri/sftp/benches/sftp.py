@@ -168,6 +168,13 @@ def main():
             w, m = run(argv)
             wall[label].append(w)
             rss[label].append(m)
+    # What the first page said of the folder: its total, exact or a lower bound.
+    import json
+    page = json.loads(subprocess.run([cl, url, "--ssh-config", server.config, "--json"],
+                                     capture_output=True, check=True).stdout)
+    folder = page["root"]["folder"]
+    said = (f"total {folder['total']:,}" + (" (a lower bound: the folder's time ran out)"
+                                              if folder.get("countIsLowerBound") else " (exact)"))
     server.stop()
     med = {k: statistics.median(v) for k, v in wall.items()}
     print(f"{args.entries:,} entries on loopback, median of {args.runs} runs")
@@ -178,6 +185,7 @@ def main():
     local = max(rss["canopy-list DIR (local, same folder)"])
     remote = max(rss["canopy-list sftp:// (first page, exact total)"])
     print(f"peak RSS, sftp:// minus local: {(remote - local) / 1024:+.1f} MiB")
+    print(f"canopy-list sftp:// first page: {len(folder['entries'])} entries, {said}")
 
     # Round trips: a logging sftp-server behind a root login (its stderr redirected by the shell).
     if os.geteuid() == 0:
