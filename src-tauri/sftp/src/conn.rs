@@ -269,7 +269,6 @@ pub(crate) struct Host {
     /// Held while connecting: at most one connect in flight per host.
     connecting: Mutex<()>,
     state: Mutex<ConnectionState>,
-    generation: AtomicU64,
     reconnects: AtomicU64,
 }
 
@@ -281,7 +280,6 @@ impl Host {
             conn: Mutex::new(None),
             connecting: Mutex::new(()),
             state: Mutex::new(ConnectionState::Idle),
-            generation: AtomicU64::new(0),
             reconnects: AtomicU64::new(0),
         }
     }
@@ -332,8 +330,7 @@ impl Host {
         } else {
             ConnectionState::Connecting
         });
-        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
-        let dev = device_number(&self.target, generation);
+        let dev = device_number(&self.target);
         let opened = runtime()
             .handle()
             .block_on(Conn::open(&self.target, &self.options, dev));
@@ -360,9 +357,13 @@ impl Host {
     }
 }
 
-/// A device number for the engine's dead-mount rules: the top bit set (no
-/// local `st_dev` has it), the host, and the connection's generation.
-fn device_number(target: &Target, generation: u64) -> u64 {
+/// A device number for the engine's dead-mount rules, new for every
+/// connection of the process (two sources of one host, or a reconnect, never
+/// share one: a stuck call on one holds nothing of the other back): the top
+/// bit set (no local `st_dev` has it), the host, and a process-wide count.
+fn device_number(target: &Target) -> u64 {
+    static CONNECTIONS: AtomicU64 = AtomicU64::new(0);
+    let n = CONNECTIONS.fetch_add(1, Ordering::Relaxed) + 1;
     let key = label(target);
-    (1 << 63) | (crate::fnv(key.as_bytes()) & 0x7fff_ffff_0000_0000) | (generation & 0xffff_ffff)
+    (1 << 63) | (crate::fnv(key.as_bytes()) & 0x7fff_ffff_0000_0000) | (n & 0xffff_ffff)
 }
