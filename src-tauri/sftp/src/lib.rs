@@ -5,10 +5,10 @@
 //! and read a folder, a link and a file on it, and nothing of listings.
 //!
 //! Promises:
-//! - **Read-only.** The only SFTP requests sent are `opendir`, `readdir`,
-//!   `close`, `stat`, `lstat`, `readlink`, `realpath`, `open` with the read
-//!   flag alone, and `read` (a test records every request the server
-//!   receives).
+//! - **Read-only.** The only SFTP requests sent are `limits` (at start),
+//!   `opendir`, `readdir`, `close`, `stat`, `lstat`, `fstat`, `readlink`,
+//!   `realpath`, `open` with the read flag alone, and `read` (a test records
+//!   every request the server receives).
 //! - **Bounded.** Each call waits at most `SFTP_REPLY_WAIT`; a connection
 //!   that stops answering is dropped and the next request reconnects, at most
 //!   one connect in flight per host (see [`conn`](crate::conn)).
