@@ -581,3 +581,46 @@ fn the_request_recorder_sees_a_write() {
     );
     let _: PathBuf = dir.path().join("made");
 }
+
+#[test]
+fn a_frozen_connection_holds_back_no_other_connection_to_the_same_host() {
+    let sshd = Sshd::start();
+    fs::create_dir_all(sshd.data().join("a/x")).unwrap();
+    fs::create_dir_all(sshd.data().join("b")).unwrap();
+    let frozen_source = sshd.source();
+    frozen_source.connect().unwrap();
+    let first = sshd.sessions();
+    let other = sshd.source();
+    other.connect().unwrap();
+    // Frozen once `a`'s names are read: reading `a/x` hangs on the
+    // connection's device, which the engine then marks stuck.
+    let fz = first.clone();
+    let observer = move |path: &Path, _names: u64| {
+        if path.ends_with("a") {
+            for pid in &fz {
+                signal(*pid, "STOP");
+            }
+        }
+    };
+    let call = ListCall {
+        observer: Some(Arc::new(observer)),
+        ..detailed()
+    };
+    let frozen = list(&frozen_source, &sshd.data().join("a"), &settings(5), &call).unwrap();
+    let x = &frozen.root.folder.as_ref().unwrap().entries[0];
+    assert_eq!(x.error.as_ref().map(|e| e.code), Some(ErrorCode::Timeout));
+    // The other connection is another device: it lists at once.
+    let listing = list(&other, &sshd.data().join("b"), &settings(5), &detailed());
+    for pid in &first {
+        signal(*pid, "CONT");
+    }
+    assert_eq!(
+        listing
+            .expect("the other connection lists")
+            .root
+            .folder
+            .unwrap()
+            .total,
+        Some(0)
+    );
+}
