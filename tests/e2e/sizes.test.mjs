@@ -1,0 +1,182 @@
+// Folder sizes through the real window (issue 19): "Sizes" fills every
+// shown folder's Size cell, a slowed folder shows its lower bound ("≥",
+// counting) while it is read, each figure then equals `du -sB1 -x` on that
+// folder (disk usage) and, switched, `du -sb -x` (apparent size); each row
+// has a bar of its share of its folder; the preview pane says where a
+// folder's space goes (its largest children, the rest as "N others") and a
+// click there selects the child in the tree; Esc stops a count at once and
+// what was counted stays as a lower bound, with the reason on hover.
+//
+// The slowed folder is the test build's seam (CANOPY_TEST_SLOW_FOLDER, read
+// in small batches CANOPY_TEST_SLOW_DELAY_MS apart).
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { SLOW_FOLDER, file, launch, previewReady, removeTree, rowSelector, saveScreenshot, selectRow, tempTree } from "./harness.mjs";
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+let root;
+let s;
+
+/** The window's words for a size (ui/src/view/format.ts `formatSize`). */
+function formatSize(bytes) {
+  const UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  if (bytes < 1024) return `${bytes} B`;
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < UNITS.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${UNITS[u]}`;
+}
+
+/** What `du -x` says of `dir`: disk usage in bytes (`-B1`), or apparent size (`-b`). */
+function du(dir, apparent = false) {
+  const out = execFileSync("du", ["-s", "-x", apparent ? "-b" : "-B1", dir], { encoding: "utf8" });
+  return Number(out.split("\t")[0]);
+}
+
+/** The Size cell of the row named `name`: its text, classes, hover and bar. */
+function cell(name) {
+  return s.exec((n) => {
+    const row = Array.from(document.querySelectorAll('[role="treeitem"]')).find((r) => r.querySelector(".name")?.textContent === n);
+    const c = row?.querySelector(".cell-size");
+    if (!c) return null;
+    const bar = c.querySelector(".size-bar");
+    return {
+      text: c.querySelector(".size-text")?.textContent ?? "",
+      sized: c.classList.contains("sized"),
+      counting: c.classList.contains("counting"),
+      title: c.getAttribute("title") ?? "",
+      bar: bar && !bar.hidden ? parseFloat(bar.style.width) : null,
+    };
+  }, name);
+}
+
+const counting = () => s.exec(() => document.querySelector('button[data-action="sizes"]')?.getAttribute("aria-pressed") === "true");
+
+before(async () => {
+  root = tempTree("canopy-e2e-sizes-");
+  file(path.join(root, "photos/a.raw"), Buffer.alloc(3 * MiB, 1));
+  file(path.join(root, "photos/b.raw"), Buffer.alloc(1 * MiB, 2));
+  file(path.join(root, "photos/c.jpg"), Buffer.alloc(200 * KiB, 3));
+  for (let i = 1; i <= 12; i++) file(path.join(root, `photos/small${String(i).padStart(2, "0")}.txt`), Buffer.alloc(KiB * i, 4));
+  file(path.join(root, "docs/guide.md"), "# Guide\n".repeat(1000));
+  file(path.join(root, "docs/sub/deep.txt"), Buffer.alloc(500 * KiB, 5));
+  fs.mkdirSync(path.join(root, "empty"));
+  for (let i = 1; i <= 100; i++) file(path.join(root, SLOW_FOLDER, `s${String(i).padStart(3, "0")}`), Buffer.alloc(KiB, 6));
+  file(path.join(root, "notes.txt"), "notes\n");
+  // Sparse: 64 MiB long, no block written.
+  fs.closeSync(fs.openSync(path.join(root, "sparse.img"), "w"));
+  fs.truncateSync(path.join(root, "sparse.img"), 64 * MiB);
+  s = await launch([root], { env: { CANOPY_TEST_SLOW_DELAY_MS: "400" } });
+});
+
+after(async () => {
+  await s?.quit();
+  if (root) removeTree(root);
+});
+
+describe("folder sizes", () => {
+  test("Sizes fills every shown folder: '≥' while the slow folder is read, then du's figures and the bars", async () => {
+    await s.clickCss('button[data-action="sizes"]');
+    const during = await s.waitFor(
+      (n) => {
+        const row = Array.from(document.querySelectorAll('[role="treeitem"]')).find((r) => r.querySelector(".name")?.textContent === n);
+        const c = row?.querySelector(".cell-size.counting");
+        const text = c?.querySelector(".size-text")?.textContent ?? "";
+        return text.startsWith("≥ ") ? { text, title: c.getAttribute("title") } : null;
+      },
+      { what: "the slow folder counting, as a lower bound", args: [SLOW_FOLDER], timeout: 15000 },
+    );
+    assert.match(during.title, /still counting/, "its hover says why it is a lower bound");
+    assert.ok(await counting(), "the Sizes button is pressed while it counts");
+    await saveScreenshot(s, "sizes-counting");
+
+    await s.waitFor(() => document.querySelector('button[data-action="sizes"]')?.getAttribute("aria-pressed") === "false", { what: "the count done", timeout: 60000 });
+    for (const name of ["photos", "docs", "empty", SLOW_FOLDER]) {
+      const c = await cell(name);
+      assert.ok(c?.sized, `${name} has a figure`);
+      assert.equal(c.counting, false, `${name} is no longer counting`);
+      assert.equal(c.text, formatSize(du(path.join(root, name))), `${name}: du -sB1 -x's figure`);
+    }
+    // The nested folder shown (depth 2) has its own figure too.
+    const sub = await cell("sub");
+    assert.equal(sub?.text, formatSize(du(path.join(root, "docs/sub"))), "docs/sub: du's figure");
+    // The bar is the row's share of its folder (the root).
+    const photos = await cell("photos");
+    const share = (100 * du(path.join(root, "photos"))) / du(root);
+    assert.ok(Math.abs(photos.bar - share) < 0.5, `photos' bar is ${photos.bar}% wide, its share is ${share.toFixed(2)}%`);
+    const status = await s.exec(() => document.querySelector(".status-bar")?.textContent ?? "");
+    assert.ok(status.includes(`${formatSize(du(root))} disk usage`), `the status bar gives the root's figure: ${status}`);
+    await saveScreenshot(s, "sizes-done");
+  });
+
+  test("disk usage by default, apparent size when switched (a sparse file)", async () => {
+    const sparse = await cell("sparse.img");
+    assert.equal(sparse?.text, formatSize(0), "a sparse file uses no block");
+    await s.exec(() => {
+      const select = document.querySelector('select[data-action="size-measure"]');
+      select.value = "apparent";
+      select.dispatchEvent(new Event("change"));
+    });
+    await s.waitFor(() => document.querySelector(".status-bar")?.textContent.includes("apparent size"), { what: "apparent sizes shown" });
+    assert.equal((await cell("sparse.img")).text, "64 MiB", "its length");
+    assert.equal((await cell("photos")).text, formatSize(du(path.join(root, "photos"), true)), "photos: du -sb -x's figure");
+    await s.exec(() => {
+      const select = document.querySelector('select[data-action="size-measure"]');
+      select.value = "diskUsage";
+      select.dispatchEvent(new Event("change"));
+    });
+  });
+
+  test("'where the space goes': the largest children as bars, the rest as others; a click selects one in the tree", async () => {
+    await selectRow(s, "photos");
+    await previewReady(s, ".space .space-item");
+    const pane = await s.exec(() =>
+      Array.from(document.querySelectorAll('[role="region"][aria-label="Preview"] .space-item')).map((b) => ({
+        name: b.querySelector(".space-name")?.textContent ?? "",
+        size: b.querySelector(".space-size")?.textContent ?? "",
+        share: b.querySelector(".space-share")?.textContent ?? "",
+        bar: parseFloat(b.querySelector(".space-bar")?.style.width ?? "0"),
+        button: b.tagName === "BUTTON",
+      })),
+    );
+    assert.equal(pane.filter((p) => p.button).length, 10, "its 10 largest children");
+    assert.deepEqual(pane.slice(0, 3).map((p) => p.name), ["a.raw", "b.raw", "c.jpg"], "largest first");
+    assert.equal(pane.at(-1).name, "5 others", "the rest as N others");
+    assert.ok(pane[0].bar > pane[1].bar && pane[1].bar > pane[2].bar, "bars as long as their shares");
+    await saveScreenshot(s, "sizes-why-big");
+    await s.clickCss('[role="region"][aria-label="Preview"] .space-list li:nth-child(2) button.space-item');
+    await s.waitFor(() => document.querySelector('[aria-selected="true"] .name')?.textContent === "b.raw", { what: "b.raw selected in the tree" });
+  });
+
+  test("Esc stops a count at once; what was counted stays, as a lower bound saying why", async () => {
+    await s.clickCss(await rowSelector(s, "notes.txt"));
+    await s.clickCss('button[data-action="sizes"]');
+    await s.waitFor(
+      (n) => {
+        const row = Array.from(document.querySelectorAll('[role="treeitem"]')).find((r) => r.querySelector(".name")?.textContent === n);
+        return row?.querySelector(".cell-size.counting") !== null && row !== undefined;
+      },
+      { what: "the slow folder counting again", args: [SLOW_FOLDER], timeout: 15000 },
+    );
+    await s.exec(() => document.querySelector('[role="tree"]').focus());
+    const t0 = Date.now();
+    await s.keys(["\uE00C"]);
+    await s.waitFor(() => document.querySelector('button[data-action="sizes"]')?.getAttribute("aria-pressed") === "false", { what: "the count stopped", timeout: 5000 });
+    const stoppedIn = Date.now() - t0;
+    const slow = await cell(SLOW_FOLDER);
+    assert.match(slow.text, /^≥ /, "the slow folder's figure is a lower bound");
+    assert.match(slow.title, /counting was stopped/, "its hover says why");
+    assert.equal(slow.counting, false, "it no longer looks like counting");
+    console.log(`stopped ${stoppedIn} ms after Esc`);
+    await saveScreenshot(s, "sizes-stopped");
+  });
+});
