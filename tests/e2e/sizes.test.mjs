@@ -75,7 +75,7 @@ before(async () => {
   // Sparse: 64 MiB long, no block written.
   fs.closeSync(fs.openSync(path.join(root, "sparse.img"), "w"));
   fs.truncateSync(path.join(root, "sparse.img"), 64 * MiB);
-  s = await launch([root], { env: { CANOPY_TEST_SLOW_DELAY_MS: "400" } });
+  s = await launch([root], { env: { CANOPY_TEST_SLOW_DELAY_MS: "250" } });
 });
 
 after(async () => {

@@ -38,3 +38,5 @@ export const PROGRESS_DELAY_MS = 300;
 export const PROGRESS_ANNOUNCE_MS = 5000;
 /** Folder sizes: the deepest level below the counted folder whose folders get figures (the engine's MAX_SIZES_DEPTH). */
 export const MAX_SIZES_DEPTH = 8;
+/** Folder sizes: figures remembered for the session, in folders; those counted longest ago are forgotten first. */
+export const SIZES_REMEMBERED_MAX = 20_000;

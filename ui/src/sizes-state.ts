@@ -13,11 +13,14 @@
 // - a figure is `stale` once live refresh saw a change in or below its
 //   folder; a new computation's figure replaces it;
 // - the measure (disk usage or apparent size) is a choice of display: every
-//   report carries both.
+//   report carries both;
+// - at most SIZES_REMEMBERED_MAX folders' figures are kept: the ones counted
+//   longest ago are forgotten first.
 
 import type { ErrorCode } from "./bindings/ErrorCode";
 import type { ChildSize, FolderSizeReport, SizesProgress, SizesReport } from "./sizes-wire";
 import type { Arrange, FolderState, TreeNode } from "./tree-state";
+import { SIZES_REMEMBERED_MAX } from "./limits";
 
 /** Which figure is shown: allocated blocks (as `du`), or the sum of file sizes (`du -b`). */
 export type SizeMeasure = "diskUsage" | "apparent";
@@ -70,7 +73,18 @@ export function startRun(s: SizesState, requestId: number, root: string, byAppar
 function put(records: Map<string, SizeRecord>, run: SizesRun, report: FolderSizeReport): void {
   const old = records.get(report.handle);
   if (old && old.requestId === run.requestId && old.report.done && !report.done) return;
+  // Last counted, last in the map: the oldest figures are forgotten first.
+  records.delete(report.handle);
   records.set(report.handle, { report, requestId: run.requestId, byApparent: run.byApparent, stale: false, stopped: false });
+}
+
+/** Forgets the figures counted longest ago beyond SIZES_REMEMBERED_MAX folders. */
+function trim(records: Map<string, SizeRecord>): Map<string, SizeRecord> {
+  for (const h of records.keys()) {
+    if (records.size <= SIZES_REMEMBERED_MAX) break;
+    records.delete(h);
+  }
+  return records;
 }
 
 /** Partial and finished figures while the run counts. */
@@ -79,7 +93,7 @@ export function applyProgress(s: SizesState, p: SizesProgress): SizesState {
   if (!run || p.requestId !== run.requestId) return s;
   const records = new Map(s.records);
   for (const report of p.folders) put(records, run, report);
-  return { ...s, records, run: { ...run, entries: p.entries } };
+  return { ...s, records: trim(records), run: { ...run, entries: p.entries } };
 }
 
 /** The run's reply: every reported folder's finished figure; the run ends. */
@@ -88,7 +102,7 @@ export function finishRun(s: SizesState, r: SizesReport): SizesState {
   if (!run || r.requestId !== run.requestId) return s;
   const records = new Map(s.records);
   for (const report of [r.root, ...r.folders]) put(records, run, report);
-  return { ...s, records, run: null, lastCut: r.budgetCut ? { root: run.root, code: r.budgetCut } : null };
+  return { ...s, records: trim(records), run: null, lastCut: r.budgetCut ? { root: run.root, code: r.budgetCut } : null };
 }
 
 /** The run `requestId` stopped (cancelled or failed): its unfinished figures stay, marked. */

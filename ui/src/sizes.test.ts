@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { openController } from "./controller-fixture";
 import { FakeBackend, settle, type FakeNode } from "./fake-backend";
 import { arrangeBySize, emptySizes, isLowerBound, markStale, startRun, applyProgress, finishRun, stopRun } from "./sizes-state";
+import { SIZES_REMEMBERED_MAX } from "./limits";
 import { ancestorsOf, findFolder, flatten, shownDepthBelow } from "./tree-state";
 import { rowSize, sizeText, sizeTitle, shareText } from "./view/size-words";
 
@@ -240,6 +241,11 @@ describe("sizes state", () => {
     expect(stopRun(s, 5)).toBe(s);
     expect(markStale(s, ["/elsewhere"])).toBe(s);
     expect(markStale(s, ["/r"]).records.get("/r")!.stale).toBe(true);
+    const many = Array.from({ length: SIZES_REMEMBERED_MAX + 5 }, (_, i) => ({ ...rep, handle: `/r/${i}` }));
+    const full = applyProgress(startRun(s, 7, "/r", false), { requestId: 7, folders: many, entries: 0 });
+    expect(full.records.size, "bounded").toBe(SIZES_REMEMBERED_MAX);
+    expect(full.records.has("/r"), "the oldest figure is forgotten first").toBe(false);
+    expect(full.records.has(`/r/${SIZES_REMEMBERED_MAX + 4}`)).toBe(true);
     const cut = finishRun(startRun(s, 6, "/r", false), { requestId: 6, root: rep, folders: [], entries: 1, elapsedMs: 0, budgetCut: "BUDGET" });
     expect(cut.lastCut).toEqual({ root: "/r", code: "BUDGET" });
   });
