@@ -57,8 +57,8 @@ use crate::names::{encode_handle, escape_for_line, DisplayName};
 use crate::root::resolve_root;
 use crate::source::{EntryStream, Identity, Source, SourceFolder, Usage};
 use crate::wire::{
-    ChildSize, EntryKind, FolderSizeReport, FolderSizes, OtherChildren, Shortfall, SizesProgress,
-    SizesReport, SizesRequest,
+    ChildSize, Entry, EntryKind, FolderSizeReport, FolderSizes, Listing, OtherChildren, Shortfall,
+    SizesProgress, SizesReport, SizesRequest,
 };
 
 /// Who hears a sizes computation while it runs: partial figures (lower
@@ -1225,6 +1225,25 @@ fn report_of<S: Source>(sh: &Shared<S>, n: &Arc<Sized>, done: bool) -> FolderSiz
         largest,
         others,
     }
+}
+
+/// Gives each folder of `listing` (the root's too) its figures from
+/// `report` (matched by handle): what `canopy-list --sizes` prints. A folder
+/// the report does not name (deeper than its depth) is left without.
+pub fn attach_sizes(listing: &mut Listing, report: &SizesReport) {
+    let by_handle: HashMap<&str, &FolderSizes> = std::iter::once(&report.root)
+        .chain(&report.folders)
+        .map(|f| (f.handle.as_str(), &f.sizes))
+        .collect();
+    fn visit(e: &mut Entry, by_handle: &HashMap<&str, &FolderSizes>) {
+        if let Some(folder) = &mut e.folder {
+            folder.sizes = by_handle.get(e.handle.as_str()).map(|s| (*s).clone());
+            for child in &mut folder.entries {
+                visit(child, by_handle);
+            }
+        }
+    }
+    visit(&mut listing.root, &by_handle);
 }
 
 /// `INVALID_ARGUMENT` unless `depth` is 0..=`MAX_SIZES_DEPTH`.
