@@ -628,6 +628,11 @@ fn work<S: Source>(sh: &Shared<S>, slot: &Mutex<Option<Running>>, watch: &Watch)
         if given_up || matches!(ran, Err(Cut::GivenUp)) || watch.abandoned() {
             return;
         }
+        if matches!(ran, Err(Cut::Stopped)) {
+            // Cut short by the request's end: what it counted stands, as a lower bound.
+            let code = (*lock(&sh.cut)).unwrap_or(ErrorCode::Budget);
+            out.error = Some(CanopyError::new(code, "not counted to its end"));
+        }
         publish(sh, &node, own, &path, out);
         sh.job_ended();
     }
