@@ -73,7 +73,7 @@ pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
-pub use sizes::{sizes, sizes_request, SizesBudget, SizesCall, SizesObserver};
+pub use sizes::{attach_sizes, sizes, sizes_request, SizesBudget, SizesCall, SizesObserver};
 pub use source::{Observer, Source, SourceFile, SourceFolder};
 pub use walk::{list, list_request, ListCall, RequestBudget};
 pub use wire::ListSettings;

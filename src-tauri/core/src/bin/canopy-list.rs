@@ -20,21 +20,25 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE};
-use canopy_core::text::write_text;
+use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, MAX_SIZES_DEPTH, NESTED_CAP, PAGE};
+use canopy_core::text::{write_text_measured, Measure};
 use canopy_core::wire::{RootSpec, SortBy};
 use canopy_core::{
-    list, resolve_root, ErrorCode, ListCall, ListSettings, LocalFs, RequestBudget, WithArchives,
+    attach_sizes, list, resolve_root, sizes, ErrorCode, ListCall, ListSettings, LocalFs,
+    RequestBudget, SizesCall, WithArchives,
 };
 
 const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] \
-[--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--archives] [--no-dotfiles] [--json]";
+[--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--archives] [--no-dotfiles] \
+[--sizes [--apparent]] [--json]";
 
 struct Args {
     path: OsString,
     settings: ListSettings,
     call: ListCall,
     json: bool,
+    /// `--sizes`: each listed folder's recursive size, and which to print.
+    sizes: Option<Measure>,
 }
 
 fn help() -> String {
@@ -57,6 +61,11 @@ fn help() -> String {
          PATH may run through an archive (zip, tar, tar.gz/bz2/xz/zst, told by its first bytes):\n\
          site.zip/assets lists inside it, nothing is extracted. An archive in a listing prints\n\
          [ARCHIVE]; --archives descends into archives within the depth (an archive is one level).\n\n\
+         --sizes counts everything below each listed folder, as du -x does (symlinks never followed,\n\
+         other filesystems never entered, hard links once): `[DIR] photos (1.52 GiB)`, `(≥ 1.52 GiB)`\n\
+         when something below could not be read, the listed folder's on a first `[SIZE]` line, and\n\
+         in --json a `sizes` object in every folder. Disk usage by default; --apparent prints the\n\
+         apparent size (du -b). With --sizes the depth is at most {MAX_SIZES_DEPTH}.\n\n\
          Exit status: 0 listed, 1 the folder cannot be listed, 2 bad arguments.\n"
     )
 }
@@ -81,6 +90,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     let mut json = false;
     let mut summary = false;
     let mut only_paths = false;
+    let (mut sizes, mut apparent) = (false, false);
     let (mut limit, mut all) = (None, false);
     while let Some(arg) = argv.next() {
         match arg.to_str() {
@@ -135,6 +145,8 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
             Some("--summary") if !only_paths => summary = true,
             Some("--archives") if !only_paths => call.archives = true,
             Some("--json") if !only_paths => json = true,
+            Some("--sizes") if !only_paths => sizes = true,
+            Some("--apparent") if !only_paths => apparent = true,
             Some(flag) if flag.starts_with('-') && flag.len() > 1 && !only_paths => {
                 return Err(format!("unknown option {flag}"))
             }
@@ -154,6 +166,15 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     if call.after.is_some() && call.offset != 0 {
         return Err("give either --offset or --after, not both".into());
     }
+    if apparent && !sizes {
+        return Err("--apparent chooses which size --sizes prints: give --sizes too".into());
+    }
+    if sizes && settings.depth > MAX_SIZES_DEPTH {
+        return Err(format!(
+            "with --sizes the depth must be 1 to {MAX_SIZES_DEPTH}, not {}",
+            settings.depth
+        ));
+    }
     settings.limit = limit.unwrap_or(u64::from(PAGE)) as u32;
     call.whole_top_level = all;
     if all {
@@ -162,13 +183,19 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     }
     // Text mode prints neither size, time nor handles, so it makes none.
     call.details = json;
-    call.handles = json;
+    // Sizes find their folders by handle.
+    call.handles = json || sizes;
     call.summary = json || summary;
     Ok(Some(Args {
         path,
         settings,
         call,
         json,
+        sizes: sizes.then_some(if apparent {
+            Measure::Apparent
+        } else {
+            Measure::DiskUsage
+        }),
     }))
 }
 
@@ -191,14 +218,20 @@ fn main() -> ExitCode {
         Ok(text) => RootSpec::Text(text),
         Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
     };
-    let listing = match resolve_root(&spec).and_then(|root| {
-        list(
-            &WithArchives::new(LocalFs::new().with_env_seams()),
-            &root,
-            &args.settings,
-            &args.call,
-        )
-    }) {
+    let source = WithArchives::new(LocalFs::new().with_env_seams());
+    let listing = resolve_root(&spec).and_then(|root| {
+        let mut listing = list(&source, &root, &args.settings, &args.call)?;
+        if args.sizes.is_some() {
+            let call = SizesCall {
+                depth: args.settings.depth,
+                ..SizesCall::default()
+            };
+            let report = sizes(&source, &root, &call, None, None)?;
+            attach_sizes(&mut listing, &report);
+        }
+        Ok(listing)
+    });
+    let listing = match listing {
         Ok(l) => l,
         Err(e) => {
             eprintln!("canopy-list: {}: {}", e.code, e.message);
@@ -218,7 +251,7 @@ fn main() -> ExitCode {
             .map_err(io::Error::from)
             .and_then(|_| writeln!(out))
     } else {
-        write_text(&listing, &mut out)
+        write_text_measured(&listing, args.sizes.unwrap_or_default(), &mut out)
     };
     let flushed = written.and_then(|_| out.flush());
     drop(out);
