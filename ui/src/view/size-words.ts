@@ -33,7 +33,7 @@ export function sizeTitle(rec: SizeRecord, measure: SizeMeasure): string {
     lines.push(`At least this much: ${plural(f.count, "folder", "folders")} ${f.code === "CANCELLED" ? "not counted: counting was stopped" : `not counted in full: ${sentenceFor(f.code)}`} [${f.code}]${where}.`);
   }
   if (s.isLowerBound && rec.report.done && !(s.shortfalls?.length)) lines.push("At least this much: something below could not be counted.");
-  if (s.otherDisk) lines.push("Another disk is mounted here: its own size is shown; it is not entered (as du -x).");
+  if (s.otherDisk) lines.push("Another disk is mounted here: it is not entered nor counted (as du -x).");
   if (rec.stale) lines.push("Something in or below this folder changed since it was counted: Sizes again to count it anew.");
   return lines.join("\n");
 }
