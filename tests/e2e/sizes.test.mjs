@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { SLOW_FOLDER, file, launch, previewReady, removeTree, rowSelector, saveScreenshot, selectRow, tempTree } from "./harness.mjs";
+import { SLOW_FOLDER, file, launch, previewReady, removeTree, saveScreenshot, scrollToRow, selectRow, tempTree } from "./harness.mjs";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -42,8 +42,9 @@ function du(dir, apparent = false) {
   return Number(out.split("\t")[0]);
 }
 
-/** The Size cell of the row named `name`: its text, classes, hover and bar. */
-function cell(name) {
+/** The Size cell of the row named `name` (scrolled to): its text, classes, hover and bar. */
+async function cell(name) {
+  await scrollToRow(s, name);
   return s.exec((n) => {
     const row = Array.from(document.querySelectorAll('[role="treeitem"]')).find((r) => r.querySelector(".name")?.textContent === n);
     const c = row?.querySelector(".cell-size");
@@ -85,6 +86,9 @@ after(async () => {
 
 describe("folder sizes", () => {
   test("Sizes fills every shown folder: '≥' while the slow folder is read, then du's figures and the bars", async () => {
+    // Its 100 files would fill the view: collapsed, it is still counted (it is shown).
+    await s.clickCss(`${await scrollToRow(s, SLOW_FOLDER)} .twisty`);
+    await s.waitFor((n) => Array.from(document.querySelectorAll('[role="treeitem"]')).find((r) => r.querySelector(".name")?.textContent === n)?.getAttribute("aria-expanded") === "false", { what: "the slow folder collapsed", args: [SLOW_FOLDER] });
     await s.clickCss('button[data-action="sizes"]');
     const during = await s.waitFor(
       (n) => {
@@ -115,19 +119,26 @@ describe("folder sizes", () => {
     assert.ok(Math.abs(photos.bar - share) < 0.5, `photos' bar is ${photos.bar}% wide, its share is ${share.toFixed(2)}%`);
     const status = await s.exec(() => document.querySelector(".status-bar")?.textContent ?? "");
     assert.ok(status.includes(`${formatSize(du(root))} disk usage`), `the status bar gives the root's figure: ${status}`);
+    await s.exec(() => {
+      document.querySelector(".tree-scroller").scrollTop = 0;
+    });
     await saveScreenshot(s, "sizes-done");
   });
 
   test("disk usage by default, apparent size when switched (a sparse file)", async () => {
     const sparse = await cell("sparse.img");
-    assert.equal(sparse?.text, formatSize(0), "a sparse file uses no block");
+    assert.equal(sparse?.text, "64 MiB", "a file's cell keeps its length");
+    assert.match(sparse.title, /^0 B \(0 bytes\) disk usage/, "a sparse file uses no block");
+    assert.equal(sparse.bar, 0, "no share of its folder's disk usage");
     await s.exec(() => {
       const select = document.querySelector('select[data-action="size-measure"]');
       select.value = "apparent";
       select.dispatchEvent(new Event("change"));
     });
     await s.waitFor(() => document.querySelector(".status-bar")?.textContent.includes("apparent size"), { what: "apparent sizes shown" });
-    assert.equal((await cell("sparse.img")).text, "64 MiB", "its length");
+    const apparentShare = (100 * 64 * MiB) / du(root, true);
+    const sparseNow = await cell("sparse.img");
+    assert.ok(Math.abs(sparseNow.bar - apparentShare) < 0.5, `its bar is its share of the apparent size: ${sparseNow.bar}% vs ${apparentShare.toFixed(2)}%`);
     assert.equal((await cell("photos")).text, formatSize(du(path.join(root, "photos"), true)), "photos: du -sb -x's figure");
     await s.exec(() => {
       const select = document.querySelector('select[data-action="size-measure"]');
@@ -158,7 +169,7 @@ describe("folder sizes", () => {
   });
 
   test("Esc stops a count at once; what was counted stays, as a lower bound saying why", async () => {
-    await s.clickCss(await rowSelector(s, "notes.txt"));
+    await selectRow(s, SLOW_FOLDER);
     await s.clickCss('button[data-action="sizes"]');
     await s.waitFor(
       (n) => {

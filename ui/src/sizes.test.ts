@@ -183,10 +183,12 @@ describe("folder sizes", () => {
     expect(big.share).toBeCloseTo(904 / 968);
     expect(big.text).toBe("904 KiB");
     const sparse = rowSize(s, "/r/sparse.img", false, "/r")!;
-    expect(sparse.text).toBe("4.0 KiB");
+    expect(sparse.text, "a file's cell keeps its length").toBeNull();
+    expect(sparse.title).toMatch(/^4\.0 KiB \(4,096 bytes\) disk usage/);
+    expect(sparse.share).toBeCloseTo(4 / 968);
     c.setSizeMeasure("apparent");
     s = c.snapshot().sizes;
-    expect(rowSize(s, "/r/sparse.img", false, "/r")!.text).toBe("2.0 MiB");
+    expect(rowSize(s, "/r/sparse.img", false, "/r")!.share).toBeCloseTo(2048 / 3008);
     expect(rowSize(s, "/r/big", true, "/r")!.share).toBeCloseTo(900 / 3008);
     expect(rowSize(s, "/r/nothing", false, "/r")).toBeNull();
     expect(shareText(0.3733)).toBe("37%");

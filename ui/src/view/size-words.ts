@@ -55,7 +55,8 @@ export { isLowerBound };
 
 /** What a row's Size cell shows of folder sizes: its figure and its share of its folder's. */
 export interface RowSize {
-  readonly text: string;
+  /** A folder's counted figure; null for a file, whose cell keeps its length. */
+  readonly text: string | null;
   readonly title: string;
   /** Still being counted: the figure grows. */
   readonly counting: boolean;
@@ -68,14 +69,16 @@ export interface RowSize {
 
 /**
  * The Size cell of the entry `handle` (a folder when `isFolder`) in the
- * folder `parent`: a folder's own counted figure; a file's as its folder's
- * finished report names it among the largest. Null when nothing is known.
+ * folder `parent`: a folder's own counted figure; for a file its folder's
+ * finished report names among the largest, its share and figure (the cell
+ * keeps the file's length: a column of files' lengths stays one measure).
+ * Null when nothing is known.
  */
 export function rowSize(sizes: SizesState, handle: string, isFolder: boolean, parent: string): RowSize | null {
   const m = sizes.measure;
   const parentRec = sizes.records.get(parent);
   const own = isFolder ? sizes.records.get(handle) : undefined;
-  let text: string;
+  let text: string | null;
   let title: string;
   let figure: number;
   let counting = false;
@@ -90,8 +93,8 @@ export function rowSize(sizes: SizesState, handle: string, isFolder: boolean, pa
     const child = childFigure(parentRec, handle);
     if (!child) return null;
     figure = measured(child, m);
-    text = `${child.isLowerBound ? AT_LEAST : ""}${formatSize(figure)}`;
-    title = `${formatSize(figure)} (${formatCount(figure)} bytes) ${measureName(m)}`;
+    text = null;
+    title = `${child.isLowerBound ? "at least " : ""}${formatSize(figure)} (${formatCount(figure)} bytes) ${measureName(m)}`;
     stale = parentRec!.stale;
   }
   const share = parentRec ? shareOf(figure, measured(parentRec.report.sizes, m)) : null;

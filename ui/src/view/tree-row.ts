@@ -220,12 +220,12 @@ export class RowSlot {
       this.sizeBar.hidden = true;
       return;
     }
-    // The item count moves to the hover: the cell now says how big.
-    setText(this.sizeLabel, size.text);
-    cell.classList.add("sized");
+    // A folder's item count moves to the hover: the cell now says how big.
+    setText(this.sizeLabel, size.text ?? plain);
+    cell.classList.toggle("sized", size.text !== null);
     cell.classList.toggle("counting", size.counting);
     cell.classList.toggle("stale", size.stale);
-    cell.title = plain ? `${size.title}\n${plain}` : size.title;
+    cell.title = plain ? `${size.title}\n${size.text === null ? "length " : ""}${plain}` : size.title;
     this.sizeBar.hidden = size.share === null;
     const width = `${((size.share ?? 0) * 100).toFixed(2)}%`;
     if (this.sizeBar.style.width !== width) this.sizeBar.style.width = width;
