@@ -19,9 +19,11 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { SLOW_FOLDER, file, launch, mountDead, previewReady, removeTree, saveScreenshot, scrollToRow, selectRow, tempTree } from "./harness.mjs";
+import { REPO, SLOW_FOLDER, file, launch, mountDead, previewReady, removeTree, saveScreenshot, scrollToRow, selectRow, tempTree } from "./harness.mjs";
 
 const KiB = 1024;
+/** A name that is markup: it must reach the page as text. */
+const HOSTILE = "<img src=x onerror=window.__pwned=1>.raw";
 const MiB = 1024 * KiB;
 
 let root;
@@ -64,6 +66,24 @@ async function cell(name) {
   }, name);
 }
 
+const AXE_SOURCE = fs.readFileSync(path.join(REPO, "ui/node_modules/axe-core/axe.min.js"), "utf8");
+
+/** axe-core's WCAG 2.1 A/AA violations on the window, and which of `mustJudge` (selectors) it did not judge for contrast. */
+async function axe(session, mustJudge) {
+  if (!(await session.exec(() => typeof window.axe === "object"))) {
+    await session.cmd("POST", "/execute/sync", { script: `${AXE_SOURCE}\n;return typeof window.axe;`, args: [] });
+  }
+  return session.execAsync(async (selectors) => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const r = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] }, elementRef: true });
+    const contrast = [...r.passes, ...r.violations].find((x) => x.id === "color-contrast")?.nodes ?? [];
+    return {
+      violations: r.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}: ${n.failureSummary?.replace(/\s+/g, " ")}`)),
+      unjudged: selectors.filter((sel) => !contrast.some((n) => n.element?.closest?.(sel))),
+    };
+  }, mustJudge);
+}
+
 const counting = () => s.exec(() => document.querySelector('button[data-action="sizes"]')?.getAttribute("aria-pressed") === "true");
 
 describe("folder sizes", () => {
@@ -72,6 +92,7 @@ describe("folder sizes", () => {
     file(path.join(root, "photos/a.raw"), Buffer.alloc(3 * MiB, 1));
     file(path.join(root, "photos/b.raw"), Buffer.alloc(1 * MiB, 2));
     file(path.join(root, "photos/c.jpg"), Buffer.alloc(200 * KiB, 3));
+    file(path.join(root, "photos", HOSTILE), Buffer.alloc(2 * MiB, 8));
     for (let i = 1; i <= 12; i++) file(path.join(root, `photos/small${String(i).padStart(2, "0")}.txt`), Buffer.alloc(KiB * i, 4));
     file(path.join(root, "docs/guide.md"), "# Guide\n".repeat(1000));
     file(path.join(root, "docs/sub/deep.txt"), Buffer.alloc(500 * KiB, 5));
@@ -164,11 +185,15 @@ describe("folder sizes", () => {
       })),
     );
     assert.equal(pane.filter((p) => p.button).length, 10, "its 10 largest children");
-    assert.deepEqual(pane.slice(0, 3).map((p) => p.name), ["a.raw", "b.raw", "c.jpg"], "largest first");
-    assert.equal(pane.at(-1).name, "5 others", "the rest as N others");
+    assert.deepEqual(pane.slice(0, 4).map((p) => p.name), ["a.raw", HOSTILE, "b.raw", "c.jpg"], "largest first; a name that is markup shown as text");
+    assert.equal(pane.at(-1).name, "6 others", "the rest as N others");
+    const injected = await s.exec(() => ({ img: document.querySelector('[role="region"][aria-label="Preview"] img') !== null, pwned: window.__pwned ?? null }));
+    assert.deepEqual(injected, { img: false, pwned: null }, "no name became markup");
     assert.ok(pane[0].bar > pane[1].bar && pane[1].bar > pane[2].bar, "bars as long as their shares");
     await saveScreenshot(s, "sizes-why-big");
-    await s.clickCss('[role="region"][aria-label="Preview"] .space-list li:nth-child(2) button.space-item');
+    const audit = await axe(s, [".space-item .space-size", ".space-item .space-share", ".cell-size.sized"]);
+    assert.deepEqual(audit, { violations: [], unjudged: [] }, "axe-core: the sizes, their bars and the pane are accessible (WCAG 2.1 AA)");
+    await s.clickCss('[role="region"][aria-label="Preview"] .space-list li:nth-child(3) button.space-item');
     await s.waitFor(() => document.querySelector('[aria-selected="true"] .name')?.textContent === "b.raw", { what: "b.raw selected in the tree" });
   });
 

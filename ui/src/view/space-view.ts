@@ -66,7 +66,8 @@ function childBar(c: ChildSize, whole: number, measure: SizeMeasure, pick: (hand
   const share = shareOf(size, whole);
   const bar = el("span", { class: "space-bar", "aria-hidden": "true" });
   bar.style.width = `${(share * 100).toFixed(2)}%`;
-  const kind = c.kind === "folder" ? icon("folder", "folder") : icon(c.kind === "file" ? "file" : c.kind === "symlink" ? "symlink" : "special", c.kind);
+  // The button's name is what it shows (name, size, share, items): the icon is decoration.
+  const kind = icon(c.kind === "folder" ? "folder" : c.kind === "file" ? "file" : c.kind === "symlink" ? "symlink" : "special");
   const items = c.kind === "folder" ? plural(c.items, "item", "items") : "";
   const b = el(
     "button",
@@ -78,7 +79,6 @@ function childBar(c: ChildSize, whole: number, measure: SizeMeasure, pick: (hand
     el("span", { class: "space-items" }, items),
   );
   b.title = `Select ${plainName(c.name, c.nameParts)} in the tree`;
-  b.setAttribute("aria-label", `${plainName(c.name, c.nameParts)}: ${c.isLowerBound ? "at least " : ""}${formatSize(size)}, ${shareText(share)}${items ? `, ${items}` : ""}`);
   b.addEventListener("click", () => pick(c.handle));
   return b;
 }
