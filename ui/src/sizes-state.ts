@@ -9,7 +9,9 @@
 // - a folder's partial figure (counting) never replaces its finished one
 //   of the same computation;
 // - a computation that is stopped (Esc, leaving the folder) keeps what it
-//   had counted, each unfinished figure marked `stopped` (a lower bound);
+//   had counted; a folder it had not finished gets back its earlier
+//   finished figure, if any, else keeps its partial one marked `stopped`
+//   (a lower bound);
 // - a figure is `stale` once live refresh saw a change in or below its
 //   folder; a new computation's figure replaces it;
 // - the measure (disk usage or apparent size) is a choice of display: every
@@ -35,6 +37,8 @@ export interface SizeRecord {
   readonly stale: boolean;
   /** Its computation was stopped before this folder was done. */
   readonly stopped: boolean;
+  /** While a newer count has not finished the folder: the finished figure of an earlier one, restored if that count is stopped. */
+  readonly previous: SizeRecord | null;
 }
 
 export interface SizesRun {
@@ -73,9 +77,10 @@ export function startRun(s: SizesState, requestId: number, root: string, byAppar
 function put(records: Map<string, SizeRecord>, run: SizesRun, report: FolderSizeReport): void {
   const old = records.get(report.handle);
   if (old && old.requestId === run.requestId && old.report.done && !report.done) return;
+  const earlier = !old ? null : old.requestId !== run.requestId && old.report.done && !old.stopped ? old : old.previous;
   // Last counted, last in the map: the oldest figures are forgotten first.
   records.delete(report.handle);
-  records.set(report.handle, { report, requestId: run.requestId, byApparent: run.byApparent, stale: false, stopped: false });
+  records.set(report.handle, { report, requestId: run.requestId, byApparent: run.byApparent, stale: false, stopped: false, previous: report.done ? null : earlier });
 }
 
 /** Forgets the figures counted longest ago beyond SIZES_REMEMBERED_MAX folders. */
@@ -105,11 +110,15 @@ export function finishRun(s: SizesState, r: SizesReport): SizesState {
   return { ...s, records: trim(records), run: null, lastCut: r.budgetCut ? { root: run.root, code: r.budgetCut } : null };
 }
 
-/** The run `requestId` stopped (cancelled or failed): its unfinished figures stay, marked. */
+/**
+ * The run `requestId` stopped (cancelled or failed): a folder it had not
+ * finished gets back the finished figure of an earlier count, if it had
+ * one; else its partial figure stays, marked stopped.
+ */
 export function stopRun(s: SizesState, requestId: number): SizesState {
   if (!s.run || s.run.requestId !== requestId) return s;
   const records = new Map(s.records);
-  for (const [h, rec] of records) if (rec.requestId === requestId && !rec.report.done) records.set(h, { ...rec, stopped: true });
+  for (const [h, rec] of records) if (rec.requestId === requestId && !rec.report.done) records.set(h, rec.previous ?? { ...rec, stopped: true });
   return { ...s, records, run: null };
 }
 

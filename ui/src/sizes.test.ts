@@ -110,6 +110,24 @@ describe("folder sizes", () => {
     expect(c.cancelSizes(), "nothing left to stop").toBe(false);
   });
 
+  it("a stopped recount gives back each unfinished folder's earlier figure", async () => {
+    const fake = new FakeBackend(tree());
+    const { c } = await openController(fake);
+    await c.computeSizes();
+    const before = c.snapshot().sizes.records.get("/r/big")!;
+    fake.holdSizes = true;
+    void c.computeSizes();
+    await settle();
+    const id = fake.sizesCalls[1]!.requestId;
+    const big = fake.sizesOf("/r/big");
+    fake.sizesProgress(id, [{ ...big, done: false, largest: undefined, sizes: { ...big.sizes, diskUsage: 1 } }, fake.sizesOf("/r/small")]);
+    expect(sizeText(c.snapshot().sizes.records.get("/r/big")!, "diskUsage"), "counting anew").toBe("≥ 1 B");
+    c.cancelSizes();
+    const after = c.snapshot().sizes.records;
+    expect(after.get("/r/big"), "the earlier finished figure is back").toBe(before);
+    expect(after.get("/r/small")!.requestId, "a folder the recount finished keeps the new figure").toBe(id);
+  });
+
   it("leaving the folder stops the count; refreshing it does not", async () => {
     const fake = new FakeBackend(tree());
     const { c } = await openController(fake);
