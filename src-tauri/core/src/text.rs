@@ -22,7 +22,7 @@
 
 use std::io::{self, Write};
 
-use crate::names::{escape_for_line, guard_line_field, NamePart, LINK_NOTES};
+use crate::names::{escape_for_line, guard_line_field, NamePart, LINK_NOTES, SIZE_UNITS};
 use crate::rest::RestGroup;
 use crate::wire::{Entry, EntryKind, Folder, FolderSizes, LinkTarget, Listing};
 
@@ -108,7 +108,7 @@ pub fn write_text_measured(
 /// A count of bytes for people: `512 B`, `1.52 GiB` (binary units, two
 /// decimals, rounded down so a lower bound never reads as more than it is).
 pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    const UNITS: &[&str] = SIZE_UNITS.split_at(1).1;
     if bytes < 1024 {
         return format!("{bytes} B");
     }
