@@ -954,7 +954,7 @@ fn stat_names<S: Source>(
         let name = &rest[4..4 + len];
         rest = &rest[4 + len..];
         since_check += 1;
-        if since_check == 64 {
+        if since_check == 16 {
             since_check = 0;
             if sh.must_stop() {
                 return Err(Cut::Stopped);
@@ -1076,7 +1076,10 @@ pub fn sizes<S: Source>(
     let mut last_partial = Instant::now();
     let (count, wake) = &sh.news;
     loop {
-        let ended = running.load(SeqCst) == 0;
+        // A cancel or a spent budget answers at once: a thread still in a
+        // call finds the request stopped when it returns, and publishes
+        // into figures nobody reads.
+        let ended = running.load(SeqCst) == 0 || sh.must_stop();
         if let Some(obs) = observer {
             let due = last_partial.elapsed() >= SIZES_PROGRESS;
             let finished = std::mem::take(&mut *lock(&sh.finished));
@@ -1191,7 +1194,6 @@ fn drive<S: Source>(sh: &Arc<Shared<S>>) {
 /// The wire form of a reported folder's figures.
 fn report_of<S: Source>(sh: &Shared<S>, n: &Arc<Sized>, done: bool) -> FolderSizeReport {
     let sizes = n.figures();
-    let finished = done && n.state().done;
     let (largest, others) = if done {
         let st = n.state();
         let mut others = st.top.all.clone();
@@ -1220,7 +1222,6 @@ fn report_of<S: Source>(sh: &Shared<S>, n: &Arc<Sized>, done: bool) -> FolderSiz
     } else {
         (None, None)
     };
-    let _ = finished;
     FolderSizeReport {
         handle: encode_handle(&n.path),
         path: sh.shown(&n.path),
