@@ -339,6 +339,34 @@ fn write_folder(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_in_binary_units_rounded_down() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1024), "1.00 KiB");
+        assert_eq!(
+            human_bytes(1024 * 1024 - 1),
+            "1023.99 KiB",
+            "never rounded up to the next unit"
+        );
+        assert_eq!(human_bytes(1_632_087_572), "1.51 GiB");
+        assert_eq!(human_bytes(u64::MAX), "15.99 EiB");
+        let lower = FolderSizes {
+            disk_usage: 4096,
+            is_lower_bound: true,
+            ..FolderSizes::default()
+        };
+        assert_eq!(size_suffix(&lower, Measure::DiskUsage), " (≥ 4.00 KiB)");
+        assert_eq!(size_suffix(&lower, Measure::Apparent), " (≥ 0 B)");
+        for bytes in [0, 5, 1024, 123_456_789, u64::MAX] {
+            let text = format!("name ({})", human_bytes(bytes));
+            assert!(
+                crate::names::size_suffix_at(&text).is_some(),
+                "what the text prints is what a name may not end with: {text}"
+            );
+        }
+    }
     use crate::{list, CanopyError, ErrorCode, ListCall, ListSettings, LocalFs};
 
     #[test]

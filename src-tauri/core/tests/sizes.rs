@@ -628,3 +628,33 @@ fn inside_an_archive_disk_usage_is_the_apparent_size() {
     );
     assert!(!r.root.sizes.is_lower_bound);
 }
+
+#[test]
+fn a_folder_slower_in_all_than_its_deadline_but_answering_each_call_is_counted_whole() {
+    let t = Tree::new();
+    t.files("slow", "f", 400);
+    // About 20 small batches of 40 ms each: 800 ms in all, each well within 300 ms.
+    let hooks = IoHooks {
+        slow_folder: Some(b"slow".to_vec()),
+        slow_delay: Duration::from_millis(40),
+        slow_stat: None,
+    };
+    let r = sizes(
+        &LocalFs::new().with_test_hooks(hooks),
+        t.path(),
+        &SizesCall {
+            depth: 1,
+            folder_time: Duration::from_millis(300),
+            ..SizesCall::default()
+        },
+        None,
+        None,
+    )
+    .unwrap();
+    let slow = folder(&r, "slow");
+    assert!(
+        !slow.sizes.is_lower_bound,
+        "a slow folder is not a dead one: {slow:?}"
+    );
+    assert_eq!(slow.sizes.files, 400);
+}
