@@ -22,8 +22,9 @@
 //! goes deep before wide and few folders are open at once. A few threads
 //! (the machine's cores, at most `SIZES_MAX_THREADS`) each drive a job of
 //! [`crate::bounded`] that takes jobs from the stack; each job is a step at
-//! the folder's entry in its parent, then its path and device, with the
-//! folder's own deadline: a job that hangs (a dead mount) is given up, its
+//! the folder's entry in its parent, then its path and device, and each
+//! batch of names or chunk of `lstat`s a step with a fresh deadline
+//! (`folder_time`, `TIME_BUDGET`): a job that hangs (a dead mount) is given up, its
 //! folder costs `TIMEOUT`, its place is stuck (later calls there fail at
 //! once) and the thread goes on with a fresh worker. A job given up
 //! publishes nothing after it was given up ([`Claim`]).
@@ -103,8 +104,9 @@ pub struct SizesCall {
     pub depth: u32,
     /// Order each folder's `largest` by apparent size, not disk usage.
     pub by_apparent: bool,
-    /// Longest read of any one folder (its open, names and `lstat`s) before
-    /// it is `TIMEOUT` (a dead mount).
+    /// Longest wait for one step of a folder (its open, one batch of its
+    /// names, one chunk of `lstat`s) before the folder is `TIMEOUT` (a dead
+    /// mount): a large folder takes as many steps as it needs.
     pub folder_time: Duration,
     /// What the whole computation may spend.
     pub budget: SizesBudget,
@@ -795,6 +797,14 @@ fn count_self(own: &Usage, out: &mut Outcome) {
     out.tally.apparent += own.apparent;
 }
 
+/// Starts a fresh step on the device of folder `id`, with a fresh
+/// `folder_time`: one batch of names or one chunk of `lstat`s.
+fn renew<S: Source>(sh: &Shared<S>, watch: &Watch, id: Identity) -> Result<(), CanopyError> {
+    watch
+        .begin(Place::Device(id.dev), Instant::now() + sh.call.folder_time)
+        .map_err(|u| unresponsive(&u))
+}
+
 /// Reads an open folder's names: each subfolder becomes a job; the other
 /// names are `lstat`ed here, or shared out in chunks when threads are idle.
 #[allow(clippy::too_many_arguments)]
@@ -825,6 +835,12 @@ fn read_folder<S: Source>(
     loop {
         if sh.must_stop() {
             result = Err(Cut::Stopped);
+            break;
+        }
+        // Each batch of names is a step of its own: a large folder may take
+        // long in all, a dead one never answers one call.
+        if let Err(e) = renew(sh, watch, id) {
+            out.error = Some(e);
             break;
         }
         let mut read = 0u64;
@@ -879,18 +895,25 @@ fn read_folder<S: Source>(
         } else if in_chunk >= SIZES_CHUNK {
             let chunk = std::mem::take(&mut names);
             in_chunk = 0;
+            if let Err(e) = renew(sh, watch, id) {
+                out.error = Some(e);
+                break;
+            }
             if let Err(cut) = stat_names(sh, node, (&dir, id), path, depth, &chunk, claim, out) {
                 result = Err(cut);
                 break;
             }
-            let _ = watch;
         }
         if !more {
             break;
         }
     }
     *buffer = stream.into_buffer();
-    if result.is_ok() && !names.is_empty() {
+    if result.is_ok() && !names.is_empty() && out.error.is_none() {
+        if let Err(e) = renew(sh, watch, id) {
+            out.error = Some(e);
+            return Ok(());
+        }
         result = stat_names(sh, node, (&dir, id), path, depth, &names, claim, out);
     }
     result
@@ -954,7 +977,7 @@ fn stat_names<S: Source>(
         let name = &rest[4..4 + len];
         rest = &rest[4 + len..];
         since_check += 1;
-        if since_check == 64 {
+        if since_check == 16 {
             since_check = 0;
             if sh.must_stop() {
                 return Err(Cut::Stopped);
@@ -1076,7 +1099,10 @@ pub fn sizes<S: Source>(
     let mut last_partial = Instant::now();
     let (count, wake) = &sh.news;
     loop {
-        let ended = running.load(SeqCst) == 0;
+        // A cancel or a spent budget answers at once: a thread still in a
+        // call finds the request stopped when it returns, and publishes
+        // into figures nobody reads.
+        let ended = running.load(SeqCst) == 0 || sh.must_stop();
         if let Some(obs) = observer {
             let due = last_partial.elapsed() >= SIZES_PROGRESS;
             let finished = std::mem::take(&mut *lock(&sh.finished));
@@ -1191,7 +1217,6 @@ fn drive<S: Source>(sh: &Arc<Shared<S>>) {
 /// The wire form of a reported folder's figures.
 fn report_of<S: Source>(sh: &Shared<S>, n: &Arc<Sized>, done: bool) -> FolderSizeReport {
     let sizes = n.figures();
-    let finished = done && n.state().done;
     let (largest, others) = if done {
         let st = n.state();
         let mut others = st.top.all.clone();
@@ -1220,7 +1245,6 @@ fn report_of<S: Source>(sh: &Shared<S>, n: &Arc<Sized>, done: bool) -> FolderSiz
     } else {
         (None, None)
     };
-    let _ = finished;
     FolderSizeReport {
         handle: encode_handle(&n.path),
         path: sh.shown(&n.path),

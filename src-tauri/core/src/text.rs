@@ -22,7 +22,7 @@
 
 use std::io::{self, Write};
 
-use crate::names::{escape_for_line, guard_line_field, NamePart, LINK_NOTES};
+use crate::names::{escape_for_line, guard_line_field, NamePart, LINK_NOTES, SIZE_UNITS};
 use crate::rest::RestGroup;
 use crate::wire::{Entry, EntryKind, Folder, FolderSizes, LinkTarget, Listing};
 
@@ -108,7 +108,7 @@ pub fn write_text_measured(
 /// A count of bytes for people: `512 B`, `1.52 GiB` (binary units, two
 /// decimals, rounded down so a lower bound never reads as more than it is).
 pub fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    const UNITS: &[&str] = SIZE_UNITS.split_at(1).1;
     if bytes < 1024 {
         return format!("{bytes} B");
     }
@@ -339,6 +339,34 @@ fn write_folder(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_in_binary_units_rounded_down() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1024), "1.00 KiB");
+        assert_eq!(
+            human_bytes(1024 * 1024 - 1),
+            "1023.99 KiB",
+            "never rounded up to the next unit"
+        );
+        assert_eq!(human_bytes(1_632_087_572), "1.51 GiB");
+        assert_eq!(human_bytes(u64::MAX), "15.99 EiB");
+        let lower = FolderSizes {
+            disk_usage: 4096,
+            is_lower_bound: true,
+            ..FolderSizes::default()
+        };
+        assert_eq!(size_suffix(&lower, Measure::DiskUsage), " (≥ 4.00 KiB)");
+        assert_eq!(size_suffix(&lower, Measure::Apparent), " (≥ 0 B)");
+        for bytes in [0, 5, 1024, 123_456_789, u64::MAX] {
+            let text = format!("name ({})", human_bytes(bytes));
+            assert!(
+                crate::names::size_suffix_at(&text).is_some(),
+                "what the text prints is what a name may not end with: {text}"
+            );
+        }
+    }
     use crate::{list, CanopyError, ErrorCode, ListCall, ListSettings, LocalFs};
 
     #[test]

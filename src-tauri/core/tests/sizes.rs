@@ -580,3 +580,81 @@ proptest! {
         agrees_with_du(&r, &format!("seed {seed}, {threads} threads"));
     }
 }
+
+#[test]
+fn hostile_names_are_escaped_in_paths_and_their_handles_round_trip() {
+    let t = Tree::new();
+    let name: &[u8] = b"evil\n[DIR] x (1 B)\xff";
+    let dir = t.dir(name);
+    fs::write(dir.join("f"), [1u8; 3000]).unwrap();
+    let r = count(t.path(), 1);
+    agrees_with_du(&r, "hostile names");
+    let f = &r.folders[0];
+    assert!(!f.path.contains('\n'), "no raw line break: {:?}", f.path);
+    assert!(
+        f.path.contains("\\xff"),
+        "a byte that is not UTF-8 is escaped"
+    );
+    assert_eq!(path_of(f), dir, "the handle names the exact bytes");
+    let child = &r.root.largest.as_ref().unwrap()[0];
+    assert_eq!(decode_handle(&child.handle).unwrap(), dir);
+}
+
+#[test]
+fn inside_an_archive_disk_usage_is_the_apparent_size() {
+    let t = Tree::new();
+    let zip = t.at("a.zip");
+    let made = Command::new("python3")
+        .arg("-c")
+        .arg("import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n    z.writestr('d/x.txt', b'a' * 1000)\n    z.writestr('d/e/y.txt', b'b' * 20)\n    z.writestr('z.txt', b'c' * 5)\n")
+        .arg(&zip)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let source = canopy_core::WithArchives::new(LocalFs::new());
+    let r = sizes(&source, &zip, &SizesCall::default(), None, None).unwrap();
+    assert_eq!(r.root.sizes.files, 3);
+    assert_eq!(r.root.sizes.folders, 2, "d and d/e");
+    let d = folder(&r, "d");
+    assert_eq!(d.sizes.files, 2);
+    assert_eq!(
+        d.sizes.disk_usage, d.sizes.apparent,
+        "no blocks inside an archive"
+    );
+    assert!(
+        d.sizes.apparent >= 1020,
+        "the members' lengths: {:?}",
+        d.sizes
+    );
+    assert!(!r.root.sizes.is_lower_bound);
+}
+
+#[test]
+fn a_folder_slower_in_all_than_its_deadline_but_answering_each_call_is_counted_whole() {
+    let t = Tree::new();
+    t.files("slow", "f", 400);
+    // About 20 small batches of 40 ms each: 800 ms in all, each well within 300 ms.
+    let hooks = IoHooks {
+        slow_folder: Some(b"slow".to_vec()),
+        slow_delay: Duration::from_millis(40),
+        slow_stat: None,
+    };
+    let r = sizes(
+        &LocalFs::new().with_test_hooks(hooks),
+        t.path(),
+        &SizesCall {
+            depth: 1,
+            folder_time: Duration::from_millis(300),
+            ..SizesCall::default()
+        },
+        None,
+        None,
+    )
+    .unwrap();
+    let slow = folder(&r, "slow");
+    assert!(
+        !slow.sizes.is_lower_bound,
+        "a slow folder is not a dead one: {slow:?}"
+    );
+    assert_eq!(slow.sizes.files, 400);
+}
