@@ -110,9 +110,10 @@ describe("folder sizes", () => {
     if (root) removeTree(root);
   });
 
-  test("Esc stops a count at once; what was counted stays, as a lower bound saying why", async () => {
+  test("the Sizes key starts a count, Esc stops it at once; what was counted stays, as a lower bound saying why", async () => {
     await selectRow(s, SLOW_FOLDER);
-    await s.clickCss('button[data-action="sizes"]');
+    // Ctrl+Shift+S, the Sizes key.
+    await s.keys(["S"], ["\uE009", "\uE008"]);
     await s.waitFor(
       (n) => {
         const row = Array.from(document.querySelectorAll('[role="treeitem"]')).find((r) => r.querySelector(".name")?.textContent === n);
@@ -238,6 +239,24 @@ describe("folder sizes", () => {
     assert.equal(slow.text, formatSize(du(path.join(root, SLOW_FOLDER))), "its earlier exact figure is back");
     assert.equal(slow.counting, false);
   });
+
+  test("dark theme: the counted rows and where the space goes", async () => {
+    const d = await launch([root], { theme: "dark" });
+    try {
+      await d.clickCss('button[data-action="sizes"]');
+      await d.waitFor(() => document.querySelector('button[data-action="sizes"]')?.getAttribute("aria-pressed") === "false" && document.querySelector(".cell-size.sized") !== null, { what: "the count done", timeout: 60000 });
+      await selectRow(d, "photos");
+      await previewReady(d, ".space .space-item");
+      await d.exec(() => {
+        document.querySelector(".tree-scroller").scrollTop = 0;
+      });
+      await saveScreenshot(d, "sizes-why-big-dark");
+      const audit = await axe(d, [".space-item .space-size", ".cell-size.sized"]);
+      assert.deepEqual(audit, { violations: [], unjudged: [] }, "axe-core, dark theme");
+    } finally {
+      await d.quit();
+    }
+  });
 });
 
 describe("folder sizes over a dead mount", () => {
@@ -259,10 +278,9 @@ describe("folder sizes over a dead mount", () => {
     // (its cold/ folder): the mount point now hangs as a dead NFS server's does.
     const d = await launch([top]);
     try {
-      await d.clickCss('button[data-action="sizes"]');
-      await d.waitFor(() => document.querySelector('button[data-action="sizes"]')?.getAttribute("aria-pressed") === "true", { what: "the count started" });
       const started = Date.now();
-      await d.waitFor(() => document.querySelector('button[data-action="sizes"]')?.getAttribute("aria-pressed") === "false", { what: "the count done", timeout: 30000 });
+      await d.clickCss('button[data-action="sizes"]');
+      await d.waitFor(() => document.querySelector('button[data-action="sizes"]')?.getAttribute("aria-pressed") === "false" && document.querySelector(".cell-size.sized") !== null, { what: "the count done", timeout: 30000 });
       console.log(`counted beside the hung mount in ${Date.now() - started} ms`);
       const cells = await d.exec(() =>
         Object.fromEntries(
