@@ -15,6 +15,7 @@ macro_rules! with_command_list {
         $then! {
             list_directory,
             cancel_listing,
+            folder_sizes,
             locate,
             startup_target,
             read_preview,

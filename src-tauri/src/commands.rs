@@ -14,6 +14,7 @@ use canopy_core::wire::{
     WatchRequest, WatchStatus,
 };
 use canopy_core::wire::{FileRequest, PreviewChunk, PreviewRequest};
+use canopy_core::wire::{SizesProgress, SizesReport, SizesRequest};
 use canopy_core::{CanopyError, ErrorCode};
 use serde_json::Value;
 use tauri::ipc::{Channel, JavaScriptChannelId, Response};
@@ -59,6 +60,36 @@ pub async fn list_directory<R: Runtime>(
         Some(report) => report.during(listing).await,
         None => listing.await,
     }
+}
+
+/// Counts folder sizes: see `canopy_core::sizes_request`. With a `progress`
+/// channel, sends the engine's partial and finished figures as it reports
+/// them (on the thread that runs the count, so never after the reply).
+/// Stopped by `cancel_listing` with its request id.
+#[tauri::command]
+pub async fn folder_sizes<R: Runtime>(
+    webview: Webview<R>,
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+    progress: Option<JavaScriptChannelId>,
+) -> Result<SizesReport, CanopyError> {
+    let req: SizesRequest = parse_request(request)?;
+    let (cancels, source) = (state.cancels.clone(), state.source.clone());
+    let channel = progress.map(|id| id.channel_on(webview));
+    blocking(move || {
+        let registration = cancels.register(req.request_id);
+        // A page that went away (reloaded) hears nothing; the count goes on until cancelled.
+        let send = |p: &SizesProgress| {
+            if let Some(c) = &channel {
+                let _ = c.send(p.clone());
+            }
+        };
+        let observer = channel
+            .as_ref()
+            .map(|_| &send as &dyn canopy_core::SizesObserver);
+        canopy_core::sizes_request(&source, &req, Some(registration.token.clone()), observer)
+    })
+    .await
 }
 
 /// Stops a listing in flight; it answers `CANCELLED`.

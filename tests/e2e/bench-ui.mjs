@@ -2,7 +2,11 @@
 // (performance.now()) to the frame after its first rows render, for a
 // 100-entry and a 200,000-entry folder, and the rows then in the DOM; in the
 // same run, the wall time of `canopy-list --depth 2 --json --limit 500` on
-// the 200,000-entry folder. Prints figures; asserts nothing.
+// the 200,000-entry folder. Then folder sizes (issue 19): the time inside the
+// page from "Sizes" on the bench folder (holding both) to the frame after the
+// first counted figure shows in a row, and to the whole answer on screen,
+// against the wall time of `canopy-list --sizes` on the same folder, in the
+// same run. Prints figures; asserts nothing.
 //
 //   node tests/e2e/run.mjs tests/e2e/bench-ui.mjs
 
@@ -60,6 +64,35 @@ test("time to first rows", async () => {
     console.log(`200,000-entry folder: ${mHuge.toFixed(1)} ms to first rows, ${rows.huge} rows in the DOM`);
     console.log(`canopy-list --depth 2 --json --limit 500 on it: ${mCli.toFixed(1)} ms`);
     console.log(`ratio app / canopy-list: ${(mHuge / mCli).toFixed(2)} (target <= 2); median of ${RUNS}`);
+  } finally {
+    await s.quit();
+  }
+});
+
+test("time to first size", async () => {
+  ensure();
+  const s = await launch([DIR]);
+  try {
+    const first = [];
+    const all = [];
+    const cli = [];
+    const measure = () => s.execAsync((q) => window.canopyMeasureSizes(q), DIR);
+    await measure(); // warm the caches once
+    spawnSync(LIST, [DIR, "--sizes"], { stdio: "ignore" });
+    for (let i = 0; i < RUNS; i++) {
+      const r = await measure();
+      if (!r.ok || r.first < 0) throw new Error(`no size shown for ${DIR}: ${JSON.stringify(r)}`);
+      first.push(r.first);
+      all.push(r.all);
+      const t0 = process.hrtime.bigint();
+      const out = spawnSync(LIST, [DIR, "--sizes"], { stdio: ["ignore", "ignore", "pipe"] });
+      if (out.status !== 0) throw new Error(`canopy-list --sizes failed: ${out.stderr}`);
+      cli.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    const [mFirst, mAll, mCli] = [median(first), median(all), median(cli)];
+    console.log(`Sizes on the bench folder (200,100 files): first figure on screen ${mFirst.toFixed(1)} ms, all ${mAll.toFixed(1)} ms`);
+    console.log(`canopy-list --sizes on it: ${mCli.toFixed(1)} ms`);
+    console.log(`ratio first size / canopy-list: ${(mFirst / mCli).toFixed(2)} (target <= 1.2); all / canopy-list: ${(mAll / mCli).toFixed(2)}; median of ${RUNS}`);
   } finally {
     await s.quit();
   }

@@ -353,12 +353,14 @@ export function startBus() {
 
 /**
  * Mounts the dead FUSE filesystem (`dead_mount`, a test tool) on `point`:
- * every request on it goes unanswered. `stop()` aborts its connection, so
- * every stuck reader returns, and unmounts.
+ * every request on it goes unanswered. With `deadRoot: false`, only some of
+ * what it holds is dead (`dead/`, `cold/`, `frozen.txt`; `live/` answers: see
+ * src-tauri/core/tests/deadfs). `stop()` aborts its connection, so every
+ * stuck reader returns, and unmounts.
  */
-export async function mountDead(point) {
+export async function mountDead(point, { deadRoot = true } = {}) {
   const tool = path.join(REPO, "target/debug/examples/dead_mount");
-  const mount = spawn(tool, ["--dead-root", point], { stdio: ["pipe", "pipe", "inherit"] });
+  const mount = spawn(tool, [...(deadRoot ? ["--dead-root"] : []), point], { stdio: ["pipe", "pipe", "inherit"] });
   const ready = await new Promise((resolve) => {
     mount.stdout.once("data", (d) => resolve(String(d).trim()));
     mount.once("exit", () => resolve("exited"));

@@ -24,6 +24,7 @@ import type { PreviewRequest } from "./bindings/PreviewRequest";
 import type { PreviewChunk } from "./bindings/PreviewChunk";
 import type { CopiedPath } from "./bindings/CopiedPath";
 import type { ArchiveSummary } from "./bindings/ArchiveSummary";
+import type { SizesProgress, SizesReport, SizesRequest } from "./sizes-wire";
 
 export interface Backend {
   /**
@@ -33,6 +34,13 @@ export interface Backend {
    */
   listDirectory(request: ListRequest, onProgress?: (progress: ListProgress) => void): Promise<Listing>;
   cancelListing(requestId: number): Promise<void>;
+  /**
+   * Counts the recursive size of a folder and of the folders below it to
+   * `depth`. With `onProgress`, hears partial figures (lower bounds) and
+   * each folder's finished one as soon as it is done. Cancelled with
+   * `cancelListing(requestId)` (it then answers CANCELLED).
+   */
+  folderSizes(request: SizesRequest, onProgress?: (progress: SizesProgress) => void): Promise<SizesReport>;
   locate(request: LocateRequest): Promise<Located>;
   /** What to open first: the command line's path, or the remembered view. */
   startupTarget(): Promise<Launch>;
@@ -105,6 +113,10 @@ export const tauriBackend: Backend & PreviewBackend = {
     onProgress
       ? invokeCommand<Listing>("list_directory", { request, progress: new Channel<ListProgress>(onProgress) })
       : call<Listing>("list_directory", request),
+  folderSizes: (request, onProgress) =>
+    onProgress
+      ? invokeCommand<SizesReport>("folder_sizes", { request, progress: new Channel<SizesProgress>(onProgress) })
+      : call<SizesReport>("folder_sizes", request),
   cancelListing: async (requestId) => {
     await call<boolean>("cancel_listing", { requestId });
   },

@@ -20,6 +20,12 @@
 // - type-ahead asks the engine where a prefix falls (`locate`) under the
 //   same settings (see type-ahead.ts).
 //
+// Folder sizes (the "Sizes" action) are counted by the engine on request
+// (`folderSizes`, one computation at a time) and remembered for the session
+// per folder (sizes-state.ts): Esc or leaving the folder stops the
+// computation at once, and a change live refresh sees makes the figures of
+// that folder and every folder above it stale.
+//
 // Live refresh lives in live-refresh.ts, restoring and remembering the view
 // in restore.ts; both work on this controller's tree. How far an opening
 // got (the toolbar's "Reading…") is kept by open-progress.ts.
@@ -35,11 +41,24 @@ import type { SavedView } from "./bindings/SavedView";
 import type { ShellEvent } from "./bindings/ShellEvent";
 import type { SortBy } from "./bindings/SortBy";
 import type { WatchShortfall } from "./bindings/WatchShortfall";
-import { DEFAULT_DEPTH, MAX_UI_DEPTH, NESTED_CAP, PAGE } from "./limits";
+import { DEFAULT_DEPTH, MAX_SIZES_DEPTH, MAX_UI_DEPTH, NESTED_CAP, PAGE } from "./limits";
 import { LiveRefresh } from "./live-refresh";
 import { OpenProgress } from "./open-progress";
 import { openExpanded, ViewMemory, type RestoreHost } from "./restore";
 import {
+  applyProgress,
+  emptySizes,
+  finishRun,
+  markStale,
+  setFoldersBySize,
+  setMeasure,
+  startRun,
+  stopRun,
+  type SizeMeasure,
+  type SizesState,
+} from "./sizes-state";
+import {
+  ancestorsOf,
   applyFilter,
   attachChildren,
   clearFilter,
@@ -57,6 +76,7 @@ import {
   setLoading,
   setNodeError,
   setShowAll,
+  shownDepthBelow,
   treeFromListing,
   type TreeState,
 } from "./tree-state";
@@ -83,6 +103,8 @@ export interface ControllerSnapshot {
   readonly revealSelection: number;
   /** The archive file holding the tree's root, when the root lies inside one (see archives.ts). */
   readonly rootArchive: ArchiveRef | null;
+  /** Folder sizes counted this session, the measure shown, and the computation running, if any. */
+  readonly sizes: SizesState;
 }
 
 /** The view's settings until the user or a remembered view changes them: the engine's defaults. */
@@ -131,6 +153,7 @@ export class DirectoryController {
   /** The archive holding the root, if known; and every archive file the window opened into, by handle. */
   private rootArchive: ArchiveRef | null = null;
   private readonly archives = new Map<string, ArchiveRef>();
+  private sizes: SizesState = emptySizes();
 
   constructor(private readonly backend: Backend) {
     this.live = new LiveRefresh({
@@ -189,6 +212,7 @@ export class DirectoryController {
       unwatchedCount: this.live.unwatched.length,
       revealSelection: this.revealToken,
       rootArchive: this.rootArchive,
+      sizes: this.sizes,
     };
   }
 
@@ -282,6 +306,8 @@ export class DirectoryController {
       // Replies still in flight belong to the tree being replaced.
       this.generationCount++;
       this.cancelAll();
+      // Leaving the folder stops its sizes being counted (a refresh of it does not).
+      if (this.tree && listing.root.handle !== this.tree.root.handle) this.cancelSizes();
       this.live.reset();
       if ((opts.history ?? "push") === "push" && this.current) {
         this.back.push(this.current);
@@ -625,6 +651,27 @@ export class DirectoryController {
     if (this.tree) this.setTree(select(this.tree, handle));
   }
 
+  /**
+   * Selects the entry `handle` of the folder `folderHandle` and scrolls it
+   * into view, expanding the folder (reading it, if it was not) to show it.
+   * An entry past the folder's loaded ones is said in the status bar.
+   */
+  async revealEntry(handle: string, folderHandle: string): Promise<void> {
+    const t = this.tree;
+    if (!t) return;
+    if (folderHandle !== t.root.handle) {
+      const folder = findNode(t, folderHandle)?.node;
+      if (folder && !folder.expanded) await this.expand(folderHandle);
+    }
+    if (!this.tree || !findNode(this.tree, handle)) {
+      this.say("That entry is not among the ones loaded in the tree: Show all in its folder to reach it.");
+      return;
+    }
+    this.setTree(select(this.tree, handle));
+    this.revealToken++;
+    this.emit();
+  }
+
   /** Position of the first entry starting with `prefix` in a folder's order, under the view's settings. */
   async locate(folderHandle: string, prefix: string): Promise<{ index: number; matched: boolean } | null> {
     try {
@@ -665,7 +712,10 @@ export class DirectoryController {
 
   /** What the app pushed: folders that changed, a path from a second instance, a notice. */
   onShellEvent(event: ShellEvent): void {
-    if (event.type === "foldersChanged") this.live.changed(event.folders);
+    if (event.type === "foldersChanged") {
+      this.sizesChanged(event.folders);
+      this.live.changed(event.folders);
+    }
     else if (event.type === "open") void this.open(event.startup.folder, { select: event.startup.select });
     else {
       this.notice = event.message;
@@ -722,6 +772,82 @@ export class DirectoryController {
       hideIgnored: view.hideIgnored,
     };
     return openExpanded(this.restoreHost(), { handle: view.folder }, view.expanded, view.selected, "none");
+  }
+
+  // ---- folder sizes ----------------------------------------------------------
+
+  /**
+   * "Sizes": counts the recursive size of `folderHandle` (the open folder by
+   * default) and of every folder shown below it, streaming partial figures
+   * into the sizes state. It stops the computation before it. Resolves when
+   * the engine answered (or the computation was stopped or failed).
+   */
+  async computeSizes(folderHandle?: string): Promise<void> {
+    const t = this.tree;
+    if (!t) return;
+    const root = folderHandle ?? t.root.handle;
+    const depth = Math.min(MAX_SIZES_DEPTH, Math.max(1, shownDepthBelow(t, root)));
+    this.cancelSizes();
+    const requestId = this.nextId++;
+    const byApparent = this.sizes.measure === "apparent";
+    this.sizes = startRun(this.sizes, requestId, root, byApparent);
+    this.emit();
+    try {
+      const report = await this.backend.folderSizes({ requestId, root: { handle: root }, depth, byApparent }, (p) => {
+        const next = applyProgress(this.sizes, p);
+        if (next === this.sizes) return;
+        this.sizes = next;
+        this.emit();
+      });
+      const next = finishRun(this.sizes, report);
+      if (next === this.sizes) return;
+      this.sizes = next;
+      if (report.budgetCut && report.budgetCut !== "CANCELLED") this.notice = `Sizes stopped early (${report.budgetCut}): the figures shown are at least what they say.`;
+      this.emit();
+    } catch (err) {
+      const e = toBackendError(err);
+      const next = stopRun(this.sizes, requestId);
+      if (next === this.sizes) return;
+      this.sizes = next;
+      if (e.code !== "CANCELLED") this.notice = `Sizes could not be counted: ${e.code}: ${e.message}`;
+      this.emit();
+    }
+  }
+
+  /** Stops the computation of sizes in flight, at once; true when there was one. What it counted stays, as lower bounds. */
+  cancelSizes(): boolean {
+    const run = this.sizes.run;
+    if (!run) return false;
+    void this.backend.cancelListing(run.requestId).catch(() => undefined);
+    this.sizes = stopRun(this.sizes, run.requestId);
+    this.emit();
+    return true;
+  }
+
+  /** Shows disk usage (as `du`) or apparent sizes (as `du -b`): both were counted. */
+  setSizeMeasure(measure: SizeMeasure): void {
+    const next = setMeasure(this.sizes, measure);
+    if (next === this.sizes) return;
+    this.sizes = next;
+    this.emit();
+  }
+
+  /** Under the Size order, sort folders among files by their counted size. */
+  setFoldersBySize(on: boolean): void {
+    const next = setFoldersBySize(this.sizes, on);
+    if (next === this.sizes) return;
+    this.sizes = next;
+    this.emit();
+  }
+
+  /** Live refresh saw these folders change: their figures, and those of every folder above them, are stale. */
+  private sizesChanged(folders: readonly string[]): void {
+    const t = this.tree;
+    if (!t || this.sizes.records.size === 0) return;
+    const next = markStale(this.sizes, folders.flatMap((h) => ancestorsOf(t, h)));
+    if (next === this.sizes) return;
+    this.sizes = next;
+    this.emit();
   }
 
   /** For tests: requests in flight. */

@@ -14,6 +14,13 @@
 // the text after the last dot. None of this is the engine's rule: the
 // engine's own tests cover those.
 //
+// Folder sizes (`folderSizes`) are counted over the nodes: a file's
+// apparent size is its `size`, its disk usage its `disk` (else its size);
+// a folder in `unreadable` counts nothing below it and makes every ancestor
+// a lower bound with that code. The largest children are ordered by the
+// request's measure. Calls can be held (`holdSizes`) and their progress
+// reported (`sizesProgress`) as the engine would while it counts.
+//
 // A file node with `archive` set is an archive: listed as an expandable
 // file that is never read within a listing's depth, and listed like a
 // folder (its `children`) when asked for by its own path, as the engine does.
@@ -36,12 +43,15 @@ import type { Launch } from "./bindings/Launch";
 import type { SavedView } from "./bindings/SavedView";
 import type { ShellEvent } from "./bindings/ShellEvent";
 import type { WatchStatus } from "./bindings/WatchStatus";
+import type { ChildSize, FolderSizeReport, FolderSizes, SizesProgress, SizesReport, SizesRequest } from "./sizes-wire";
 
 export interface FakeNode {
   name: string;
   kind: Entry["kind"];
   children?: FakeNode[];
   size?: number;
+  /** Disk usage (allocated bytes) for folder sizes; the size when absent. */
+  disk?: number;
   modified?: number;
   /** Git would ignore it ("Hide ignored" leaves it out). */
   ignored?: boolean;
@@ -304,10 +314,117 @@ export class FakeBackend implements Backend {
   async rememberView(view: SavedView): Promise<void> {
     this.remembered.push(view);
   }
+
+  // ---- folder sizes ----------------------------------------------------------
+
+  readonly sizesCalls: SizesRequest[] = [];
+  /** Folders that cannot be read when counting (path -> code). */
+  readonly unreadable = new Map<string, ErrorCode>();
+  /** Hold each folderSizes call until `releaseSizes`. */
+  holdSizes = false;
+  private readonly sizesHeld: Array<{ request: SizesRequest; resolve: () => void }> = [];
+  private readonly sizesListeners = new Map<number, (p: SizesProgress) => void>();
+
+  async folderSizes(request: SizesRequest, onProgress?: (p: SizesProgress) => void): Promise<SizesReport> {
+    this.sizesCalls.push(request);
+    refuseUnknown(request, SIZES_REQUEST_FIELDS, "folder_sizes");
+    if (onProgress) this.sizesListeners.set(request.requestId, onProgress);
+    try {
+      if (this.holdSizes) await new Promise<void>((resolve) => this.sizesHeld.push({ request, resolve }));
+      if (this.honorCancel && this.cancelled.includes(request.requestId)) throw new BackendError("CANCELLED", "cancelled");
+      const path = "handle" in request.root ? request.root.handle : request.root.text;
+      const node = this.nodeAt(path);
+      if (!node) throw new BackendError("NOT_FOUND", `no such folder ${path}`);
+      if (node.kind !== "folder") throw new BackendError("NOT_A_DIRECTORY", "not a folder");
+      const reports: FolderSizeReport[] = [];
+      const depth = request.depth ?? 2;
+      this.count(node, path, "", 0, depth, request.byApparent ?? false, reports);
+      const root = reports.find((r) => r.depth === 0)!;
+      return { requestId: request.requestId, root, folders: reports.filter((r) => r !== root), entries: root.sizes.files + root.sizes.folders, elapsedMs: 1 };
+    } finally {
+      this.sizesListeners.delete(request.requestId);
+    }
+  }
+
+  /** Reports partial or finished figures of sizes request `requestId` as the engine would; false when nobody hears. */
+  sizesProgress(requestId: number, folders: FolderSizeReport[], entries = 0): boolean {
+    const listener = this.sizesListeners.get(requestId);
+    listener?.({ requestId, folders, entries });
+    return listener !== undefined;
+  }
+
+  /** Lets the oldest held folderSizes call proceed. */
+  releaseSizes(): SizesRequest {
+    const h = this.sizesHeld.shift();
+    if (!h) throw new Error("no sizes call held");
+    h.resolve();
+    return h.request;
+  }
+
+  /** The finished report the fake gives of the folder at `path` (for tests' expectations and partial reports). */
+  sizesOf(path: string, byApparent = false): FolderSizeReport {
+    const out: FolderSizeReport[] = [];
+    this.count(this.nodeAt(path)!, path, "", 0, 0, byApparent, out);
+    return out[0]!;
+  }
+
+  /** Counts `node`'s subtree; pushes the reports of folders at depth <= `depth`. */
+  private count(node: FakeNode, path: string, rel: string, level: number, depth: number, byApparent: boolean, out: FolderSizeReport[]): FolderSizes {
+    const sizes: FolderSizes = { diskUsage: 0, apparent: 0, files: 0, folders: 0, isLowerBound: false };
+    const kids: ChildSize[] = [];
+    const code = this.unreadable.get(path);
+    if (code) {
+      sizes.isLowerBound = true;
+      sizes.shortfalls = [{ code, count: 1, example: rel || "." }];
+    } else {
+      for (const k of node.children ?? []) {
+        const kp = `${path}/${k.name}`;
+        if (k.kind === "folder") {
+          const sub = this.count(k, kp, rel ? `${rel}/${k.name}` : k.name, level + 1, depth, byApparent, out);
+          sizes.diskUsage += sub.diskUsage;
+          sizes.apparent += sub.apparent;
+          sizes.files += sub.files;
+          sizes.folders += sub.folders + 1;
+          if (sub.isLowerBound) {
+            sizes.isLowerBound = true;
+            sizes.shortfalls = [...(sizes.shortfalls ?? []), ...(sub.shortfalls ?? [])];
+          }
+          kids.push({ name: k.name, handle: kp, kind: k.kind, diskUsage: sub.diskUsage, apparent: sub.apparent, items: 1 + sub.files + sub.folders, isLowerBound: sub.isLowerBound });
+        } else {
+          const apparent = k.size ?? 0;
+          const disk = k.disk ?? apparent;
+          sizes.diskUsage += disk;
+          sizes.apparent += apparent;
+          sizes.files += 1;
+          kids.push({ name: k.name, handle: kp, kind: k.kind, diskUsage: disk, apparent, items: 1, isLowerBound: false });
+        }
+      }
+    }
+    if (level <= depth) {
+      const by = (c: ChildSize) => (byApparent ? c.apparent : c.diskUsage);
+      kids.sort((a, b) => by(b) - by(a));
+      const largest = kids.slice(0, SIZES_LARGEST);
+      const rest = kids.slice(SIZES_LARGEST);
+      out.push({
+        handle: path,
+        path: rel,
+        depth: level,
+        sizes,
+        done: true,
+        largest,
+        ...(rest.length ? { others: { count: rest.length, diskUsage: rest.reduce((n, c) => n + c.diskUsage, 0), apparent: rest.reduce((n, c) => n + c.apparent, 0) } } : {}),
+      });
+    }
+    return sizes;
+  }
 }
+
+/** The children a finished report names (the engine's number). */
+const SIZES_LARGEST = 10;
 
 // The fields each request may have, as the engine's `deny_unknown_fields` has them.
 const LIST_REQUEST_FIELDS: readonly (keyof ListRequest)[] = ["root", "settings", "offset", "after", "requestId"];
+const SIZES_REQUEST_FIELDS: readonly (keyof SizesRequest)[] = ["requestId", "root", "depth", "byApparent"];
 const LOCATE_REQUEST_FIELDS: readonly (keyof LocateRequest)[] = ["folder", "prefix", "settings"];
 const SETTINGS_FIELDS: readonly (keyof ListSettings)[] = ["depth", "cap", "limit", "showDotfiles", "sort", "reverse", "filter", "hideIgnored"];
 

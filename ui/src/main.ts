@@ -14,6 +14,8 @@ import { PreviewPane } from "./view/preview-pane";
 import { Toolbar } from "./view/toolbar";
 import { TreeView } from "./view/tree-view";
 import { guardWebview } from "./view/webview-guard";
+import { measureName, sizeText } from "./view/size-words";
+import type { SizesState } from "./sizes-state";
 
 guardWebview(document);
 
@@ -21,7 +23,7 @@ const controller = new DirectoryController(tauriBackend);
 const toolbar = new Toolbar(controller, tauriBackend);
 const pathBar = new PathBar(controller);
 const tree = new TreeView(controller);
-const preview = new PreviewPane(tauriBackend, new Highlighter(spawnColourWorker));
+const preview = new PreviewPane(tauriBackend, new Highlighter(spawnColourWorker), (h, folder) => void controller.revealEntry(h, folder));
 const status = el("div", { class: "status-bar", role: "status", "aria-live": "polite" });
 const live = el("div", { class: "live-notice", role: "status", "aria-live": "polite", hidden: "" });
 
@@ -37,16 +39,18 @@ controller.subscribe((s) => {
   pathBar.update(s);
   tree.update(s);
   preview.update(s);
-  status.textContent = s.notice ?? rootSummary(s.tree?.root ?? null);
+  status.textContent = s.notice ?? rootSummary(s.tree?.root ?? null, s.sizes);
   live.hidden = s.liveShortfall === null;
   live.textContent = s.liveShortfall ? liveNotice(s.liveShortfall.kind, s.unwatchedCount) : "";
   live.title = s.liveShortfall?.message ?? "";
 });
 
-/** "1,234 entries · 30 ignored · order is partial: 800 of 1,234 checked", or the filter's matches. */
-function rootSummary(f: FolderState | null): string {
+/** "1,234 entries · 3.4 GiB disk usage · 30 ignored · order is partial: 800 of 1,234 checked", or the filter's matches. */
+function rootSummary(f: FolderState | null, sizes: SizesState): string {
   if (!f || f.total === null) return "";
   const parts = [matchSentence(f) ?? `${f.lowerBound ? "at least " : ""}${plural(f.total, "entry", "entries")}`];
+  const counted = sizes.records.get(f.handle);
+  if (counted) parts.push(`${sizeText(counted, sizes.measure)} ${measureName(sizes.measure)}${counted.stale ? " (stale)" : ""}`);
   if (f.ignoredHidden) parts.push(`${formatCount(f.ignoredHidden)} ignored`);
   const partial = partialOrderSentence(f);
   if (partial) parts.push(partial);
@@ -67,6 +71,11 @@ function liveNotice(kind: WatchShortfallKind, unwatched: number): string {
   }
 }
 
+/** A text field or a list box: Escape there is theirs. */
+function isField(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.closest("input, textarea, select, [role=dialog], [role=alertdialog], [role=menu]") !== null);
+}
+
 // Folders that are not watched catch up when the window comes back.
 window.addEventListener("focus", () => controller.refreshUnwatched());
 
@@ -77,7 +86,11 @@ document.addEventListener("keydown", (e) => {
   else if (e.key === "F5") void controller.refresh();
   else if (e.ctrlKey && e.key.toLowerCase() === "l") pathBar.startEditing();
   else if (e.ctrlKey && e.key.toLowerCase() === "f") preview.openFind();
-  else return;
+  else if (e.ctrlKey && e.shiftKey && e.key.toLowerCase() === "s") toolbar.sizes.toggle();
+  // Esc stops counting sizes, unless something nearer took it (a menu, a field, a dialog).
+  else if (e.key === "Escape" && !e.defaultPrevented && !isField(e.target) && controller.cancelSizes()) {
+    /* stopped */
+  } else return;
   e.preventDefault();
 });
 

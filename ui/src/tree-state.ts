@@ -438,9 +438,11 @@ export type Row =
       readonly node: TreeNode;
       readonly parent: FolderState;
       readonly level: number;
-      /** 1-based position in the parent's order. */
+      /** 1-based position among its folder's rows as shown. */
       readonly posinset: number;
       readonly setsize: number;
+      /** 0-based position in the engine's order of its folder (differs from posinset - 1 when the folder is arranged). */
+      readonly position: number;
     }
   | {
       readonly kind: "placeholder";
@@ -504,7 +506,7 @@ export class FlatView {
         if (g.parent.handle === parentHandle && position >= g.from && position < g.from + g.count)
           return seg.start + position - g.from;
       } else if (seg.rows) {
-        const k = seg.rows.findIndex((r) => r.parent.handle === parentHandle && r.posinset === position + 1);
+        const k = seg.rows.findIndex((r) => r.parent.handle === parentHandle && (r.kind === "entry" ? r.position === position : r.posinset === position + 1));
         if (k >= 0) return seg.start + k;
       }
     }
@@ -512,8 +514,20 @@ export class FlatView {
   }
 }
 
-/** Flattens the tree's visible rows (expanded folders' children, in order). */
-export function flatten(state: TreeState): FlatView {
+/**
+ * A folder's loaded entries in another order than the engine's, or null to
+ * keep the engine's (see sizes-state.ts `arrangeBySize`). Only a folder
+ * whose entries are all loaded may be arranged.
+ */
+export type Arrange = (f: FolderState) => readonly TreeNode[] | null;
+
+/**
+ * Flattens the tree's visible rows (expanded folders' children, in order).
+ * With `arrange`, a folder it arranges shows its entries in that order,
+ * each row's position (`posinset`) the shown one and `position` its place
+ * in the engine's order.
+ */
+export function flatten(state: TreeState, arrange?: Arrange): FlatView {
   const segments: Segment[] = [];
   let length = 0;
   let rows: Row[] = [];
@@ -531,12 +545,23 @@ export function flatten(state: TreeState): FlatView {
   };
   const visit = (f: FolderState, level: number) => {
     const setsize = f.total ?? loadedCount(f);
+    const arranged = arrange && isComplete(f) ? arrange(f) : null;
+    if (arranged) {
+      const position = new Map<TreeNode, number>();
+      for (const c of f.chunks) c.nodes.forEach((n, i) => position.set(n, c.offset + i));
+      arranged.forEach((node, i) => {
+        rows.push({ kind: "entry", node, parent: f, level, posinset: i + 1, setsize, position: position.get(node) ?? i });
+        length++;
+        if (node.expanded && node.folder) visit(node.folder, level + 1);
+      });
+      return;
+    }
     let pos = 0;
     for (const c of f.chunks) {
       if (f.showAll) pushGap(f, level, pos, c.offset - pos, setsize);
       pos = c.offset;
       for (const node of c.nodes) {
-        rows.push({ kind: "entry", node, parent: f, level, posinset: pos + 1, setsize });
+        rows.push({ kind: "entry", node, parent: f, level, posinset: pos + 1, setsize, position: pos });
         length++;
         pos++;
         if (node.expanded && node.folder) visit(node.folder, level + 1);
@@ -670,4 +695,52 @@ export function applyFilter(state: TreeState, folderHandle: string, filter: stri
 /** Clears a folder's filter: the folder comes back as it was, its expansion below kept. */
 export function clearFilter(state: TreeState, folderHandle: string): TreeState {
   return updateFolder(state, folderHandle, (f) => (f.beforeFilter ? { ...f.beforeFilter, loading: false } : f));
+}
+
+// ---- folder sizes ------------------------------------------------------------
+
+/**
+ * The folder `handle` and every folder above it: the tree's folders down to
+ * it, and the root's own ancestors (its crumbs). Empty when it is not in
+ * the tree.
+ */
+export function ancestorsOf(state: TreeState, handle: string): string[] {
+  const above = state.crumbs.map((c) => c.handle);
+  if (!above.includes(state.root.handle)) above.push(state.root.handle);
+  if (handle === state.root.handle) return above;
+  const chain: string[] = [];
+  const visit = (f: FolderState): boolean => {
+    for (const c of f.chunks)
+      for (const n of c.nodes) {
+        if (!n.folder) continue;
+        chain.push(n.folder.handle);
+        if (n.folder.handle === handle || visit(n.folder)) return true;
+        chain.pop();
+      }
+    return false;
+  };
+  return visit(state.root) ? [...above, ...chain] : [];
+}
+
+/**
+ * How many levels below the folder `handle` (the root or a read folder)
+ * folders are shown: 0 when it shows none (collapsed, or holding no
+ * folder), 1 when its own entries show folders, and so on.
+ */
+export function shownDepthBelow(state: TreeState, handle: string): number {
+  const deepest = (f: FolderState, level: number): number => {
+    let d = 0;
+    for (const c of f.chunks)
+      for (const n of c.nodes) {
+        if (n.entry.kind !== "folder") continue;
+        d = Math.max(d, level);
+        if (n.expanded && n.folder) d = Math.max(d, deepest(n.folder, level + 1));
+      }
+    return d;
+  };
+  const f = findFolder(state, handle);
+  if (!f) return 0;
+  const node = handle === state.root.handle ? null : findNode(state, handle)?.node;
+  if (node && !node.expanded) return 0;
+  return deepest(f, 1);
 }

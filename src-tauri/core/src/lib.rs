@@ -10,6 +10,10 @@
 //! - [`locate`]`(source, request)`: where a name prefix falls in a folder's order;
 //! - [`preview`]`(source, path, offset, length)` and [`preview_image`]: a
 //!   bounded read of one regular file;
+//! - [`sizes`]`(source, root, &`[`SizesCall`]`, cancel, observer)`: the
+//!   recursive size of a folder and of its folders to a depth, as `du -x`
+//!   counts, streamed to a [`SizesObserver`] ([`sizes_request`] for a
+//!   request as the window sends it);
 //! - [`resolve_within`], [`confine_links`], [`real_path`]: looking only
 //!   inside a set of folders (`canopy-mcp`'s roots).
 //!
@@ -48,6 +52,7 @@ mod root;
 pub mod saved_view;
 pub(crate) mod select;
 pub mod shell_quote;
+mod sizes;
 pub mod source;
 pub mod startup;
 mod sys;
@@ -68,6 +73,7 @@ pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
+pub use sizes::{attach_sizes, sizes, sizes_request, SizesBudget, SizesCall, SizesObserver};
 pub use source::{Observer, Source, SourceFile, SourceFolder};
 pub use walk::{list, list_request, ListCall, RequestBudget};
 pub use wire::ListSettings;

@@ -193,6 +193,30 @@ pub const RESOLVE_SHARE_PERCENT: u32 = 75;
 /// `canopy-mcp`: longest wait for the client to answer `roots/list`.
 pub const MCP_ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
 
+// ---- Folder sizes (see `sizes`) ----
+
+/// Levels below the root a sizes request reports when it does not say.
+pub const DEFAULT_SIZES_DEPTH: u32 = 2;
+/// Deepest level a sizes request may report (it counts everything below
+/// whatever the depth; the depth bounds only what is reported).
+pub const MAX_SIZES_DEPTH: u32 = 8;
+/// Entries one sizes request counts at most; past it every figure not
+/// finished is a lower bound (`BUDGET`).
+pub const SIZES_MAX_ENTRIES: u64 = 10_000_000;
+/// Longest time one sizes request runs; past it, as `SIZES_MAX_ENTRIES`.
+pub const SIZES_REQUEST_TIME: Duration = Duration::from_secs(60);
+/// Threads reading folders for one sizes request at most (fewer on a
+/// machine with fewer cores), as `gdu` and `dua` use.
+pub const SIZES_MAX_THREADS: usize = 8;
+/// How often a sizes request in flight reports its partial figures (at
+/// most; nothing is sent while nothing changed).
+pub const SIZES_PROGRESS: Duration = Duration::from_millis(150);
+/// Children named in a reported folder's `largest`; the rest are summed.
+pub const SIZES_LARGEST: usize = 10;
+/// Names of one folder examined (`lstat`ed) as one job: a larger folder's
+/// names are shared out in such chunks among the threads.
+pub const SIZES_CHUNK: usize = 1024;
+
 // ---- Archives (see `archive`) ----
 
 /// How many bytes of a file are read to tell an archive by its magic bytes

@@ -321,8 +321,36 @@ pub fn guard_line_field(out: &mut String, start: usize) {
         if let Some(note) = LINK_NOTES.iter().find(|n| out[start..].ends_with(*n)) {
             let paren = out.len() - note.len() + 1;
             out.replace_range(paren..paren + 1, "\\u{28}");
+        } else if let Some(at) = size_suffix_at(&out[start..]) {
+            let paren = start + at + 1;
+            out.replace_range(paren..paren + 1, "\\u{28}");
         }
     }
+}
+
+/// Units of the sizes `canopy-list --sizes` prints (`human_bytes` in `text`).
+pub const SIZE_UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+
+/// Where a trailing size like the one `canopy-list --sizes` prints begins
+/// in `text` (the index of its ` (`): ` (1.52 GiB)`, ` (≥ 12 B)`,
+/// ` (another disk)`. A name ending like that has its `(` escaped, so the
+/// size on a folder's line is always Canopy's own.
+pub fn size_suffix_at(text: &str) -> Option<usize> {
+    let body = text.strip_suffix(')')?;
+    let open = body.rfind(" (")?;
+    let inner = &body[open + 2..];
+    if inner == "another disk" {
+        return Some(open);
+    }
+    let inner = inner.strip_prefix("≥ ").unwrap_or(inner);
+    let (number, unit) = inner.split_once(' ')?;
+    let (whole, hundredths) = match number.split_once('.') {
+        Some((w, h)) => (w, Some(h)),
+        None => (number, None),
+    };
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    let shaped = digits(whole) && hundredths.is_none_or(|h| h.len() == 2 && digits(h));
+    (shaped && SIZE_UNITS.contains(&unit)).then_some(open)
 }
 
 #[cfg(test)]

@@ -53,6 +53,36 @@ pub struct Meta {
     pub modified_ms: Option<i64>,
 }
 
+/// What one entry occupies, for folder sizes: one `lstat` (a link is never
+/// followed). A source without blocks (an archive) says its apparent size
+/// for both, and that nothing is hard-linked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    pub kind: EntryKind,
+    /// `st_size`.
+    pub apparent: u64,
+    /// `st_blocks` x 512.
+    pub disk: u64,
+    pub dev: u64,
+    pub ino: u64,
+    /// `st_nlink`: above 1, the same inode may be met under another name.
+    pub links: u64,
+}
+
+impl Usage {
+    /// The usage of an entry of a source without blocks or links.
+    pub fn apparent_only(meta: &Meta) -> Usage {
+        Usage {
+            kind: meta.kind,
+            apparent: meta.size,
+            disk: meta.size,
+            dev: 0,
+            ino: 0,
+            links: 1,
+        }
+    }
+}
+
 /// One raw entry of a folder: its name bytes (never `.` or `..`), its
 /// kind when the source says it without a `stat`, and its whole `lstat`
 /// facts when the source reads them with the name (an archive's directory,
@@ -187,6 +217,30 @@ pub trait SourceFolder: Send + Sync + Sized + 'static {
     fn read_head(&self, name: &[u8], len: usize) -> io::Result<Vec<u8>> {
         let _ = (name, len);
         Err(io::ErrorKind::Unsupported.into())
+    }
+
+    /// What the child `name` occupies (its `lstat`, never following a link),
+    /// for folder sizes. By default, its apparent size for both
+    /// ([`Usage::apparent_only`]), from [`SourceFolder::stat_child`].
+    ///
+    /// # Errors
+    /// The source's error (`ENOENT` when it vanished).
+    fn usage_child(&self, name: &[u8]) -> io::Result<Usage> {
+        self.stat_child(name, false)
+            .map(|meta| Usage::apparent_only(&meta))
+    }
+
+    /// What the folder itself occupies (its own `fstat`), for folder sizes;
+    /// by default its apparent size, from [`SourceFolder::identity`].
+    ///
+    /// # Errors
+    /// The source's error.
+    fn usage_self(&self) -> io::Result<Usage> {
+        self.identity().map(|(id, meta)| Usage {
+            dev: id.dev,
+            ino: id.ino,
+            ..Usage::apparent_only(&meta)
+        })
     }
 
     /// Whether this folder lies inside an archive (then the source's

@@ -12,15 +12,19 @@
 //! hidden entries are, when counted) and `[IGNORED]` (entries the ignore
 //! rules hid); the root's come last. Without a filter, a count of the rest
 //! or hidden ignored entries, none of these three is printed.
+//! With sizes (`--sizes`), a folder's line ends with its size, ` (1.52 GiB)`
+//! or ` (≥ 1.52 GiB)` for a lower bound (a name ending like that is
+//! harmless: the size is read from the line's end, and every folder line
+//! has one), and the listed folder's is the first line, `[SIZE] LABEL (…)`.
 //! [`partial_order_line`] is for front ends that say a folder's order is
 //! partial (`canopy-mcp`); `canopy-list` does not print it.
 #![forbid(unsafe_code)]
 
 use std::io::{self, Write};
 
-use crate::names::{escape_for_line, guard_line_field, NamePart, LINK_NOTES};
+use crate::names::{escape_for_line, guard_line_field, NamePart, LINK_NOTES, SIZE_UNITS};
 use crate::rest::RestGroup;
-use crate::wire::{Entry, EntryKind, Folder, LinkTarget, Listing};
+use crate::wire::{Entry, EntryKind, Folder, FolderSizes, LinkTarget, Listing};
 
 /// The escaped one-line form of an entry's name, built from its wire parts
 /// (equal to `escape_for_line` of the raw bytes).
@@ -55,13 +59,40 @@ fn push_line_name(out: &mut String, name: &str, parts: Option<&[NamePart]>) {
     guard_line_field(out, start);
 }
 
+/// Which of a folder's sizes the text prints (when the listing carries them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Measure {
+    /// Blocks allocated (`du`'s default).
+    #[default]
+    DiskUsage,
+    /// `st_size` summed (`du -b`, `--apparent`).
+    Apparent,
+}
+
 /// Writes the listing as text.
 ///
 /// # Errors
 /// The writer's error (e.g. a closed pipe).
 pub fn write_text(listing: &Listing, out: &mut impl Write) -> io::Result<()> {
+    write_text_measured(listing, Measure::DiskUsage, out)
+}
+
+/// Writes the listing as text; folders that carry sizes (`--sizes`) print
+/// `measure` of them after their path, the listed folder's on a `[SIZE]`
+/// line first.
+///
+/// # Errors
+/// The writer's error (e.g. a closed pipe).
+pub fn write_text_measured(
+    listing: &Listing,
+    measure: Measure,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let root = &listing.root;
     let label = line_name(&root.name, root.name_parts.as_deref());
+    if let Some(sizes) = root.folder.as_ref().and_then(|f| f.sizes.as_ref()) {
+        writeln!(out, "[SIZE] {label}{}", size_suffix(sizes, measure))?;
+    }
     if let Some(line) = match_line(listing, &label) {
         writeln!(out, "{line}")?;
     }
@@ -69,9 +100,45 @@ pub fn write_text(listing: &Listing, out: &mut impl Write) -> io::Result<()> {
         writeln!(out, "[{}] {label}", err.code)?;
     }
     if let Some(folder) = &root.folder {
-        write_folder(folder, &mut String::new(), &label, out)?;
+        write_folder(folder, &mut String::new(), &label, measure, out)?;
     }
     Ok(())
+}
+
+/// A count of bytes for people: `512 B`, `1.52 GiB` (binary units, two
+/// decimals, rounded down so a lower bound never reads as more than it is).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: &[&str] = SIZE_UNITS.split_at(1).1;
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut unit = 0;
+    let mut scale: u128 = 1024;
+    while unit + 1 < UNITS.len() && u128::from(bytes) >= scale * 1024 {
+        scale *= 1024;
+        unit += 1;
+    }
+    let hundredths = u128::from(bytes) * 100 / scale;
+    format!(
+        "{}.{:02} {}",
+        hundredths / 100,
+        hundredths % 100,
+        UNITS[unit]
+    )
+}
+
+/// ` (1.52 GiB)`, ` (≥ 1.52 GiB)` for a lower bound, or ` (another disk)`
+/// for a mount point that was not entered.
+pub fn size_suffix(sizes: &FolderSizes, measure: Measure) -> String {
+    if sizes.other_disk {
+        return " (another disk)".into();
+    }
+    let bytes = match measure {
+        Measure::DiskUsage => sizes.disk_usage,
+        Measure::Apparent => sizes.apparent,
+    };
+    let least = if sizes.is_lower_bound { "≥ " } else { "" };
+    format!(" ({least}{})", human_bytes(bytes))
 }
 
 /// The `[MATCH]` line (without its line break) of a filtered listing whose
@@ -141,6 +208,20 @@ pub fn tag(kind: EntryKind) -> &'static str {
 /// # Errors
 /// The writer's error.
 pub fn write_entry(e: &Entry, path: &str, out: &mut impl Write) -> io::Result<()> {
+    write_entry_measured(e, path, Measure::DiskUsage, out)
+}
+
+/// [`write_entry`], with a folder's size (when it carries one) after its
+/// path: `[DIR] photos (1.52 GiB)`.
+///
+/// # Errors
+/// The writer's error.
+pub fn write_entry_measured(
+    e: &Entry,
+    path: &str,
+    measure: Measure,
+    out: &mut impl Write,
+) -> io::Result<()> {
     // An archive is a file Canopy opens like a folder: it has a tag of its own.
     out.write_all(if e.archive.is_some() {
         b"[ARCHIVE] "
@@ -163,6 +244,9 @@ pub fn write_entry(e: &Entry, path: &str, out: &mut impl Write) -> io::Result<()
         // for a folder meanwhile; the error line follows): an empty target,
         // which no real link has, so the line keeps its one ` -> `.
         write!(out, " -> {}", LINK_NOTES[2])?;
+    }
+    if let Some(sizes) = e.folder.as_ref().and_then(|f| f.sizes.as_ref()) {
+        out.write_all(size_suffix(sizes, measure).as_bytes())?;
     }
     out.write_all(b"\n")?;
     if let Some(err) = &e.error {
@@ -210,17 +294,18 @@ fn write_folder(
     folder: &Folder,
     path: &mut String,
     label: &str,
+    measure: Measure,
     out: &mut impl Write,
 ) -> io::Result<()> {
     let base = path.len();
     for e in &folder.entries {
         push_line_name(path, &e.name, e.name_parts.as_deref());
-        write_entry(e, path, out)?;
+        write_entry_measured(e, path, measure, out)?;
         if let Some(sub) = &e.folder {
             if sub.children_loaded {
                 let label = path.clone();
                 path.push('/');
-                write_folder(sub, path, &label, out)?;
+                write_folder(sub, path, &label, measure, out)?;
             }
         }
         path.truncate(base);
@@ -254,6 +339,34 @@ fn write_folder(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_in_binary_units_rounded_down() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1024), "1.00 KiB");
+        assert_eq!(
+            human_bytes(1024 * 1024 - 1),
+            "1023.99 KiB",
+            "never rounded up to the next unit"
+        );
+        assert_eq!(human_bytes(1_632_087_572), "1.51 GiB");
+        assert_eq!(human_bytes(u64::MAX), "15.99 EiB");
+        let lower = FolderSizes {
+            disk_usage: 4096,
+            is_lower_bound: true,
+            ..FolderSizes::default()
+        };
+        assert_eq!(size_suffix(&lower, Measure::DiskUsage), " (≥ 4.00 KiB)");
+        assert_eq!(size_suffix(&lower, Measure::Apparent), " (≥ 0 B)");
+        for bytes in [0, 5, 1024, 123_456_789, u64::MAX] {
+            let text = format!("name ({})", human_bytes(bytes));
+            assert!(
+                crate::names::size_suffix_at(&text).is_some(),
+                "what the text prints is what a name may not end with: {text}"
+            );
+        }
+    }
     use crate::{list, CanopyError, ErrorCode, ListCall, ListSettings, LocalFs};
 
     #[test]

@@ -483,6 +483,7 @@ fn read_open<S: Source>(
             .order
             .needs_stat()
             .then(|| p.total.saturating_sub(p.unchecked)),
+        sizes: None,
     };
     Ok(FolderRead {
         folder,

@@ -9,7 +9,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use canopy_core::names::decode_handle;
-use canopy_core::text::write_text;
+use canopy_core::text::{write_text_measured, Measure};
 use canopy_core::wire::RestGroup;
 use canopy_core::wire::{EntryKind, Folder, LinkTarget, Listing};
 use common::{make_repository, ListOptions, Tree};
@@ -22,6 +22,13 @@ enum Line {
         kind: String,
         path: Vec<u8>,
         link: Option<(Vec<u8>, &'static str)>,
+        /// `--sizes`: a folder's size, as printed inside its parentheses.
+        size: Option<String>,
+    },
+    /// `--sizes`: the listed folder's own size, first.
+    Size {
+        label: Vec<u8>,
+        size: String,
     },
     Error {
         code: String,
@@ -159,6 +166,46 @@ fn parse_match(rest: &str) -> Line {
     }
 }
 
+/// A trailing ` (SIZE)` as the grammar reads it: ` (` [`≥ `] N[.DD] UNIT `)`
+/// or ` (another disk)`; the text before it and the size inside.
+fn split_size(rest: &str) -> Option<(&str, String)> {
+    let body = rest.strip_suffix(')')?;
+    let (before, inner) = body.rsplit_once(" (")?;
+    if inner == "another disk" {
+        return Some((before, inner.into()));
+    }
+    let bare = inner.strip_prefix("≥ ").unwrap_or(inner);
+    let (n, unit) = bare.split_once(' ')?;
+    let digits = |d: &str| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit());
+    let number = match n.split_once('.') {
+        Some((w, h)) => digits(w) && h.len() == 2 && digits(h),
+        None => digits(n),
+    };
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    (number && units.contains(&unit)).then(|| (before, inner.to_string()))
+}
+
+/// The size text the grammar promises: bytes below 1024 as `N B`, else two
+/// decimals rounded down in the largest binary unit that keeps it >= 1;
+/// `≥ ` first for a lower bound.
+fn size_text(s: &canopy_core::wire::FolderSizes, apparent: bool) -> String {
+    if s.other_disk {
+        return "another disk".into();
+    }
+    let bytes = if apparent { s.apparent } else { s.disk_usage };
+    let least = if s.is_lower_bound { "≥ " } else { "" };
+    if bytes < 1024 {
+        return format!("{least}{bytes} B");
+    }
+    let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut u = 0;
+    while u + 1 < units.len() && u128::from(bytes) >= 1u128 << (10 * (u + 2)) {
+        u += 1;
+    }
+    let h = u128::from(bytes) * 100 >> (10 * (u + 1));
+    format!("{least}{}.{:02} {}", h / 100, h % 100, units[u])
+}
+
 fn parse(line: &str) -> Line {
     let (tag, rest) = line
         .strip_prefix('[')
@@ -167,6 +214,13 @@ fn parse(line: &str) -> Line {
     let arrows = rest.matches(" -> ").count();
     if tag == "WARNING" {
         return parse_warning(rest);
+    }
+    if tag == "SIZE" {
+        let (label, size) = split_size(rest).expect("a [SIZE] line ends with its size");
+        return Line::Size {
+            label: unescape(label),
+            size,
+        };
     }
     if tag == "MATCH" {
         return parse_match(rest);
@@ -215,10 +269,15 @@ fn parse(line: &str) -> Line {
     }
     if tag != "LINK" {
         assert_eq!(arrows, 0, "no ` -> ` off a link line: {line}");
+        let (rest, size) = match split_size(rest) {
+            Some((path, size)) if tag == "DIR" => (path, Some(size)),
+            _ => (rest, None),
+        };
         return Line::Entry {
             kind: tag.into(),
             path: unescape(rest),
             link: None,
+            size,
         };
     }
     assert_eq!(arrows, 1, "` -> ` exactly once on a link line: {line}");
@@ -231,6 +290,7 @@ fn parse(line: &str) -> Line {
         kind: tag.into(),
         path: unescape(path),
         link: Some((unescape(target), note)),
+        size: None,
     }
 }
 
@@ -249,7 +309,7 @@ fn tag(kind: EntryKind) -> &'static str {
 
 /// The lines the listing must read as, from its handles and the filesystem
 /// (not from the text writer).
-fn expected(folder: &Folder, root: &Path, label: Vec<u8>, out: &mut Vec<Line>) {
+fn expected(folder: &Folder, root: &Path, label: Vec<u8>, apparent: bool, out: &mut Vec<Line>) {
     for e in &folder.entries {
         let path = decode_handle(&e.handle).unwrap();
         let rel = path
@@ -281,6 +341,11 @@ fn expected(folder: &Folder, root: &Path, label: Vec<u8>, out: &mut Vec<Line>) {
             },
             path: rel.clone(),
             link,
+            size: e
+                .folder
+                .as_ref()
+                .and_then(|f| f.sizes.as_ref())
+                .map(|s| size_text(s, apparent)),
         });
         if let Some(err) = &e.error {
             out.push(Line::Error {
@@ -289,7 +354,7 @@ fn expected(folder: &Folder, root: &Path, label: Vec<u8>, out: &mut Vec<Line>) {
             });
         }
         if let Some(sub) = e.folder.as_ref().filter(|f| f.children_loaded) {
-            expected(sub, root, rel, out);
+            expected(sub, root, rel, apparent, out);
         }
     }
     let total = folder.total.unwrap();
@@ -323,7 +388,7 @@ fn name() -> impl Strategy<Value = Vec<u8>> {
         6 => proptest::sample::select(vec![
             "a", "Z", "7", " ", "-", ">", "(", ")", ":", "é", " -> ", "->", " -", " (dangling)", " (loop)",
             " (unchecked)", ": 3 items hidden (", " items hidden (showing first 1 of 2 total)", "[FILE] ", "[WARNING] ",
-            "\\", "\\u{3e}", "\\x41", "\n", "\t", "\r", "\u{1b}", "\u{85}", "\u{2028}", "\u{2029}", "\u{202e}",
+            "\\", "\\u{3e}", "\\x41", " (1.52 GiB)", " (≥ 12 B)", " (another disk)", " (4 KiB)", "\n", "\t", "\r", "\u{1b}", "\u{85}", "\u{2028}", "\u{2029}", "\u{202e}",
             "\u{200b}", "\u{ad}", "\u{3164}", "\u{115f}", "\u{e0041}", "\u{feff}", "\u{fffd}",
         ])
         .prop_map(|s| s.as_bytes().to_vec()),
@@ -488,6 +553,7 @@ proptest! {
         limit in 1u64..12,
         filter in proptest::option::of(proptest::sample::select(vec!["a", "*a*", "\"", "\\\" entries match \"", ": 1 of 2", "\n", "?*"])),
         hide_ignored in proptest::bool::ANY,
+        sizes in proptest::option::of(proptest::bool::ANY),
     ) {
         let t = Tree::new();
         let root = t.dir("root \u{2028} -> x (loop)");
@@ -506,19 +572,30 @@ proptest! {
         // Through archives too: each zip is listed inside (`--archives`).
         let call = canopy_core::ListCall { archives: true, ..opts.call() };
         let source = canopy_core::WithArchives::new(canopy_core::LocalFs::new());
-        let listing: Listing = canopy_core::list(&source, &root, &opts.settings(), &call).unwrap();
+        let mut listing: Listing = canopy_core::list(&source, &root, &opts.settings(), &call).unwrap();
+        // `--sizes` (Some(apparent)): every folder's size after its path.
+        let apparent = sizes.unwrap_or(false);
+        if sizes.is_some() {
+            let call = canopy_core::SizesCall { depth: 2, ..canopy_core::SizesCall::default() };
+            let report = canopy_core::sizes(&source, &root, &call, None, None).unwrap();
+            canopy_core::attach_sizes(&mut listing, &report);
+        }
+        let measure = if apparent { Measure::Apparent } else { Measure::DiskUsage };
         let mut text = Vec::new();
-        write_text(&listing, &mut text).unwrap();
+        write_text_measured(&listing, measure, &mut text).unwrap();
         let text = String::from_utf8(text).expect("text mode is UTF-8");
         prop_assert!(!text.contains(['\u{2028}', '\u{2029}', '\r', '\u{85}']), "nothing a tool splits lines on");
         let got: Vec<Line> = text.lines().map(parse).collect();
         let mut want = Vec::new();
         let label = root.file_name().unwrap().as_bytes().to_vec();
+        if let Some(s) = listing.root.folder.as_ref().and_then(|f| f.sizes.as_ref()) {
+            want.push(Line::Size { label: label.clone(), size: size_text(s, apparent) });
+        }
         if let Some(f) = filter {
             let top = listing.root.folder.as_ref().unwrap();
             want.push(Line::Match { label: label.clone(), matched: top.total.unwrap(), of: top.unfiltered_total.unwrap(), pattern: f.as_bytes().to_vec() });
         }
-        expected(listing.root.folder.as_ref().unwrap(), &root, label, &mut want);
+        expected(listing.root.folder.as_ref().unwrap(), &root, label, apparent, &mut want);
         prop_assert_eq!(got, want);
     }
 }

@@ -21,22 +21,22 @@
 
 use std::ffi::OsString;
 use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, NESTED_CAP, PAGE};
-use canopy_core::text::write_text;
+use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, MAX_SIZES_DEPTH, NESTED_CAP, PAGE};
+use canopy_core::text::{write_text_measured, Measure};
 use canopy_core::wire::Listing;
 use canopy_core::wire::{RootSpec, SortBy};
 use canopy_core::{
-    list, resolve_root, CanopyError, ErrorCode, ListCall, ListSettings, LocalFs, RequestBudget,
-    WithArchives,
+    attach_sizes, list, resolve_root, sizes, CanopyError, ErrorCode, ListCall, ListSettings,
+    LocalFs, RequestBudget, SizesCall, Source, WithArchives,
 };
 use canopy_sftp::{SftpFs, SshOptions};
 
 const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] \
-[--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--archives] [--no-dotfiles] [--json] \
-[--ssh-config FILE]";
+[--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--archives] [--no-dotfiles] \
+[--sizes [--apparent]] [--json] [--ssh-config FILE]";
 
 struct Args {
     path: OsString,
@@ -45,6 +45,8 @@ struct Args {
     settings: ListSettings,
     call: ListCall,
     json: bool,
+    /// `--sizes`: each listed folder's recursive size, and which to print.
+    sizes: Option<Measure>,
 }
 
 fn help() -> String {
@@ -72,6 +74,11 @@ fn help() -> String {
          reads FILE instead, as ssh -F). ssh runs with BatchMode=yes: nothing is prompted. An unknown\n\
          or changed host key fails with HOST_KEY_UNKNOWN or HOST_KEY_CHANGED, a refused login with\n\
          AUTH_FAILED. sftp://host lists the login's home folder; sftp://host/~/dir a folder in it.\n\n\
+         --sizes counts everything below each listed folder, as du -x does (symlinks never followed,\n\
+         other filesystems never entered, hard links once): `[DIR] photos (1.52 GiB)`, `(≥ 1.52 GiB)`\n\
+         when something below could not be read, the listed folder's on a first `[SIZE]` line, and\n\
+         in --json a `sizes` object in every folder. Disk usage by default; --apparent prints the\n\
+         apparent size (du -b). With --sizes the depth is at most {MAX_SIZES_DEPTH}.\n\n\
          Exit status: 0 listed, 1 the folder cannot be listed, 2 bad arguments.\n"
     )
 }
@@ -97,6 +104,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     let mut json = false;
     let mut summary = false;
     let mut only_paths = false;
+    let (mut sizes, mut apparent) = (false, false);
     let (mut limit, mut all) = (None, false);
     while let Some(arg) = argv.next() {
         match arg.to_str() {
@@ -156,6 +164,8 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
                     argv.next().ok_or("--ssh-config needs a file")?,
                 ))
             }
+            Some("--sizes") if !only_paths => sizes = true,
+            Some("--apparent") if !only_paths => apparent = true,
             Some(flag) if flag.starts_with('-') && flag.len() > 1 && !only_paths => {
                 return Err(format!("unknown option {flag}"))
             }
@@ -175,6 +185,15 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     if call.after.is_some() && call.offset != 0 {
         return Err("give either --offset or --after, not both".into());
     }
+    if apparent && !sizes {
+        return Err("--apparent chooses which size --sizes prints: give --sizes too".into());
+    }
+    if sizes && settings.depth > MAX_SIZES_DEPTH {
+        return Err(format!(
+            "with --sizes the depth must be 1 to {MAX_SIZES_DEPTH}, not {}",
+            settings.depth
+        ));
+    }
     settings.limit = limit.unwrap_or(u64::from(PAGE)) as u32;
     call.whole_top_level = all;
     if all {
@@ -183,7 +202,8 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     }
     // Text mode prints neither size, time nor handles, so it makes none.
     call.details = json;
-    call.handles = json;
+    // Sizes find their folders by handle.
+    call.handles = json || sizes;
     call.summary = json || summary;
     Ok(Some(Args {
         path,
@@ -191,6 +211,11 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
         settings,
         call,
         json,
+        sizes: sizes.then_some(if apparent {
+            Measure::Apparent
+        } else {
+            Measure::DiskUsage
+        }),
     }))
 }
 
@@ -212,12 +237,7 @@ fn list_path(args: &Args) -> Result<Listing, CanopyError> {
         // it has its own time (`SFTP_CONNECT_TIME`), before the listing's.
         source.connect()?;
         let root = source.resolve(&url.path)?;
-        return list(
-            &WithArchives::new(source),
-            &root,
-            &args.settings,
-            &args.call,
-        );
+        return list_from(&WithArchives::new(source), &root, args);
     }
     if args.ssh_config.is_some() {
         return Err(CanopyError::invalid(
@@ -230,12 +250,25 @@ fn list_path(args: &Args) -> Result<Listing, CanopyError> {
         Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
     };
     let root = resolve_root(&spec)?;
-    list(
+    list_from(
         &WithArchives::new(LocalFs::new().with_env_seams()),
         &root,
-        &args.settings,
-        &args.call,
+        args,
     )
+}
+
+/// The listing of `root` in `source`, with each listed folder's size under `--sizes`.
+fn list_from<S: Source>(source: &S, root: &Path, args: &Args) -> Result<Listing, CanopyError> {
+    let mut listing = list(source, root, &args.settings, &args.call)?;
+    if args.sizes.is_some() {
+        let call = SizesCall {
+            depth: args.settings.depth,
+            ..SizesCall::default()
+        };
+        let report = sizes(source, root, &call, None, None)?;
+        attach_sizes(&mut listing, &report);
+    }
+    Ok(listing)
 }
 
 fn main() -> ExitCode {
@@ -272,7 +305,7 @@ fn main() -> ExitCode {
             .map_err(io::Error::from)
             .and_then(|_| writeln!(out))
     } else {
-        write_text(&listing, &mut out)
+        write_text_measured(&listing, args.sizes.unwrap_or_default(), &mut out)
     };
     let flushed = written.and_then(|_| out.flush());
     drop(out);

@@ -123,19 +123,29 @@ impl Fixture {
         args: Value,
         page: &str,
     ) -> Result<InvokeResponseBody, Value> {
-        get_ipc_response(
-            &self.window,
-            InvokeRequest {
-                cmd: command.into(),
-                callback: CallbackFn(0),
-                error: CallbackFn(1),
-                url: page.parse().unwrap(),
-                body: InvokeBody::Json(args),
-                headers: Default::default(),
-                invoke_key: INVOKE_KEY.to_string(),
-            },
-        )
+        invoke_on(&self.window, command, args, page)
     }
+}
+
+/// Invokes `command` with `args` from `page` in `window` (from any thread).
+fn invoke_on(
+    window: &WebviewWindow<MockRuntime>,
+    command: &str,
+    args: Value,
+    page: &str,
+) -> Result<InvokeResponseBody, Value> {
+    get_ipc_response(
+        window,
+        InvokeRequest {
+            cmd: command.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: page.parse().unwrap(),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        },
+    )
 }
 
 /// A zip of `files` (name, text), stored uncompressed, with `comment`: the
@@ -293,6 +303,40 @@ fn cases(f: &Fixture) -> Vec<Case> {
             })),
             invalid: Some((
                 json!({ "request": { "requestId": "seven" } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "folder_sizes",
+            valid: Some((
+                json!({ "request": { "requestId": 2, "root": { "handle": f.folder() }, "depth": 1 } }),
+                |f, reply| {
+                    let report = json(reply.expect("a folder's size is counted"));
+                    assert_eq!(report["requestId"], 2, "the reply answers the request");
+                    let root = &report["root"];
+                    assert_eq!(
+                        root["handle"],
+                        f.folder(),
+                        "the root's handle as a listing gives it"
+                    );
+                    assert_eq!(root["done"], true);
+                    assert_eq!(
+                        root["sizes"]["files"], 4,
+                        "notes.txt, tiny.png, run.sh, sub/site.zip: {root}"
+                    );
+                    assert_eq!(root["sizes"]["folders"], 1, "sub: {root}");
+                    assert_eq!(root["sizes"]["isLowerBound"], false);
+                    let folders = report["folders"].as_array().expect("the folders below");
+                    assert_eq!(folders.len(), 1, "depth 1: sub alone: {report}");
+                    assert_eq!(folders[0]["handle"], f.handle("sub"));
+                    let largest = root["largest"]
+                        .as_array()
+                        .expect("the root's largest children");
+                    assert_eq!(largest.len(), 4, "every child of the root: {root}");
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "requestId": 2, "root": { "handle": f.folder() }, "depth": 99 } }),
                 Refusal::Code("INVALID_ARGUMENT"),
             )),
         },
@@ -598,6 +642,125 @@ fn a_listing_with_a_progress_channel_answers_as_without_one() {
     }
     let refused = f.invoke("list_directory", json!({ "request": { "requestId": 3, "root": { "handle": f.folder() } }, "progress": "not a channel" }));
     assert!(refused.is_err(), "a malformed channel is refused");
+}
+
+#[test]
+fn a_count_with_a_progress_channel_answers_as_without_one() {
+    let f = Fixture::new();
+    let request = json!({ "requestId": 5, "root": { "handle": f.folder() } });
+    let plain = json(
+        f.invoke("folder_sizes", json!({ "request": request.clone() }))
+            .expect("a folder's size is counted"),
+    );
+    let watched = json(
+        f.invoke(
+            "folder_sizes",
+            json!({ "request": request, "progress": "__CHANNEL__:43" }),
+        )
+        .expect("a folder's size is counted with a channel"),
+    );
+    let without_time = |mut v: Value| {
+        v["elapsedMs"] = Value::Null;
+        v
+    };
+    assert_eq!(
+        without_time(watched),
+        without_time(plain),
+        "the channel changes nothing in the reply"
+    );
+    let reports = f.sent_to(43);
+    assert!(
+        reports.iter().any(|r| r["folders"]
+            .as_array()
+            .is_some_and(|fs| fs.iter().any(|x| x["done"] == true))),
+        "each folder's finished figure is sent as soon as it is done: {reports:?}"
+    );
+    for report in &reports {
+        assert_eq!(
+            report["requestId"], 5,
+            "a report names its request: {report}"
+        );
+    }
+}
+
+/// A count slowed by the `e2e` build's seam (`sub` is read in batches 300
+/// ms apart) sends partial figures while it runs, and `cancel_listing`
+/// stops it at once: what it answers says CANCELLED, and nothing is sent
+/// after.
+#[cfg(feature = "e2e")]
+#[test]
+fn a_slow_count_reports_lower_bounds_and_stops_when_cancelled() {
+    use canopy_core::testing::IoHooks;
+    let slowed = IoHooks {
+        slow_folder: Some(b"sub".to_vec()),
+        slow_delay: std::time::Duration::from_millis(300),
+        ..IoHooks::default()
+    };
+    let f = Fixture::over(canopy_core::LocalFs::new().with_test_hooks(slowed));
+    for i in 0..300 {
+        std::fs::write(f.dir.path().join(format!("sub/f{i:03}")), "x").unwrap();
+    }
+    let args = json!({ "request": { "requestId": 11, "root": { "handle": f.folder() } }, "progress": "__CHANNEL__:44" });
+    let started = std::time::Instant::now();
+    let answer = {
+        let window = f.window.clone();
+        let count = std::thread::spawn(move || {
+            invoke_on(&window, "folder_sizes", args, "tauri://localhost")
+        });
+        // Until a partial figure of the root arrives: the count is under way.
+        while !f.sent_to(44).iter().any(|r| {
+            r["folders"].as_array().is_some_and(|fs| {
+                fs.iter()
+                    .any(|x| x["handle"] == f.folder() && x["done"] == false)
+            })
+        }) {
+            assert!(
+                !count.is_finished(),
+                "the count ended before any partial figure: {:?}",
+                f.sent_to(44)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let cancelled = json(
+            f.invoke("cancel_listing", json!({ "request": { "requestId": 11 } }))
+                .unwrap(),
+        );
+        assert_eq!(cancelled, true, "the count was in flight");
+        count.join().unwrap()
+    };
+    // The engine answers a cancelled count with what it had counted, every
+    // figure left unfinished a lower bound saying CANCELLED (or, stopped
+    // before its first figure, with CANCELLED itself).
+    match answer {
+        Err(refusal) => assert_eq!(refusal["code"], "CANCELLED", "{refusal}"),
+        Ok(reply) => {
+            let report = json(reply);
+            assert_eq!(report["budgetCut"], "CANCELLED", "{report}");
+            assert_eq!(report["root"]["sizes"]["isLowerBound"], true, "{report}");
+            assert_eq!(
+                report["root"]["sizes"]["shortfalls"][0]["code"], "CANCELLED",
+                "{report}"
+            );
+        }
+    }
+    let partial = f.sent_to(44);
+    for report in &partial {
+        for folder in report["folders"].as_array().unwrap() {
+            if folder["done"] == false {
+                assert_eq!(
+                    folder["sizes"]["isLowerBound"], true,
+                    "a partial figure is a lower bound: {folder}"
+                );
+            }
+        }
+    }
+    std::thread::sleep(canopy_core::limits::SIZES_PROGRESS * 3);
+    assert_eq!(
+        f.sent_to(44).len(),
+        partial.len(),
+        "nothing is sent after the reply"
+    );
+    eprintln!("cancelled after {:?}", started.elapsed());
 }
 
 /// A listing slowed by the `e2e` build's seam (its subfolder `sub` is read

@@ -6,6 +6,7 @@
 export type CommandName =
   | "list_directory"
   | "cancel_listing"
+  | "folder_sizes"
   | "locate"
   | "startup_target"
   | "read_preview"

@@ -16,7 +16,8 @@ export type IconName =
   | "open"
   | "warning"
   | "edit"
-  | "root";
+  | "root"
+  | "sizes";
 
 export function icon(name: IconName, label?: string): HTMLElement {
   const span = document.createElement("span");

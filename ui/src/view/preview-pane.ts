@@ -2,7 +2,8 @@
 // of the selection. It chooses the view and reads the chunks: text and code
 // (text-view.ts, coloured off the window's thread), images through blob:
 // URLs (the engine names the MIME type), binary as hex, a folder's summary
-// (folder-summary.ts), an archive's summary (archive-summary.ts). Every read
+// (folder-summary.ts) under where its space goes once its size was counted
+// (space-view.ts), an archive's summary (archive-summary.ts). Every read
 // is a chunk ("Load more" appends the next); contents reach the DOM as text
 // nodes and elements created one by one. The confirm dialog and the find bar
 // are confirm-open.ts and find-bar.ts.
@@ -27,6 +28,8 @@ import { confirmOpen } from "./confirm-open";
 import { button, el } from "./dom";
 import { buildFindBar } from "./find-bar";
 import { folderSummary } from "./folder-summary";
+import { emptySizes, type SizeMeasure, type SizeRecord, type SizesState } from "../sizes-state";
+import { spaceView } from "./space-view";
 import { formatSize, formatTime } from "./format";
 import { decodeBase64, hexLines } from "./hex";
 import { plainName, renderName } from "./name";
@@ -65,11 +68,16 @@ export class PreviewPane {
   private imageUrl: string | null = null;
   private readonly wrap: WrapSetting = { wrap: false };
   private findBar: HTMLElement | null = null;
+  private sizes: SizesState = emptySizes();
+  /** The counted size a folder's view shows (undefined: none), and in which measure. */
+  private spaceShown: { rec: SizeRecord | undefined; measure: SizeMeasure } | null = null;
 
   constructor(
     private readonly backend: PreviewBackend,
     /** The colour worker's page side (its budget can be set by the e2e build's hooks). */
     readonly highlighter: Highlighter,
+    /** Selects an entry in the tree (a child picked in "where the space goes"). */
+    private readonly pick: (handle: string, folderHandle: string) => void = () => undefined,
   ) {
     this.head = el("div", { class: "preview-top" });
     this.body = el("div", { class: "preview-body" });
@@ -90,6 +98,7 @@ export class PreviewPane {
   }
 
   update(s: ControllerSnapshot): void {
+    this.sizes = s.sizes;
     const t = s.tree;
     const hit = t && t.selected ? findNode(t, t.selected) : null;
     if (!t || !hit) {
@@ -100,7 +109,10 @@ export class PreviewPane {
       this.highlighter.cancel();
       return;
     }
-    if (this.shown && hit.node === this.shown.node) return;
+    if (this.shown && hit.node === this.shown.node) {
+      this.followSizes();
+      return;
+    }
     const shown = this.shown;
     const holder = archiveHolding(t, hit.node.entry.handle, s.rootArchive);
     if (shown && hit.node.entry.handle === shown.node.entry.handle && hit.node.entry.kind === shown.node.entry.kind) {
@@ -115,7 +127,7 @@ export class PreviewPane {
       }
       if (hit.node.folder || after.kind === "folder") {
         // A folder's summary: its counts may have changed.
-        this.body.replaceChildren(folderSummary(hit.node));
+        this.showFolder(hit.node);
         return;
       }
       if (before.size === after.size && before.modified === after.modified) return;
@@ -141,6 +153,7 @@ export class PreviewPane {
 
   private show(node: TreeNode, holder: ArchiveRef | null): void {
     const token = ++this.token;
+    this.spaceShown = null;
     // Whatever was being coloured belongs to the file left behind.
     this.shown?.text?.dispose();
     this.highlighter.cancel();
@@ -166,7 +179,7 @@ export class PreviewPane {
       this.body.replaceChildren(el("p", { class: "muted" }, "Reading the archive's index…"));
       void this.loadSummary(token, e.handle);
     } else if (node.folder || e.kind === "folder") {
-      this.body.replaceChildren(folderSummary(node));
+      this.showFolder(node);
     } else if (e.canExpand) {
       this.body.replaceChildren(el("p", { class: "muted" }, "A link to a folder: expand it in the tree to see what it holds."));
     } else if (!e.canPreview && e.error) {
@@ -179,6 +192,25 @@ export class PreviewPane {
       this.body.replaceChildren(el("p", { class: "muted" }, "Loading…"));
       void this.loadChunk(token, 0);
     }
+  }
+
+  /** A folder: where its space goes (once counted), then its summary. */
+  private showFolder(node: TreeNode): void {
+    const rec = this.sizes.records.get(node.entry.handle);
+    const measure = this.sizes.measure;
+    this.spaceShown = { rec, measure };
+    const folderHandle = node.folder?.handle ?? node.entry.handle;
+    const space = rec ? [spaceView(rec, measure, (h) => this.pick(h, folderHandle))] : [];
+    this.body.replaceChildren(...space, folderSummary(node));
+  }
+
+  /** The folder shown got a new figure (counting, done, stale) or another measure: show it. */
+  private followSizes(): void {
+    const shown = this.shown;
+    const was = this.spaceShown;
+    if (!shown || !was || shown.mode !== "none" || shown.node.entry.kind !== "folder") return;
+    const rec = this.sizes.records.get(shown.node.entry.handle);
+    if (rec !== was.rec || this.sizes.measure !== was.measure) this.showFolder(shown.node);
   }
 
   private renderHead(node: TreeNode, holder: ArchiveRef | null): void {

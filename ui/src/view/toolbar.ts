@@ -1,5 +1,6 @@
 // Back, Forward, Up, Open folder…, depth (1–5), dotfiles, Hide ignored, Refresh,
-// and while a folder opens, a spinner with how far it got (progress-note.ts).
+// and while a folder opens, a spinner with how far it got (progress-note.ts);
+// then the folder-sizes controls (sizes-controls.ts).
 
 import type { Backend } from "../backend";
 import { toBackendError } from "../backend";
@@ -8,6 +9,7 @@ import { MAX_UI_DEPTH } from "../limits";
 import { button, el } from "./dom";
 import { icon } from "./icons";
 import { ProgressNote } from "./progress-note";
+import { SizesControls } from "./sizes-controls";
 
 export class Toolbar {
   readonly element: HTMLElement;
@@ -19,6 +21,7 @@ export class Toolbar {
   private readonly hideIgnored: HTMLInputElement;
   private readonly progress: HTMLElement;
   private readonly progressNote: ProgressNote;
+  readonly sizes: SizesControls;
 
   constructor(
     private readonly controller: DirectoryController,
@@ -35,6 +38,7 @@ export class Toolbar {
     this.hideIgnored = el("input", { type: "checkbox", "data-action": "hide-ignored" });
     this.progress = el("span", { class: "spinner", role: "progressbar", "aria-label": "Opening folder", hidden: "" });
     this.progressNote = new ProgressNote(this.progress);
+    this.sizes = new SizesControls(controller);
 
     this.back.addEventListener("click", () => void controller.goBack());
     this.forward.addEventListener("click", () => void controller.goForward());
@@ -56,6 +60,8 @@ export class Toolbar {
       el("label", { class: "field" }, "Depth ", this.depth),
       el("label", { class: "field" }, this.dotfiles, " Dotfiles"),
       el("label", { class: "field", title: "Leave out what git would ignore (.gitignore, .git/info/exclude, ~/.config/git/ignore)" }, this.hideIgnored, " Hide ignored"),
+      el("span", { class: "toolbar-gap" }),
+      ...this.sizes.elements,
       this.progress,
       this.progressNote.element,
       this.progressNote.said,
@@ -82,5 +88,6 @@ export class Toolbar {
     this.hideIgnored.checked = s.settings.hideIgnored;
     this.progress.hidden = !s.opening;
     this.progressNote.update(s.progress);
+    this.sizes.update(s);
   }
 }

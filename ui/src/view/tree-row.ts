@@ -14,6 +14,7 @@ import { archiveLabel } from "./archive-summary";
 import type { NamePart } from "../bindings/NamePart";
 import { nameParts, plainName, renderName } from "./name";
 import { partialOrderSentence, restSentence } from "./folder-words";
+import type { RowSize } from "./size-words";
 
 export function rowKey(r: Row): string {
   return r.kind === "entry" ? `e:${r.node.entry.handle}` : `p:${r.parent.handle}:${r.posinset}`;
@@ -84,6 +85,8 @@ interface Shown {
   folder: FolderState | null;
   selected: boolean;
   loading: boolean;
+  /** The folder-sizes figure shown in the Size cell, if any. */
+  size: RowSize | null;
 }
 
 /**
@@ -102,7 +105,10 @@ export class RowSlot {
   private readonly kindIcon = icon("file", "file");
   private readonly name = document.createElement("bdi");
   private readonly extras = el("span", { class: "row-extras" });
-  private readonly size = el("span", { class: "cell-size" }, "");
+  /** The row's share of its folder, behind the Size cell's text. */
+  private readonly sizeBar = el("span", { class: "size-bar", "aria-hidden": "true" });
+  private readonly sizeLabel = el("span", { class: "size-text" }, "");
+  private readonly size = el("span", { class: "cell-size" }, this.sizeBar, this.sizeLabel);
   private readonly time = el("span", { class: "cell-time" }, "");
   private shown: Shown | null = null;
 
@@ -121,16 +127,17 @@ export class RowSlot {
     return this.shown?.row ?? null;
   }
 
-  /** Shows `row`; does nothing when it already shows it in the same state. */
-  show(row: Row, selected: boolean, loading: boolean): void {
+  /** Shows `row` (with its folder-sizes figure, if any); does nothing when it already shows it in the same state. */
+  show(row: Row, selected: boolean, loading: boolean, size: RowSize | null = null): void {
     const key = rowKey(row);
     const node = row.kind === "entry" ? row.node : null;
     const folder = node?.folder ?? null;
     const was = this.shown;
-    const now: Shown = { key, row, node, folder, selected, loading };
+    const now: Shown = { key, row, node, folder, selected, loading, size };
     if (
       was &&
       sameExtras(was, now) &&
+      was.size?.key === size?.key &&
       was.key === key &&
       was.row.level === row.level &&
       was.row.posinset === row.posinset &&
@@ -181,7 +188,7 @@ export class RowSlot {
     let sizeText = "";
     if (folder && folder.total !== null) sizeText = `${folder.lowerBound ? "at least " : ""}${plural(folder.total, "item", "items")}`;
     else if (e.kind === "file" && e.size !== undefined) sizeText = formatSize(e.size);
-    setText(this.size, sizeText);
+    this.showSize(size, sizeText);
     setText(this.time, e.modified !== undefined ? formatTime(e.modified) : "");
   }
 
@@ -199,6 +206,31 @@ export class RowSlot {
     this.clearCells();
   }
 
+  /**
+   * The Size cell: a counted figure ("≥ 1.2 GiB" while counting), the bar
+   * of its share of its folder, and its hover; else `plain` (a folder's
+   * item count, a file's size).
+   */
+  private showSize(size: RowSize | null, plain: string): void {
+    const cell = this.size;
+    if (!size) {
+      setText(this.sizeLabel, plain);
+      cell.classList.remove("sized", "counting", "stale");
+      cell.removeAttribute("title");
+      this.sizeBar.hidden = true;
+      return;
+    }
+    // A folder's item count moves to the hover: the cell now says how big.
+    setText(this.sizeLabel, size.text ?? plain);
+    cell.classList.toggle("sized", size.text !== null);
+    cell.classList.toggle("counting", size.counting);
+    cell.classList.toggle("stale", size.stale);
+    cell.title = plain ? `${size.title}\n${size.text === null ? "length " : ""}${plain}` : size.title;
+    this.sizeBar.hidden = size.share === null;
+    const width = `${((size.share ?? 0) * 100).toFixed(2)}%`;
+    if (this.sizeBar.style.width !== width) this.sizeBar.style.width = width;
+  }
+
   private showPlaceholder(): void {
     const item = this.el;
     item.classList.add("placeholder");
@@ -213,7 +245,7 @@ export class RowSlot {
   /** Empties what follows the name: badges and actions, size, time. */
   private clearCells(): void {
     if (this.extras.firstChild) this.extras.replaceChildren();
-    setText(this.size, "");
+    this.showSize(null, "");
     setText(this.time, "");
   }
 }

@@ -26,6 +26,8 @@ import { el } from "./dom";
 import { FilterBar } from "./filter-bar";
 import { onTreeKey, type TreeKeyTarget } from "./tree-keys";
 import { RowSlot, rowId } from "./tree-row";
+import { rowSize } from "./size-words";
+import { arrangeBySize, emptySizes, type SizesState } from "../sizes-state";
 
 export const ROW_HEIGHT = 28;
 const OVERSCAN = 12;
@@ -38,6 +40,9 @@ export class TreeView {
   private readonly virtualizer: Virtualizer<HTMLElement, HTMLElement>;
   private flat: FlatView | null = null;
   private state: TreeState | null = null;
+  private sizes: SizesState = emptySizes();
+  /** The sizes the rows were last arranged by ("Folders by size"), or null. */
+  private arrangedBy: SizesState | null = null;
   private cursor = 0;
   /** Row elements, reused: the first `shownSlots` show the rows in view, in order; the rest are parked. */
   private readonly slots: RowSlot[] = [];
@@ -92,6 +97,7 @@ export class TreeView {
     this.filterBar.update(s);
     const prevState = this.state;
     this.state = s.tree;
+    this.sizes = s.sizes;
     if (!s.tree) {
       this.flat = null;
       this.setCount(0);
@@ -99,10 +105,13 @@ export class TreeView {
       return;
     }
     const rootChanged = s.tree.root.handle !== this.lastRootHandle;
-    // Rows change only when the folders do; a selection change just repaints.
-    if (!this.flat || !prevState || prevState.root !== s.tree.root) {
+    // Rows change only when the folders (or, with folders by size, the sizes) do; a selection change just repaints.
+    const arrange = s.sizes.foldersBySize && s.settings.sort === "size" ? arrangeBySize(s.sizes, s.settings.reverse) : undefined;
+    const arrangedBy = arrange ? s.sizes : null;
+    if (!this.flat || !prevState || prevState.root !== s.tree.root || arrangedBy !== this.arrangedBy) {
+      this.arrangedBy = arrangedBy;
       const anchor = rootChanged ? null : this.topAnchor();
-      this.flat = flatten(s.tree);
+      this.flat = flatten(s.tree, arrange);
       this.setCount(this.flat.length);
       if (anchor) this.keepAnchor(anchor);
     }
@@ -192,7 +201,8 @@ export class TreeView {
       const folder = node?.folder ?? null;
       const loading = node ? this.controller.loadingNodes.has(node.entry.handle) || (folder?.loading ?? false) : true;
       const slot = this.slotAt(n++);
-      slot.show(row, selected, loading);
+      const size = node ? rowSize(this.sizes, node.entry.handle, node.entry.kind === "folder", row.parent.handle) : null;
+      slot.show(row, selected, loading, size);
       const transform = `translateY(${item.start}px)`;
       if (slot.el.style.transform !== transform) slot.el.style.transform = transform;
       slot.el.classList.toggle("active", item.index === this.cursor);
@@ -308,6 +318,8 @@ export class TreeView {
       if (f) add(f.filter ? "Change filter…" : "Filter…", () => this.filterBar.open(f.handle));
       if (f?.filter) add("Clear filter", () => void this.controller.setFilter(f.handle, null));
     }
+    // Counted below a real folder only: sizes never follow a link, nor enter an archive.
+    if (node.entry.kind === "folder") add("Sizes: what is big in here", () => void this.controller.computeSizes(handle));
     this.menu.open(items, x, y, () => this.tree.focus());
   }
 

@@ -20,6 +20,7 @@ use crate::ignore_rules::IgnoreRules;
 use crate::limits::{ARCHIVE_CACHE, ARCHIVE_SNIFF_BYTES};
 use crate::source::{
     EntryNote, EntryStream, FileStamp, Identity, Meta, RawEntry, Source, SourceFile, SourceFolder,
+    Usage,
 };
 use crate::wire::{ArchiveFormat, ArchiveSummary, EntryKind};
 
@@ -279,6 +280,20 @@ impl<S: Source> SourceFolder for Folder<S> {
         match self {
             Folder::Plain(d) => d.stat_child(name, follow),
             Folder::Inside(d) => d.stat_child(name, follow),
+        }
+    }
+
+    fn usage_child(&self, name: &[u8]) -> io::Result<Usage> {
+        match self {
+            Folder::Plain(d) => d.usage_child(name),
+            Folder::Inside(d) => d.usage_child(name),
+        }
+    }
+
+    fn usage_self(&self) -> io::Result<Usage> {
+        match self {
+            Folder::Plain(d) => d.usage_self(),
+            Folder::Inside(d) => d.usage_self(),
         }
     }
 

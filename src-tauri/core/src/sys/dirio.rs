@@ -21,7 +21,7 @@ use super::local::IoHooks;
 use super::{check, cstr, kind_of_mode, read_link_at};
 use crate::limits::MAX_TIME_MS;
 use crate::source::{EntryStream, SourceFolder};
-pub use crate::source::{Identity, Meta, RawEntry};
+pub use crate::source::{Identity, Meta, RawEntry, Usage};
 use crate::wire::EntryKind;
 
 /// Bytes asked of `getdents64` at a time: large batches mean few syscalls.
@@ -61,6 +61,19 @@ impl Meta {
                 .checked_mul(1000)
                 .and_then(|ms| ms.checked_add(st.st_mtime_nsec / 1_000_000))
                 .filter(|ms| ms.abs() <= MAX_TIME_MS),
+        }
+    }
+}
+
+impl Usage {
+    fn from_stat(st: &libc::stat) -> Self {
+        Usage {
+            kind: kind_of_mode(st.st_mode),
+            apparent: st.st_size as u64,
+            disk: (st.st_blocks as u64).saturating_mul(512),
+            dev: st.st_dev,
+            ino: st.st_ino,
+            links: st.st_nlink as u64,
         }
     }
 }
@@ -586,6 +599,17 @@ impl SourceFolder for Dir {
 
     fn open_child_here(&self, name: &[u8]) -> io::Result<Option<Dir>> {
         Dir::open_child_on_this_mount(self, name)
+    }
+
+    fn usage_child(&self, name: &[u8]) -> io::Result<Usage> {
+        if let Some(delay) = self.stat_delay {
+            std::thread::sleep(delay);
+        }
+        self.stat_raw(name, false).map(|st| Usage::from_stat(&st))
+    }
+
+    fn usage_self(&self) -> io::Result<Usage> {
+        self.fstat().map(|st| Usage::from_stat(&st))
     }
 
     fn read_head(&self, name: &[u8], len: usize) -> io::Result<Vec<u8>> {

@@ -200,6 +200,11 @@ pub struct Folder {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub checked: Option<u64>,
+    /// Its recursive size, when sizes were asked with the listing
+    /// (`canopy-list --sizes`): everything below it, as `du -x` counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub sizes: Option<super::FolderSizes>,
 }
 
 impl Folder {
@@ -219,6 +224,7 @@ impl Folder {
             count_is_lower_bound: false,
             partial_order: false,
             checked: None,
+            sizes: None,
         }
     }
 }

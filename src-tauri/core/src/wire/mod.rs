@@ -14,12 +14,14 @@ mod listing;
 mod preview;
 mod request;
 mod shell;
+mod sizes;
 
 pub use error::{CanopyError, ErrorCode};
 pub use listing::*;
 pub use preview::*;
 pub use request::*;
 pub use shell::*;
+pub use sizes::*;
 
 fn is_false(b: &bool) -> bool {
     !*b
