@@ -63,7 +63,7 @@ pub use archive::WithArchives;
 pub use confine::{confine_links, real_path, resolve_within, within, Leads};
 pub use cursor::{after_entry as cursor_after, max_len as max_cursor_len};
 pub use error::{CanopyError, ErrorCode};
-pub use filter::is_glob as filter_is_glob;
+pub use filter::{is_glob as filter_is_glob, Excludes, FilterScratch};
 pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
 pub use preview::{preview, preview_image};

@@ -189,10 +189,10 @@ impl Canopy {
     /// the `e2e` build only).
     pub fn new(roots: Vec<PathBuf>) -> Self {
         Canopy {
+            source: engine::agent_source(&roots),
             roots: Arc::new(roots),
             client_roots: Arc::default(),
             turns: Arc::new(Semaphore::new(MCP_CONCURRENT_CALLS)),
-            source: engine::agent_source(),
             tool_router: tools::router(),
         }
     }

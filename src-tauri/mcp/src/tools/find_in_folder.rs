@@ -63,6 +63,9 @@ pub struct FindInFolderArgs {
     /// Search names starting with a dot too.
     #[serde(default = "yes")]
     pub show_dotfiles: bool,
+    /// Also search what git would ignore and `.git`.
+    #[serde(default)]
+    pub include_ignored: bool,
 }
 
 /// How `find_in_folder` read its pattern.
@@ -146,6 +149,9 @@ impl Canopy {
             reverse: args.reverse,
             show_dotfiles: args.show_dotfiles,
             filter: Some(args.pattern.clone()),
+            include_ignored: args.include_ignored,
+            exclude: Vec::new(),
+            details: false,
             widest: FindInFolderOutput::widest,
         };
         let Listed {
