@@ -155,6 +155,11 @@ pub const MCP_PAGE: u32 = (MCP_REPLY_CHARS / MCP_MIN_LINE_CHARS) as u32;
 /// `canopy-mcp`: bytes `read_file` reads at most per call (their text is at
 /// most as many characters, so it fits the reply with its header).
 pub const MCP_READ_CHUNK: u64 = 32 * 1024;
+/// Most bytes a line-addressed read looks through to find its lines and
+/// count them (`lines.rs`).
+pub const LINE_SCAN_BYTES: u64 = 64 * 1024 * 1024;
+/// Most files one `read_files` call reads.
+pub const MCP_READ_FILES_MAX: usize = 10;
 /// The window: how often a listing in flight reports how far it got (at
 /// most; nothing is sent while nothing changed).
 pub const LIST_PROGRESS_INTERVAL: Duration = Duration::from_millis(100);

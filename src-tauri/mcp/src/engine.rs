@@ -353,6 +353,20 @@ pub fn read(
     canopy_core::preview(source, &opened.path(), offset, length)
 }
 
+/// Reads the lines `window` names of the regular file `opened` names (on
+/// disk or inside an archive), showing at most `max_bytes`.
+///
+/// # Errors
+/// As [`canopy_core::read_lines`].
+pub fn read_lines(
+    source: &AgentSource,
+    opened: Opened,
+    window: canopy_core::LineWindow,
+    max_bytes: u64,
+) -> Result<canopy_core::Lines, CanopyError> {
+    canopy_core::read_lines(source, &opened.path(), window, max_bytes)
+}
+
 /// The escaped one-line form of a path, as the listing prints names.
 pub fn shown_path(path: &Path) -> String {
     canopy_core::names::escape_for_line(path.as_os_str().as_bytes())

@@ -106,8 +106,6 @@ fn rank(level: LoggingLevel) -> u8 {
 #[derive(Debug, Clone)]
 pub(crate) struct RootsState {
     pub allowed: Vec<PathBuf>,
-    /// `--root` folders given on the command line.
-    pub server: Vec<PathBuf>,
     /// The client's usable roots, when it offers and lists some.
     pub client: Option<Vec<PathBuf>>,
     /// Why the client's roots were not used, when they were not.
@@ -298,8 +296,7 @@ impl Canopy {
             .is_some_and(|info| info.capabilities.roots.is_some());
         if !offers {
             return Ok(RootsState {
-                allowed: server.clone(),
-                server,
+                allowed: server,
                 client: None,
                 fallback: None,
             });
@@ -311,7 +308,6 @@ impl Canopy {
                     allowed: access::intersect(&server, client),
                     client: known.fallback.is_none().then(|| client.clone()),
                     fallback: known.fallback.clone(),
-                    server,
                 });
             }
             known.generation
@@ -369,7 +365,6 @@ impl Canopy {
             allowed,
             client: fallback.is_none().then_some(client),
             fallback,
-            server,
         })
     }
 
@@ -468,6 +463,9 @@ fn instructions(roots: &[PathBuf]) -> String {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Canopy {
+    // Logging is deprecated from protocol 2026-07-28 on; the revisions this
+    // server speaks have it.
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()

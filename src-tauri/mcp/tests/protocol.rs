@@ -55,7 +55,8 @@ async fn every_tool_is_read_only_closed_world_titled_and_typed() {
             "find_in_folder",
             "list_directory",
             "list_roots",
-            "read_file"
+            "read_file",
+            "read_files"
         ]
     );
     for tool in &tools {

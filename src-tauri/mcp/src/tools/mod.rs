@@ -18,6 +18,7 @@ pub mod list_directory;
 pub mod list_roots;
 mod listing;
 pub mod read_file;
+pub mod read_files;
 
 pub use listing::{OrderState, SortOrder};
 
@@ -27,6 +28,7 @@ pub(crate) fn router() -> ToolRouter<Canopy> {
         + Canopy::find_in_folder_router()
         + Canopy::read_file_router()
         + Canopy::list_roots_router()
+        + Canopy::read_files_router()
 }
 
 /// `n` as the tools' texts print a large number: digits in groups of three,
@@ -66,6 +68,7 @@ mod tests {
             "find_in_folder" => &find_in_folder::NUMBERS,
             "read_file" => &read_file::NUMBERS,
             "list_roots" => &list_roots::NUMBERS,
+            "read_files" => &read_files::NUMBERS,
             other => panic!("{other} has no NUMBERS: list the numbers its texts state"),
         }
     }
