@@ -56,7 +56,8 @@ async fn every_tool_is_read_only_closed_world_titled_and_typed() {
             "list_directory",
             "list_roots",
             "read_file",
-            "read_files"
+            "read_files",
+            "search"
         ]
     );
     for tool in &tools {

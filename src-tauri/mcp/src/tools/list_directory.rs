@@ -93,28 +93,23 @@ pub struct ListDirectoryArgs {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListDirectoryOutput {
-    /// The listed folder's real path, escaped as names are printed.
+    /// The listed folder's real path, escaped.
     pub path: String,
-    /// Entries in the folder (after the dotfile setting); at least this many when `totalIsLowerBound`.
+    /// Entries in the folder (at least, when `totalIsLowerBound`).
     pub total: u64,
-    /// Reading the folder was cut short (it did not answer in time).
     pub total_is_lower_bound: bool,
-    /// Position of this page's first entry in the folder's order.
+    /// Position of the page's first entry.
     pub offset: u64,
-    /// Top-level entries on this page.
     pub shown: u64,
-    /// Pass as `cursor`, with the same path and options, for the next page; absent on the last page.
+    /// For the next page; absent on the last.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// The order every folder is listed in.
     pub sort: SortOrder,
-    /// The order is reversed.
     pub reverse: bool,
-    /// Whether the listed folder's order is whole.
     pub order: OrderState,
-    /// Folders below the listed one shown in part: each has its `[WARNING] path` and `[REST] path` lines in the text.
+    /// Folders shown in part (`[WARNING]`).
     pub truncated_folders: u64,
-    /// Folders below the listed one printed `[BUDGET] path`: list each by its path to see it.
+    /// Folders printed `[BUDGET] path`.
     pub unexpanded_folders: u64,
 }
 

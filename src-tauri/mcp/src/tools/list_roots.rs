@@ -19,7 +19,7 @@ use crate::server::{finish, input_schema, parse, Canopy};
 
 /// What `list_roots` tells a model. Kept under 2 KB (a test checks).
 pub fn description() -> String {
-    "Name the folders this session may read: one `[ROOT] path` line each. Every path given to the other tools must lie in one of them (a relative path is taken from the first). A last line says whether the client's roots narrowed the server's folders, or why they could not be used (`[FALLBACK] ...`: the server's own folders apply).".into()
+    "The folders this session may read, one `[ROOT] path` line each (a relative path is taken from the first), then whether the client's roots narrowed the server's, or why they could not be used (`[FALLBACK] ...`).".into()
 }
 
 /// The numbers `list_roots`' texts state (see [`super::Numbers`]).

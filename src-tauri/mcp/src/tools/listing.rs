@@ -57,9 +57,9 @@ pub(crate) fn yes() -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderState {
-    /// The shown entries are the first of those that could be placed, not of the whole folder: under size or modified, the size or time of only `checked` entries could be read in time (the rest sort after them, and this order cannot be paged further: use sort name), or the folder was not read in full.
+    /// Only some entries could be placed in this order (see `[PARTIAL_ORDER]`; use sort name to page).
     pub partial: bool,
-    /// Under size or modified: entries whose size or time was read.
+    /// Entries whose size or time was read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checked: Option<u64>,
 }

@@ -19,6 +19,7 @@ pub mod list_roots;
 mod listing;
 pub mod read_file;
 pub mod read_files;
+pub mod search;
 
 pub use listing::{OrderState, SortOrder};
 
@@ -29,6 +30,7 @@ pub(crate) fn router() -> ToolRouter<Canopy> {
         + Canopy::read_file_router()
         + Canopy::list_roots_router()
         + Canopy::read_files_router()
+        + Canopy::search_router()
 }
 
 /// `n` as the tools' texts print a large number: digits in groups of three,
@@ -69,6 +71,7 @@ mod tests {
             "read_file" => &read_file::NUMBERS,
             "list_roots" => &list_roots::NUMBERS,
             "read_files" => &read_files::NUMBERS,
+            "search" => &search::NUMBERS,
             other => panic!("{other} has no NUMBERS: list the numbers its texts state"),
         }
     }

@@ -67,7 +67,6 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
         "utf-16be",
         "windows-1252",
         "reads 0",
-        "U+FFFD",
         "(from 1)",
     ],
 };
@@ -140,27 +139,23 @@ impl ReadFileArgs {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadFileOutput {
-    /// First byte shown.
     pub offset: u64,
-    /// Bytes shown; the next chunk starts at `offset + length`.
+    /// Bytes shown.
     pub length: u64,
-    /// The file's size, or absent when it reads 0 but has content (as in `/proc`).
+    /// Absent when unknown (`/proc`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
-    /// Pass as `offset` for the next chunk; absent at the end of the file.
+    /// Absent at the end of the file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<u64>,
-    /// `text` or `binary` (shown as a hex dump).
+    /// `text` or `binary`.
     pub content: String,
-    /// The text's encoding (`utf-8`, `utf-16le`, `utf-16be`, `windows-1252`); absent for binary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding: Option<String>,
-    /// Some bytes could not be decoded and show as U+FFFD.
     pub lossy: bool,
-    /// The file's first bytes say it is this kind of image.
+    /// An image's MIME type.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
-    /// For a read by lines: which lines were shown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lines: Option<LinesOutput>,
 }
@@ -169,15 +164,11 @@ pub struct ReadFileOutput {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LinesOutput {
-    /// Number of the first line shown (from 1); absent when unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first: Option<u64>,
-    /// Lines shown (a line cut by the byte cap counts).
     pub shown: u64,
-    /// Lines in the file; at least this many when `totalIsLowerBound`.
     pub total: u64,
     pub total_is_lower_bound: bool,
-    /// The byte cap cut the text: go on with `offset` = nextOffset.
     pub cut: bool,
 }
 
