@@ -315,7 +315,8 @@ impl<S: Source> Walk<'_, S> {
                 // Opened below to read its own ignore file.
                 (r.clone(), name)
             });
-            match self.source.open_folder(&root.join(&path)) {
+            // Opened from its parent, by name, following no link.
+            match dir.open_child(&name) {
                 Ok(child) => {
                     let rules = child_rules.map(|(parent, name)| {
                         Arc::new(

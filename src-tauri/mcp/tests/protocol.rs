@@ -52,6 +52,7 @@ async fn every_tool_is_read_only_closed_world_titled_and_typed() {
     assert_eq!(
         names,
         [
+            "file_info",
             "find_in_folder",
             "list_directory",
             "list_roots",

@@ -117,3 +117,49 @@ async fn set_level_above_warning_silences_the_fallback_notice() {
     let info = s.client.peer_info().expect("server info");
     assert!(info.capabilities.logging.is_some(), "logging is advertised");
 }
+
+#[tokio::test]
+async fn file_info_states_the_facts_stat_states() {
+    let t = Tree::new();
+    let f = t.write("dir/a.txt", b"12345");
+    std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
+    t.file("dir/b");
+    t.link("link", "dir/a.txt");
+    let s = Server::start(&[&t.path()]).await;
+    let r = common::Reply::of(s.call("file_info", json!({"path": path_arg(&f)})).await).ok();
+    let stat = std::process::Command::new("stat")
+        .args(["-c", "%s %A"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let stat = String::from_utf8(stat.stdout).unwrap();
+    let (size, mode) = stat.trim().split_once(' ').unwrap();
+    assert!(r.text.contains(&format!("size {size} bytes")), "{}", r.text);
+    assert!(
+        r.text
+            .contains(&format!("permissions {} (640)", &mode[1..])),
+        "{}",
+        r.text
+    );
+    let d = common::Reply::of(
+        s.call("file_info", json!({"path": path_arg(&t.at("dir"))}))
+            .await,
+    )
+    .ok();
+    assert!(
+        d.text.starts_with("[DIR] ") && d.text.contains("entries 2\n"),
+        "{}",
+        d.text
+    );
+    let l = common::Reply::of(
+        s.call("file_info", json!({"path": path_arg(&t.at("link"))}))
+            .await,
+    )
+    .ok();
+    assert!(
+        l.text
+            .contains(&format!("reached through a link or `..`: {}", path_arg(&f))),
+        "{}",
+        l.text
+    );
+}

@@ -24,9 +24,9 @@ pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
     format!("Find the entries of one folder (not its subfolders': call search for those) whose names match a pattern, over the whole folder however big; an archive or a folder in one too. A plain pattern matches anywhere in the name (`report` finds `Q3_Report.pdf`); one with `*`, `?` or `[...]` is a glob over the whole name (`*.jpg`, `IMG_??.png`, `[ab]*`). Case is ignored; a `[` without a closing `]` is a plain character.
 
-The first line counts the matches: `[MATCH] folder: M of N entries match \"PATTERN\"` (the pattern escaped like names). Then one line per match as list_directory prints entries (`[DIR] name`, `[FILE] name`, `[ARCHIVE] name`, ...), folders first, in natural name order or by `sort` (size, modified, type; `reverse` for largest or newest first). Names are escaped as in list_directory; pass them back as printed.
+The first line is `[MATCH] folder: M of N entries match \"PATTERN\"`, then one line per match as list_directory prints entries, in its order (`sort`, `reverse`).
 
-Every reply (text and structuredContent) is at most {reply} characters. When more match than fit, `[WARNING]` says how many are hidden and the reply ends with `[NEXT] call find_in_folder with cursor \"<c>\"`: call again with the same path, pattern and options and that cursor (also structuredContent.nextCursor). No [NEXT] line: every match was shown. To look inside a matching folder or `[ARCHIVE]`, call list_directory with its path (the searched folder's path, a slash, the name as printed).
+Every reply is at most {reply} characters. When more match than fit, `[WARNING]` says how many are hidden and the reply ends with `[NEXT] call find_in_folder with cursor \"<c>\"`: call again with the same arguments and that cursor.
 
 A pattern that is empty, holds `/` or is longer than {MAX_FILTER_BYTES} bytes is INVALID_ARGUMENT.")
 }

@@ -21,7 +21,7 @@ use crate::server::{finish, input_schema, parse, Canopy};
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
-    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[ARCHIVE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target marked (outside the roots) is not followed. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, in natural name order (file2 before file10) or by `sort`, over the whole folder.
+    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[ARCHIVE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target (outside the roots) is not followed. `[CODE] path` (DENIED, TIMEOUT, ...) is the entry above's error. Folders come first, in natural name order (file2 before file10) or by `sort`, over the whole folder.
 
 What git would ignore, and `.git`, is hidden and never read unless `include_ignored`; `[IGNORED] path: N items hidden by ignore rules` counts it per folder (names matched by `exclude` too). `details` adds size and modified time after a tab.
 
@@ -29,9 +29,9 @@ An `[ARCHIVE]` (zip or tar, plain or compressed) opens like a folder: list it or
 
 Names are escaped so no name can forge a line: \\n, \\t, \\xff (not UTF-8), \\u{{202e}} (invisible or bidi), \\\\. Pass paths back exactly as printed.
 
-Below the listed folder, each folder shows at most {NESTED_CAP} entries: `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)`, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` is a folder that did not fit this reply. List such a folder by its path (the listed folder's path, a slash, the path as printed). To find names or text below a folder, call search.
+Below the listed folder, each folder shows at most {NESTED_CAP} entries: `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)`, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` is a folder that did not fit this reply. List such a folder by its path. To find names or text below a folder, call search.
 
-Every reply (text and structuredContent) is at most {reply} characters. When more entries exist, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path, options and that cursor. No [NEXT] line: the listing is complete. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time (use sort name to page).")
+Every reply is at most {reply} characters. When more entries exist, it ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same arguments and that cursor. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time (use sort name to page).")
 }
 
 /// The numbers `list_directory`'s texts state (see [`super::Numbers`]).

@@ -13,6 +13,7 @@ use rmcp::handler::server::router::tool::ToolRouter;
 
 use crate::server::Canopy;
 
+pub mod file_info;
 pub mod find_in_folder;
 pub mod list_directory;
 pub mod list_roots;
@@ -31,6 +32,7 @@ pub(crate) fn router() -> ToolRouter<Canopy> {
         + Canopy::list_roots_router()
         + Canopy::read_files_router()
         + Canopy::search_router()
+        + Canopy::file_info_router()
 }
 
 /// `n` as the tools' texts print a large number: digits in groups of three,
@@ -72,6 +74,7 @@ mod tests {
             "list_roots" => &list_roots::NUMBERS,
             "read_files" => &read_files::NUMBERS,
             "search" => &search::NUMBERS,
+            "file_info" => &file_info::NUMBERS,
             other => panic!("{other} has no NUMBERS: list the numbers its texts state"),
         }
     }

@@ -37,15 +37,13 @@ const ARCHIVE_SKIP_MIB: u64 = ARCHIVE_SKIP_MAX >> 20;
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
     let ratio = grouped(ARCHIVE_RATIO_MAX);
-    format!("Read part of a file: at most {MCP_READ_CHUNK} bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-{MCP_READ_CHUNK} of {EXAMPLE_TEXT_SIZE}; call read_file with offset {MCP_READ_CHUNK} for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-{HEX_VIEW_BYTES} of {EXAMPLE_BINARY_SIZE} as a hex dump` (a binary file shows at most {HEX_VIEW_BYTES} bytes per call). A file whose size reads 0 but that has content, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
+    format!("Read part of a file: at most {MCP_READ_CHUNK} bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-{MCP_READ_CHUNK} of {EXAMPLE_TEXT_SIZE}; call read_file with offset {MCP_READ_CHUNK} for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-{HEX_VIEW_BYTES} of {EXAMPLE_BINARY_SIZE} as a hex dump` (a binary file shows at most {HEX_VIEW_BYTES} bytes per call). A size that reads 0, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
 
 By lines instead: `head` N, `tail` N, or `line_start` (from 1) with `line_count`, within the same byte cap; the first line then says `[TEXT utf-8] showing lines A-B of N (bytes X-Y of SIZE)`, `of at least N` when the file was not read whole. A line longer than the cap is cut there: go on by offset. A binary file is read by bytes only.
 
-Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back).
+Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are written as list_directory prints them.
 
-A file inside an archive is read the same way (`dl/site.zip/docs/readme.txt`), decompressed from its start, so an offset past {ARCHIVE_SKIP_MIB} MiB is TOO_LARGE (but in a plain tar); data that inflates more than {ratio} times its compressed size stops with RATIO (a zip bomb). An entry that is ENCRYPTED, CORRUPT or UNSUPPORTED is not read; one marked `[UNSAFE_NAME]` is never opened.
-
-structuredContent holds offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.")
+A file inside an archive is read the same way (`dl/site.zip/docs/readme.txt`), decompressed from its start, so an offset past {ARCHIVE_SKIP_MIB} MiB is TOO_LARGE (but in a plain tar); data that inflates more than {ratio} times its compressed size stops with RATIO (a zip bomb). An entry that is ENCRYPTED, CORRUPT or UNSUPPORTED is not read; one marked `[UNSAFE_NAME]` is never opened.")
 }
 
 /// The numbers `read_file`'s texts state (see [`super::Numbers`]).
