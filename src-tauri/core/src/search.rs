@@ -246,7 +246,15 @@ impl<S: Source> Walk<'_, S> {
             Ok(mut stream) => {
                 let mut more = true;
                 let mut failed = false;
+                // One huge folder is held to the names budget too.
+                let room = MAX_NAMES_READ.saturating_sub(self.names);
                 while more {
+                    if names.len() as u64 >= room || Instant::now() > self.deadline {
+                        self.names += names.len() as u64;
+                        return Err(self.check().err().unwrap_or_else(|| {
+                            Stop::Cut(format!("{MAX_NAMES_READ} names were read"))
+                        }));
+                    }
                     match stream.next_batch(&mut |raw| {
                         names.push((raw.name.to_vec(), kind_of(&dir, &raw)));
                     }) {
@@ -311,17 +319,13 @@ impl<S: Source> Walk<'_, S> {
             }
         }
         for (name, path) in subfolders {
-            let child_rules = rules.as_ref().map(|r| {
-                // Opened below to read its own ignore file.
-                (r.clone(), name)
-            });
             // Opened from its parent, by name, following no link.
             match dir.open_child(&name) {
                 Ok(child) => {
-                    let rules = child_rules.map(|(parent, name)| {
+                    let rules = rules.as_ref().map(|parent| {
                         Arc::new(
                             self.source
-                                .child_ignore_rules(&parent, &name, &child, &root.join(&path))
+                                .child_ignore_rules(parent, &name, &child, &root.join(&path))
                                 .0,
                         )
                     });

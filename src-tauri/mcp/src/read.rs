@@ -51,6 +51,26 @@ pub fn hex_dump(offset: u64, bytes: &[u8]) -> String {
     out
 }
 
+/// Characters of the hex dump of `bytes` bytes.
+pub fn hex_chars(bytes: u64) -> usize {
+    (bytes.div_ceil(16) * 79) as usize
+}
+
+/// A binary `chunk` cut to the bytes whose hex dump fits `cap` characters.
+pub fn shortened(mut chunk: PreviewChunk, cap: u64) -> PreviewChunk {
+    let keep = (cap / 79 * 16).max(16);
+    if let PreviewContent::Binary { base64 } = &chunk.content {
+        let bytes = STANDARD.decode(base64).unwrap_or_default();
+        let keep = keep.min(bytes.len() as u64);
+        chunk.content = PreviewContent::Binary {
+            base64: STANDARD.encode(&bytes[..keep as usize]),
+        };
+        chunk.more = chunk.more || keep < chunk.length;
+        chunk.length = keep;
+    }
+    chunk
+}
+
 /// The reply's text and structured result for `chunk` of the file printed as `path`.
 pub fn render(chunk: &PreviewChunk, clamped_to: Option<u64>) -> (String, ReadFileOutput) {
     let end = chunk.offset + chunk.length;

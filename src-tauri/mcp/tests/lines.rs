@@ -164,11 +164,38 @@ async fn read_files_reads_each_and_says_which_failed() {
     );
     assert!(
         r.text
-            .contains(&format!("[NOT_FOUND] {}: ", path_arg(&missing))),
+            .contains(&format!("[PATH] {}\n[NOT_FOUND] ", path_arg(&missing))),
         "{}",
         r.text
     );
     let too_many: Vec<String> = (0..11).map(|_| path_arg(&a)).collect();
     let e = Reply::of(s.call("read_files", json!({"paths": too_many})).await);
     assert_eq!(e.code(), "INVALID_ARGUMENT");
+}
+
+#[tokio::test]
+async fn ten_binary_files_or_ten_long_paths_stay_within_the_budget() {
+    let t = Tree::new();
+    let bin: Vec<u8> = (0..=255u8).cycle().take(64 * 1024).collect();
+    let files: Vec<String> = (0..10)
+        .map(|i| path_arg(&t.write(format!("b{i}.bin"), &bin)))
+        .collect();
+    let s = Server::start(&[&t.path()]).await;
+    let r = Reply::of(s.call("read_files", json!({ "paths": files })).await).ok();
+    assert_eq!(
+        r.text.matches("[BINARY] showing bytes 0-").count(),
+        10,
+        "{}",
+        r.text
+    );
+    let long: Vec<String> = (0..10)
+        .map(|i| format!("{}/{}{i}", path_arg(&t.path()), "x".repeat(4000)))
+        .collect();
+    let r = Reply::of(s.call("read_files", json!({ "paths": long })).await).ok();
+    assert_eq!(
+        r.text.matches("\n[NAME_TOO_LONG]").count() + r.text.matches("\n[NOT_FOUND]").count(),
+        10,
+        "{}",
+        r.text
+    );
 }

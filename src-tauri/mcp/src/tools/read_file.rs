@@ -246,6 +246,16 @@ impl Canopy {
         }
         let offset = args.offset;
         let chunk = blocking(move || engine::read(&source, opened, offset, length)).await?;
+        // A hex dump takes about five characters a byte: a binary chunk
+        // keeps to the bytes whose dump fits the cap.
+        let chunk = match &chunk.content {
+            canopy_core::wire::PreviewContent::Binary { .. }
+                if read::hex_chars(chunk.length) > cap as usize =>
+            {
+                read::shortened(chunk, cap)
+            }
+            _ => chunk,
+        };
         let clamped = (asked > cap).then_some(cap);
         Ok(read::render(&chunk, clamped))
     }

@@ -79,6 +79,18 @@ pub struct ReadFilesOutput {
     pub files: Vec<FileRead>,
 }
 
+/// Characters of a path `read_files` prints.
+const SHOWN_PATH_CHARS: usize = 256;
+
+/// `path` cut to `SHOWN_PATH_CHARS` characters, saying so.
+fn shown_cut(path: &str) -> String {
+    if path.chars().count() <= SHOWN_PATH_CHARS {
+        return path.to_string();
+    }
+    let head: String = path.chars().take(SHOWN_PATH_CHARS).collect();
+    format!("{head} [...]")
+}
+
 impl Canopy {
     async fn read_files_call(
         &self,
@@ -107,8 +119,9 @@ impl Canopy {
                 line_start: args.line_start,
                 line_count: args.line_count,
             };
-            // The path is printed as the agent gave it, escaped as names are.
-            let shown = engine::shown_path(std::path::Path::new(&path));
+            // The path is printed as the agent gave it, escaped as names
+            // are, and cut: ten long paths must not fill the reply.
+            let shown = shown_cut(&engine::shown_path(std::path::Path::new(&path)));
             match self.read_one(&one, roots.clone(), share).await {
                 Ok((body, out)) => {
                     text.push_str(&format!("[PATH] {shown}\n{body}"));
@@ -116,7 +129,7 @@ impl Canopy {
                         text.push('\n');
                     }
                     files.push(FileRead {
-                        path,
+                        path: shown,
                         error: None,
                         offset: Some(out.offset),
                         length: Some(out.length),
@@ -125,12 +138,9 @@ impl Canopy {
                 }
                 Err(e) => {
                     let message = crate::transport::cut(&e.message).into_owned();
-                    text.push_str(&format!(
-                        "[PATH] {shown}\n[{}] {shown}: {message}\n",
-                        e.code
-                    ));
+                    text.push_str(&format!("[PATH] {shown}\n[{}] {message}\n", e.code));
                     files.push(FileRead {
-                        path,
+                        path: shown,
                         error: Some(e.code.to_string()),
                         offset: None,
                         length: None,
