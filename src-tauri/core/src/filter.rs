@@ -140,6 +140,57 @@ impl NameFilter {
     }
 }
 
+/// Names an agent or a user leaves out of every folder of a listing or a
+/// search (`canopy-mcp`'s `exclude`): each pattern in the filter's syntax,
+/// always over the whole name (`target` leaves out `target`, not
+/// `my_target`; `*.log`, `[._]*`), case folded as the filter is.
+#[derive(Debug, Clone, Default)]
+pub struct Excludes {
+    patterns: Vec<Matcher>,
+}
+
+impl Excludes {
+    /// Parses the patterns (each as [`NameFilter::parse`] checks it).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a pattern the filter refuses (empty, too long,
+    /// holding NUL or `/`).
+    pub fn parse(patterns: &[String]) -> Result<Excludes, CanopyError> {
+        let mut out = Vec::with_capacity(patterns.len());
+        for text in patterns {
+            NameFilter::parse(text)?;
+            let mut folded = Vec::new();
+            fold_into(text.as_bytes(), &mut folded);
+            out.push(parse_glob(&folded));
+        }
+        Ok(Excludes { patterns: out })
+    }
+
+    /// True when no pattern was given.
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
+
+    /// True when `name` matches one of the patterns.
+    pub fn matches(&self, name: &[u8], scratch: &mut FilterScratch) -> bool {
+        if self.patterns.is_empty() {
+            return false;
+        }
+        fold_into(name, &mut scratch.folded);
+        let hay = std::mem::take(&mut scratch.folded);
+        let hit = self.patterns.iter().any(|m| match m {
+            Matcher::Glob { segments, starred } => {
+                glob_match(&hay, segments, *starred, &mut scratch.steps)
+            }
+            Matcher::Substring { needle, failure } => {
+                kmp_find(&hay, needle, failure, &mut scratch.steps)
+            }
+        });
+        scratch.folded = hay;
+        hit
+    }
+}
+
 /// Where the class starting at `open` (a `[`) ends: the index of its `]`.
 /// A `]` right after `[` or `[!`/`[^` belongs to the class.
 fn class_end(p: &[u32], open: usize) -> Option<usize> {

@@ -363,10 +363,13 @@ fn is_git_directory(g: &Dir) -> bool {
         _ => None,
     };
     let common = common.as_ref().unwrap_or(g);
-    let folder = |name: &[u8]| {
-        common
+    // A link is followed only when it is one (a confined folder follows none).
+    let folder = |name: &[u8]| match common.stat_child(name, false).map(|m| m.kind) {
+        Ok(EntryKind::Folder) => true,
+        Ok(EntryKind::Symlink) => common
             .stat_child(name, true)
-            .is_ok_and(|m| m.kind == EntryKind::Folder)
+            .is_ok_and(|m| m.kind == EntryKind::Folder),
+        _ => false,
     };
     folder(b"objects") && folder(b"refs")
 }
@@ -411,7 +414,9 @@ fn repository_layers(
     let (layer, err) = read_layer_at(&exclude, "", true, fs, budget);
     problems.extend(err);
     out.extend(layer.map(|l| (l, PathBuf::new())));
-    if let Some(global) = global_file(repo) {
+    // A confined source reads nothing outside its folders.
+    let global = global_file(repo).filter(|_| fs.ignore_within().is_none());
+    if let Some(global) = global {
         let (layer, err) = read_layer_at(&global, "the global excludes file ", true, fs, budget);
         problems.extend(err);
         out.extend(layer.map(|l| (l, PathBuf::new())));
@@ -462,9 +467,19 @@ impl IgnoreRules {
         fs: &LocalFs,
         meter: &mut Meter<'_>,
     ) -> (IgnoreRules, Option<CanopyError>) {
-        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        // A confined source is given real paths, and looks only inside its folders.
+        let within = fs.ignore_within();
+        let real = match within {
+            Some(_) => path.to_path_buf(),
+            None => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        };
+        let inside = |a: &Path| within.is_none_or(|w| w.iter().any(|r| crate::within(a, r)));
         let holds_git = |a: &Path| fs.search_path(a).is_ok_and(|d| is_repository(&d));
-        let Some(repo) = real.ancestors().find(|a| holds_git(a)) else {
+        let Some(repo) = real
+            .ancestors()
+            .take_while(|a| inside(a))
+            .find(|a| holds_git(a))
+        else {
             return (IgnoreRules::none(), None);
         };
         let below: Vec<&OsStr> = real

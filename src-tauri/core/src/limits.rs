@@ -166,6 +166,19 @@ pub const MCP_PAGE: u32 = (MCP_REPLY_CHARS / MCP_MIN_LINE_CHARS) as u32;
 /// `canopy-mcp`: bytes `read_file` reads at most per call (their text is at
 /// most as many characters, so it fits the reply with its header).
 pub const MCP_READ_CHUNK: u64 = 32 * 1024;
+/// Most bytes a line-addressed read looks through to find its lines and
+/// count them (`lines.rs`).
+pub const LINE_SCAN_BYTES: u64 = 64 * 1024 * 1024;
+/// Most bytes of one file a content search reads (`search.rs`).
+pub const SEARCH_FILE_BYTES: u64 = 16 * 1024 * 1024;
+/// Most bytes one search reads in all.
+pub const SEARCH_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+/// Characters of a matching line a search shows.
+pub const SEARCH_LINE_CHARS: usize = 200;
+/// Most patterns a regular expression may compile to (grep-regex's size limit).
+pub const SEARCH_REGEX_BYTES: usize = 1024 * 1024;
+/// Most files one `read_files` call reads.
+pub const MCP_READ_FILES_MAX: usize = 10;
 /// The window: how often a listing in flight reports how far it got (at
 /// most; nothing is sent while nothing changed).
 pub const LIST_PROGRESS_INTERVAL: Duration = Duration::from_millis(100);

@@ -79,6 +79,7 @@ fn locate_in<S: Source>(
         order,
         filter,
         rules: rules.as_ref(),
+        exclude: None,
         tally: false,
     };
     let read = |each: &mut dyn FnMut(&crate::select::Seen<'_>)| -> Result<u64, CanopyError> {

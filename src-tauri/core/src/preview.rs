@@ -85,7 +85,7 @@ fn looks_like_svg(head: &[u8]) -> bool {
 /// Encoding from the file's first bytes: BOM, else UTF-8 if the sniffed
 /// bytes are valid UTF-8 (an incomplete character at the end is fine), else
 /// Windows-1252. `None` means binary (a NUL without a UTF-16 BOM).
-fn sniff_encoding(head: &[u8]) -> Option<TextEncoding> {
+pub(crate) fn sniff_encoding(head: &[u8]) -> Option<TextEncoding> {
     if head.starts_with(&[0xef, 0xbb, 0xbf]) {
         return Some(TextEncoding::Utf8);
     }
@@ -114,7 +114,7 @@ const CP1252_HIGH: [u32; 32] = [
 /// Decodes `bytes`; returns (text, bytes consumed, lossy). `at_end` says no
 /// more bytes follow, so an incomplete character is decoded (lossily) rather
 /// than left for the next chunk.
-fn decode(bytes: &[u8], enc: TextEncoding, at_end: bool) -> (String, usize, bool) {
+pub(crate) fn decode(bytes: &[u8], enc: TextEncoding, at_end: bool) -> (String, usize, bool) {
     match enc {
         TextEncoding::Utf8 => {
             let mut text = String::with_capacity(bytes.len());

@@ -71,7 +71,7 @@ use std::time::Instant;
 
 use crate::cancel::CancelToken;
 use crate::cursor::SortPosition;
-use crate::filter::{FilterScratch, NameFilter};
+use crate::filter::{Excludes, FilterScratch, NameFilter};
 use crate::ignore_pattern::{Halt, Meter};
 use crate::ignore_rules::{IgnoreRules, IgnoreScratch};
 use crate::limits::{
@@ -189,6 +189,8 @@ pub(crate) struct Reading<'a> {
     pub filter: Option<&'a NameFilter>,
     /// The ignore rules of this folder, when ignored entries are hidden.
     pub rules: Option<&'a IgnoreRules>,
+    /// Names left out of every folder, counted with the ignored.
+    pub exclude: Option<&'a Excludes>,
     /// Tally the entries' groups (what a truncated folder hides).
     pub tally: bool,
 }
@@ -212,7 +214,7 @@ pub(crate) struct Pass {
     pub unfiltered: u64,
     pub counts: KindCounts,
     pub dotfiles_hidden: u64,
-    /// Entries the ignore rules hid (among those the dotfile setting kept).
+    /// Entries the ignore rules or the excludes hid (among those the dotfile setting kept).
     pub ignored: u64,
     /// Every name the kernel returned (dotfiles included): the request's names budget.
     pub names_read: u64,
@@ -315,6 +317,13 @@ pub(crate) fn pass<F: SourceFolder>(
                     return;
                 }
             }
+        }
+        if rd
+            .exclude
+            .is_some_and(|x| x.matches(raw.name, &mut scratch))
+        {
+            ignored += 1;
+            return;
         }
         unfiltered += 1;
         if let Some(f) = rd.filter {
@@ -1210,6 +1219,7 @@ mod tests {
             order: Order::NAME,
             filter: None,
             rules: None,
+            exclude: None,
             tally: true,
         }
     }

@@ -326,14 +326,21 @@ fn write_folder(
             }
         }
     }
-    if folder.ignored_hidden > 0 {
-        writeln!(
-            out,
-            "[IGNORED] {label}: {} items hidden by ignore rules",
-            folder.ignored_hidden
-        )?;
+    if let Some(line) = ignored_line(label, folder) {
+        writeln!(out, "{line}")?;
     }
     Ok(())
+}
+
+/// `[IGNORED] label: N items hidden by ignore rules` for a folder that hid
+/// ignored (or excluded) entries, without a line break; `None` otherwise.
+pub fn ignored_line(label: &str, folder: &Folder) -> Option<String> {
+    (folder.ignored_hidden > 0).then(|| {
+        format!(
+            "[IGNORED] {label}: {} items hidden by ignore rules",
+            folder.ignored_hidden
+        )
+    })
 }
 
 #[cfg(test)]

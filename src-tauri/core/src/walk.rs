@@ -78,7 +78,7 @@ use crate::bounded::{self, Place, Watch};
 use crate::cancel::CancelToken;
 use crate::cursor::{self, SortPosition};
 use crate::error::{code_of, CanopyError, ErrorCode};
-use crate::filter::NameFilter;
+use crate::filter::{Excludes, NameFilter};
 use crate::ignore_pattern::Meter;
 use crate::ignore_rules::IgnoreRules;
 use crate::limits::{
@@ -161,6 +161,9 @@ pub struct ListCall {
     /// counts as one level): `canopy-list --archives`. Off, an archive is
     /// an entry that is never opened by the walk.
     pub archives: bool,
+    /// Names left out of every folder, counted with the ignored
+    /// (`ignoredHidden`); the cursor does not carry them.
+    pub exclude: Option<Arc<Excludes>>,
 }
 
 impl Default for ListCall {
@@ -179,6 +182,7 @@ impl Default for ListCall {
             request: RequestBudget::STANDARD,
             expect_root: None,
             archives: false,
+            exclude: None,
         }
     }
 }
@@ -198,6 +202,7 @@ impl std::fmt::Debug for ListCall {
             .field("request", &self.request)
             .field("expect_root", &self.expect_root)
             .field("archives", &self.archives)
+            .field("exclude", &self.exclude)
             .finish()
     }
 }
@@ -409,6 +414,7 @@ fn read_open<S: Source>(
         order: s.order,
         filter: plan.filter,
         rules: plan.rules.as_deref(),
+        exclude: s.call.exclude.as_deref(),
         tally: s.call.summary,
     };
     let sel: Selection = select(&**dir, plan.window, &rd)?;

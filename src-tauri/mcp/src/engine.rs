@@ -35,17 +35,24 @@ use canopy_core::cancel::CancelToken;
 use canopy_core::limits::MCP_PAGE;
 use canopy_core::source::Identity;
 use canopy_core::wire::{EntryKind, ListSettings, Listing, PreviewChunk, SortBy};
-use canopy_core::{CanopyError, ErrorCode, Leads, ListCall, LocalFs, RequestBudget, WithArchives};
+use canopy_core::{
+    CanopyError, ErrorCode, Excludes, Leads, ListCall, LocalFs, RequestBudget, WithArchives,
+};
 
 /// The source every call lists and reads through: the local disk, confined
 /// (no link followed), continued inside the archives on it.
 pub type AgentSource = WithArchives<LocalFs>;
 
 /// A confined local source that opens archives like folders (with the
-/// engine's slow-folder seam in the `e2e` build only). Clones share its
-/// cache of archive indexes.
-pub fn agent_source() -> AgentSource {
-    WithArchives::new(LocalFs::confined().with_env_seams())
+/// engine's slow-folder seam in the `e2e` build only), reading git's ignore
+/// rules only from repositories inside `roots`. Clones share its cache of
+/// archive indexes.
+pub fn agent_source(roots: &[PathBuf]) -> AgentSource {
+    WithArchives::new(
+        LocalFs::confined()
+            .with_env_seams()
+            .with_ignore_rules_within(roots.to_vec()),
+    )
 }
 
 /// The most names a path may go on with inside an archive: the engine
@@ -246,6 +253,13 @@ pub struct AgentListing {
     pub on_folder: Arc<dyn Fn() + Send + Sync>,
     /// The confined local source that opens archives (see [`agent_source`]).
     pub source: AgentSource,
+    /// Show what git would ignore (and `.git`); off, every folder hides it
+    /// and counts it (`ignoredHidden`), and an ignored folder is never read.
+    pub include_ignored: bool,
+    /// Names left out of every folder (counted with the ignored).
+    pub exclude: Option<Arc<Excludes>>,
+    /// Read each shown entry's size and modified time.
+    pub details: bool,
 }
 
 /// Lists the folder `opened` names, by its real path through the confined
@@ -268,15 +282,17 @@ pub fn list(opened: &Opened, call: AgentListing) -> Result<Listing, CanopyError>
         sort: call.sort,
         reverse: call.reverse,
         filter: call.filter,
+        hide_ignored: !call.include_ignored,
         ..ListSettings::default()
     };
     let engine_call = ListCall {
         after: call.after,
         cancel: Some(call.cancel),
         observer: Some(Arc::new(move |_: &Path, _: u64| on_folder())),
-        // The text prints neither size, time nor handles.
-        details: false,
+        // The text prints size and time when asked, never handles.
+        details: call.details,
         handles: false,
+        exclude: call.exclude,
         // What a truncated folder's hidden rest is made of (counted from names, no stat).
         summary: true,
         request: RequestBudget {
@@ -335,6 +351,20 @@ pub fn read(
     length: u64,
 ) -> Result<PreviewChunk, CanopyError> {
     canopy_core::preview(source, &opened.path(), offset, length)
+}
+
+/// Reads the lines `window` names of the regular file `opened` names (on
+/// disk or inside an archive), showing at most `max_bytes`.
+///
+/// # Errors
+/// As [`canopy_core::read_lines`].
+pub fn read_lines(
+    source: &AgentSource,
+    opened: Opened,
+    window: canopy_core::LineWindow,
+    max_bytes: u64,
+) -> Result<canopy_core::Lines, CanopyError> {
+    canopy_core::read_lines(source, &opened.path(), window, max_bytes)
 }
 
 /// The escaped one-line form of a path, as the listing prints names.

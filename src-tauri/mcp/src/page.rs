@@ -24,7 +24,9 @@ use std::collections::{HashSet, VecDeque};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use canopy_core::text::{line_name, match_line, partial_order_line, warning_line, write_entry};
+use canopy_core::text::{
+    ignored_line, line_name, match_line, partial_order_line, warning_line, write_entry,
+};
 use canopy_core::wire::RestGroup;
 use canopy_core::wire::{Entry, Folder, Listing};
 use canopy_core::{CanopyError, ErrorCode};
@@ -48,11 +50,58 @@ fn chars(s: &str) -> usize {
     s.chars().count()
 }
 
-fn own_lines(e: &Entry, path: &str) -> String {
+fn own_lines(e: &Entry, path: &str, details: bool) -> String {
     let mut out = Vec::new();
     // Writing to a Vec cannot fail.
     let _ = write_entry(e, path, &mut out);
-    String::from_utf8(out).unwrap_or_default()
+    let mut text = String::from_utf8(out).unwrap_or_default();
+    if details {
+        if let Some(end) = text.find('\n') {
+            text.insert_str(end, &details_suffix(e));
+        }
+    }
+    text
+}
+
+/// The facts `details` adds to an entry's line: a tab (which a name never
+/// prints: it is escaped `\t`), `size N` for a file, and `modified
+/// YYYY-MM-DDTHH:MM:SSZ` (UTC), each when it could be read.
+pub fn details_suffix(e: &Entry) -> String {
+    let mut out = String::new();
+    if let Some(size) = e.size.filter(|_| e.folder.is_none()) {
+        out.push_str(&format!("\tsize {size}"));
+    }
+    if let Some(ms) = e.modified {
+        out.push_str(&format!("\tmodified {}", utc_time(ms)));
+    }
+    out
+}
+
+/// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_time(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// The `[IGNORED]` line of `f` with its line break, or nothing.
+fn ignored_lines(path: &str, f: &Folder) -> String {
+    ignored_line(path, f).map_or_else(String::new, |l| l + "\n")
 }
 
 fn budget_line(path: &str) -> String {
@@ -105,7 +154,13 @@ fn partial_lines(path: &str, f: &Folder) -> String {
 
 /// Renders `listing` (whose listed folder prints as `label`) in at most
 /// `budget` characters, keeping `reserve` of them for the `[NEXT]` line.
-pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> Page {
+pub fn render(
+    listing: &Listing,
+    label: &str,
+    budget: usize,
+    reserve: usize,
+    details: bool,
+) -> Page {
     let root = &listing.root;
     let mut text = String::new();
     if let Some(line) = match_line(listing, label) {
@@ -127,7 +182,7 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
     let total = folder.total.unwrap_or(0);
     let widest_warning = warning_line(label, u64::MAX / 2, u64::MAX / 4, u64::MAX / 2, true)
         .map_or(0, |l| chars(&l) + 1);
-    let root_partial = partial_lines(label, folder);
+    let root_partial = partial_lines(label, folder) + &ignored_lines(label, folder);
     let room =
         budget.saturating_sub(chars(&text) + widest_warning + chars(&root_partial) + reserve);
 
@@ -136,7 +191,7 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
     let mut top: Vec<(&Entry, String, String)> = Vec::new();
     for e in &folder.entries {
         let path = child_path("", e);
-        let lines = own_lines(e, &path);
+        let lines = own_lines(e, &path, details);
         let cost = chars(&lines) + loaded(e).map_or(0, |_| chars(&budget_line(&path)));
         if !top.is_empty() && used + cost > room {
             break;
@@ -156,7 +211,8 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
         let mut kids = Vec::new();
         for e in &f.entries {
             let p = child_path(&path, e);
-            cost += chars(&own_lines(e, &p)) + loaded(e).map_or(0, |_| chars(&budget_line(&p)));
+            cost += chars(&own_lines(e, &p, details))
+                + loaded(e).map_or(0, |_| chars(&budget_line(&p)));
             if let Some(sub) = loaded(e) {
                 kids.push((sub, p));
             }
@@ -171,7 +227,7 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
         ) {
             cost += chars(&w) + 1 + chars(&rest_lines(&path, f));
         }
-        cost += chars(&partial_lines(&path, f));
+        cost += chars(&partial_lines(&path, f)) + chars(&ignored_lines(&path, f));
         let refund = chars(&budget_line(&path));
         if used + cost <= room + refund {
             used = used + cost - refund;
@@ -189,7 +245,7 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
     };
     for (e, path, lines) in &top {
         page.text.push_str(lines);
-        write_nested(e, path, &expanded, &mut page);
+        write_nested(e, path, &expanded, details, &mut page);
     }
     let shown = top.len() as u64;
     if let Some(w) = warning_line(
@@ -206,7 +262,7 @@ pub fn render(listing: &Listing, label: &str, budget: usize, reserve: usize) -> 
     page
 }
 
-fn write_nested(e: &Entry, path: &str, expanded: &HashSet<usize>, page: &mut Page) {
+fn write_nested(e: &Entry, path: &str, expanded: &HashSet<usize>, details: bool, page: &mut Page) {
     let Some(f) = loaded(e) else {
         if e.error
             .as_ref()
@@ -223,8 +279,8 @@ fn write_nested(e: &Entry, path: &str, expanded: &HashSet<usize>, page: &mut Pag
     }
     for child in &f.entries {
         let p = child_path(path, child);
-        page.text.push_str(&own_lines(child, &p));
-        write_nested(child, &p, expanded, page);
+        page.text.push_str(&own_lines(child, &p, details));
+        write_nested(child, &p, expanded, details, page);
     }
     let (shown, total) = (f.entries.len() as u64, f.total.unwrap_or(0));
     if let Some(w) = warning_line(path, f.offset, shown, total, f.count_is_lower_bound) {
@@ -234,6 +290,7 @@ fn write_nested(e: &Entry, path: &str, expanded: &HashSet<usize>, page: &mut Pag
         page.truncated += 1;
     }
     page.text.push_str(&partial_lines(path, f));
+    page.text.push_str(&ignored_lines(path, f));
 }
 
 const CURSOR_VERSION: u8 = 1;

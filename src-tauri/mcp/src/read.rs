@@ -11,7 +11,9 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use canopy_core::wire::{PreviewChunk, PreviewContent, TextEncoding};
 
-use crate::tools::read_file::ReadFileOutput;
+use canopy_core::{LineTotal, Lines};
+
+use crate::tools::read_file::{LinesOutput, ReadFileOutput};
 
 fn encoding_name(e: TextEncoding) -> &'static str {
     match e {
@@ -47,6 +49,26 @@ pub fn hex_dump(offset: u64, bytes: &[u8]) -> String {
         out.push_str("|\n");
     }
     out
+}
+
+/// Characters of the hex dump of `bytes` bytes.
+pub fn hex_chars(bytes: u64) -> usize {
+    (bytes.div_ceil(16) * 79) as usize
+}
+
+/// A binary `chunk` cut to the bytes whose hex dump fits `cap` characters.
+pub fn shortened(mut chunk: PreviewChunk, cap: u64) -> PreviewChunk {
+    let keep = (cap / 79 * 16).max(16);
+    if let PreviewContent::Binary { base64 } = &chunk.content {
+        let bytes = STANDARD.decode(base64).unwrap_or_default();
+        let keep = keep.min(bytes.len() as u64);
+        chunk.content = PreviewContent::Binary {
+            base64: STANDARD.encode(&bytes[..keep as usize]),
+        };
+        chunk.more = chunk.more || keep < chunk.length;
+        chunk.length = keep;
+    }
+    chunk
 }
 
 /// The reply's text and structured result for `chunk` of the file printed as `path`.
@@ -100,6 +122,65 @@ pub fn render(chunk: &PreviewChunk, clamped_to: Option<u64>) -> (String, ReadFil
         encoding: encoding.map(Into::into),
         lossy,
         image: chunk.image.map(|i| i.mime().into()),
+        lines: None,
+    };
+    (text, out)
+}
+
+/// The reply's text and structured result for lines read by line number.
+pub fn render_lines(l: &Lines) -> (String, ReadFileOutput) {
+    let end = l.offset + l.length;
+    let enc = encoding_name(l.encoding);
+    let (total, lower) = match l.total {
+        LineTotal::Exact(n) => (n, false),
+        LineTotal::AtLeast(n) => (n, true),
+    };
+    let of = if lower {
+        format!("of at least {total}")
+    } else {
+        format!("of {total}")
+    };
+    let which = match (l.first, l.shown) {
+        (_, 0) => "no lines".to_string(),
+        (Some(first), n) => format!("lines {first}-{}", first + n - 1),
+        (None, n) => format!("the last {n} lines"),
+    };
+    let mut header = format!(
+        "[TEXT {enc}] showing {which} {of} (bytes {}-{end} of {})",
+        l.offset, l.size
+    );
+    if l.lossy {
+        header.push_str("; bytes that do not decode show as U+FFFD");
+    }
+    if l.cut {
+        header.push_str(&format!(
+            "; cut at the byte cap: call read_file with offset {end} for more"
+        ));
+    } else if end >= l.size {
+        header.push_str("; end of file");
+    } else if let Some(first) = l.first {
+        header.push_str(&format!(
+            "; call read_file with line_start {} for more",
+            first + l.shown
+        ));
+    }
+    let text = format!("{header}\n\n{}", l.text);
+    let out = ReadFileOutput {
+        offset: l.offset,
+        length: l.length,
+        size: Some(l.size),
+        next_offset: (end < l.size).then_some(end),
+        content: "text".into(),
+        encoding: Some(enc.into()),
+        lossy: l.lossy,
+        image: None,
+        lines: Some(LinesOutput {
+            first: l.first,
+            shown: l.shown,
+            total,
+            total_is_lower_bound: lower,
+            cut: l.cut,
+        }),
     };
     (text, out)
 }

@@ -23,7 +23,7 @@
 //!   stops waiting.
 
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -38,6 +38,8 @@ use rmcp::model::{
     CallToolResult, ContentBlock, Implementation, JsonObject, ProgressNotificationParam,
     ProtocolVersion, ServerCapabilities, ServerConfig,
 };
+#[allow(deprecated)]
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{tool_handler, RoleServer, ServerHandler};
 use schemars::JsonSchema;
@@ -48,6 +50,10 @@ use crate::access;
 use crate::engine::{self, Opened};
 use crate::tools;
 
+/// The least severe log notification sent before the client sets a level.
+#[allow(deprecated)]
+const MCP_DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Info;
+
 pub(crate) fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     rmcp::handler::server::tool::schema_for_input::<T>().unwrap_or_else(|e| panic!("{e}"))
 }
@@ -55,8 +61,11 @@ pub(crate) fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
 /// The client's roots, as far as this session knows them.
 #[derive(Debug, Default)]
 struct ClientRoots {
-    /// Real paths of the client's roots, once listed.
+    /// Real paths of the client's roots, once listed (the server's roots
+    /// when the client's could not be used).
     known: Option<Vec<PathBuf>>,
+    /// Why the client's roots could not be used, when they could not.
+    fallback: Option<String>,
     /// Bumped by `notifications/roots/list_changed`: a listing begun
     /// before is not kept.
     generation: u64,
@@ -73,7 +82,34 @@ pub struct Canopy {
     /// opens archives like folders; one for the server, so its small cache
     /// of archive indexes serves every call.
     pub(crate) source: engine::AgentSource,
+    /// The least severe `notifications/message` the client wants (see [`rank`]).
+    log_level: Arc<AtomicU8>,
     tool_router: ToolRouter<Canopy>,
+}
+
+/// Where a logging level stands, least severe first.
+#[allow(deprecated)]
+fn rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+/// What the server's roots come to for this call, and whether the client's narrowed them.
+#[derive(Debug, Clone)]
+pub(crate) struct RootsState {
+    pub allowed: Vec<PathBuf>,
+    /// The client's usable roots, when it offers and lists some.
+    pub client: Option<Vec<PathBuf>>,
+    /// Why the client's roots were not used, when they were not.
+    pub fallback: Option<String>,
 }
 
 /// `CODE: message`, cut to `MCP_ERROR_CHARS`: a message may quote what the
@@ -128,7 +164,7 @@ pub(crate) fn kind_token(kind: EntryKind) -> &'static str {
     canopy_core::text::tag(kind).trim_end()
 }
 
-fn roots_text(roots: &[PathBuf]) -> String {
+pub(crate) fn roots_text(roots: &[PathBuf]) -> String {
     if roots.is_empty() {
         return "none (the client's roots and the server's --root folders do not overlap)".into();
     }
@@ -189,10 +225,11 @@ impl Canopy {
     /// the `e2e` build only).
     pub fn new(roots: Vec<PathBuf>) -> Self {
         Canopy {
+            source: engine::agent_source(&roots),
             roots: Arc::new(roots),
             client_roots: Arc::default(),
             turns: Arc::new(Semaphore::new(MCP_CONCURRENT_CALLS)),
-            source: engine::agent_source(),
+            log_level: Arc::new(AtomicU8::new(rank(MCP_DEFAULT_LOG_LEVEL))),
             tool_router: tools::router(),
         }
     }
@@ -214,63 +251,121 @@ impl Canopy {
         }
     }
 
-    /// The folders this call may see: `--root`, narrowed by the client's roots when it offers them.
-    // Roots are deprecated from protocol 2026-07-28 on; this server speaks
-    // the revisions before it, where `roots/list` is how a client says them.
+    /// Sends `message` to the client as a `notifications/message` of
+    /// `level`, when the client asked for that level or a less severe one.
     #[allow(deprecated)]
+    pub(crate) async fn notify(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        level: LoggingLevel,
+        message: String,
+    ) {
+        if rank(level) < self.log_level.load(Ordering::Relaxed) {
+            return;
+        }
+        let note = LoggingMessageNotificationParam::new(level, serde_json::Value::String(message))
+            .with_logger("canopy-mcp");
+        let _ = ctx.peer.notify_logging_message(note).await;
+    }
+
+    /// The folders this call may see: `--root`, narrowed by the client's roots when it offers them.
     pub(crate) async fn allowed(
         &self,
         ctx: &RequestContext<RoleServer>,
     ) -> Result<Vec<PathBuf>, CanopyError> {
+        Ok(self.roots_state(ctx).await?.allowed)
+    }
+
+    /// The folders this call may see, and how they came about: `--root`,
+    /// narrowed by the client's roots when it offers them. A client whose
+    /// roots cannot be used (it lists none, none is a `file:` folder, or
+    /// listing them fails or times out) gets the `--root` folders, and a
+    /// warning saying so; a client whose roots are usable but lie outside
+    /// every `--root` folder is given none (client roots never widen).
+    // Roots are deprecated from protocol 2026-07-28 on; this server speaks
+    // the revisions before it, where `roots/list` is how a client says them.
+    #[allow(deprecated)]
+    pub(crate) async fn roots_state(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<RootsState, CanopyError> {
+        let server = self.roots.to_vec();
         let offers = ctx
             .peer
             .peer_info()
             .is_some_and(|info| info.capabilities.roots.is_some());
         if !offers {
-            return Ok(self.roots.to_vec());
+            return Ok(RootsState {
+                allowed: server,
+                client: None,
+                fallback: None,
+            });
         }
         let generation = {
             let known = self.client_roots.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(client) = &known.known {
-                return Ok(access::intersect(&self.roots, client));
+                return Ok(RootsState {
+                    allowed: access::intersect(&server, client),
+                    client: known.fallback.is_none().then(|| client.clone()),
+                    fallback: known.fallback.clone(),
+                });
             }
             known.generation
         };
         let listed = tokio::time::timeout(MCP_ROOTS_TIMEOUT, ctx.peer.list_roots()).await;
-        let listed = match listed {
-            Ok(Ok(r)) => r,
-            Ok(Err(e)) => {
-                return Err(CanopyError::new(
-                    ErrorCode::Io,
-                    format!("the client offers roots but could not list them: {e}"),
-                ))
+        let uris: Result<Vec<PathBuf>, String> = match listed {
+            Ok(Ok(r)) if r.roots.is_empty() => Err("the client lists no roots".into()),
+            Ok(Ok(r)) => {
+                let uris: Vec<PathBuf> = r
+                    .roots
+                    .iter()
+                    .filter_map(|r| access::file_uri_path(&r.uri))
+                    .collect();
+                if uris.is_empty() {
+                    Err(format!(
+                        "none of the client's {} roots is a local folder (file: URI)",
+                        r.roots.len()
+                    ))
+                } else {
+                    Ok(uris)
+                }
             }
-            Err(_) => {
-                return Err(CanopyError::new(
-                    ErrorCode::Timeout,
-                    "the client offers roots but did not list them in time",
-                ))
+            Ok(Err(e)) => Err(format!("the client could not list its roots: {e}")),
+            Err(_) => Err("the client did not list its roots in time".into()),
+        };
+        let (client, fallback) = match uris {
+            Ok(uris) => {
+                let near = server.clone();
+                let client = blocking(move || {
+                    Ok(uris
+                        .iter()
+                        .filter_map(|p| client_root(p, &near))
+                        .collect::<Vec<_>>())
+                })
+                .await?;
+                (client, None)
+            }
+            Err(why) => {
+                let why = format!(
+                    "{why}; using the server's --root folders: {}",
+                    roots_text(&server)
+                );
+                log("roots", "fallback");
+                self.notify(ctx, LoggingLevel::Warning, why.clone()).await;
+                (server.clone(), Some(why))
             }
         };
-        let uris: Vec<PathBuf> = listed
-            .roots
-            .iter()
-            .filter_map(|r| access::file_uri_path(&r.uri))
-            .collect();
-        let server = self.roots.clone();
-        let client = blocking(move || {
-            Ok(uris
-                .iter()
-                .filter_map(|p| client_root(p, &server))
-                .collect::<Vec<_>>())
-        })
-        .await?;
-        let allowed = access::intersect(&self.roots, &client);
+        let allowed = access::intersect(&server, &client);
         let mut known = self.client_roots.lock().unwrap_or_else(|e| e.into_inner());
         if known.generation == generation {
-            known.known = Some(client);
+            known.known = Some(client.clone());
+            known.fallback = fallback.clone();
         }
-        Ok(allowed)
+        Ok(RootsState {
+            allowed,
+            client: fallback.is_none().then_some(client),
+            fallback,
+        })
     }
 
     /// Opens the path an agent gave, and checks that what was opened lies in
@@ -368,12 +463,20 @@ fn instructions(roots: &[PathBuf]) -> String {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Canopy {
+    // Logging is deprecated from protocol 2026-07-28 on; the revisions this
+    // server speaks have it.
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("canopy-mcp", env!("CARGO_PKG_VERSION")).with_title("Canopy"),
-            )
-            .with_instructions(instructions(&self.roots))
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("canopy-mcp", env!("CARGO_PKG_VERSION")).with_title("Canopy"),
+        )
+        .with_instructions(instructions(&self.roots))
     }
 
     /// The revisions with an `initialize` handshake, whose `roots/list`
@@ -385,7 +488,18 @@ impl ServerHandler for Canopy {
     async fn on_roots_list_changed(&self, _ctx: NotificationContext<RoleServer>) {
         let mut known = self.client_roots.lock().unwrap_or_else(|e| e.into_inner());
         known.known = None;
+        known.fallback = None;
         known.generation += 1;
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _ctx: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.log_level.store(rank(request.level), Ordering::Relaxed);
+        Ok(())
     }
 }
 

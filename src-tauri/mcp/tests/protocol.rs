@@ -49,7 +49,18 @@ async fn every_tool_is_read_only_closed_world_titled_and_typed() {
     let s = Server::start(&[&t.path()]).await;
     let tools = s.client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["find_in_folder", "list_directory", "read_file"]);
+    assert_eq!(
+        names,
+        [
+            "file_info",
+            "find_in_folder",
+            "list_directory",
+            "list_roots",
+            "read_file",
+            "read_files",
+            "search"
+        ]
+    );
     for tool in &tools {
         let v = serde_json::to_value(tool).unwrap();
         assert!(
@@ -83,14 +94,15 @@ async fn every_tool_is_read_only_closed_world_titled_and_typed() {
             tool.name,
             description.len()
         );
-        let required = if tool.name == "find_in_folder" {
-            json!(["path", "pattern"])
-        } else {
-            json!(["path"])
+        let required = match tool.name.as_ref() {
+            "find_in_folder" => json!(["path", "pattern"]),
+            "list_roots" => Value::Null,
+            "read_files" => json!(["paths"]),
+            _ => json!(["path"]),
         };
         assert_eq!(
             v["inputSchema"]["required"], required,
-            "only the path (and find_in_folder's pattern) is required"
+            "only the path (find_in_folder's pattern, read_files' paths) is required"
         );
     }
 }

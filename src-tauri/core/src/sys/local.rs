@@ -2,7 +2,8 @@
 
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::anchor::Anchor;
@@ -93,6 +94,9 @@ pub struct LocalFs {
     confined: bool,
     /// The test seams (slowed folders; nothing outside tests).
     hooks: IoHooks,
+    /// For a confined source: the folders whose repositories' ignore rules
+    /// may be read (see [`LocalFs::with_ignore_rules_within`]).
+    ignore_within: Option<Arc<[PathBuf]>>,
 }
 
 impl LocalFs {
@@ -105,8 +109,24 @@ impl LocalFs {
     pub fn confined() -> LocalFs {
         LocalFs {
             confined: true,
-            hooks: IoHooks::default(),
+            ..LocalFs::default()
         }
+    }
+
+    /// The same confined source, hiding what git would ignore from the
+    /// repositories found inside `roots` (real paths): a folder's
+    /// repository is looked for only among its ancestors inside them, and
+    /// the user's global excludes file (outside them) is not read.
+    pub fn with_ignore_rules_within(self, roots: Vec<PathBuf>) -> LocalFs {
+        LocalFs {
+            ignore_within: Some(roots.into()),
+            ..self
+        }
+    }
+
+    /// Where a confined source may read ignore rules, if anywhere.
+    pub(crate) fn ignore_within(&self) -> Option<&[PathBuf]> {
+        self.ignore_within.as_deref()
     }
 
     /// The same source with the test seams `hooks` (the `e2e` build only).
@@ -221,7 +241,7 @@ impl crate::source::Source for LocalFs {
         path: &Path,
         meter: &mut crate::ignore_pattern::Meter<'_>,
     ) -> (crate::ignore_rules::IgnoreRules, Option<crate::CanopyError>) {
-        if self.confined {
+        if self.confined && self.ignore_within.is_none() {
             // Git's rules live above the folder (the repository's top, the
             // user's global excludes) and are found by following links: a
             // confined source hides nothing rather than look outside.

@@ -22,15 +22,13 @@ use crate::server::{finish, input_schema, parse, Canopy};
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
-    format!("Find the entries of one folder whose names match a pattern, over the whole folder however big (its own entries, not its subfolders'). A plain pattern matches anywhere in the name (`report` finds `Q3_Report.pdf`); one with `*`, `?` or `[...]` is a glob over the whole name (`*.jpg`, `IMG_??.png`, `[ab]*`). Case is ignored; a `[` without a closing `]` is a plain character.
+    format!("Find the entries of one folder (not its subfolders': call search for those) whose names match a pattern, over the whole folder however big; an archive or a folder in one too. A plain pattern matches anywhere in the name (`report` finds `Q3_Report.pdf`); one with `*`, `?` or `[...]` is a glob over the whole name (`*.jpg`, `IMG_??.png`, `[ab]*`). Case is ignored; a `[` without a closing `]` is a plain character.
 
-The first line counts the matches: `[MATCH] folder: M of N entries match \"PATTERN\"` (the pattern escaped like names). Then one line per match as list_directory prints entries (`[DIR] name`, `[FILE] name`, `[ARCHIVE] name`, ...), folders first, in natural name order or by `sort` (size, modified, type; `reverse` for largest or newest first). Names are escaped as in list_directory; pass them back as printed.
+The first line is `[MATCH] folder: M of N entries match \"PATTERN\"`, then one line per match as list_directory prints entries, in its order (`sort`, `reverse`).
 
-Every reply (text and structuredContent) is at most {reply} characters. When more match than fit, `[WARNING]` says how many are hidden and the reply ends with `[NEXT] call find_in_folder with cursor \"<c>\"`: call again with the same path, pattern and options and that cursor (also structuredContent.nextCursor). No [NEXT] line: every match was shown. To look inside a matching folder or `[ARCHIVE]`, call list_directory with its path (the searched folder's path, a slash, the name as printed).
+Every reply is at most {reply} characters. When more match than fit, `[WARNING]` says how many are hidden and the reply ends with `[NEXT] call find_in_folder with cursor \"<c>\"`: call again with the same arguments and that cursor.
 
-The folder may be an archive or a folder inside one (`dl/site.zip/assets`), searched with the same limits; a name in it marked `[UNSAFE_NAME]` (it would climb out of the archive) is listed, never opened.
-
-A pattern that is empty, holds `/` or is longer than {MAX_FILTER_BYTES} bytes is INVALID_ARGUMENT. structuredContent holds path, matching (substring or glob), matched M, total N, offset, shown, nextCursor and order.")
+A pattern that is empty, holds `/` or is longer than {MAX_FILTER_BYTES} bytes is INVALID_ARGUMENT.")
 }
 
 /// The numbers `find_in_folder`'s texts state (see [`super::Numbers`]).
@@ -63,6 +61,9 @@ pub struct FindInFolderArgs {
     /// Search names starting with a dot too.
     #[serde(default = "yes")]
     pub show_dotfiles: bool,
+    /// Also search what git would ignore and `.git`.
+    #[serde(default)]
+    pub include_ignored: bool,
 }
 
 /// How `find_in_folder` read its pattern.
@@ -70,9 +71,7 @@ pub struct FindInFolderArgs {
 #[serde(rename_all = "lowercase")]
 #[schemars(inline)]
 pub enum PatternKind {
-    /// Found anywhere in the name.
     Substring,
-    /// Matched against the whole name.
     Glob,
 }
 
@@ -81,28 +80,21 @@ pub enum PatternKind {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FindInFolderOutput {
-    /// The searched folder's real path, escaped as names are printed.
+    /// The searched folder's real path, escaped.
     pub path: String,
-    /// How the pattern was read.
     pub matching: PatternKind,
-    /// Entries whose name matches.
     pub matched: u64,
-    /// Entries in the folder (after the dotfile setting).
     pub total: u64,
-    /// Reading the folder was cut short: at least `matched` of at least `total`.
+    /// At least `matched` of at least `total`.
     pub counts_are_lower_bounds: bool,
-    /// Position of this page's first match among the matches.
+    /// Position of the page's first match.
     pub offset: u64,
-    /// Matches on this page.
     pub shown: u64,
-    /// Pass as `cursor`, with the same path, pattern and options, for the next page; absent on the last page.
+    /// For the next page; absent on the last.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// The order of the matches.
     pub sort: SortOrder,
-    /// The order is reversed.
     pub reverse: bool,
-    /// Whether the matches' order is whole.
     pub order: OrderState,
 }
 
@@ -146,6 +138,9 @@ impl Canopy {
             reverse: args.reverse,
             show_dotfiles: args.show_dotfiles,
             filter: Some(args.pattern.clone()),
+            include_ignored: args.include_ignored,
+            exclude: Vec::new(),
+            details: false,
             widest: FindInFolderOutput::widest,
         };
         let Listed {

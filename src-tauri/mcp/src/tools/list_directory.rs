@@ -21,17 +21,17 @@ use crate::server::{finish, input_schema, parse, Canopy};
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
-    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[ARCHIVE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target marked (outside the roots) is not followed. A line `[CODE] path` (DENIED, NOT_FOUND, LOOP, TIMEOUT, ...) says what went wrong with the entry above it. Folders come first, in natural name order (file2 before file10) or by `sort`; the order covers the whole folder, not only what is shown.
+    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[ARCHIVE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target (outside the roots) is not followed. `[CODE] path` (DENIED, TIMEOUT, ...) is the entry above's error. Folders come first, in natural name order (file2 before file10) or by `sort`, over the whole folder.
 
-An `[ARCHIVE]` (zip or tar, plain or compressed) opens like a folder: list it or a folder inside it (`dl/site.zip/assets`), with the same limits, and read its files with read_file. A name in it that would climb out prints `/` as \\u{{2f}}, then `[UNSAFE_NAME] path`: it is never opened.
+What git would ignore, and `.git`, is hidden and never read unless `include_ignored`; `[IGNORED] path: N items hidden by ignore rules` counts it per folder (names matched by `exclude` too). `details` adds size and modified time after a tab.
 
-Names are escaped so that no name can forge a line: \\n, \\t, \\r, \\xff (a byte that is not UTF-8), \\u{{202e}} (an invisible or bidi character), \\\\ (a backslash). Pass paths back exactly as printed: the tools read the escapes back.
+An `[ARCHIVE]` (zip or tar, plain or compressed) opens like a folder: list it or a folder inside it (`dl/site.zip/assets`); read its files with read_file. A name in it that would climb out prints `/` as \\u{{2f}}, then `[UNSAFE_NAME] path`: it is never opened.
 
-Below the listed folder, each folder shows at most {NESTED_CAP} entries. `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)` follows a folder shown in part, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` stands for a folder whose entries did not fit this reply. To see the rest of such a folder, list it by its path: the listed folder's path, a slash, the path as printed. To find names in a big folder, call find_in_folder.
+Names are escaped so no name can forge a line: \\n, \\t, \\xff (not UTF-8), \\u{{202e}} (invisible or bidi), \\\\. Pass paths back exactly as printed.
 
-Every reply (text and structuredContent) is at most {reply} characters. When the folder has more entries than fit, the reply ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same path and options and that cursor. No [NEXT] line: the listing is complete. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time; the rest follow unsorted and cannot be paged in that order (use sort name).
+Below the listed folder, each folder shows at most {NESTED_CAP} entries: `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)`, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` is a folder that did not fit this reply. List such a folder by its path. To find names or text below a folder, call search.
 
-structuredContent holds the counts and nextCursor.")
+Every reply is at most {reply} characters. When more entries exist, it ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same arguments and that cursor. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time (use sort name to page).")
 }
 
 /// The numbers `list_directory`'s texts state (see [`super::Numbers`]).
@@ -77,6 +77,15 @@ pub struct ListDirectoryArgs {
     /// List names starting with a dot.
     #[serde(default = "yes")]
     pub show_dotfiles: bool,
+    /// Also list what git would ignore and `.git` (hidden by default, counted in `[IGNORED]` lines).
+    #[serde(default)]
+    pub include_ignored: bool,
+    /// Names to leave out of every folder, each a glob over the whole name: `target`, `*.log`, `[._]*`. Case is ignored.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Add each entry's size and modified time to its line (after a tab).
+    #[serde(default)]
+    pub details: bool,
 }
 
 /// `list_directory`'s structured result: what a client needs to page and to
@@ -84,28 +93,23 @@ pub struct ListDirectoryArgs {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListDirectoryOutput {
-    /// The listed folder's real path, escaped as names are printed.
+    /// The listed folder's real path, escaped.
     pub path: String,
-    /// Entries in the folder (after the dotfile setting); at least this many when `totalIsLowerBound`.
+    /// Entries in the folder (at least, when `totalIsLowerBound`).
     pub total: u64,
-    /// Reading the folder was cut short (it did not answer in time).
     pub total_is_lower_bound: bool,
-    /// Position of this page's first entry in the folder's order.
+    /// Position of the page's first entry.
     pub offset: u64,
-    /// Top-level entries on this page.
     pub shown: u64,
-    /// Pass as `cursor`, with the same path and options, for the next page; absent on the last page.
+    /// For the next page; absent on the last.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// The order every folder is listed in.
     pub sort: SortOrder,
-    /// The order is reversed.
     pub reverse: bool,
-    /// Whether the listed folder's order is whole.
     pub order: OrderState,
-    /// Folders below the listed one shown in part: each has its `[WARNING] path` and `[REST] path` lines in the text.
+    /// Folders shown in part (`[WARNING]`).
     pub truncated_folders: u64,
-    /// Folders below the listed one printed `[BUDGET] path`: list each by its path to see it.
+    /// Folders printed `[BUDGET] path`.
     pub unexpanded_folders: u64,
 }
 
@@ -148,6 +152,9 @@ impl Canopy {
             reverse: args.reverse,
             show_dotfiles: args.show_dotfiles,
             filter: None,
+            include_ignored: args.include_ignored,
+            exclude: args.exclude,
+            details: args.details,
             widest: ListDirectoryOutput::widest,
         };
         let Listed {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use canopy_core::cancel::CancelToken;
 use canopy_core::limits::{MCP_MAX_DEPTH, MCP_REPLY_CHARS};
 use canopy_core::wire::{EntryKind, SortBy};
-use canopy_core::{CanopyError, ErrorCode};
+use canopy_core::{CanopyError, ErrorCode, Excludes};
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
 use schemars::JsonSchema;
@@ -57,9 +57,9 @@ pub(crate) fn yes() -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OrderState {
-    /// The shown entries are the first of those that could be placed, not of the whole folder: under size or modified, the size or time of only `checked` entries could be read in time (the rest sort after them, and this order cannot be paged further: use sort name), or the folder was not read in full.
+    /// Only some entries could be placed in this order (see `[PARTIAL_ORDER]`; use sort name to page).
     pub partial: bool,
-    /// Under size or modified: entries whose size or time was read.
+    /// Entries whose size or time was read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checked: Option<u64>,
 }
@@ -88,6 +88,10 @@ pub(crate) struct Wanted {
     pub reverse: bool,
     pub show_dotfiles: bool,
     pub filter: Option<String>,
+    pub include_ignored: bool,
+    /// Whole-name patterns left out of every folder.
+    pub exclude: Vec<String>,
+    pub details: bool,
     /// The longest the tool's structured result can serialize to, for the
     /// folder printed as its first argument and a cursor as long as its second.
     pub widest: fn(&str, usize) -> usize,
@@ -117,6 +121,7 @@ impl Canopy {
                 want.depth
             )));
         }
+        let exclude = parse_excludes(&want.exclude)?;
         let _turn = self.turn(tool, ctx).await?;
         let roots = self.allowed(ctx).await?;
         let opened = self.open_allowed(&want.path, roots.clone()).await?;
@@ -142,6 +147,9 @@ impl Canopy {
             .as_ref()
             .is_some_and(|n| n.as_os_str().is_empty());
         let (dev, ino) = opened.binding();
+        // A cursor continues only the listing of the same excludes (the
+        // engine's cursor carries every other setting).
+        let dev = dev ^ excludes_key(&want.exclude);
         let after = want
             .cursor
             .as_deref()
@@ -163,6 +171,9 @@ impl Canopy {
                 counter.fetch_add(1, Ordering::Relaxed);
             }),
             source: self.source.clone(),
+            include_ignored: want.include_ignored,
+            exclude,
+            details: want.details,
         };
         log(tool, "started");
         let job = move || {
@@ -196,6 +207,7 @@ impl Canopy {
             &label,
             MCP_REPLY_CHARS.saturating_sub(structured),
             reserve,
+            want.details,
         );
         let engine_next = if page.cut {
             engine::cursor_after(&listing, page.shown - 1)?
@@ -213,4 +225,41 @@ impl Canopy {
             next_cursor,
         })
     }
+}
+
+/// The most `exclude` patterns one call takes.
+pub(crate) const MAX_EXCLUDES: usize = 64;
+
+/// The parsed `exclude` patterns, or none when the list is empty.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for more than [`MAX_EXCLUDES`] patterns, or one the
+/// filter refuses.
+pub(crate) fn parse_excludes(patterns: &[String]) -> Result<Option<Arc<Excludes>>, CanopyError> {
+    if patterns.len() > MAX_EXCLUDES {
+        return Err(CanopyError::invalid(format!(
+            "exclude holds {} patterns; at most {MAX_EXCLUDES} are accepted",
+            patterns.len()
+        )));
+    }
+    if patterns.is_empty() {
+        return Ok(None);
+    }
+    Excludes::parse(patterns)
+        .map(|x| Some(Arc::new(x)))
+        .map_err(|e| CanopyError::invalid(format!("exclude: {}", e.message)))
+}
+
+/// A number that tells one list of excludes from another (0 for none), mixed
+/// into what a cursor is bound to.
+pub(crate) fn excludes_key(patterns: &[String]) -> u64 {
+    // FNV-1a: stable within the server's run, which is all a cursor outlives.
+    let mut h: u64 = 0;
+    for p in patterns {
+        h = (h ^ 0xcbf2_9ce4_8422_2325).wrapping_mul(0x0100_0000_01b3);
+        for b in p.as_bytes().iter().chain([&0xffu8]) {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
 }

@@ -13,16 +13,26 @@ use rmcp::handler::server::router::tool::ToolRouter;
 
 use crate::server::Canopy;
 
+pub mod file_info;
 pub mod find_in_folder;
 pub mod list_directory;
+pub mod list_roots;
 mod listing;
 pub mod read_file;
+pub mod read_files;
+pub mod search;
 
 pub use listing::{OrderState, SortOrder};
 
 /// Every tool the server offers.
 pub(crate) fn router() -> ToolRouter<Canopy> {
-    Canopy::list_directory_router() + Canopy::find_in_folder_router() + Canopy::read_file_router()
+    Canopy::list_directory_router()
+        + Canopy::find_in_folder_router()
+        + Canopy::read_file_router()
+        + Canopy::list_roots_router()
+        + Canopy::read_files_router()
+        + Canopy::search_router()
+        + Canopy::file_info_router()
 }
 
 /// `n` as the tools' texts print a large number: digits in groups of three,
@@ -61,6 +71,10 @@ mod tests {
             "list_directory" => &list_directory::NUMBERS,
             "find_in_folder" => &find_in_folder::NUMBERS,
             "read_file" => &read_file::NUMBERS,
+            "list_roots" => &list_roots::NUMBERS,
+            "read_files" => &read_files::NUMBERS,
+            "search" => &search::NUMBERS,
+            "file_info" => &file_info::NUMBERS,
             other => panic!("{other} has no NUMBERS: list the numbers its texts state"),
         }
     }

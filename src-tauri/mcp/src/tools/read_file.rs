@@ -7,7 +7,7 @@ use canopy_core::limits::{
     ARCHIVE_RATIO_MAX, ARCHIVE_SKIP_MAX, HEX_VIEW_BYTES, MCP_MAX_OFFSET, MCP_READ_CHUNK,
 };
 use canopy_core::wire::EntryKind;
-use canopy_core::{CanopyError, ErrorCode};
+use canopy_core::{CanopyError, ErrorCode, LineWindow};
 use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
@@ -37,13 +37,13 @@ const ARCHIVE_SKIP_MIB: u64 = ARCHIVE_SKIP_MAX >> 20;
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
     let ratio = grouped(ARCHIVE_RATIO_MAX);
-    format!("Read part of a file: at most {MCP_READ_CHUNK} bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-{MCP_READ_CHUNK} of {EXAMPLE_TEXT_SIZE}; call read_file with offset {MCP_READ_CHUNK} for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-{HEX_VIEW_BYTES} of {EXAMPLE_BINARY_SIZE} as a hex dump` (a binary file shows at most {HEX_VIEW_BYTES} bytes per call). A file whose size reads 0 but that has content, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
+    format!("Read part of a file: at most {MCP_READ_CHUNK} bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-{MCP_READ_CHUNK} of {EXAMPLE_TEXT_SIZE}; call read_file with offset {MCP_READ_CHUNK} for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-{HEX_VIEW_BYTES} of {EXAMPLE_BINARY_SIZE} as a hex dump` (a binary file shows at most {HEX_VIEW_BYTES} bytes per call). A size that reads 0, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
 
-Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are absolute, or relative to the first allowed folder, written as list_directory prints them (its escapes are read back).
+By lines instead: `head` N, `tail` N, or `line_start` (from 1) with `line_count`, within the same byte cap; the first line then says `[TEXT utf-8] showing lines A-B of N (bytes X-Y of SIZE)`, `of at least N` when the file was not read whole. A line longer than the cap is cut there: go on by offset. A binary file is read by bytes only.
 
-A file inside an archive is read the same way (`dl/site.zip/docs/readme.txt`), decompressed from its start, so an offset past {ARCHIVE_SKIP_MIB} MiB is TOO_LARGE (but in a plain tar); data that inflates more than {ratio} times its compressed size stops with RATIO (a zip bomb). An entry that is ENCRYPTED, CORRUPT or UNSUPPORTED is not read; one marked `[UNSAFE_NAME]` is never opened.
+Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are written as list_directory prints them.
 
-structuredContent holds offset, length, size, nextOffset (absent at the end), content (text or binary), encoding and lossy.")
+A file inside an archive is read the same way (`dl/site.zip/docs/readme.txt`), decompressed from its start, so an offset past {ARCHIVE_SKIP_MIB} MiB is TOO_LARGE (but in a plain tar); data that inflates more than {ratio} times its compressed size stops with RATIO (a zip bomb). An entry that is ENCRYPTED, CORRUPT or UNSUPPORTED is not read; one marked `[UNSAFE_NAME]` is never opened.")
 }
 
 /// The numbers `read_file`'s texts state (see [`super::Numbers`]).
@@ -65,7 +65,7 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
         "utf-16be",
         "windows-1252",
         "reads 0",
-        "U+FFFD",
+        "(from 1)",
     ],
 };
 
@@ -83,32 +83,91 @@ pub struct ReadFileArgs {
     #[schemars(description = format!("Bytes to read, at most {MCP_READ_CHUNK} (the default)."))]
     #[schemars(range(min = 1, max = MCP_READ_CHUNK))]
     pub length: Option<u64>,
+    /// Read the first N lines instead of bytes.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub head: Option<u64>,
+    /// Read the last N lines.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub tail: Option<u64>,
+    /// Read from this line (from 1), `line_count` lines (default: as many as fit).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub line_start: Option<u64>,
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub line_count: Option<u64>,
+}
+
+impl ReadFileArgs {
+    /// The lines asked for, if any.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for more than one way of choosing lines, or lines with an offset.
+    pub(crate) fn lines(&self) -> Result<Option<LineWindow>, CanopyError> {
+        let range =
+            (self.line_start.is_some() || self.line_count.is_some()).then(|| LineWindow::Range {
+                start: self.line_start.unwrap_or(1),
+                count: self.line_count.unwrap_or(u64::MAX),
+            });
+        let ways: Vec<LineWindow> = [
+            self.head.map(LineWindow::Head),
+            self.tail.map(LineWindow::Tail),
+            range,
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if ways.len() > 1 {
+            return Err(CanopyError::invalid(
+                "choose lines one way: head, tail, or line_start/line_count",
+            ));
+        }
+        if !ways.is_empty() && (self.offset != 0 || self.length.is_some()) {
+            return Err(CanopyError::invalid(
+                "offset and length read bytes; head, tail and line_start read lines: use one or the other",
+            ));
+        }
+        Ok(ways.first().copied())
+    }
 }
 
 /// `read_file`'s structured result.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReadFileOutput {
-    /// First byte shown.
     pub offset: u64,
-    /// Bytes shown; the next chunk starts at `offset + length`.
+    /// Bytes shown.
     pub length: u64,
-    /// The file's size, or absent when it reads 0 but has content (as in `/proc`).
+    /// Absent when unknown (`/proc`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
-    /// Pass as `offset` for the next chunk; absent at the end of the file.
+    /// Absent at the end of the file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<u64>,
-    /// `text` or `binary` (shown as a hex dump).
+    /// `text` or `binary`.
     pub content: String,
-    /// The text's encoding (`utf-8`, `utf-16le`, `utf-16be`, `windows-1252`); absent for binary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding: Option<String>,
-    /// Some bytes could not be decoded and show as U+FFFD.
     pub lossy: bool,
-    /// The file's first bytes say it is this kind of image.
+    /// An image's MIME type.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<LinesOutput>,
+}
+
+/// The lines a read by lines showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LinesOutput {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first: Option<u64>,
+    pub shown: u64,
+    pub total: u64,
+    pub total_is_lower_bound: bool,
+    pub cut: bool,
 }
 
 fn kind_name(kind: EntryKind) -> &'static str {
@@ -131,7 +190,20 @@ impl Canopy {
         ctx: RequestContext<RoleServer>,
     ) -> Result<(String, ReadFileOutput), CanopyError> {
         let args: ReadFileArgs = parse("read_file", args)?;
-        let asked = args.length.unwrap_or(MCP_READ_CHUNK);
+        let _turn = self.turn("read_file", &ctx).await?;
+        let roots = self.allowed(&ctx).await?;
+        self.read_one(&args, roots, MCP_READ_CHUNK).await
+    }
+
+    /// Reads one file for `read_file` or `read_files`, showing at most `cap` bytes.
+    pub(crate) async fn read_one(
+        &self,
+        args: &ReadFileArgs,
+        roots: Vec<std::path::PathBuf>,
+        cap: u64,
+    ) -> Result<(String, ReadFileOutput), CanopyError> {
+        let lines = args.lines()?;
+        let asked = args.length.unwrap_or(cap);
         if asked == 0 {
             return Err(CanopyError::invalid("length must be at least 1"));
         }
@@ -141,9 +213,7 @@ impl Canopy {
                 args.offset
             )));
         }
-        let length = asked.min(MCP_READ_CHUNK);
-        let _turn = self.turn("read_file", &ctx).await?;
-        let roots = self.allowed(&ctx).await?;
+        let length = asked.min(cap);
         let opened = self.open_allowed(&args.path, roots).await?;
         match opened.kind {
             // Inside an archive, what the path names is the archive's to say.
@@ -169,10 +239,24 @@ impl Canopy {
                 ))
             }
         }
-        let offset = args.offset;
         let source = self.source.clone();
+        if let Some(window) = lines {
+            let read = blocking(move || engine::read_lines(&source, opened, window, cap)).await?;
+            return Ok(read::render_lines(&read));
+        }
+        let offset = args.offset;
         let chunk = blocking(move || engine::read(&source, opened, offset, length)).await?;
-        let clamped = (asked > MCP_READ_CHUNK).then_some(MCP_READ_CHUNK);
+        // A hex dump takes about five characters a byte: a binary chunk
+        // keeps to the bytes whose dump fits the cap.
+        let chunk = match &chunk.content {
+            canopy_core::wire::PreviewContent::Binary { .. }
+                if read::hex_chars(chunk.length) > cap as usize =>
+            {
+                read::shortened(chunk, cap)
+            }
+            _ => chunk,
+        };
+        let clamped = (asked > cap).then_some(cap);
         Ok(read::render(&chunk, clamped))
     }
 }

@@ -158,6 +158,8 @@ impl Drop for Tree {
 #[derive(Clone, Default)]
 pub struct Seen {
     pub progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    /// `notifications/message` the server sent: (level, text).
+    pub logs: Arc<Mutex<Vec<(String, String)>>>,
 }
 
 /// A client that offers `roots` (when set) and records progress.
@@ -201,6 +203,20 @@ impl ClientHandler for TestClient {
         _ctx: NotificationContext<RoleClient>,
     ) {
         self.seen.progress.lock().unwrap().push(params);
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: rmcp::model::LoggingMessageNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
+        let level = serde_json::to_value(params.level).unwrap();
+        let text = params.data.as_str().unwrap_or_default().to_string();
+        self.seen
+            .logs
+            .lock()
+            .unwrap()
+            .push((level.as_str().unwrap_or_default().to_string(), text));
     }
 }
 
