@@ -627,7 +627,9 @@ fn work<S: Source>(sh: &Shared<S>, slot: &Mutex<Option<Running>>, watch: &Watch)
             was
         };
         *lock(slot) = None;
-        if given_up || matches!(ran, Err(Cut::GivenUp)) || watch.abandoned() {
+        // Given up before it claimed the job: the thread that gave it up
+        // accounts for it. Claimed: it publishes, given up or not.
+        if given_up || matches!(ran, Err(Cut::GivenUp)) {
             return;
         }
         if matches!(ran, Err(Cut::Stopped)) {
@@ -637,6 +639,10 @@ fn work<S: Source>(sh: &Shared<S>, slot: &Mutex<Option<Running>>, watch: &Watch)
         }
         publish(sh, &node, own, &path, out);
         sh.job_ended();
+        if watch.abandoned() {
+            // Nobody watches this worker's steps any more: a fresh one goes on.
+            return;
+        }
     }
 }
 
