@@ -26,8 +26,9 @@
 //! batch of names or chunk of `lstat`s a step with a fresh deadline
 //! (`folder_time`, `TIME_BUDGET`): a job that hangs (a dead mount) is given up, its
 //! folder costs `TIMEOUT`, its place is stuck (later calls there fail at
-//! once) and the thread goes on with a fresh worker. A job given up
-//! publishes nothing after it was given up ([`Claim`]).
+//! once) and the thread goes on with a fresh worker. Each job's outcome is
+//! published once ([`Claim`]): by its worker if it finished first, else as
+//! `TIMEOUT` by the thread that gave it up.
 //!
 //! **The request budget.** Entries counted (`SIZES_MAX_ENTRIES`) and time
 //! (`SIZES_REQUEST_TIME`): when either is spent, or on a cancel, the threads
