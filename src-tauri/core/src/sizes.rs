@@ -319,6 +319,13 @@ impl Claim {
     }
 }
 
+/// For each (device, inode) met with several links, the sized folders
+/// that hold it.
+type Links = HashMap<(u64, u64), Vec<Arc<Sized>>>;
+
+/// A folder opened, with its identity.
+type Opened<F> = (Arc<F>, Identity);
+
 /// Where a job hands its figures over to, shared by every thread.
 struct Shared<S: Source> {
     source: S,
@@ -332,7 +339,7 @@ struct Shared<S: Source> {
     work_ready: Condvar,
     /// (device, inode) of each file with several links met, and the sized
     /// folders whose figures already hold it.
-    links: Mutex<HashMap<(u64, u64), Vec<Arc<Sized>>>>,
+    links: Mutex<Links>,
     entries: AtomicU64,
     /// `Some` once the request stopped as a whole.
     cut: Mutex<Option<ErrorCode>>,
@@ -722,7 +729,7 @@ fn open<S: Source>(
     deadline: Instant,
     out: &mut Outcome,
     watch: &Watch,
-) -> Result<Option<(Arc<S::Folder>, Identity)>, CanopyError> {
+) -> Result<Option<Opened<S::Folder>>, CanopyError> {
     let Some((parent, pid)) = parent else {
         // The root, by its path.
         watch
