@@ -8,9 +8,10 @@ cd "$REPO"
 
 BUILD_PKGS=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev libxdo-dev libssl-dev libayatana-appindicator3-dev librsvg2-dev)
 # git: the engine's ignore rules are tested against `git check-ignore` (the test fails without it).
+# openssh-server, openssh-client: remote folders are tested against a real sshd the tests start.
 # bsdtar (libarchive-tools), unzip, zstd, xz-utils, bzip2: archive listings are tested against
 # bsdtar's and made with the compressors (the tests fail without them).
-E2E_PKGS=(xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux git libarchive-tools unzip zstd xz-utils bzip2 python3)
+E2E_PKGS=(xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux git libarchive-tools unzip zstd xz-utils bzip2 python3 openssh-server openssh-client)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

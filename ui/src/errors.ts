@@ -24,6 +24,9 @@ const SENTENCES: Record<ErrorCode, string> = {
   UNSUPPORTED: "this archive uses a kind of compression or a feature Canopy does not read",
   TOO_DEEP: "this archive lies inside too many archives to open here",
   DUPLICATE: "another entry of the archive has this same path; both are listed",
+  HOST_KEY_UNKNOWN: "this server's identity (its host key) is not known yet, so Canopy did not connect; check the fingerprint and add it with the ssh command shown",
+  HOST_KEY_CHANGED: "this server's identity (its host key) is not the one known for it, so Canopy did not connect: someone may be intercepting the connection, or the server was reinstalled",
+  AUTH_FAILED: "the server did not accept the login (key, agent or password)",
 };
 
 /**

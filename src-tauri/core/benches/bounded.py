@@ -14,7 +14,7 @@ Prints, for the same folders in the same run (warm caches, median of N runs):
      and with the dead folder as the root.
 It asserts nothing: the figures are read by people and go in the notes.
 
-    cargo build --release -p canopy-core --bin canopy-list --example dead_mount
+    cargo build --release -p canopy-list -p canopy-core --bin canopy-list --example dead_mount
     python3 src-tauri/core/benches/bounded.py [--runs 5] [--before OLD_CANOPY_LIST]
 
 With --deep-pages it prints only offsets 0, 50,000 and 99,500 of the long

@@ -95,6 +95,17 @@ pub const IDLE_WORKERS: usize = 2;
 /// call's outcome); beyond this the oldest is forgotten and probed again.
 pub const MAX_PROVEN: usize = 4_096;
 
+/// Longest wait for one SFTP reply before the connection is held lost and
+/// closed (its waiting calls fail, the next request reconnects): just past
+/// the time the engine gives a step up (`TIME_BUDGET` plus `ABANDON_GRACE`),
+/// so a call the engine left behind returns soon after and frees its place.
+pub const SFTP_REPLY_WAIT: Duration = Duration::from_millis(2_750);
+/// Longest time `ssh` may take to reach a server and finish its handshake
+/// (its `ConnectTimeout`), and the SFTP session to start after it.
+pub const SFTP_CONNECT_TIME: Duration = Duration::from_secs(10);
+/// Lines of `ssh`'s own messages kept to explain a failed connection.
+pub const SSH_MESSAGE_LINES: usize = 64;
+
 /// The furthest time from the epoch, either way, that a date can hold
 /// (ECMAScript's `Date` range): a modification time beyond it is left out.
 pub const MAX_TIME_MS: i64 = 8_640_000_000_000_000;

@@ -5,7 +5,7 @@
 //! `node .../desktop-commander/dist/index.js`) the seed format's
 //! `list_directory` on the same folders.
 //!
-//! `cargo build --release -p canopy-core && cargo bench -p canopy-mcp`
+//! `cargo build --release -p canopy-list && cargo bench -p canopy-mcp`
 //! (canopy-list is taken from beside canopy-mcp). Prints a table; asserts
 //! nothing about time.
 
@@ -95,7 +95,7 @@ async fn main() {
     let cli = exe.with_file_name("canopy-list");
     assert!(
         cli.exists(),
-        "build canopy-list first: cargo build --release -p canopy-core ({})",
+        "build canopy-list first: cargo build --release -p canopy-list ({})",
         cli.display()
     );
     let shm = if Path::new("/dev/shm").is_dir() {

@@ -48,6 +48,15 @@ pub enum ErrorCode {
     TooDeep,
     /// Another entry of the archive has the same path: both are listed.
     Duplicate,
+    /// The server's host key is not in `known_hosts`: the connection was
+    /// refused (the message has the server's fingerprint and how to add it).
+    HostKeyUnknown,
+    /// The server's host key differs from the one in `known_hosts`: the
+    /// connection was refused (a man in the middle, or a reinstalled server).
+    HostKeyChanged,
+    /// The server refused every way `ssh` tried to log in (the message has
+    /// `ssh`'s own reason line).
+    AuthFailed,
 }
 
 impl ErrorCode {
@@ -74,6 +83,9 @@ impl ErrorCode {
             ErrorCode::Unsupported => "UNSUPPORTED",
             ErrorCode::TooDeep => "TOO_DEEP",
             ErrorCode::Duplicate => "DUPLICATE",
+            ErrorCode::HostKeyUnknown => "HOST_KEY_UNKNOWN",
+            ErrorCode::HostKeyChanged => "HOST_KEY_CHANGED",
+            ErrorCode::AuthFailed => "AUTH_FAILED",
         }
     }
 }

@@ -13,6 +13,10 @@
 //! from its EOF nor a caller from its `wait`.
 //! `--all` lifts the page and the request budget: it holds every name of the
 //! top level in memory.
+//!
+//! `sftp://[user@]host[:port]/path` (or `ssh://…`) lists a server's folder
+//! through the system's `ssh` ([`canopy_sftp`]), with `BatchMode=yes`: a key
+//! or agent must log in without a prompt.
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
@@ -22,18 +26,22 @@ use std::process::ExitCode;
 
 use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, MAX_SIZES_DEPTH, NESTED_CAP, PAGE};
 use canopy_core::text::{write_text_measured, Measure};
+use canopy_core::wire::Listing;
 use canopy_core::wire::{RootSpec, SortBy};
 use canopy_core::{
-    attach_sizes, list, resolve_root, sizes, ErrorCode, ListCall, ListSettings, LocalFs,
-    RequestBudget, SizesCall, WithArchives,
+    attach_sizes, list, resolve_root, sizes, CanopyError, ErrorCode, ListCall, ListSettings,
+    LocalFs, RequestBudget, SizesCall, Source, WithArchives,
 };
+use canopy_sftp::{SftpFs, SshOptions};
 
 const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] \
 [--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--archives] [--no-dotfiles] \
-[--sizes [--apparent]] [--json]";
+[--sizes [--apparent]] [--json] [--ssh-config FILE]";
 
 struct Args {
     path: OsString,
+    /// `-F FILE` for `ssh` (an `sftp://` PATH).
+    ssh_config: Option<PathBuf>,
     settings: ListSettings,
     call: ListCall,
     json: bool,
@@ -66,6 +74,11 @@ fn help() -> String {
          when something below could not be read, the listed folder's on a first `[SIZE]` line, and\n\
          in --json a `sizes` object in every folder. Disk usage by default; --apparent prints the\n\
          apparent size (du -b). With --sizes the depth is at most {MAX_SIZES_DEPTH}.\n\n\
+         PATH may be sftp://[user@]host[:port]/path (or ssh://...): a server's folder, read over SFTP\n\
+         through the system's ssh (your ~/.ssh/config, agent, keys and known_hosts; --ssh-config FILE\n\
+         reads FILE instead, as ssh -F). ssh runs with BatchMode=yes: nothing is prompted. An unknown\n\
+         or changed host key fails with HOST_KEY_UNKNOWN or HOST_KEY_CHANGED, a refused login with\n\
+         AUTH_FAILED. sftp://host lists the login's home folder; sftp://host/~/dir a folder in it.\n\n\
          Exit status: 0 listed, 1 the folder cannot be listed, 2 bad arguments.\n"
     )
 }
@@ -86,6 +99,7 @@ fn number(flag: &str, value: Option<OsString>, min: u64, max: u64) -> Result<u64
 
 fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, String> {
     let mut path = None;
+    let mut ssh_config = None;
     let (mut settings, mut call) = (ListSettings::default(), ListCall::default());
     let mut json = false;
     let mut summary = false;
@@ -147,6 +161,11 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
             Some("--json") if !only_paths => json = true,
             Some("--sizes") if !only_paths => sizes = true,
             Some("--apparent") if !only_paths => apparent = true,
+            Some("--ssh-config") if !only_paths => {
+                ssh_config = Some(PathBuf::from(
+                    argv.next().ok_or("--ssh-config needs a file")?,
+                ))
+            }
             Some(flag) if flag.starts_with('-') && flag.len() > 1 && !only_paths => {
                 return Err(format!("unknown option {flag}"))
             }
@@ -188,6 +207,7 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     call.summary = json || summary;
     Ok(Some(Args {
         path,
+        ssh_config,
         settings,
         call,
         json,
@@ -197,6 +217,62 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
             Measure::DiskUsage
         }),
     }))
+}
+
+/// Lists what `args.path` names: a local folder (or one inside an archive),
+/// or a server's folder for an `sftp://` or `ssh://` URL.
+fn list_path(args: &Args) -> Result<Listing, CanopyError> {
+    let bytes = args.path.as_encoded_bytes();
+    if canopy_sftp::is_remote(bytes) {
+        let url = canopy_sftp::parse(bytes)?;
+        let source = SftpFs::new(
+            url.target,
+            SshOptions {
+                config: args.ssh_config.clone(),
+                batch: true,
+                program: None,
+            },
+        );
+        // Connecting (and finding the home folder) is not a folder's read:
+        // it has its own time (`SFTP_CONNECT_TIME`), before the listing's.
+        source.connect()?;
+        let root = source.resolve(&url.path)?;
+        return list_sized(&WithArchives::new(source), &root, args);
+    }
+    if args.ssh_config.is_some() {
+        return Err(CanopyError::invalid(
+            "--ssh-config is for an sftp:// or ssh:// PATH",
+        ));
+    }
+    // A path that is not UTF-8 is passed through as a handle of its exact bytes.
+    let spec = match args.path.clone().into_string() {
+        Ok(text) => RootSpec::Text(text),
+        Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
+    };
+    let root = resolve_root(&spec)?;
+    list_sized(
+        &WithArchives::new(LocalFs::new().with_env_seams()),
+        &root,
+        args,
+    )
+}
+
+/// The listing of `root`, with each folder's size when `--sizes` asked.
+fn list_sized<S: Source>(
+    source: &S,
+    root: &std::path::Path,
+    args: &Args,
+) -> Result<Listing, CanopyError> {
+    let mut listing = list(source, root, &args.settings, &args.call)?;
+    if args.sizes.is_some() {
+        let call = SizesCall {
+            depth: args.settings.depth,
+            ..SizesCall::default()
+        };
+        let report = sizes(source, root, &call, None, None)?;
+        attach_sizes(&mut listing, &report);
+    }
+    Ok(listing)
 }
 
 fn main() -> ExitCode {
@@ -213,25 +289,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // A path that is not UTF-8 is passed through as a handle of its exact bytes.
-    let spec = match args.path.into_string() {
-        Ok(text) => RootSpec::Text(text),
-        Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
-    };
-    let source = WithArchives::new(LocalFs::new().with_env_seams());
-    let listing = resolve_root(&spec).and_then(|root| {
-        let mut listing = list(&source, &root, &args.settings, &args.call)?;
-        if args.sizes.is_some() {
-            let call = SizesCall {
-                depth: args.settings.depth,
-                ..SizesCall::default()
-            };
-            let report = sizes(&source, &root, &call, None, None)?;
-            attach_sizes(&mut listing, &report);
-        }
-        Ok(listing)
-    });
-    let listing = match listing {
+    let listing = match list_path(&args) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("canopy-list: {}: {}", e.code, e.message);

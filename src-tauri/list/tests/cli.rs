@@ -1,6 +1,7 @@
 //! `canopy-list` as scripts see it: exact text, exit codes, JSON, and
 //! permission errors seen by an unprivileged user (setpriv when run as root).
 
+#[path = "../../core/tests/common/mod.rs"]
 mod common;
 
 use std::process::{Command, Output};

@@ -1,0 +1,401 @@
+//! [`SftpFs`]: a server's folders as an engine [`Source`]. A folder is its
+//! path on one connection; its entries come with their `lstat` facts from
+//! `readdir` (the engine never asks for them again), one reply a batch.
+#![forbid(unsafe_code)]
+
+use std::io;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use canopy_core::source::{
+    EntryStream, FileStamp, Identity, IgnoreRules, Meta, Meter, RawEntry, SourceFile, SourceFolder,
+};
+use canopy_core::wire::EntryKind;
+use canopy_core::{CanopyError, ErrorCode, Source};
+use futures_util::{FutureExt, StreamExt};
+use openssh_sftp_client::file::File;
+use openssh_sftp_client::fs::ReadDir;
+use openssh_sftp_client::metadata::MetaData;
+
+use crate::conn::{Conn, ConnectionState, Host};
+use crate::ssh::SshOptions;
+use crate::url::{RemotePath, Target};
+
+/// A server's folders, read over SFTP (see the crate docs). Clones share
+/// the connection.
+#[derive(Clone)]
+pub struct SftpFs {
+    host: Arc<Host>,
+}
+
+impl std::fmt::Debug for SftpFs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SftpFs")
+            .field("target", &self.host.target)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SftpFs {
+    /// The server `target`, reached with `ssh` run as `options` say. Nothing
+    /// connects until [`SftpFs::connect`] or the first request.
+    pub fn new(target: Target, options: SshOptions) -> SftpFs {
+        SftpFs {
+            host: Arc::new(Host::new(target, options)),
+        }
+    }
+
+    /// Connects now, or reconnects when the connection was lost or a call
+    /// on it stalled. A face calls this before a request whose connection
+    /// is not [`ConnectionState::Connected`]: the handshake then has its
+    /// own time (`SFTP_CONNECT_TIME`), not the root folder's; a request
+    /// that finds the connection lost reconnects too, inside its deadline.
+    ///
+    /// # Errors
+    /// `HOST_KEY_UNKNOWN`, `HOST_KEY_CHANGED`, `AUTH_FAILED`, `TIMEOUT`, or
+    /// `IO` with what `ssh` said.
+    pub fn connect(&self) -> Result<(), CanopyError> {
+        self.host.for_request().map(drop)
+    }
+
+    /// The absolute path on the server of `path` (a home-relative one is
+    /// resolved with `realpath`; this connects).
+    ///
+    /// # Errors
+    /// As [`SftpFs::connect`]; the server's error for the home folder.
+    pub fn resolve(&self, path: &RemotePath) -> Result<PathBuf, CanopyError> {
+        match path {
+            RemotePath::Absolute(p) => Ok(p.clone()),
+            RemotePath::Home(below) => {
+                let conn = self.host.for_request()?;
+                let home = self
+                    .host
+                    .home(&conn)
+                    .map_err(|e| CanopyError::from_io(&e, "cannot find the home folder"))?;
+                Ok(if below.as_os_str().is_empty() {
+                    home
+                } else {
+                    home.join(below)
+                })
+            }
+        }
+    }
+
+    /// The server.
+    pub fn target(&self) -> &Target {
+        &self.host.target
+    }
+
+    /// Where the connection stands.
+    pub fn state(&self) -> ConnectionState {
+        self.host.state()
+    }
+
+    /// How many times a lost connection was made again.
+    pub fn reconnects(&self) -> u64 {
+        self.host.reconnects()
+    }
+
+    fn conn(&self) -> io::Result<Arc<Conn>> {
+        self.host.for_request().map_err(CanopyError::into_io)
+    }
+}
+
+/// What SFTP's attributes say, as the engine's `lstat` facts. SFTP v3 has
+/// whole seconds.
+fn meta_of(attrs: &MetaData) -> Meta {
+    let kind = match attrs.file_type() {
+        Some(t) if t.is_dir() => EntryKind::Folder,
+        Some(t) if t.is_file() => EntryKind::File,
+        Some(t) if t.is_symlink() => EntryKind::Symlink,
+        Some(t) if t.is_fifo() => EntryKind::Fifo,
+        Some(t) if t.is_socket() => EntryKind::Socket,
+        Some(t) if t.is_char_device() => EntryKind::CharDevice,
+        Some(t) if t.is_block_device() => EntryKind::BlockDevice,
+        _ => EntryKind::Unknown,
+    };
+    Meta {
+        kind,
+        size: attrs.len().unwrap_or(0),
+        modified_ms: attrs.modified().map(|t| i64::from(t.into_raw()) * 1000),
+    }
+}
+
+fn child_path(folder: &Path, name: &[u8]) -> io::Result<PathBuf> {
+    if name.is_empty() || name.contains(&b'/') || name == b"." || name == b".." {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    Ok(folder.join(std::ffi::OsStr::from_bytes(name)))
+}
+
+/// A folder on the server: its path on one connection.
+pub struct SftpFolder {
+    conn: Arc<Conn>,
+    path: PathBuf,
+    meta: Meta,
+}
+
+impl SftpFolder {
+    fn id_of(&self, path: &Path) -> Identity {
+        Identity {
+            dev: self.conn.dev,
+            ino: crate::fnv(path.as_os_str().as_bytes()),
+        }
+    }
+
+    fn lstat(&self, path: &Path) -> io::Result<Meta> {
+        let fs = &mut self.conn.sftp.fs();
+        self.conn
+            .call(async { fs.symlink_metadata(path).await })
+            .map(|m| meta_of(&m))
+    }
+
+    /// The child folder `name`, never through a link.
+    fn child_folder(&self, name: &[u8]) -> io::Result<(PathBuf, Meta)> {
+        let path = child_path(&self.path, name)?;
+        let meta = self.lstat(&path)?;
+        match meta.kind {
+            EntryKind::Folder => Ok((path, meta)),
+            EntryKind::Symlink => Err(io::Error::from_raw_os_error(libc::ELOOP)),
+            _ => Err(io::Error::from_raw_os_error(libc::ENOTDIR)),
+        }
+    }
+}
+
+/// A folder on the server being read, one `readdir` reply a batch.
+pub struct SftpEntries<'a> {
+    conn: &'a Conn,
+    names: Pin<Box<ReadDir>>,
+    buffer: Vec<u8>,
+}
+
+impl EntryStream for SftpEntries<'_> {
+    fn next_batch(&mut self, each: &mut dyn FnMut(RawEntry<'_>)) -> io::Result<bool> {
+        let names = &mut self.names;
+        self.conn.call(async {
+            // Wait for the next reply, then take what it holds without waiting
+            // again: the reply after it is already asked for.
+            let mut next = names.next().await;
+            loop {
+                match next {
+                    None => return Ok(false),
+                    Some(Err(e)) => return Err(e),
+                    Some(Ok(entry)) => {
+                        let name = entry.filename().as_os_str().as_bytes();
+                        if name != b"." && name != b".." {
+                            let meta = meta_of(&entry.metadata());
+                            each(RawEntry {
+                                name,
+                                kind: Some(meta.kind),
+                                meta: Some(meta),
+                            });
+                        }
+                    }
+                }
+                match names.next().now_or_never() {
+                    Some(item) => next = item,
+                    None => return Ok(true),
+                }
+            }
+        })
+    }
+
+    fn into_buffer(self) -> Vec<u8> {
+        self.buffer
+    }
+}
+
+impl SourceFolder for SftpFolder {
+    type Entries<'a> = SftpEntries<'a>;
+    type Found = Identity;
+
+    fn identity(&self) -> io::Result<(Identity, Meta)> {
+        Ok((self.id_of(&self.path), self.meta))
+    }
+
+    fn entries(&self, buffer: Vec<u8>) -> Result<SftpEntries<'_>, (io::Error, Vec<u8>)> {
+        let fs = &mut self.conn.sftp.fs();
+        let path = &self.path;
+        match self.conn.call(async { fs.open_dir(path).await }) {
+            Ok(dir) => Ok(SftpEntries {
+                conn: &self.conn,
+                names: Box::pin(dir.read_dir()),
+                buffer,
+            }),
+            Err(e) => Err((e, buffer)),
+        }
+    }
+
+    fn stat_child(&self, name: &[u8], follow: bool) -> io::Result<Meta> {
+        let path = child_path(&self.path, name)?;
+        if !follow {
+            return self.lstat(&path);
+        }
+        let fs = &mut self.conn.sftp.fs();
+        self.conn
+            .call(async { fs.metadata(&path).await })
+            .map(|m| meta_of(&m))
+    }
+
+    fn read_link(&self, name: &[u8]) -> io::Result<Vec<u8>> {
+        let path = child_path(&self.path, name)?;
+        let fs = &mut self.conn.sftp.fs();
+        self.conn
+            .call(async { fs.read_link(&path).await })
+            .map(|t| t.into_os_string().into_vec())
+    }
+
+    fn look_up(&self, name: &[u8]) -> io::Result<Identity> {
+        let (path, _) = self.child_folder(name)?;
+        Ok(self.id_of(&path))
+    }
+
+    fn found_identity(found: &Identity) -> io::Result<Identity> {
+        Ok(*found)
+    }
+
+    fn open_child(&self, name: &[u8]) -> io::Result<SftpFolder> {
+        let (path, meta) = self.child_folder(name)?;
+        Ok(SftpFolder {
+            conn: self.conn.clone(),
+            path,
+            meta,
+        })
+    }
+
+    /// Every child is on the same connection: one `lstat` opens it.
+    fn open_child_here(&self, name: &[u8]) -> io::Result<Option<SftpFolder>> {
+        self.open_child(name).map(Some)
+    }
+
+    fn read_head(&self, name: &[u8], len: usize) -> io::Result<Vec<u8>> {
+        let path = child_path(&self.path, name)?;
+        if self.lstat(&path)?.kind != EntryKind::File {
+            return Err(CanopyError::new(ErrorCode::NotAFile, "not a regular file").into_io());
+        }
+        let file = SftpFile::open(&self.conn, &path)?;
+        let mut head = vec![0; len];
+        let n = file.read_full_at(&mut head, 0)?;
+        head.truncate(n);
+        Ok(head)
+    }
+}
+
+/// A regular file on the server, open for reading only.
+pub struct SftpFile {
+    conn: Arc<Conn>,
+    file: Mutex<File>,
+    size: u64,
+    stamp: FileStamp,
+}
+
+impl SftpFile {
+    fn open(conn: &Arc<Conn>, path: &Path) -> io::Result<SftpFile> {
+        let sftp = &conn.sftp;
+        let (file, attrs) = conn.call(async {
+            // The read flag alone: never created, truncated or written.
+            let mut file = sftp.options().read(true).open(path).await?;
+            let attrs = file.metadata().await?;
+            Ok((file, attrs))
+        })?;
+        let meta = meta_of(&attrs);
+        if meta.kind != EntryKind::File && meta.kind != EntryKind::Unknown {
+            return Err(CanopyError::new(ErrorCode::NotAFile, "not a regular file").into_io());
+        }
+        let ns = i128::from(meta.modified_ms.unwrap_or(0)) * 1_000_000;
+        Ok(SftpFile {
+            conn: conn.clone(),
+            file: Mutex::new(file),
+            size: meta.size,
+            stamp: FileStamp {
+                dev: conn.dev,
+                ino: crate::fnv(path.as_os_str().as_bytes()),
+                size: meta.size,
+                changed_ns: ns,
+                modified_ns: ns,
+            },
+        })
+    }
+}
+
+impl SourceFile for SftpFile {
+    fn size(&self) -> u64 {
+        self.size
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let want = u32::try_from(buf.len()).unwrap_or(u32::MAX);
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let file = &mut *file;
+        let got = self.conn.call(async {
+            tokio::io::AsyncSeek::start_seek(Pin::new(&mut *file), io::SeekFrom::Start(offset))?;
+            file.read(want, bytes::BytesMut::new()).await
+        })?;
+        let Some(data) = got else { return Ok(0) };
+        let n = data.len().min(buf.len());
+        buf[..n].copy_from_slice(&data[..n]);
+        Ok(n)
+    }
+
+    fn stamp(&self) -> Option<FileStamp> {
+        Some(self.stamp)
+    }
+}
+
+impl Source for SftpFs {
+    type Folder = SftpFolder;
+    type File = SftpFile;
+
+    /// Opens the folder at `path` on the server (a link given as the folder
+    /// is followed, as a local root's is).
+    fn open_folder(&self, path: &Path) -> io::Result<SftpFolder> {
+        let conn = self.conn()?;
+        let fs = &mut conn.sftp.fs();
+        let meta = meta_of(&conn.call(async { fs.metadata(path).await })?);
+        if meta.kind != EntryKind::Folder {
+            return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+        }
+        Ok(SftpFolder {
+            conn: conn.clone(),
+            path: path.to_path_buf(),
+            meta,
+        })
+    }
+
+    fn open_file(&self, path: &Path) -> Result<SftpFile, CanopyError> {
+        let opening = |e: io::Error| CanopyError::from_io(&e, "cannot open file");
+        let conn = self.conn().map_err(opening)?;
+        let fs = &mut conn.sftp.fs();
+        // Only a regular file is opened: a fifo or a device on the server
+        // would hold its sftp-server (and every request after) on `open`.
+        let meta = meta_of(
+            &conn
+                .call(async { fs.metadata(path).await })
+                .map_err(opening)?,
+        );
+        if meta.kind != EntryKind::File {
+            let what = if meta.kind == EntryKind::Folder {
+                "this is a folder"
+            } else {
+                "this is not a regular file, so it is not opened"
+            };
+            return Err(CanopyError::new(ErrorCode::NotAFile, what));
+        }
+        SftpFile::open(&conn, path).map_err(opening)
+    }
+
+    fn ignore_rules(
+        &self,
+        path: &Path,
+        meter: &mut Meter<'_>,
+    ) -> (IgnoreRules, Option<CanopyError>) {
+        let _ = (path, meter);
+        let why = "hiding ignored entries is not done over SFTP yet: nothing is hidden";
+        (
+            IgnoreRules::none(),
+            Some(CanopyError::new(ErrorCode::Unsupported, why)),
+        )
+    }
+}

@@ -1,0 +1,213 @@
+//! The system's `ssh`, started as `ssh -s … sftp`: the command line, and
+//! what its messages say when it could not connect.
+//!
+//! The user's `~/.ssh/config`, agent, keys, `ProxyJump`, `ControlMaster` and
+//! `known_hosts` apply as in a terminal; Canopy adds only what bounds the
+//! connection (`ConnectTimeout`), keeps the session to SFTP (no tty, no X11
+//! or agent forwarding, no port forwards) and, for scripts, `BatchMode=yes`
+//! (no prompt). Host keys are checked as the user's config says, never
+//! less: an unknown key fails unless the config itself accepts new keys.
+#![forbid(unsafe_code)]
+
+use std::path::PathBuf;
+
+use canopy_core::limits::SFTP_CONNECT_TIME;
+use canopy_core::{CanopyError, ErrorCode};
+
+use crate::url::Target;
+
+/// How `ssh` is run.
+#[derive(Debug, Clone, Default)]
+pub struct SshOptions {
+    /// `-F FILE`: this config file instead of `~/.ssh/config`.
+    pub config: Option<PathBuf>,
+    /// `BatchMode=yes`: never prompt (scripts, agents). Without it a
+    /// password or passphrase is asked through `SSH_ASKPASS`.
+    pub batch: bool,
+    /// The `ssh` program (default `ssh`, found on `PATH`).
+    pub program: Option<PathBuf>,
+}
+
+/// The `ssh` command that opens the SFTP subsystem on `target`.
+pub(crate) fn command(target: &Target, options: &SshOptions) -> std::process::Command {
+    let program = options
+        .program
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("ssh"));
+    let mut cmd = std::process::Command::new(program);
+    if let Some(config) = &options.config {
+        cmd.arg("-F").arg(config);
+    }
+    // debug1 says which host key the server offered (the fingerprint an
+    // unknown key is refused with); its lines are kept apart from ssh's
+    // own messages.
+    cmd.arg("-v");
+    let connect = SFTP_CONNECT_TIME.as_secs().max(1);
+    cmd.args(["-T", "-x", "-a", "-o", "ClearAllForwardings=yes"])
+        .arg("-o")
+        .arg(format!("ConnectTimeout={connect}"));
+    if options.batch {
+        cmd.args(["-o", "BatchMode=yes"]);
+    }
+    if let Some(port) = target.port {
+        cmd.arg("-p").arg(port.to_string());
+    }
+    if let Some(user) = &target.user {
+        cmd.arg("-l").arg(user);
+    }
+    // `--`: whatever the host is, it is never read as an option.
+    cmd.args(["-s", "--", &target.host, "sftp"]);
+    cmd
+}
+
+/// What `ssh` printed, sorted: its debug lines are dropped except the host
+/// key it was offered.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Messages {
+    pub lines: std::collections::VecDeque<String>,
+    pub offered_key: Option<String>,
+}
+
+impl Messages {
+    pub fn add(&mut self, line: &str, keep: usize) {
+        let line = line.trim_end_matches(['\r', '\n']);
+        if let Some(key) = line.strip_prefix("debug1: Server host key: ") {
+            self.offered_key = Some(key.to_string());
+            return;
+        }
+        if line.starts_with("debug") || line.is_empty() {
+            return;
+        }
+        if self.lines.len() >= keep {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(line.to_string());
+    }
+
+    /// ssh's last line that says something (not a warning about a key added).
+    fn reason(&self) -> Option<&str> {
+        self.lines
+            .iter()
+            .rev()
+            .map(String::as_str)
+            .find(|l| !l.starts_with("Warning: Permanently added"))
+    }
+}
+
+/// The error for a connection `ssh` could not make, from what it printed.
+pub(crate) fn connect_error(target: &Target, messages: &Messages) -> CanopyError {
+    let all = |needle: &str| messages.lines.iter().any(|l| l.contains(needle));
+    let host = match target.port {
+        Some(p) => format!("[{}]:{p}", target.host),
+        None => target.host.clone(),
+    };
+    let login = match &target.user {
+        Some(u) => format!("{u}@{}", target.host),
+        None => target.host.clone(),
+    };
+    let port_arg = target.port.map(|p| format!("-p {p} ")).unwrap_or_default();
+    if all("REMOTE HOST IDENTIFICATION HAS CHANGED")
+        || all("has changed and you have requested strict checking")
+    {
+        // The fingerprint is on the line after "The fingerprint for the … key sent by the remote host is".
+        let fingerprint = messages
+            .lines
+            .iter()
+            .skip_while(|l| !l.contains("sent by the remote host is"))
+            .nth(1)
+            .cloned()
+            .or_else(|| messages.offered_key.clone())
+            .unwrap_or_else(|| "(not shown by ssh)".into());
+        return CanopyError::new(
+            ErrorCode::HostKeyChanged,
+            format!(
+                "the host key of {host} is not the one in known_hosts; the server sent {fingerprint}. \
+                 If the server was reinstalled, remove the old key with `ssh-keygen -R '{host}'` and connect once with `ssh {port_arg}{login}`"
+            ),
+        );
+    }
+    if all("Host key verification failed") || all("host key is known for") {
+        let fingerprint = messages
+            .offered_key
+            .clone()
+            .unwrap_or_else(|| "(not shown by ssh)".into());
+        return CanopyError::new(
+            ErrorCode::HostKeyUnknown,
+            format!(
+                "the host key of {host} is not known; the server offers {fingerprint}. \
+                 Check it with the server's owner, then add it by connecting once with `ssh {port_arg}{login}` and answering yes"
+            ),
+        );
+    }
+    if let Some(line) =
+        messages.lines.iter().rev().find(|l| {
+            l.contains("Permission denied") || l.contains("Too many authentication failures")
+        })
+    {
+        return CanopyError::new(ErrorCode::AuthFailed, format!("ssh: {line}"));
+    }
+    let reason = messages.reason().unwrap_or("ssh ended without saying why");
+    let code = if reason.contains("timed out") || reason.contains("Timeout") {
+        ErrorCode::Timeout
+    } else {
+        ErrorCode::Io
+    };
+    CanopyError::new(code, format!("cannot connect to {host}: ssh: {reason}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target() -> Target {
+        Target {
+            user: Some("ann".into()),
+            host: "127.0.0.1".into(),
+            port: Some(2222),
+        }
+    }
+
+    fn said(lines: &[&str]) -> Messages {
+        let mut m = Messages::default();
+        for l in lines {
+            m.add(l, 64);
+        }
+        m
+    }
+
+    #[test]
+    fn an_unknown_host_key_is_refused_with_the_offered_fingerprint() {
+        let m = said(&[
+            "debug1: Connecting to 127.0.0.1 [127.0.0.1] port 2222.",
+            "debug1: Server host key: ssh-ed25519 SHA256:abcDEF",
+            "No ED25519 host key is known for [127.0.0.1]:2222 and you have requested strict checking.",
+            "Host key verification failed.",
+        ]);
+        let e = connect_error(&target(), &m);
+        assert_eq!(e.code, ErrorCode::HostKeyUnknown);
+        assert!(e.message.contains("SHA256:abcDEF"), "{}", e.message);
+        assert!(
+            e.message.contains("ssh -p 2222 ann@127.0.0.1"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn the_command_never_reads_the_host_as_an_option() {
+        let cmd = command(
+            &target(),
+            &SshOptions {
+                batch: true,
+                ..Default::default()
+            },
+        );
+        let args: Vec<_> = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let tail = &args[args.len() - 4..];
+        assert_eq!(tail, ["-s", "--", "127.0.0.1", "sftp"]);
+        assert!(args.windows(2).any(|w| w == ["-o", "BatchMode=yes"]));
+    }
+}

@@ -1,0 +1,378 @@
+//! A real OpenSSH server for the tests: Debian's `sshd`, started by the
+//! test as an unprivileged user (`nobody` when the tests run as root) on
+//! 127.0.0.1 at a free port, with a host key, a user key and a client
+//! `ssh_config` in a temporary folder. The machine's own SSH setup is never
+//! read or changed: the client is always given `-F` this folder's config.
+//! The SFTP server inside it logs every request it receives (`-l DEBUG3`).
+#![allow(dead_code)]
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use canopy_sftp::{SftpFs, SshOptions, Target};
+
+pub const HOST: &str = "canopy-test";
+
+pub struct Sshd {
+    pub dir: tempfile::TempDir,
+    pub port: u16,
+    pub user: String,
+    child: Option<Child>,
+}
+
+fn run(cmd: &mut Command) {
+    let out = cmd.output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn keygen(path: &Path) {
+    run(Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "canopy-test", "-f"])
+        .arg(path));
+}
+
+pub fn is_root() -> bool {
+    // SAFETY-free: the effective uid from /proc.
+    fs::read_to_string("/proc/self/status")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|l| l.split_whitespace().nth(1).map(|u| u == "0"))
+        .unwrap_or(false)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The fingerprint `ssh-keygen -l` prints for a public key (SHA256:…).
+pub fn fingerprint(public: &Path) -> String {
+    let out = Command::new("ssh-keygen")
+        .arg("-lf")
+        .arg(public)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .to_string()
+}
+
+impl Sshd {
+    pub fn start() -> Sshd {
+        let dir = tempfile::Builder::new()
+            .prefix("canopy-sshd")
+            .tempdir()
+            .unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let p = dir.path().to_path_buf();
+        let p = p.as_path();
+        keygen(&p.join("host_key"));
+        keygen(&p.join("user_key"));
+        keygen(&p.join("other_key"));
+        fs::copy(p.join("user_key.pub"), p.join("authorized_keys")).unwrap();
+        fs::create_dir(p.join("data")).unwrap();
+        let user = if is_root() {
+            "nobody".to_string()
+        } else {
+            String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout)
+                .unwrap()
+                .trim()
+                .to_string()
+        };
+        if is_root() {
+            fs::write(p.join("sshd.log"), b"").unwrap();
+            for f in ["host_key", "authorized_keys", "sshd.log"] {
+                run(Command::new("chown").arg("nobody:nogroup").arg(p.join(f)));
+            }
+        }
+        let mut sshd = Sshd {
+            port: 0,
+            user,
+            child: None,
+            dir,
+        };
+        sshd.launch();
+        sshd.write_client_config("config", "known_hosts", "user_key");
+        let host_pub = fs::read_to_string(p.join("host_key.pub")).unwrap();
+        let mut parts = host_pub.split_whitespace();
+        let (kind, key) = (parts.next().unwrap(), parts.next().unwrap());
+        fs::write(
+            p.join("known_hosts"),
+            format!("[127.0.0.1]:{} {kind} {key}\n", sshd.port),
+        )
+        .unwrap();
+        sshd
+    }
+
+    /// Starts `sshd` (again, on a new port).
+    pub fn launch(&mut self) {
+        let p = self.dir.path();
+        self.port = free_port();
+        let config = format!(
+            "Port {port}\nListenAddress 127.0.0.1\nHostKey {p}/host_key\nPidFile none\n\
+             AuthorizedKeysFile {p}/authorized_keys\nStrictModes no\nUsePAM no\n\
+             PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\n\
+             AllowTcpForwarding no\nX11Forwarding no\nPermitTTY no\nLogLevel VERBOSE\n\
+             Subsystem sftp internal-sftp -e -l DEBUG3\n",
+            port = self.port,
+            p = p.display()
+        );
+        fs::write(p.join("sshd_config"), config).unwrap();
+        let mut cmd = if is_root() {
+            let mut c = Command::new("setpriv");
+            // The shadow group only so that sshd can read the account's
+            // lock and expiry fields (unreadable, it takes it as locked).
+            c.args([
+                "--reuid=nobody",
+                "--regid=nogroup",
+                "--groups=shadow",
+                "/usr/sbin/sshd",
+            ]);
+            c
+        } else {
+            Command::new("/usr/sbin/sshd")
+        };
+        cmd.arg("-D")
+            .arg("-f")
+            .arg(p.join("sshd_config"))
+            .arg("-E")
+            .arg(p.join("sshd.log"))
+            .stdin(Stdio::null());
+        self.child = Some(
+            cmd.spawn()
+                .expect("sshd starts (apt-get install openssh-server)"),
+        );
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let log = fs::read_to_string(p.join("sshd.log")).unwrap_or_default();
+            if log.contains(&format!("Server listening on 127.0.0.1 port {}", self.port)) {
+                break;
+            }
+            if let Some(status) = self.child.as_mut().unwrap().try_wait().unwrap() {
+                panic!("sshd ended ({status}): {log}");
+            }
+            assert!(Instant::now() < until, "sshd did not start: {log}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Writes an `ssh_config` at `name` using `known_hosts` and `key` of the folder.
+    pub fn write_client_config(&self, name: &str, known_hosts: &str, key: &str) -> PathBuf {
+        let p = self.dir.path();
+        let text = format!(
+            "Host {HOST}\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {p}/{key}\n\
+             IdentitiesOnly yes\n  IdentityAgent none\n  UserKnownHostsFile {p}/{known_hosts}\n\
+             GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  PasswordAuthentication no\n\
+             KbdInteractiveAuthentication no\n  ControlMaster no\n  LogLevel ERROR\n",
+            port = self.port,
+            user = self.user,
+            p = p.display()
+        );
+        let path = p.join(name);
+        fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn config(&self) -> PathBuf {
+        self.dir.path().join("config")
+    }
+
+    /// The folder the server's files are made in.
+    pub fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    pub fn options(&self, config: &Path) -> SshOptions {
+        SshOptions {
+            config: Some(config.to_path_buf()),
+            batch: true,
+            program: None,
+        }
+    }
+
+    /// The source for this server, with the folder's config.
+    pub fn source(&self) -> SftpFs {
+        self.source_with(&self.config())
+    }
+
+    pub fn source_with(&self, config: &Path) -> SftpFs {
+        SftpFs::new(
+            Target {
+                user: None,
+                host: HOST.into(),
+                port: None,
+            },
+            self.options(config),
+        )
+    }
+
+    /// The listener's pid.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().unwrap().id()
+    }
+
+    /// The sessions' `sshd` processes (everything below the listener).
+    pub fn sessions(&self) -> Vec<i32> {
+        let mut all = children_of(self.pid() as i32);
+        let mut i = 0;
+        while i < all.len() {
+            let more = children_of(all[i]);
+            all.extend(more);
+            i += 1;
+        }
+        all
+    }
+
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.dir.path().join("sshd.log")).unwrap_or_default()
+    }
+
+    /// Kills the server and every session of it.
+    pub fn kill(&mut self) {
+        for pid in self.sessions() {
+            signal(pid, "KILL");
+        }
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// `sftp -b -` (OpenSSH's own client) with `commands`; its output.
+    pub fn sftp_batch(&self, commands: &str) -> String {
+        let mut child = Command::new("sftp")
+            .arg("-F")
+            .arg(self.config())
+            .args(["-b", "-", HOST])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(commands.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "sftp: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        for pid in self.sessions() {
+            signal(pid, "CONT");
+        }
+        self.kill();
+    }
+}
+
+/// A source whose "server" is OpenSSH's `sftp-server` itself, run by a
+/// stand-in for `ssh` with logging at DEBUG3 into `dir/sftp.log`: the
+/// record of every request the server received.
+pub fn recorded_source(dir: &Path) -> SftpFs {
+    let wrapper = dir.join("sftp-recorded");
+    fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nexec /usr/lib/openssh/sftp-server -e -l DEBUG3 2>>{}/sftp.log\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).unwrap();
+    SftpFs::new(
+        Target {
+            user: None,
+            host: "recorded".into(),
+            port: None,
+        },
+        SshOptions {
+            config: None,
+            batch: true,
+            program: Some(wrapper),
+        },
+    )
+}
+
+/// The requests `sftp-server -l DEBUG3` logged in `dir/sftp.log`, in order:
+/// each request's name, with the open's flags ("open READ").
+pub fn requests_in(dir: &Path) -> Vec<String> {
+    let log = fs::read_to_string(dir.join("sftp.log")).unwrap_or_default();
+    let mut out = Vec::new();
+    for l in log.lines() {
+        if let Some(at) = l.find("request ") {
+            let rest = &l[at + "request ".len()..];
+            let Some((number, what)) = rest.split_once(": ") else {
+                continue;
+            };
+            if number.parse::<u32>().is_err() || what.starts_with("sent ") {
+                continue;
+            }
+            let name = what.split_whitespace().next().unwrap_or("").to_string();
+            if name != "open" {
+                out.push(name);
+            }
+        } else if let Some(open) = l.strip_prefix("open \"") {
+            // open "PATH" flags READ mode 0666
+            let flags = open.rsplit_once(" flags ").map_or("", |(_, f)| f);
+            let flags = flags.split(" mode").next().unwrap_or(flags);
+            out.push(format!("open {flags}"));
+        }
+    }
+    out
+}
+
+pub fn signal(pid: i32, sig: &str) {
+    let _ = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status();
+}
+
+pub fn children_of(parent: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // The fields after the command name's closing parenthesis: state, ppid.
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+            continue;
+        };
+        if after
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<i32>().ok())
+            == Some(parent)
+        {
+            out.push(pid);
+        }
+    }
+    out
+}
