@@ -26,8 +26,9 @@
 //! batch of names or chunk of `lstat`s a step with a fresh deadline
 //! (`folder_time`, `TIME_BUDGET`): a job that hangs (a dead mount) is given up, its
 //! folder costs `TIMEOUT`, its place is stuck (later calls there fail at
-//! once) and the thread goes on with a fresh worker. A job given up
-//! publishes nothing after it was given up ([`Claim`]).
+//! once) and the thread goes on with a fresh worker. Each job's outcome is
+//! published once ([`Claim`]): by its worker if it finished first, else as
+//! `TIMEOUT` by the thread that gave it up.
 //!
 //! **The request budget.** Entries counted (`SIZES_MAX_ENTRIES`) and time
 //! (`SIZES_REQUEST_TIME`): when either is spent, or on a cancel, the threads
@@ -318,6 +319,13 @@ impl Claim {
     }
 }
 
+/// For each (device, inode) met with several links, the sized folders
+/// that hold it.
+type Links = HashMap<(u64, u64), Vec<Arc<Sized>>>;
+
+/// A folder opened, with its identity.
+type Opened<F> = (Arc<F>, Identity);
+
 /// Where a job hands its figures over to, shared by every thread.
 struct Shared<S: Source> {
     source: S,
@@ -331,7 +339,7 @@ struct Shared<S: Source> {
     work_ready: Condvar,
     /// (device, inode) of each file with several links met, and the sized
     /// folders whose figures already hold it.
-    links: Mutex<HashMap<(u64, u64), Vec<Arc<Sized>>>>,
+    links: Mutex<Links>,
     entries: AtomicU64,
     /// `Some` once the request stopped as a whole.
     cut: Mutex<Option<ErrorCode>>,
@@ -627,7 +635,9 @@ fn work<S: Source>(sh: &Shared<S>, slot: &Mutex<Option<Running>>, watch: &Watch)
             was
         };
         *lock(slot) = None;
-        if given_up || matches!(ran, Err(Cut::GivenUp)) || watch.abandoned() {
+        // Given up before it claimed the job: the thread that gave it up
+        // accounts for it. Claimed: it publishes, given up or not.
+        if given_up || matches!(ran, Err(Cut::GivenUp)) {
             return;
         }
         if matches!(ran, Err(Cut::Stopped)) {
@@ -637,6 +647,10 @@ fn work<S: Source>(sh: &Shared<S>, slot: &Mutex<Option<Running>>, watch: &Watch)
         }
         publish(sh, &node, own, &path, out);
         sh.job_ended();
+        if watch.abandoned() {
+            // Nobody watches this worker's steps any more: a fresh one goes on.
+            return;
+        }
     }
 }
 
@@ -715,7 +729,7 @@ fn open<S: Source>(
     deadline: Instant,
     out: &mut Outcome,
     watch: &Watch,
-) -> Result<Option<(Arc<S::Folder>, Identity)>, CanopyError> {
+) -> Result<Option<Opened<S::Folder>>, CanopyError> {
     let Some((parent, pid)) = parent else {
         // The root, by its path.
         watch

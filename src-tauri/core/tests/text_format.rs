@@ -202,7 +202,7 @@ fn size_text(s: &canopy_core::wire::FolderSizes, apparent: bool) -> String {
     while u + 1 < units.len() && u128::from(bytes) >= 1u128 << (10 * (u + 2)) {
         u += 1;
     }
-    let h = u128::from(bytes) * 100 >> (10 * (u + 1));
+    let h = (u128::from(bytes) * 100) >> (10 * (u + 1));
     format!("{least}{}.{:02} {}", h / 100, h % 100, units[u])
 }
 

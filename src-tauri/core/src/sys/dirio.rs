@@ -73,6 +73,8 @@ impl Usage {
             disk: (st.st_blocks as u64).saturating_mul(512),
             dev: st.st_dev,
             ino: st.st_ino,
+            // `nlink_t` is 32 bits on some targets.
+            #[allow(clippy::unnecessary_cast)]
             links: st.st_nlink as u64,
         }
     }
