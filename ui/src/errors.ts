@@ -24,6 +24,8 @@ const SENTENCES: Record<ErrorCode, string> = {
   UNSUPPORTED: "this archive uses a kind of compression or a feature Canopy does not read",
   TOO_DEEP: "this archive lies inside too many archives to open here",
   DUPLICATE: "another entry of the archive has this same path; both are listed",
+  TOOL_MISSING: "a program this preview needs is not installed",
+  RENDER_FAILED: "the sandboxed renderer could not show this file; the window is unaffected",
 };
 
 /**

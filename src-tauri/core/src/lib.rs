@@ -10,6 +10,8 @@
 //! - [`locate`]`(source, request)`: where a name prefix falls in a folder's order;
 //! - [`preview`]`(source, path, offset, length)` and [`preview_image`]: a
 //!   bounded read of one regular file;
+//! - [`pdf_document`], [`pdf_page`] and [`photo_details`]: a PDF's facts and
+//!   pages through the sandboxed renderer, a photo's EXIF details;
 //! - [`resolve_within`], [`confine_links`], [`real_path`]: looking only
 //!   inside a set of folders (`canopy-mcp`'s roots).
 //!
@@ -39,6 +41,7 @@ pub(crate) mod ignore_pattern;
 pub(crate) mod ignore_rules;
 pub mod limits;
 mod locate;
+pub mod media;
 pub mod names;
 pub mod openable;
 pub(crate) mod order;
@@ -66,6 +69,7 @@ pub use error::{CanopyError, ErrorCode};
 pub use filter::is_glob as filter_is_glob;
 pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
+pub use media::{pdf_document, pdf_page, photo_details};
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
 pub use source::{Observer, Source, SourceFile, SourceFolder};

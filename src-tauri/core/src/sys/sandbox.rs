@@ -22,7 +22,7 @@
 //! - the program is looked up in the system's own folders (`/usr/bin`,
 //!   `/bin`), never through `PATH`.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -40,8 +40,16 @@ use crate::limits::{RENDER_ADDRESS_SPACE, RENDER_CPU_SECONDS, RENDER_POLL_MS, RE
 /// name a folder the user can write).
 pub const TOOL_FOLDERS: &[&str] = &["/usr/bin", "/bin", "/usr/local/bin"];
 
-/// The program `name` in [`TOOL_FOLDERS`], when one of them has it.
+/// The program `name` in [`TOOL_FOLDERS`], when one of them has it. In the
+/// `e2e` build, `CANOPY_TEST_TOOL_FOLDERS` (folders, `:`-separated) stands
+/// for them: the missing-tool tests name an empty one.
 pub fn find_tool(name: &str) -> Option<PathBuf> {
+    #[cfg(feature = "e2e")]
+    if let Some(folders) = std::env::var_os("CANOPY_TEST_TOOL_FOLDERS") {
+        return std::env::split_paths(&folders)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file());
+    }
     TOOL_FOLDERS
         .iter()
         .map(|d| Path::new(d).join(name))
@@ -420,11 +428,6 @@ unsafe fn mark_cloexec_from(first: RawFd, keep: Option<RawFd>) {
             }
         }
     }
-}
-
-/// The program name to show a person, from a path.
-pub fn program_name(program: &Path) -> &OsStr {
-    program.file_name().unwrap_or(program.as_os_str())
 }
 
 #[cfg(test)]

@@ -48,6 +48,13 @@ pub enum ErrorCode {
     TooDeep,
     /// Another entry of the archive has the same path: both are listed.
     Duplicate,
+    /// A program the preview needs (a renderer such as `pdftoppm`) is not
+    /// installed: the message names its Debian package.
+    ToolMissing,
+    /// The sandboxed renderer could not make this file's page or frame: it
+    /// failed, crashed or passed a limit (its memory, its CPU time, its
+    /// output); the window goes on.
+    RenderFailed,
 }
 
 impl ErrorCode {
@@ -74,6 +81,8 @@ impl ErrorCode {
             ErrorCode::Unsupported => "UNSUPPORTED",
             ErrorCode::TooDeep => "TOO_DEEP",
             ErrorCode::Duplicate => "DUPLICATE",
+            ErrorCode::ToolMissing => "TOOL_MISSING",
+            ErrorCode::RenderFailed => "RENDER_FAILED",
         }
     }
 }

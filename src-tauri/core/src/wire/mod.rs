@@ -11,12 +11,14 @@
 
 pub(crate) mod error;
 mod listing;
+mod media;
 mod preview;
 mod request;
 mod shell;
 
 pub use error::{CanopyError, ErrorCode};
 pub use listing::*;
+pub use media::*;
 pub use preview::*;
 pub use request::*;
 pub use shell::*;
