@@ -25,6 +25,9 @@ use tauri_plugin_opener::OpenerExt;
 use crate::progress::ProgressReport;
 use crate::AppState;
 
+mod media;
+pub use media::*;
+
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, CanopyError> + Send + 'static,
 ) -> Result<T, CanopyError> {

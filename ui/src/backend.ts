@@ -24,6 +24,10 @@ import type { PreviewRequest } from "./bindings/PreviewRequest";
 import type { PreviewChunk } from "./bindings/PreviewChunk";
 import type { CopiedPath } from "./bindings/CopiedPath";
 import type { ArchiveSummary } from "./bindings/ArchiveSummary";
+import type { MediaRequest } from "./bindings/MediaRequest";
+import type { PdfDocument } from "./bindings/PdfDocument";
+import type { PdfPage } from "./bindings/PdfPage";
+import type { PhotoDetails } from "./bindings/PhotoDetails";
 
 export interface Backend {
   /**
@@ -57,6 +61,14 @@ export interface PreviewBackend {
   openDefault(handle: string): Promise<void>;
   /** Copies the path; says whether it was quoted for a shell (`$'…'`). */
   copyPath(handle: string): Promise<CopiedPath>;
+  /** A PDF's facts, from the sandboxed renderer. */
+  pdfDocument(request: MediaRequest): Promise<PdfDocument>;
+  /** One PDF page at a width, and its text, from the sandboxed renderer. */
+  pdfPage(request: MediaRequest): Promise<PdfPage>;
+  /** A photo's EXIF details. */
+  photoDetails(handle: string): Promise<PhotoDetails>;
+  /** Stops a render job (its child is killed); it answers CANCELLED. */
+  cancelRender(requestId: number): Promise<void>;
 }
 
 export class BackendError extends Error {
@@ -116,6 +128,12 @@ export const tauriBackend: Backend & PreviewBackend = {
   reveal: (handle) => call<void>("reveal", { handle }),
   openDefault: (handle) => call<void>("open_default", { handle }),
   copyPath: (handle) => call<CopiedPath>("copy_path", { handle }),
+  pdfDocument: (request) => call<PdfDocument>("pdf_document", request),
+  pdfPage: (request) => call<PdfPage>("pdf_page", request),
+  photoDetails: (handle) => call<PhotoDetails>("photo_details", { handle }),
+  cancelRender: async (requestId) => {
+    await call<boolean>("cancel_render", { requestId });
+  },
   pickFolder: () => call<string | null>("pick_folder"),
   watchFolders: (folders) => call<WatchStatus>("watch_folders", { folders }),
   listenShell: async (onEvent) => {

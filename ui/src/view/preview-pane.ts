@@ -2,7 +2,8 @@
 // of the selection. It chooses the view and reads the chunks: text and code
 // (text-view.ts, coloured off the window's thread), images through blob:
 // URLs (the engine names the MIME type), binary as hex, a folder's summary
-// (folder-summary.ts), an archive's summary (archive-summary.ts). Every read
+// (folder-summary.ts), an archive's summary (archive-summary.ts), a PDF's
+// pages (pdf-view.ts) and a photo's details (photo-details.ts). Every read
 // is a chunk ("Load more" appends the next); contents reach the DOM as text
 // nodes and elements created one by one. The confirm dialog and the find bar
 // are confirm-open.ts and find-bar.ts.
@@ -30,6 +31,8 @@ import { folderSummary } from "./folder-summary";
 import { formatSize, formatTime } from "./format";
 import { decodeBase64, hexLines } from "./hex";
 import { plainName, renderName } from "./name";
+import { PdfView } from "./pdf-view";
+import { photoDetailsBlock } from "./photo-details";
 import { TextView, type WrapSetting } from "./text-view";
 
 export { COLOUR_STOPPED, RENDER_STOPPED } from "./text-view";
@@ -50,7 +53,7 @@ interface Shown {
   nextOffset: number;
   size: number;
   more: boolean;
-  mode: "text" | "binary" | "image" | "archive" | "none";
+  mode: "text" | "binary" | "image" | "archive" | "pdf" | "none";
   text: TextView | null;
   typeLabel: string;
 }
@@ -65,6 +68,8 @@ export class PreviewPane {
   private imageUrl: string | null = null;
   private readonly wrap: WrapSetting = { wrap: false };
   private findBar: HTMLElement | null = null;
+  /** The PDF being shown, whose render jobs stop when the selection moves on. */
+  private pdf: PdfView | null = null;
 
   constructor(
     private readonly backend: PreviewBackend,
@@ -95,6 +100,7 @@ export class PreviewPane {
     if (!t || !hit) {
       if (this.shown) this.showEmpty();
       this.shown?.text?.dispose();
+      this.dropPdf();
       this.shown = null;
       this.token++;
       this.highlighter.cancel();
@@ -133,7 +139,7 @@ export class PreviewPane {
 
   /** Ctrl+F from anywhere while a text preview is shown. */
   openFind(): void {
-    if (!this.shown || this.shown.mode !== "text") return;
+    if (!this.shown || (this.shown.mode !== "text" && this.shown.mode !== "pdf")) return;
     if (!this.findBar) this.findBar = buildFindBar(this.head, this.body);
     this.findBar.hidden = false;
     this.findBar.querySelector("input")?.focus();
@@ -143,6 +149,7 @@ export class PreviewPane {
     const token = ++this.token;
     // Whatever was being coloured belongs to the file left behind.
     this.shown?.text?.dispose();
+    this.dropPdf();
     this.highlighter.cancel();
     if (this.imageUrl) URL.revokeObjectURL(this.imageUrl);
     this.imageUrl = null;
@@ -300,10 +307,27 @@ export class PreviewPane {
     shown.more = chunk.more;
     shown.nextOffset = chunk.offset + chunk.length;
     if (offset === 0) {
+      if (chunk.media === "pdf") {
+        shown.mode = "pdf";
+        shown.typeLabel = "PDF document";
+        this.pdf = new PdfView(this.backend, shown.node.entry.handle, () => this.body.clientWidth);
+        this.body.replaceChildren(this.pdf.element);
+        void this.pdf.start();
+        return;
+      }
       if (chunk.image && chunk.imageMime) {
         shown.mode = "image";
         shown.typeLabel = `${chunk.image.toUpperCase()} image`;
         await this.showImage(token, chunk.image.toUpperCase(), chunk.imageMime);
+        if (chunk.media === "photo") await this.showPhotoDetails(token);
+        return;
+      }
+      if (chunk.media === "photo") {
+        // A photo format the window cannot decode (TIFF, HEIF): its details only.
+        shown.mode = "image";
+        shown.typeLabel = "photo";
+        this.body.replaceChildren(el("p", { class: "muted" }, "No preview for this format."));
+        await this.showPhotoDetails(token);
         return;
       }
       this.body.replaceChildren();
@@ -331,6 +355,26 @@ export class PreviewPane {
       this.appendHex(chunk);
     }
     this.updateMore();
+  }
+
+  /** Stops the PDF view's render jobs (their children are killed). */
+  private dropPdf(): void {
+    this.pdf?.dispose();
+    this.pdf = null;
+  }
+
+  /** Appends the photo's EXIF details under its preview. */
+  private async showPhotoDetails(token: number): Promise<void> {
+    const shown = this.shown;
+    if (!shown) return;
+    try {
+      const details = await this.backend.photoDetails(shown.node.entry.handle);
+      if (token !== this.token) return;
+      this.body.append(photoDetailsBlock(details));
+    } catch (err) {
+      if (token !== this.token) return;
+      this.body.append(this.errorBox(toBackendError(err).toWire()));
+    }
   }
 
   private startBinary(): void {
