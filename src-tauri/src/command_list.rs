@@ -23,6 +23,7 @@ macro_rules! with_command_list {
             pdf_document,
             pdf_page,
             photo_details,
+            audio_details,
             cancel_render,
             reveal,
             open_default,

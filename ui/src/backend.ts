@@ -28,6 +28,7 @@ import type { MediaRequest } from "./bindings/MediaRequest";
 import type { PdfDocument } from "./bindings/PdfDocument";
 import type { PdfPage } from "./bindings/PdfPage";
 import type { PhotoDetails } from "./bindings/PhotoDetails";
+import type { AudioDetails } from "./bindings/AudioDetails";
 
 export interface Backend {
   /**
@@ -67,6 +68,8 @@ export interface PreviewBackend {
   pdfPage(request: MediaRequest): Promise<PdfPage>;
   /** A photo's EXIF details. */
   photoDetails(handle: string): Promise<PhotoDetails>;
+  /** An audio file's tags, properties and cover art. */
+  audioDetails(handle: string): Promise<AudioDetails>;
   /** Stops a render job (its child is killed); it answers CANCELLED. */
   cancelRender(requestId: number): Promise<void>;
 }
@@ -131,6 +134,7 @@ export const tauriBackend: Backend & PreviewBackend = {
   pdfDocument: (request) => call<PdfDocument>("pdf_document", request),
   pdfPage: (request) => call<PdfPage>("pdf_page", request),
   photoDetails: (handle) => call<PhotoDetails>("photo_details", { handle }),
+  audioDetails: (handle) => call<AudioDetails>("audio_details", { handle }),
   cancelRender: async (requestId) => {
     await call<boolean>("cancel_render", { requestId });
   },

@@ -1,7 +1,7 @@
 // The PDF and photo views' words and kept pages.
 
 import { describe, expect, it } from "vitest";
-import { PageCache, gpsLine, pageFromField, pageLabel, pdfFacts, photoFacts, sandboxNote } from "./media-words";
+import { PageCache, audioFacts, durationText, gpsLine, pageFromField, pageLabel, pdfFacts, photoFacts, sandboxNote } from "./media-words";
 
 describe("PDF pages", () => {
   it("says where the reader is", () => {
@@ -74,6 +74,35 @@ describe("photo details", () => {
       ["Taken", "2024-05-01 14:03:22"],
       ["Dimensions", "4000 × 3000 px"],
       ["Orientation", "turned 90° clockwise (applied to the preview)"],
+    ]);
+  });
+});
+
+describe("audio details", () => {
+  it("puts tags and properties in words", () => {
+    expect(durationText(187_400)).toBe("3:07");
+    expect(durationText(3_723_000)).toBe("1:02:03");
+    expect(
+      audioFacts({
+        title: "Gymnopédie No. 1",
+        artist: "Erik Satie",
+        album: null,
+        track: 1,
+        trackTotal: 3,
+        durationMs: 1000,
+        codec: "WAV",
+        bitRateKbps: 128,
+        sampleRate: 8000,
+        channels: 1,
+        cover: null,
+        coverTooLarge: false,
+      }),
+    ).toEqual([
+      ["Title", "Gymnopédie No. 1"],
+      ["Artist", "Erik Satie"],
+      ["Track", "1 of 3"],
+      ["Duration", "0:01"],
+      ["Format", "WAV · 128 kbit/s · 8 kHz · mono"],
     ]);
   });
 });

@@ -5,6 +5,7 @@
 import type { GpsPosition } from "./bindings/GpsPosition";
 import type { PdfDocument } from "./bindings/PdfDocument";
 import type { PhotoDetails } from "./bindings/PhotoDetails";
+import type { AudioDetails } from "./bindings/AudioDetails";
 
 /** Rendered pages kept at most (the one shown among them). */
 export const PDF_PAGES_KEPT = 3;
@@ -89,5 +90,30 @@ export function photoFacts(d: PhotoDetails): [string, string][] {
   if (d.takenAt) rows.push(["Taken", d.takenAt]);
   if (d.width != null && d.height != null) rows.push(["Dimensions", `${d.width} × ${d.height} px`]);
   if (d.orientationLabel) rows.push(["Orientation", `${d.orientationLabel}${d.orientation && d.orientation !== 1 ? " (applied to the preview)" : ""}`]);
+  return rows;
+}
+
+/** "3:07", "1:02:03". */
+export function durationText(ms: number): string {
+  const total = Math.round(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+/** An audio file's tags and properties as label/value rows, the ones it does not say left out. */
+export function audioFacts(d: AudioDetails): [string, string][] {
+  const rows: [string, string][] = [];
+  if (d.title) rows.push(["Title", d.title]);
+  if (d.artist) rows.push(["Artist", d.artist]);
+  if (d.album) rows.push(["Album", d.album]);
+  if (d.track != null) rows.push(["Track", d.trackTotal != null ? `${d.track} of ${d.trackTotal}` : String(d.track)]);
+  if (d.durationMs != null) rows.push(["Duration", durationText(d.durationMs)]);
+  const format = [d.codec];
+  if (d.bitRateKbps != null) format.push(`${d.bitRateKbps} kbit/s`);
+  if (d.sampleRate != null) format.push(`${(d.sampleRate / 1000).toLocaleString("en-US")} kHz`);
+  if (d.channels != null) format.push(d.channels === 1 ? "mono" : d.channels === 2 ? "stereo" : `${d.channels} channels`);
+  rows.push(["Format", format.join(" · ")]);
   return rows;
 }

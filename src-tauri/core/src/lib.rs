@@ -69,7 +69,7 @@ pub use error::{CanopyError, ErrorCode};
 pub use filter::is_glob as filter_is_glob;
 pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
-pub use media::{pdf_document, pdf_page, photo_details};
+pub use media::{audio_details, pdf_document, pdf_page, photo_details};
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
 pub use source::{Observer, Source, SourceFile, SourceFolder};

@@ -308,3 +308,10 @@ pub const PDF_INFO_CAP: usize = 64 * 1024;
 pub const EXIF_READ_BUDGET: usize = 1024 * 1024;
 /// The longest EXIF text field shown (a camera's name...), in characters.
 pub const EXIF_FIELD_CHARS: usize = 200;
+/// The most of an audio file read for its tags and properties (1 MiB of
+/// tags and up to `COVER_ART_CAP` of cover art).
+pub const AUDIO_READ_BUDGET: u64 = 5 * 1024 * 1024;
+/// The largest embedded cover shown; a larger one is left out and said.
+pub const COVER_ART_CAP: u64 = 4 * 1024 * 1024;
+/// The most the tag reader allocates for one item (a tag, a picture).
+pub const AUDIO_ALLOCATION_LIMIT: usize = 8 * 1024 * 1024;

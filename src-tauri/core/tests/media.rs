@@ -441,3 +441,125 @@ fn lying_exif_does_not_crash_the_reader() {
     let p = write(dir.path(), "claim.jpg", &claim);
     assert!(!photo_details(&LocalFs::new(), &p).unwrap().has_exif);
 }
+
+/// One second of silence as 8 kHz mono 16-bit PCM WAV.
+fn wav() -> Vec<u8> {
+    let data = vec![0u8; 16_000];
+    let mut out = b"RIFF".to_vec();
+    out.extend_from_slice(&((36 + data.len()) as u32).to_le_bytes());
+    out.extend_from_slice(b"WAVEfmt ");
+    out.extend_from_slice(&16u32.to_le_bytes());
+    out.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    out.extend_from_slice(&1u16.to_le_bytes()); // mono
+    out.extend_from_slice(&8000u32.to_le_bytes());
+    out.extend_from_slice(&16000u32.to_le_bytes());
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&16u16.to_le_bytes());
+    out.extend_from_slice(b"data");
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out.extend_from_slice(&data);
+    out
+}
+
+fn png_bytes(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbaImage::from_pixel(w, h, image::Rgba([200, 30, 30, 255]));
+    let mut out = Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+fn tag_song(p: &Path, cover: Vec<u8>) {
+    use lofty::config::WriteOptions;
+    use lofty::picture::{MimeType, Picture, PictureType};
+    use lofty::tag::{Accessor, Tag, TagExt, TagType};
+    let mut tag = Tag::new(TagType::Id3v2);
+    tag.set_title("Gymnopédie No. 1".into());
+    tag.set_artist("Erik Satie".into());
+    tag.set_album("Trois Gymnopédies".into());
+    tag.set_track(1);
+    tag.set_track_total(3);
+    tag.push_picture(Picture::new_unchecked(
+        PictureType::CoverFront,
+        Some(MimeType::Png),
+        None,
+        cover,
+    ));
+    tag.save_to_path(p, WriteOptions::default()).unwrap();
+}
+
+#[test]
+fn audio_tags_properties_and_cover_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "song.wav", &wav());
+    let cover = png_bytes(16, 16);
+    tag_song(&p, cover.clone());
+    let chunk = canopy_core::preview(&LocalFs::new(), &p, 0, 4096).unwrap();
+    assert_eq!(chunk.media, Some(MediaKind::Audio));
+    let d = canopy_core::audio_details(&LocalFs::new(), &p).unwrap();
+    assert_eq!(d.title.as_deref(), Some("Gymnopédie No. 1"));
+    assert_eq!(d.artist.as_deref(), Some("Erik Satie"));
+    assert_eq!(d.album.as_deref(), Some("Trois Gymnopédies"));
+    assert_eq!((d.track, d.track_total), (Some(1), Some(3)));
+    assert_eq!(d.duration_ms, Some(1000));
+    assert_eq!(d.codec, "WAV");
+    assert_eq!((d.sample_rate, d.channels), (Some(8000), Some(1)));
+    assert_eq!(d.bit_rate_kbps, Some(128));
+    let got = d.cover.expect("the cover");
+    assert_eq!(got.mime, "image/png");
+    assert_eq!(
+        base64::engine::general_purpose::STANDARD
+            .decode(got.base64)
+            .unwrap(),
+        cover
+    );
+}
+
+#[test]
+fn audio_cover_past_the_cap_is_left_out_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "song.wav", &wav());
+    // A PNG header and 4.5 MiB of noise: past the cover cap, within the read budget.
+    let mut big = png_bytes(1, 1);
+    big.extend((0..4_700_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8));
+    tag_song(&p, big);
+    let d = canopy_core::audio_details(&LocalFs::new(), &p).unwrap();
+    assert!(d.cover.is_none());
+    assert!(d.cover_too_large);
+    assert_eq!(
+        d.title.as_deref(),
+        Some("Gymnopédie No. 1"),
+        "the tags still read"
+    );
+}
+
+#[test]
+fn mp3_claiming_a_huge_tag_stops_at_the_read_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    // An ID3v2.4 header claiming the largest size a tag can (256 MiB), and
+    // 2 MiB of a frame whose own size claims 1 GB.
+    let mut bytes = b"ID3\x04\x00\x00\x7f\x7f\x7f\x7f".to_vec();
+    bytes.extend_from_slice(b"APIC\x7f\x7f\x7f\x7f\x00\x00");
+    bytes.extend(std::iter::repeat_n(0x41u8, 2 << 20));
+    let p = write(dir.path(), "corrupt.mp3", &bytes);
+    match canopy_core::audio_details(&LocalFs::new(), &p) {
+        Err(e) => assert_eq!(e.code, ErrorCode::Corrupt, "{e:?}"),
+        Ok(d) => assert!(d.cover.is_none() && d.title.is_none(), "{d:?}"),
+    }
+}
+
+#[test]
+fn audio_with_a_budget_sized_tag_is_refused_not_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "song.wav", &wav());
+    // A cover larger than the whole read budget: the reader stops at the budget.
+    let mut big = png_bytes(1, 1);
+    big.extend(std::iter::repeat_n(
+        7u8,
+        (canopy_core::limits::AUDIO_READ_BUDGET + (1 << 20)) as usize,
+    ));
+    tag_song(&p, big);
+    match canopy_core::audio_details(&LocalFs::new(), &p) {
+        Err(e) => assert_eq!(e.code, ErrorCode::Corrupt, "{e:?}"),
+        Ok(d) => assert!(d.cover.is_none(), "{d:?}"),
+    }
+}

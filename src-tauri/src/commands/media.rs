@@ -1,4 +1,5 @@
-//! The media commands: a PDF's facts and pages, a photo's details (see
+//! The media commands: a PDF's facts and pages, a photo's details, an
+//! audio file's tags (see
 //! `canopy_core::media`). A render job is registered under its request id
 //! so that `cancel_render` (sent when the selection moves on) kills its
 //! child at once.
@@ -61,6 +62,18 @@ pub async fn photo_details(
     let path = canopy_core::names::decode_handle(&req.handle)?;
     let source = state.source.clone();
     blocking(move || canopy_core::photo_details(&source, &path)).await
+}
+
+/// An audio file's tags, properties and cover art (read with a budget).
+#[tauri::command]
+pub async fn audio_details(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<AudioDetails, CanopyError> {
+    let req: MediaRequest = parse_request(request)?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    let source = state.source.clone();
+    blocking(move || canopy_core::audio_details(&source, &path)).await
 }
 
 /// Stops a render job: its child's process group is killed and it answers

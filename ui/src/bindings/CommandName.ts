@@ -14,6 +14,7 @@ export type CommandName =
   | "pdf_document"
   | "pdf_page"
   | "photo_details"
+  | "audio_details"
   | "cancel_render"
   | "reveal"
   | "open_default"

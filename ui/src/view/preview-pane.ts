@@ -3,7 +3,8 @@
 // (text-view.ts, coloured off the window's thread), images through blob:
 // URLs (the engine names the MIME type), binary as hex, a folder's summary
 // (folder-summary.ts), an archive's summary (archive-summary.ts), a PDF's
-// pages (pdf-view.ts) and a photo's details (photo-details.ts). Every read
+// pages (pdf-view.ts), a photo's details (photo-details.ts) and an audio
+// file's tags (audio-details.ts). Every read
 // is a chunk ("Load more" appends the next); contents reach the DOM as text
 // nodes and elements created one by one. The confirm dialog and the find bar
 // are confirm-open.ts and find-bar.ts.
@@ -33,6 +34,7 @@ import { decodeBase64, hexLines } from "./hex";
 import { plainName, renderName } from "./name";
 import { PdfView } from "./pdf-view";
 import { photoDetailsBlock } from "./photo-details";
+import { audioDetailsBlock } from "./audio-details";
 import { TextView, type WrapSetting } from "./text-view";
 
 export { COLOUR_STOPPED, RENDER_STOPPED } from "./text-view";
@@ -53,7 +55,7 @@ interface Shown {
   nextOffset: number;
   size: number;
   more: boolean;
-  mode: "text" | "binary" | "image" | "archive" | "pdf" | "none";
+  mode: "text" | "binary" | "image" | "archive" | "pdf" | "audio" | "none";
   text: TextView | null;
   typeLabel: string;
 }
@@ -315,6 +317,13 @@ export class PreviewPane {
         void this.pdf.start();
         return;
       }
+      if (chunk.media === "audio") {
+        shown.mode = "audio";
+        shown.typeLabel = "audio file";
+        this.body.replaceChildren(el("p", { class: "muted" }, "Reading the audio file's tags…"));
+        await this.showAudioDetails(token);
+        return;
+      }
       if (chunk.image && chunk.imageMime) {
         shown.mode = "image";
         shown.typeLabel = `${chunk.image.toUpperCase()} image`;
@@ -361,6 +370,23 @@ export class PreviewPane {
   private dropPdf(): void {
     this.pdf?.dispose();
     this.pdf = null;
+  }
+
+  /** Shows an audio file's tags, properties and cover art. */
+  private async showAudioDetails(token: number): Promise<void> {
+    const shown = this.shown;
+    if (!shown) return;
+    try {
+      const details = await this.backend.audioDetails(shown.node.entry.handle);
+      if (token !== this.token) return;
+      const block = audioDetailsBlock(details);
+      // The cover's URL is revoked with the image's when the pane moves on.
+      this.imageUrl = block.url;
+      this.body.replaceChildren(block.element);
+    } catch (err) {
+      if (token !== this.token) return;
+      this.body.replaceChildren(this.errorBox(toBackendError(err).toWire()));
+    }
   }
 
   /** Appends the photo's EXIF details under its preview. */

@@ -3,12 +3,14 @@
 //! details read with a budget.
 //!
 //! The front door for each: [`pdf_document`], [`pdf_page`], [`photo_details`],
+//! [`audio_details`],
 //! over any [`Source`] whose files are on the local disk. Each opens the
 //! file with the source's one regular-file open on a bounded worker (a fifo
 //! or a device is never opened; a dead mount costs `TIME_BUDGET`), so the
 //! renderer's child is handed a descriptor, never a path.
 #![forbid(unsafe_code)]
 
+mod audio;
 mod pdf;
 mod photo;
 
@@ -20,6 +22,7 @@ use crate::limits::TIME_BUDGET;
 use crate::source::{Source, SourceFile};
 use crate::sys::sandbox::{self, Outcome, Rendered};
 
+pub use audio::audio_details;
 pub use pdf::{pdf_document, pdf_page};
 pub use photo::photo_details;
 
@@ -39,7 +42,21 @@ pub fn sniff_media(head: &[u8]) -> Option<crate::wire::MediaKind> {
             &head[8..12],
             b"heic" | b"heix" | b"mif1" | b"msf1" | b"avif"
         );
-    (jpeg || tiff || heif).then_some(MediaKind::Photo)
+    if jpeg || tiff || heif {
+        return Some(MediaKind::Photo);
+    }
+    let wave = head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WAVE";
+    let m4a =
+        head.len() >= 12 && &head[4..8] == b"ftyp" && matches!(&head[8..12], b"M4A " | b"M4B ");
+    // An MPEG audio frame's sync: 11 set bits, a layer that is not 0.
+    let mpeg = head.len() >= 2 && head[0] == 0xff && head[1] & 0xe0 == 0xe0 && head[1] & 0x06 != 0;
+    let audio = head.starts_with(b"ID3")
+        || head.starts_with(b"fLaC")
+        || head.starts_with(b"OggS")
+        || wave
+        || m4a
+        || mpeg;
+    audio.then_some(MediaKind::Audio)
 }
 
 /// Opens the regular file at `path` on a bounded worker.

@@ -16,6 +16,8 @@ pub enum MediaKind {
     Pdf,
     /// A photo format that carries EXIF details (JPEG, TIFF, HEIF).
     Photo,
+    /// An audio file whose tags Canopy reads (MP3, FLAC, Ogg, WAV, M4A).
+    Audio,
 }
 
 /// A request about one media file: its handle, a page (from 1) and the
@@ -121,4 +123,37 @@ pub struct GpsPosition {
     pub longitude: f64,
     /// Metres above sea level.
     pub altitude: Option<f64>,
+}
+
+/// An audio file's tags and properties (each `None` when it does not say).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AudioDetails {
+    pub title: Option<String>,
+    pub artist: Option<String>,
+    pub album: Option<String>,
+    pub track: Option<u32>,
+    pub track_total: Option<u32>,
+    #[ts(type = "number | null")]
+    pub duration_ms: Option<u64>,
+    /// "FLAC", "MPEG audio (MP3)"...
+    pub codec: String,
+    pub bit_rate_kbps: Option<u32>,
+    pub sample_rate: Option<u32>,
+    pub channels: Option<u8>,
+    /// The embedded cover, when it is an image the window shows (told by
+    /// its own bytes) of at most `COVER_ART_CAP`.
+    pub cover: Option<AudioCover>,
+    /// A cover was there but larger than `COVER_ART_CAP`: left out.
+    pub cover_too_large: bool,
+}
+
+/// An embedded cover image.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AudioCover {
+    pub mime: String,
+    pub base64: String,
 }
