@@ -24,6 +24,8 @@ macro_rules! with_command_list {
             pdf_page,
             photo_details,
             audio_details,
+            open_media_stream,
+            close_media_stream,
             cancel_render,
             reveal,
             open_default,

@@ -315,6 +315,40 @@ describe("PDFs and photos in the preview", () => {
     await saveScreenshot(s, "media-audio");
   });
 
+  test("an audio file plays from the app's stream, and stops when the selection moves on", async () => {
+    await selectRow(s, "song.wav");
+    const src = await s.waitFor(() => {
+      const a = document.querySelector("audio.audio-player");
+      return a && a.src.startsWith("canopy-media:") && a.readyState >= 1 && { src: a.src, duration: a.duration };
+    }, { what: "the audio's metadata through canopy-media:", timeout: 15000 });
+    assert.match(src.src, /^canopy-media:\/\/localhost\/[0-9a-f]{32}$/);
+    assert.equal(Math.round(src.duration), 1, "the whole second is there");
+    await s.exec(() => {
+      const a = document.querySelector("audio.audio-player");
+      window.__played = false;
+      a.addEventListener("timeupdate", () => (window.__played = a.currentTime > 0));
+      void a.play().catch((e) => (window.__playError = String(e)));
+    });
+    const played = await s.waitFor(() => window.__played || window.__playError || null, { what: "playback to advance", timeout: 15000 });
+    assert.equal(played, true, `it plays: ${played}`);
+    await saveScreenshot(s, "media-audio-playing");
+    // Another file: the player stops and the stream's URL answers nothing any more.
+    await selectRow(s, "a-notes.txt");
+    await previewReady(s, "pre.code .line");
+    assert.equal(await s.exec(() => document.querySelector("audio") === null), true, "no player left");
+    const load = (url) =>
+      new Promise((resolve) => {
+        const a = new Audio();
+        a.addEventListener("error", () => resolve(a.error?.code ?? -1));
+        a.addEventListener("loadedmetadata", () => resolve("loaded"));
+        a.src = url;
+      });
+    const refused = await s.execAsync(load, src.src);
+    assert.notEqual(refused, "loaded", "a closed stream serves nothing");
+    const guessed = await s.execAsync(load, "canopy-media://localhost/00000000000000000000000000000000");
+    assert.notEqual(guessed, "loaded", "a stream that is not open serves nothing");
+  });
+
   test("a hostile PDF is rendered by a child that is killed when the selection moves on, and the window answers meanwhile", async () => {
     const app = appPidOf(s);
     await selectRow(s, "hostile.pdf");

@@ -29,6 +29,7 @@ import type { PdfDocument } from "./bindings/PdfDocument";
 import type { PdfPage } from "./bindings/PdfPage";
 import type { PhotoDetails } from "./bindings/PhotoDetails";
 import type { AudioDetails } from "./bindings/AudioDetails";
+import type { MediaStreamUrl } from "./bindings/MediaStreamUrl";
 
 export interface Backend {
   /**
@@ -70,6 +71,10 @@ export interface PreviewBackend {
   photoDetails(handle: string): Promise<PhotoDetails>;
   /** An audio file's tags, properties and cover art. */
   audioDetails(handle: string): Promise<AudioDetails>;
+  /** Opens the file as the one stream the page may play (ending the last); its canopy-media: URL. */
+  openMediaStream(handle: string): Promise<MediaStreamUrl>;
+  /** Ends the stream: its URL answers nothing. */
+  closeMediaStream(): Promise<void>;
   /** Stops a render job (its child is killed); it answers CANCELLED. */
   cancelRender(requestId: number): Promise<void>;
 }
@@ -135,6 +140,8 @@ export const tauriBackend: Backend & PreviewBackend = {
   pdfPage: (request) => call<PdfPage>("pdf_page", request),
   photoDetails: (handle) => call<PhotoDetails>("photo_details", { handle }),
   audioDetails: (handle) => call<AudioDetails>("audio_details", { handle }),
+  openMediaStream: (handle) => call<MediaStreamUrl>("open_media_stream", { handle }),
+  closeMediaStream: () => call<void>("close_media_stream"),
   cancelRender: async (requestId) => {
     await call<boolean>("cancel_render", { requestId });
   },

@@ -22,6 +22,8 @@ describe("webview lock-down", () => {
     expect(csp["img-src"]).toBe("'self' blob:");
     expect(csp["connect-src"]).toBe("ipc: http://ipc.localhost");
     expect(csp["object-src"]).toBe("'none'");
+    // Audio plays from the app's own protocol only (one opened file), never file: or http:.
+    expect(csp["media-src"]).toBe("canopy-media:");
   });
 
   it("exposes no global Tauri object and freezes the prototype", () => {

@@ -314,4 +314,7 @@ pub const AUDIO_READ_BUDGET: u64 = 5 * 1024 * 1024;
 /// The largest embedded cover shown; a larger one is left out and said.
 pub const COVER_ART_CAP: u64 = 4 * 1024 * 1024;
 /// The most the tag reader allocates for one item (a tag, a picture).
+/// The most one request of the `canopy-media:` protocol answers (a byte range).
+pub const MEDIA_RANGE_CAP: u64 = 1024 * 1024;
+/// The most the tag reader allocates for one item (a tag, a picture).
 pub const AUDIO_ALLOCATION_LIMIT: usize = 8 * 1024 * 1024;

@@ -8,7 +8,7 @@ use std::sync::{Arc, LazyLock};
 
 use canopy_core::cancel::CancelRegistry;
 use canopy_core::wire::{
-    parse_request, MediaRequest, PdfDocument, PdfPage, PhotoDetails, RenderCancel,
+    parse_request, AudioDetails, MediaRequest, PdfDocument, PdfPage, PhotoDetails, RenderCancel,
 };
 use canopy_core::CanopyError;
 use serde_json::Value;

@@ -15,6 +15,8 @@ export type CommandName =
   | "pdf_page"
   | "photo_details"
   | "audio_details"
+  | "open_media_stream"
+  | "close_media_stream"
   | "cancel_render"
   | "reveal"
   | "open_default"

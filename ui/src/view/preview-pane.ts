@@ -72,6 +72,8 @@ export class PreviewPane {
   private findBar: HTMLElement | null = null;
   /** The PDF being shown, whose render jobs stop when the selection moves on. */
   private pdf: PdfView | null = null;
+  /** The audio playing from the app's stream, stopped when the selection moves on. */
+  private player: HTMLAudioElement | null = null;
 
   constructor(
     private readonly backend: PreviewBackend,
@@ -370,6 +372,13 @@ export class PreviewPane {
   private dropPdf(): void {
     this.pdf?.dispose();
     this.pdf = null;
+    if (this.player) {
+      this.player.pause();
+      this.player.removeAttribute("src");
+      this.player.load();
+      this.player = null;
+      void this.backend.closeMediaStream().catch(() => undefined);
+    }
   }
 
   /** Shows an audio file's tags, properties and cover art. */
@@ -383,6 +392,16 @@ export class PreviewPane {
       // The cover's URL is revoked with the image's when the pane moves on.
       this.imageUrl = block.url;
       this.body.replaceChildren(block.element);
+      try {
+        const stream = await this.backend.openMediaStream(shown.node.entry.handle);
+        if (token !== this.token) return;
+        this.player = block.player;
+        block.player.src = stream.url;
+      } catch (err) {
+        if (token !== this.token) return;
+        block.player.remove();
+        this.body.append(this.errorBox(toBackendError(err).toWire()));
+      }
     } catch (err) {
       if (token !== this.token) return;
       this.body.replaceChildren(this.errorBox(toBackendError(err).toWire()));

@@ -13,6 +13,7 @@
 mod audio;
 mod pdf;
 mod photo;
+mod stream;
 
 use std::path::Path;
 
@@ -25,6 +26,7 @@ use crate::sys::sandbox::{self, Outcome, Rendered};
 pub use audio::audio_details;
 pub use pdf::{pdf_document, pdf_page};
 pub use photo::photo_details;
+pub use stream::{media_mime, open_stream, parse_range, read_range, RangeReply};
 
 /// Which media a file's first bytes say it is, if any.
 pub fn sniff_media(head: &[u8]) -> Option<crate::wire::MediaKind> {

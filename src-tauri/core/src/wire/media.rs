@@ -149,6 +149,15 @@ pub struct AudioDetails {
     pub cover_too_large: bool,
 }
 
+/// Where the window's `<audio>` plays the selected file from: a
+/// `canopy-media:` URL naming the one stream open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct MediaStreamUrl {
+    pub url: String,
+}
+
 /// An embedded cover image.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
