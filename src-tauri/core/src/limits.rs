@@ -316,5 +316,8 @@ pub const COVER_ART_CAP: u64 = 4 * 1024 * 1024;
 /// The most the tag reader allocates for one item (a tag, a picture).
 /// The most one request of the `canopy-media:` protocol answers (a byte range).
 pub const MEDIA_RANGE_CAP: u64 = 1024 * 1024;
+/// The largest audio file the window plays: it is fetched range by range
+/// into the page's memory (WebKitGTK's player reads no custom protocol).
+pub const MEDIA_PLAY_CAP: u64 = 64 * 1024 * 1024;
 /// The most the tag reader allocates for one item (a tag, a picture).
 pub const AUDIO_ALLOCATION_LIMIT: usize = 8 * 1024 * 1024;

@@ -79,8 +79,45 @@ fn refuse(status: StatusCode) -> Response<Vec<u8>> {
         .unwrap_or_default()
 }
 
+/// The app's own page, the one origin whose requests are answered (the
+/// page fetches the stream across schemes, so CORS applies).
+const APP_ORIGINS: &[&str] = &["tauri://localhost", "http://tauri.localhost"];
+
+/// `response` with the CORS headers the app's page needs to read it.
+fn for_page(origin: Option<&str>, mut response: Response<Vec<u8>>) -> Response<Vec<u8>> {
+    if let Some(origin) = origin.filter(|o| APP_ORIGINS.contains(o)) {
+        let headers = response.headers_mut();
+        if let Ok(v) = header::HeaderValue::from_str(origin) {
+            headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, v);
+        }
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_METHODS,
+            header::HeaderValue::from_static("GET"),
+        );
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_HEADERS,
+            header::HeaderValue::from_static("Range"),
+        );
+        headers.insert(
+            header::ACCESS_CONTROL_EXPOSE_HEADERS,
+            header::HeaderValue::from_static("Content-Range, Content-Type, Content-Length"),
+        );
+    }
+    response
+}
+
 /// Answers one request of the protocol, off the main thread.
 pub fn serve(request: Request<Vec<u8>>, responder: UriSchemeResponder) {
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    // The preflight of a ranged fetch: headers only, nothing read.
+    if request.method() == tauri::http::Method::OPTIONS {
+        responder.respond(for_page(origin.as_deref(), refuse(StatusCode::NO_CONTENT)));
+        return;
+    }
     let name = request.uri().path().trim_start_matches('/').to_string();
     let range = request
         .headers()
@@ -97,7 +134,7 @@ pub fn serve(request: Request<Vec<u8>>, responder: UriSchemeResponder) {
             .map(|s| (s.file.clone(), s.path.clone(), s.mime))
     };
     let Some((file, path, mime)) = stream else {
-        responder.respond(refuse(StatusCode::FORBIDDEN));
+        responder.respond(for_page(origin.as_deref(), refuse(StatusCode::FORBIDDEN)));
         return;
     };
     tauri::async_runtime::spawn_blocking(move || {
@@ -118,6 +155,6 @@ pub fn serve(request: Request<Vec<u8>>, responder: UriSchemeResponder) {
             }
             Err(_) => refuse(StatusCode::INTERNAL_SERVER_ERROR),
         };
-        responder.respond(reply);
+        responder.respond(for_page(origin.as_deref(), reply));
     });
 }

@@ -35,6 +35,7 @@ import { plainName, renderName } from "./name";
 import { PdfView } from "./pdf-view";
 import { photoDetailsBlock } from "./photo-details";
 import { audioDetailsBlock } from "./audio-details";
+import { fetchStream } from "../media-fetch";
 import { TextView, type WrapSetting } from "./text-view";
 
 export { COLOUR_STOPPED, RENDER_STOPPED } from "./text-view";
@@ -74,6 +75,7 @@ export class PreviewPane {
   private pdf: PdfView | null = null;
   /** The audio playing from the app's stream, stopped when the selection moves on. */
   private player: HTMLAudioElement | null = null;
+  private playerUrl: string | null = null;
 
   constructor(
     private readonly backend: PreviewBackend,
@@ -379,6 +381,8 @@ export class PreviewPane {
       this.player = null;
       void this.backend.closeMediaStream().catch(() => undefined);
     }
+    if (this.playerUrl) URL.revokeObjectURL(this.playerUrl);
+    this.playerUrl = null;
   }
 
   /** Shows an audio file's tags, properties and cover art. */
@@ -396,7 +400,12 @@ export class PreviewPane {
         const stream = await this.backend.openMediaStream(shown.node.entry.handle);
         if (token !== this.token) return;
         this.player = block.player;
-        block.player.src = stream.url;
+        // Which stream the player is fed from (the e2e suite checks it is refused once closed).
+        block.player.dataset.stream = stream.url;
+        const blob = await fetchStream(stream.url, () => token === this.token);
+        if (!blob || token !== this.token) return;
+        this.playerUrl = URL.createObjectURL(blob);
+        block.player.src = this.playerUrl;
       } catch (err) {
         if (token !== this.token) return;
         block.player.remove();

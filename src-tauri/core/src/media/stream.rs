@@ -1,6 +1,9 @@
-//! Byte ranges of one already-opened file, for the window's `<audio>` and
-//! `<video>`: the media a page plays is fed by the app's `canopy-media:`
-//! protocol (see the shell's `media_stream.rs`), never a `file://` URL.
+//! Byte ranges of one already-opened file, for the window's `<audio>`: the
+//! media a page plays is fetched from the app's `canopy-media:` protocol
+//! (see the shell's `media_stream.rs`) range by range, never from a
+//! `file://` URL. (WebKitGTK's media player reads no custom protocol
+//! itself, so the page joins the ranges into a `blob:`, up to
+//! `MEDIA_PLAY_CAP`.)
 //!
 //! Promises: a range is parsed from an HTTP `Range` header (one
 //! `bytes=START-END`, `bytes=START-` or `bytes=-SUFFIX`), clamped to the
@@ -15,7 +18,7 @@ use std::sync::Arc;
 
 use crate::bounded::{self, Place};
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{MEDIA_RANGE_CAP, TIME_BUDGET};
+use crate::limits::{MEDIA_PLAY_CAP, MEDIA_RANGE_CAP, TIME_BUDGET};
 use crate::source::{Source, SourceFile};
 
 /// One answered range: bytes `start..=end` of a file of `total` bytes.
@@ -32,12 +35,22 @@ pub struct RangeReply {
 ///
 /// # Errors
 /// `NOT_A_FILE` for anything but a regular file (never opened); `TIMEOUT`;
-/// `UNSUPPORTED` when its first bytes are not audio.
+/// `UNSUPPORTED` when its first bytes are not audio; `TOO_LARGE` past
+/// `MEDIA_PLAY_CAP`.
 pub fn open_stream<S: Source>(
     source: &S,
     path: &Path,
 ) -> Result<(Arc<S::File>, &'static str), CanopyError> {
     let file = Arc::new(super::open(source, path)?);
+    if file.size() > MEDIA_PLAY_CAP {
+        return Err(CanopyError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "audio files over {} MiB are not played here",
+                MEDIA_PLAY_CAP >> 20
+            ),
+        ));
+    }
     let head = {
         let f = file.clone();
         bounded::call(Place::path(path), TIME_BUDGET, move |_| {
