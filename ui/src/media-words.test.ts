@@ -106,3 +106,12 @@ describe("audio details", () => {
     ]);
   });
 });
+
+describe("render errors", () => {
+  it("say what a renderer's limit means, not a folder's", async () => {
+    const { renderSentence } = await import("./view/pdf-view");
+    expect(renderSentence("TIMEOUT")).toMatch(/page took too long to render/);
+    expect(renderSentence("TIMEOUT")).not.toMatch(/folder/);
+    expect(renderSentence("TOOL_MISSING")).toMatch(/not installed/);
+  });
+});

@@ -163,6 +163,13 @@ export class PdfView {
   }
 
   private errorBox(err: CanopyError): HTMLElement {
-    return el("p", { class: "preview-error", role: "alert", "data-code": err.code }, describeError(err.code), el("span", { class: "error-detail" }, ` (${err.message})`));
+    return el("p", { class: "preview-error", role: "alert", "data-code": err.code }, renderSentence(err.code), el("span", { class: "error-detail" }, ` (${err.message})`));
   }
+}
+
+/** What a code means for a render job (the renderer's limits), else what it means anywhere. */
+export function renderSentence(code: CanopyError["code"]): string {
+  if (code === "TIMEOUT") return "TIMEOUT — this page took too long to render; the renderer was stopped and the window is unaffected";
+  if (code === "TOO_LARGE") return "TOO_LARGE — the renderer's output passed its limit; it was stopped";
+  return describeError(code);
 }
