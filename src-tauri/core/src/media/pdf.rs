@@ -217,14 +217,20 @@ fn reencode(png: &[u8], width: u32) -> Result<(Vec<u8>, u32, u32), CanopyError> 
     }
     let rgba = img.to_rgba8();
     let mut out = Vec::new();
-    image::codecs::png::PngEncoder::new(&mut out)
-        .write_image(
-            rgba.as_raw(),
-            rgba.width(),
-            rgba.height(),
-            image::ExtendedColorType::Rgba8,
-        )
-        .map_err(bad)?;
+    // Fast deflate: the PNG crosses IPC once and is decoded once; a smaller
+    // file is not worth the time on the way to the screen.
+    image::codecs::png::PngEncoder::new_with_quality(
+        &mut out,
+        image::codecs::png::CompressionType::Fast,
+        image::codecs::png::FilterType::Adaptive,
+    )
+    .write_image(
+        rgba.as_raw(),
+        rgba.width(),
+        rgba.height(),
+        image::ExtendedColorType::Rgba8,
+    )
+    .map_err(bad)?;
     Ok((out, rgba.width(), rgba.height()))
 }
 

@@ -1,16 +1,19 @@
-//! The first page of a 200-page PDF, in one run: median wall time of
-//! Canopy's `pdf_document` + `pdf_page(1, 800)` (sandboxed pdfinfo, then
-//! pdftoppm and pdftotext side by side, the PNG decoded and encoded again)
-//! against `pdftoppm -f 1 -l 1 -scale-to 800 -png` run alone. Prints the
-//! figures and their ratio; asserts nothing.
+//! In one run, medians of wall time:
+//! - the first page of a 200-page PDF: Canopy's `pdf_document` +
+//!   `pdf_page(1, 800)` (sandboxed pdfinfo, then pdftoppm and pdftotext side
+//!   by side, the PNG decoded and encoded again) against `pdftoppm -f 1 -l 1
+//!   -scale-to 800 -png` run alone;
+//! - an audio file's tags: `audio_details` against `ffprobe -show_format`
+//!   (when installed; else the absolute figure).
+//! Prints the figures and their ratios; asserts nothing.
 //!
-//!     cargo bench -p canopy-core --bench pdf
+//!     cargo bench -p canopy-core --bench media
 
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use canopy_core::{pdf_document, pdf_page, LocalFs};
+use canopy_core::{audio_details, pdf_document, pdf_page, LocalFs};
 
 /// A PDF of `n` pages, each a line of text and a few shapes.
 fn pdf(n: usize) -> Vec<u8> {
@@ -102,5 +105,64 @@ fn main() {
         c * 1e3,
         c / a
     );
+    audio(&dir, runs);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Ten seconds of 44.1 kHz stereo silence as WAV, with a RIFF INFO title.
+fn wav() -> Vec<u8> {
+    let data = vec![0u8; 44_100 * 4 * 10];
+    let info = b"INFOINAM\x0c\0\0\0Bench title\0";
+    let mut body = b"WAVEfmt ".to_vec();
+    body.extend_from_slice(&16u32.to_le_bytes());
+    for v in [1u16, 2] {
+        body.extend_from_slice(&v.to_le_bytes());
+    }
+    body.extend_from_slice(&44_100u32.to_le_bytes());
+    body.extend_from_slice(&(44_100u32 * 4).to_le_bytes());
+    body.extend_from_slice(&4u16.to_le_bytes());
+    body.extend_from_slice(&16u16.to_le_bytes());
+    body.extend_from_slice(b"data");
+    body.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    body.extend_from_slice(&data);
+    body.extend_from_slice(b"LIST");
+    body.extend_from_slice(&(info.len() as u32).to_le_bytes());
+    body.extend_from_slice(info);
+    let mut out = b"RIFF".to_vec();
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+fn audio(dir: &Path, runs: usize) {
+    let path = dir.join("song.wav");
+    std::fs::write(&path, wav()).unwrap();
+    let canopy = || {
+        let t = Instant::now();
+        let d = audio_details(&LocalFs::new(), &path).expect("audio_details");
+        assert_eq!(d.title.as_deref(), Some("Bench title"));
+        t.elapsed().as_secs_f64()
+    };
+    canopy();
+    let c = median((0..runs).map(|_| canopy()).collect());
+    let ffprobe = Path::new("/usr/bin/ffprobe");
+    if ffprobe.exists() {
+        let probe = || {
+            let t = Instant::now();
+            let out = Command::new(ffprobe)
+                .args(["-v", "quiet", "-show_format"])
+                .arg(&path)
+                .output()
+                .expect("ffprobe");
+            assert!(out.status.success());
+            t.elapsed().as_secs_f64()
+        };
+        probe();
+        let f = median((0..runs).map(|_| probe()).collect());
+        println!("an audio file's tags, median of {runs}:");
+        println!("  ffprobe -show_format:  {:.2} ms", f * 1e3);
+        println!("  canopy audio_details:  {:.2} ms ({:.2}x)", c * 1e3, c / f);
+    } else {
+        println!("an audio file's tags, median of {runs}: canopy audio_details {:.2} ms (ffprobe not installed)", c * 1e3);
+    }
 }
