@@ -11,7 +11,9 @@ BUILD_PKGS=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev libxdo-de
 # openssh-server, openssh-client: remote folders are tested against a real sshd the tests start.
 # bsdtar (libarchive-tools), unzip, zstd, xz-utils, bzip2: archive listings are tested against
 # bsdtar's and made with the compressors (the tests fail without them).
-E2E_PKGS=(xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux git libarchive-tools unzip zstd xz-utils bzip2 python3 openssh-server openssh-client)
+# poppler-utils: PDF pages and facts are rendered by pdftoppm/pdftotext/pdfinfo in the
+# sandboxed renderer (the .deb recommends it; the tests fail without it).
+E2E_PKGS=(poppler-utils xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux git libarchive-tools unzip zstd xz-utils bzip2 python3 openssh-server openssh-client)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

@@ -26,6 +26,11 @@ use tauri_plugin_opener::OpenerExt;
 use crate::progress::ProgressReport;
 use crate::AppState;
 
+mod media;
+pub(crate) mod media_stream;
+pub use media::*;
+pub use media_stream::*;
+
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, CanopyError> + Send + 'static,
 ) -> Result<T, CanopyError> {

@@ -222,6 +222,10 @@ fn with_commands<R: Runtime>(builder: Builder<R>, state: Arc<AppState>) -> Build
         .plugin(tauri_plugin_clipboard_manager::init())
         .plugin(tauri_plugin_opener::init())
         .manage(state)
+        .register_asynchronous_uri_scheme_protocol(
+            commands::media_stream::SCHEME,
+            |_ctx, request, responder| commands::media_stream::serve(request, responder),
+        )
         .invoke_handler(with_command_list!(command_handler))
 }
 

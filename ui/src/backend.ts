@@ -25,6 +25,12 @@ import type { PreviewChunk } from "./bindings/PreviewChunk";
 import type { CopiedPath } from "./bindings/CopiedPath";
 import type { ArchiveSummary } from "./bindings/ArchiveSummary";
 import type { SizesProgress, SizesReport, SizesRequest } from "./sizes-wire";
+import type { MediaRequest } from "./bindings/MediaRequest";
+import type { PdfDocument } from "./bindings/PdfDocument";
+import type { PdfPage } from "./bindings/PdfPage";
+import type { PhotoDetails } from "./bindings/PhotoDetails";
+import type { AudioDetails } from "./bindings/AudioDetails";
+import type { MediaStreamUrl } from "./bindings/MediaStreamUrl";
 
 export interface Backend {
   /**
@@ -65,6 +71,20 @@ export interface PreviewBackend {
   openDefault(handle: string): Promise<void>;
   /** Copies the path; says whether it was quoted for a shell (`$'…'`). */
   copyPath(handle: string): Promise<CopiedPath>;
+  /** A PDF's facts, from the sandboxed renderer. */
+  pdfDocument(request: MediaRequest): Promise<PdfDocument>;
+  /** One PDF page at a width, and its text, from the sandboxed renderer. */
+  pdfPage(request: MediaRequest): Promise<PdfPage>;
+  /** A photo's EXIF details. */
+  photoDetails(handle: string): Promise<PhotoDetails>;
+  /** An audio file's tags, properties and cover art. */
+  audioDetails(handle: string): Promise<AudioDetails>;
+  /** Opens the file as the one stream the page may play (ending the last); its canopy-media: URL. */
+  openMediaStream(handle: string): Promise<MediaStreamUrl>;
+  /** Ends the stream: its URL answers nothing. */
+  closeMediaStream(): Promise<void>;
+  /** Stops a render job (its child is killed); it answers CANCELLED. */
+  cancelRender(requestId: number): Promise<void>;
 }
 
 export class BackendError extends Error {
@@ -128,6 +148,15 @@ export const tauriBackend: Backend & PreviewBackend = {
   reveal: (handle) => call<void>("reveal", { handle }),
   openDefault: (handle) => call<void>("open_default", { handle }),
   copyPath: (handle) => call<CopiedPath>("copy_path", { handle }),
+  pdfDocument: (request) => call<PdfDocument>("pdf_document", request),
+  pdfPage: (request) => call<PdfPage>("pdf_page", request),
+  photoDetails: (handle) => call<PhotoDetails>("photo_details", { handle }),
+  audioDetails: (handle) => call<AudioDetails>("audio_details", { handle }),
+  openMediaStream: (handle) => call<MediaStreamUrl>("open_media_stream", { handle }),
+  closeMediaStream: () => call<void>("close_media_stream"),
+  cancelRender: async (requestId) => {
+    await call<boolean>("cancel_render", { requestId });
+  },
   pickFolder: () => call<string | null>("pick_folder"),
   watchFolders: (folders) => call<WatchStatus>("watch_folders", { folders }),
   listenShell: async (onEvent) => {

@@ -27,6 +27,8 @@ const SENTENCES: Record<ErrorCode, string> = {
   HOST_KEY_UNKNOWN: "this server's identity (its host key) is not known yet, so Canopy did not connect; check the fingerprint and add it with the ssh command shown",
   HOST_KEY_CHANGED: "this server's identity (its host key) is not the one known for it, so Canopy did not connect: someone may be intercepting the connection, or the server was reinstalled",
   AUTH_FAILED: "the server did not accept the login (key, agent or password)",
+  TOOL_MISSING: "a program this preview needs is not installed",
+  RENDER_FAILED: "the sandboxed renderer could not show this file; the window is unaffected",
 };
 
 /**

@@ -20,8 +20,11 @@ describe("webview lock-down", () => {
     expect(csp["worker-src"]).toBe("'self'");
     expect(csp["child-src"]).toBeUndefined();
     expect(csp["img-src"]).toBe("'self' blob:");
-    expect(csp["connect-src"]).toBe("ipc: http://ipc.localhost");
+    // IPC, and the one audio stream the app opened (fetched range by range).
+    expect(csp["connect-src"]).toBe("ipc: http://ipc.localhost canopy-media:");
     expect(csp["object-src"]).toBe("'none'");
+    // Audio plays from a blob: the page made of the app's stream, never file: or http:.
+    expect(csp["media-src"]).toBe("blob:");
   });
 
   it("exposes no global Tauri object and freezes the prototype", () => {

@@ -14,6 +14,8 @@
 //!   recursive size of a folder and of its folders to a depth, as `du -x`
 //!   counts, streamed to a [`SizesObserver`] ([`sizes_request`] for a
 //!   request as the window sends it);
+//! - [`pdf_document`], [`pdf_page`] and [`photo_details`]: a PDF's facts and
+//!   pages through the sandboxed renderer, a photo's EXIF details;
 //! - [`resolve_within`], [`confine_links`], [`real_path`]: looking only
 //!   inside a set of folders (`canopy-mcp`'s roots).
 //!
@@ -44,6 +46,7 @@ pub(crate) mod ignore_rules;
 pub mod limits;
 mod lines;
 mod locate;
+pub mod media;
 pub mod names;
 pub mod openable;
 pub(crate) mod order;
@@ -74,6 +77,7 @@ pub use filter::{is_glob as filter_is_glob, Excludes, FilterScratch};
 pub use lines::{read_lines, LineTotal, LineWindow, Lines};
 pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
+pub use media::{audio_details, pdf_document, pdf_page, photo_details};
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
 pub use search::{search, SearchHit, SearchQuery, SearchResult};

@@ -326,3 +326,46 @@ mod tests {
         );
     }
 }
+
+/// The sandboxed renderer's address-space limit (`RLIMIT_AS`) for each child.
+pub const RENDER_ADDRESS_SPACE: u64 = 512 * 1024 * 1024;
+/// The renderer's CPU limit (`RLIMIT_CPU`), in seconds, for each child.
+pub const RENDER_CPU_SECONDS: u64 = 5;
+/// The most a renderer's child may write (a PNG or text); more kills it.
+pub const RENDER_OUTPUT_CAP: usize = 8 * 1024 * 1024;
+/// How long one renderer job (one page, one poster frame) may take before
+/// its process group is killed.
+pub const RENDER_DEADLINE: Duration = Duration::from_secs(5);
+/// How often the renderer looks at its job's cancel token while it waits, ms.
+pub const RENDER_POLL_MS: u64 = 50;
+/// The end of a renderer child's error output kept, to say why it failed.
+pub const RENDER_STDERR_KEPT: usize = 4096;
+/// Widest page image the renderer makes, in pixels (the pane's width is
+/// clamped to it); narrower requests are clamped up to [`MIN_RENDER_WIDTH`].
+pub const MAX_RENDER_WIDTH: u32 = 2400;
+/// Narrowest page image the renderer makes, in pixels.
+pub const MIN_RENDER_WIDTH: u32 = 64;
+/// The most a decoded page image may hold in memory while the app encodes
+/// it again (its pixels, at 4 bytes each).
+pub const RENDER_DECODE_BYTES: u64 = 256 * 1024 * 1024;
+/// The most text of one PDF page sent to the window, in bytes.
+pub const PDF_PAGE_TEXT_CAP: usize = 256 * 1024;
+/// The most of `pdfinfo`'s answer read.
+pub const PDF_INFO_CAP: usize = 64 * 1024;
+/// The most of a photo read to find its EXIF details.
+pub const EXIF_READ_BUDGET: usize = 1024 * 1024;
+/// The longest EXIF text field shown (a camera's name...), in characters.
+pub const EXIF_FIELD_CHARS: usize = 200;
+/// The most of an audio file read for its tags and properties (1 MiB of
+/// tags and up to `COVER_ART_CAP` of cover art).
+pub const AUDIO_READ_BUDGET: u64 = 5 * 1024 * 1024;
+/// The largest embedded cover shown; a larger one is left out and said.
+pub const COVER_ART_CAP: u64 = 4 * 1024 * 1024;
+/// The most the tag reader allocates for one item (a tag, a picture).
+/// The most one request of the `canopy-media:` protocol answers (a byte range).
+pub const MEDIA_RANGE_CAP: u64 = 1024 * 1024;
+/// The largest audio file the window plays: it is fetched range by range
+/// into the page's memory (WebKitGTK's player reads no custom protocol).
+pub const MEDIA_PLAY_CAP: u64 = 64 * 1024 * 1024;
+/// The most the tag reader allocates for one item (a tag, a picture).
+pub const AUDIO_ALLOCATION_LIMIT: usize = 8 * 1024 * 1024;

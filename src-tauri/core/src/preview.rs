@@ -347,6 +347,7 @@ fn read_chunk(
         more,
         image,
         image_mime,
+        media: crate::media::sniff_media(&head),
         content,
     })
 }

@@ -299,6 +299,14 @@ pub trait SourceFile: Send + Sync + 'static {
     fn stamp(&self) -> Option<FileStamp> {
         None
     }
+
+    /// The open file itself, when it is one on the local disk: the
+    /// sandboxed renderer hands it to its child as an inherited, read-only
+    /// descriptor. `None` (the default) for a file with no descriptor of
+    /// its own (an archive's member, a remote file).
+    fn descriptor(&self) -> Option<&std::fs::File> {
+        None
+    }
 }
 
 /// A place listings come from.

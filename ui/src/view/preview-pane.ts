@@ -3,7 +3,9 @@
 // (text-view.ts, coloured off the window's thread), images through blob:
 // URLs (the engine names the MIME type), binary as hex, a folder's summary
 // (folder-summary.ts) under where its space goes once its size was counted
-// (space-view.ts), an archive's summary (archive-summary.ts). Every read
+// (space-view.ts), an archive's summary (archive-summary.ts), a PDF's
+// pages (pdf-view.ts), a photo's details (photo-details.ts) and an audio
+// file's tags (audio-details.ts). Every read
 // is a chunk ("Load more" appends the next); contents reach the DOM as text
 // nodes and elements created one by one. The confirm dialog and the find bar
 // are confirm-open.ts and find-bar.ts.
@@ -33,6 +35,10 @@ import { spaceView } from "./space-view";
 import { formatSize, formatTime } from "./format";
 import { decodeBase64, hexLines } from "./hex";
 import { plainName, renderName } from "./name";
+import { PdfView } from "./pdf-view";
+import { photoDetailsBlock } from "./photo-details";
+import { audioDetailsBlock } from "./audio-details";
+import { fetchStream } from "../media-fetch";
 import { TextView, type WrapSetting } from "./text-view";
 
 export { COLOUR_STOPPED, RENDER_STOPPED } from "./text-view";
@@ -53,7 +59,7 @@ interface Shown {
   nextOffset: number;
   size: number;
   more: boolean;
-  mode: "text" | "binary" | "image" | "archive" | "none";
+  mode: "text" | "binary" | "image" | "archive" | "pdf" | "audio" | "none";
   text: TextView | null;
   typeLabel: string;
 }
@@ -71,6 +77,11 @@ export class PreviewPane {
   private sizes: SizesState = emptySizes();
   /** The counted size a folder's view shows (undefined: none), and in which measure. */
   private spaceShown: { rec: SizeRecord | undefined; measure: SizeMeasure } | null = null;
+  /** The PDF being shown, whose render jobs stop when the selection moves on. */
+  private pdf: PdfView | null = null;
+  /** The audio playing from the app's stream, stopped when the selection moves on. */
+  private player: HTMLAudioElement | null = null;
+  private playerUrl: string | null = null;
 
   constructor(
     private readonly backend: PreviewBackend,
@@ -104,6 +115,7 @@ export class PreviewPane {
     if (!t || !hit) {
       if (this.shown) this.showEmpty();
       this.shown?.text?.dispose();
+      this.dropPdf();
       this.shown = null;
       this.token++;
       this.highlighter.cancel();
@@ -145,7 +157,7 @@ export class PreviewPane {
 
   /** Ctrl+F from anywhere while a text preview is shown. */
   openFind(): void {
-    if (!this.shown || this.shown.mode !== "text") return;
+    if (!this.shown || (this.shown.mode !== "text" && this.shown.mode !== "pdf")) return;
     if (!this.findBar) this.findBar = buildFindBar(this.head, this.body);
     this.findBar.hidden = false;
     this.findBar.querySelector("input")?.focus();
@@ -156,6 +168,7 @@ export class PreviewPane {
     this.spaceShown = null;
     // Whatever was being coloured belongs to the file left behind.
     this.shown?.text?.dispose();
+    this.dropPdf();
     this.highlighter.cancel();
     if (this.imageUrl) URL.revokeObjectURL(this.imageUrl);
     this.imageUrl = null;
@@ -332,10 +345,34 @@ export class PreviewPane {
     shown.more = chunk.more;
     shown.nextOffset = chunk.offset + chunk.length;
     if (offset === 0) {
+      if (chunk.media === "pdf") {
+        shown.mode = "pdf";
+        shown.typeLabel = "PDF document";
+        this.pdf = new PdfView(this.backend, shown.node.entry.handle, () => this.body.clientWidth);
+        this.body.replaceChildren(this.pdf.element);
+        void this.pdf.start();
+        return;
+      }
+      if (chunk.media === "audio") {
+        shown.mode = "audio";
+        shown.typeLabel = "audio file";
+        this.body.replaceChildren(el("p", { class: "muted" }, "Reading the audio file's tags…"));
+        await this.showAudioDetails(token);
+        return;
+      }
       if (chunk.image && chunk.imageMime) {
         shown.mode = "image";
         shown.typeLabel = `${chunk.image.toUpperCase()} image`;
         await this.showImage(token, chunk.image.toUpperCase(), chunk.imageMime);
+        if (chunk.media === "photo") await this.showPhotoDetails(token);
+        return;
+      }
+      if (chunk.media === "photo") {
+        // A photo format the window cannot decode (TIFF, HEIF): its details only.
+        shown.mode = "image";
+        shown.typeLabel = "photo";
+        this.body.replaceChildren(el("p", { class: "muted" }, "No preview for this format."));
+        await this.showPhotoDetails(token);
         return;
       }
       this.body.replaceChildren();
@@ -363,6 +400,67 @@ export class PreviewPane {
       this.appendHex(chunk);
     }
     this.updateMore();
+  }
+
+  /** Stops the PDF view's render jobs (their children are killed). */
+  private dropPdf(): void {
+    this.pdf?.dispose();
+    this.pdf = null;
+    if (this.player) {
+      this.player.pause();
+      this.player.removeAttribute("src");
+      this.player.load();
+      this.player = null;
+      void this.backend.closeMediaStream().catch(() => undefined);
+    }
+    if (this.playerUrl) URL.revokeObjectURL(this.playerUrl);
+    this.playerUrl = null;
+  }
+
+  /** Shows an audio file's tags, properties and cover art. */
+  private async showAudioDetails(token: number): Promise<void> {
+    const shown = this.shown;
+    if (!shown) return;
+    try {
+      const details = await this.backend.audioDetails(shown.node.entry.handle);
+      if (token !== this.token) return;
+      const block = audioDetailsBlock(details);
+      // The cover's URL is revoked with the image's when the pane moves on.
+      this.imageUrl = block.url;
+      this.body.replaceChildren(block.element);
+      try {
+        const stream = await this.backend.openMediaStream(shown.node.entry.handle);
+        if (token !== this.token) return;
+        this.player = block.player;
+        // Which stream the player is fed from (the e2e suite checks it is refused once closed).
+        block.player.dataset.stream = stream.url;
+        const blob = await fetchStream(stream.url, () => token === this.token);
+        if (!blob || token !== this.token) return;
+        this.playerUrl = URL.createObjectURL(blob);
+        block.player.src = this.playerUrl;
+      } catch (err) {
+        if (token !== this.token) return;
+        block.player.remove();
+        this.body.append(this.errorBox(toBackendError(err).toWire()));
+      }
+    } catch (err) {
+      if (token !== this.token) return;
+      this.body.replaceChildren(this.errorBox(toBackendError(err).toWire()));
+    }
+  }
+
+  /** Appends the photo's EXIF details under its preview. */
+  private async showPhotoDetails(token: number): Promise<void> {
+    const shown = this.shown;
+    if (!shown) return;
+    try {
+      const details = await this.backend.photoDetails(shown.node.entry.handle);
+      if (token !== this.token) return;
+      this.body.append(photoDetailsBlock(details));
+    } catch (err) {
+      if (token !== this.token) return;
+      this.body.append(this.errorBox(toBackendError(err).toWire()));
+    }
   }
 
   private startBinary(): void {

@@ -256,6 +256,13 @@ impl<S: Source> SourceFile for File<S> {
             File::Inside(_) => None,
         }
     }
+
+    fn descriptor(&self) -> Option<&std::fs::File> {
+        match self {
+            File::Plain(f) => f.descriptor(),
+            File::Inside(_) => None,
+        }
+    }
 }
 
 impl<S: Source> SourceFolder for Folder<S> {

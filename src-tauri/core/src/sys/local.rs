@@ -213,6 +213,10 @@ impl crate::source::SourceFile for LocalFile {
     fn stamp(&self) -> Option<crate::source::FileStamp> {
         self.stamp
     }
+
+    fn descriptor(&self) -> Option<&std::fs::File> {
+        Some(&self.file)
+    }
 }
 
 impl crate::source::Source for LocalFs {

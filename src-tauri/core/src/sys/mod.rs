@@ -10,6 +10,8 @@
 //! - [`local`]: the local filesystem as a [`crate::Source`] ([`local::LocalFs`]),
 //!   and its test seams;
 //! - [`cpus`]: a new worker starts on the CPU its caller leaves;
+//! - [`sandbox`]: the renderer's child processes (PDF pages, fonts, video
+//!   frames), jailed by limits, namespaces and a deadline;
 //! - [`supervisor`]: the process that outlives a program stuck on a dead
 //!   mount, the end by signal, and the save-then-end on SIGTERM and SIGHUP.
 #![allow(unsafe_code)]
@@ -25,6 +27,7 @@ pub mod cpus;
 pub mod dirio;
 pub mod file;
 pub mod local;
+pub mod sandbox;
 pub mod supervisor;
 
 /// Raises the soft limit on open files to the hard limit, once: a wide

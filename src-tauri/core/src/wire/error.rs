@@ -57,6 +57,13 @@ pub enum ErrorCode {
     /// The server refused every way `ssh` tried to log in (the message has
     /// `ssh`'s own reason line).
     AuthFailed,
+    /// A program the preview needs (a renderer such as `pdftoppm`) is not
+    /// installed: the message names its Debian package.
+    ToolMissing,
+    /// The sandboxed renderer could not make this file's page or frame: it
+    /// failed, crashed or passed a limit (its memory, its CPU time, its
+    /// output); the window goes on.
+    RenderFailed,
 }
 
 impl ErrorCode {
@@ -86,6 +93,8 @@ impl ErrorCode {
             ErrorCode::HostKeyUnknown => "HOST_KEY_UNKNOWN",
             ErrorCode::HostKeyChanged => "HOST_KEY_CHANGED",
             ErrorCode::AuthFailed => "AUTH_FAILED",
+            ErrorCode::ToolMissing => "TOOL_MISSING",
+            ErrorCode::RenderFailed => "RENDER_FAILED",
         }
     }
 }

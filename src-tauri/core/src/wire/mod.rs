@@ -11,6 +11,7 @@
 
 pub(crate) mod error;
 mod listing;
+mod media;
 mod preview;
 mod request;
 mod shell;
@@ -18,6 +19,7 @@ mod sizes;
 
 pub use error::{CanopyError, ErrorCode};
 pub use listing::*;
+pub use media::*;
 pub use preview::*;
 pub use request::*;
 pub use shell::*;

@@ -107,6 +107,11 @@ pub struct PreviewChunk {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub image_mime: Option<String>,
+    /// The file's first bytes say it is a PDF or a photo: the pane asks
+    /// for its pages or details too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub media: Option<crate::wire::MediaKind>,
     pub content: PreviewContent,
 }
 

@@ -1,0 +1,168 @@
+//! In one run, medians of wall time:
+//! - the first page of a 200-page PDF: Canopy's `pdf_document` +
+//!   `pdf_page(1, 800)` (sandboxed pdfinfo, then pdftoppm and pdftotext side
+//!   by side, the PNG decoded and encoded again) against `pdftoppm -f 1 -l 1
+//!   -scale-to 800 -png` run alone;
+//! - an audio file's tags: `audio_details` against `ffprobe -show_format`
+//!   (when installed; else the absolute figure).
+//! Prints the figures and their ratios; asserts nothing.
+//!
+//!     cargo bench -p canopy-core --bench media
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use canopy_core::{audio_details, pdf_document, pdf_page, LocalFs};
+
+/// A PDF of `n` pages, each a line of text and a few shapes.
+fn pdf(n: usize) -> Vec<u8> {
+    let mut objs: Vec<String> = Vec::new();
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 4 + 2 * i)).collect();
+    objs.push("<< /Type /Catalog /Pages 2 0 R >>".into());
+    objs.push(format!(
+        "<< /Type /Pages /Kids [{}] /Count {n} >>",
+        kids.join(" ")
+    ));
+    objs.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".into());
+    for i in 0..n {
+        objs.push(format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>", 5 + 2 * i));
+        let mut body = String::new();
+        for l in 0..40 {
+            body.push_str(&format!("BT /F1 11 Tf 60 {} Td (Page {} line {l}: the quick brown fox jumps over the lazy dog) Tj ET\n", 740 - 17 * l, i + 1));
+        }
+        body.push_str("0.2 0.4 0.8 rg 60 40 300 20 re f");
+        objs.push(format!(
+            "<< /Length {} >>\nstream\n{body}\nendstream",
+            body.len()
+        ));
+    }
+    let mut out = String::from("%PDF-1.4\n");
+    let mut offsets = Vec::new();
+    for (i, o) in objs.iter().enumerate() {
+        offsets.push(out.len());
+        out.push_str(&format!("{} 0 obj\n{o}\nendobj\n", i + 1));
+    }
+    let xref = out.len();
+    out.push_str(&format!(
+        "xref\n0 {}\n0000000000 65535 f \n",
+        objs.len() + 1
+    ));
+    for o in offsets {
+        out.push_str(&format!("{o:010} 00000 n \n"));
+    }
+    out.push_str(&format!(
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objs.len() + 1
+    ));
+    out.into_bytes()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn main() {
+    let runs = 15;
+    let dir = std::env::temp_dir().join(format!("canopy-pdf-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("200-pages.pdf");
+    std::fs::write(&path, pdf(200)).unwrap();
+    let alone = |p: &Path| {
+        let t = Instant::now();
+        let out = Command::new("pdftoppm")
+            .args(["-f", "1", "-l", "1", "-scale-to", "800", "-png"])
+            .arg(p)
+            .output()
+            .expect("pdftoppm");
+        assert!(out.status.success() && !out.stdout.is_empty());
+        t.elapsed().as_secs_f64()
+    };
+    let canopy = |p: &Path| {
+        let t = Instant::now();
+        let doc = pdf_document(&LocalFs::new(), p, None).expect("pdf_document");
+        assert_eq!(doc.pages, 200);
+        let page = pdf_page(&LocalFs::new(), p, 1, 800, None).expect("pdf_page");
+        std::hint::black_box(page);
+        t.elapsed().as_secs_f64()
+    };
+    alone(&path);
+    canopy(&path);
+    let (mut a, mut c) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        a.push(alone(&path));
+        c.push(canopy(&path));
+    }
+    let (a, c) = (median(a), median(c));
+    println!("first page of a 200-page PDF, median of {runs}:");
+    println!(
+        "  pdftoppm -f 1 -l 1 -scale-to 800 -png alone: {:.1} ms",
+        a * 1e3
+    );
+    println!(
+        "  canopy pdf_document + pdf_page(1, 800):      {:.1} ms ({:.2}x)",
+        c * 1e3,
+        c / a
+    );
+    audio(&dir, runs);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Ten seconds of 44.1 kHz stereo silence as WAV, with a RIFF INFO title.
+fn wav() -> Vec<u8> {
+    let data = vec![0u8; 44_100 * 4 * 10];
+    let info = b"INFOINAM\x0c\0\0\0Bench title\0";
+    let mut body = b"WAVEfmt ".to_vec();
+    body.extend_from_slice(&16u32.to_le_bytes());
+    for v in [1u16, 2] {
+        body.extend_from_slice(&v.to_le_bytes());
+    }
+    body.extend_from_slice(&44_100u32.to_le_bytes());
+    body.extend_from_slice(&(44_100u32 * 4).to_le_bytes());
+    body.extend_from_slice(&4u16.to_le_bytes());
+    body.extend_from_slice(&16u16.to_le_bytes());
+    body.extend_from_slice(b"data");
+    body.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    body.extend_from_slice(&data);
+    body.extend_from_slice(b"LIST");
+    body.extend_from_slice(&(info.len() as u32).to_le_bytes());
+    body.extend_from_slice(info);
+    let mut out = b"RIFF".to_vec();
+    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+fn audio(dir: &Path, runs: usize) {
+    let path = dir.join("song.wav");
+    std::fs::write(&path, wav()).unwrap();
+    let canopy = || {
+        let t = Instant::now();
+        let d = audio_details(&LocalFs::new(), &path).expect("audio_details");
+        assert_eq!(d.title.as_deref(), Some("Bench title"));
+        t.elapsed().as_secs_f64()
+    };
+    canopy();
+    let c = median((0..runs).map(|_| canopy()).collect());
+    let ffprobe = Path::new("/usr/bin/ffprobe");
+    if ffprobe.exists() {
+        let probe = || {
+            let t = Instant::now();
+            let out = Command::new(ffprobe)
+                .args(["-v", "quiet", "-show_format"])
+                .arg(&path)
+                .output()
+                .expect("ffprobe");
+            assert!(out.status.success());
+            t.elapsed().as_secs_f64()
+        };
+        probe();
+        let f = median((0..runs).map(|_| probe()).collect());
+        println!("an audio file's tags, median of {runs}:");
+        println!("  ffprobe -show_format:  {:.2} ms", f * 1e3);
+        println!("  canopy audio_details:  {:.2} ms ({:.2}x)", c * 1e3, c / f);
+    } else {
+        println!("an audio file's tags, median of {runs}: canopy audio_details {:.2} ms (ffprobe not installed)", c * 1e3);
+    }
+}

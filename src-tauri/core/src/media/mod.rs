@@ -1,0 +1,153 @@
+//! The files people actually open, previewed as they are: a PDF's pages and
+//! facts through the sandboxed renderer (`sys::sandbox`), a photo's EXIF
+//! details read with a budget.
+//!
+//! The front door for each: [`pdf_document`], [`pdf_page`], [`photo_details`],
+//! [`audio_details`],
+//! over any [`Source`] whose files are on the local disk. Each opens the
+//! file with the source's one regular-file open on a bounded worker (a fifo
+//! or a device is never opened; a dead mount costs `TIME_BUDGET`), so the
+//! renderer's child is handed a descriptor, never a path.
+#![forbid(unsafe_code)]
+
+mod audio;
+mod pdf;
+mod photo;
+mod stream;
+
+use std::path::Path;
+
+use crate::bounded::{self, Place};
+use crate::error::{CanopyError, ErrorCode};
+use crate::limits::TIME_BUDGET;
+use crate::source::{Source, SourceFile};
+use crate::sys::sandbox::{self, Outcome, Rendered};
+
+pub use audio::audio_details;
+pub use pdf::{pdf_document, pdf_page};
+pub use photo::photo_details;
+pub use stream::{media_mime, open_stream, parse_range, read_range, RangeReply};
+
+/// Which media a file's first bytes say it is, if any.
+pub fn sniff_media(head: &[u8]) -> Option<crate::wire::MediaKind> {
+    use crate::wire::MediaKind;
+    // A PDF may have junk before its header; readers look in its first KiB.
+    let window = &head[..head.len().min(1024)];
+    if window.windows(5).any(|w| w == b"%PDF-") {
+        return Some(MediaKind::Pdf);
+    }
+    let jpeg = head.starts_with(b"\xff\xd8\xff");
+    let tiff = head.starts_with(b"II*\0") || head.starts_with(b"MM\0*");
+    let heif = head.len() >= 12
+        && &head[4..8] == b"ftyp"
+        && matches!(
+            &head[8..12],
+            b"heic" | b"heix" | b"mif1" | b"msf1" | b"avif"
+        );
+    if jpeg || tiff || heif {
+        return Some(MediaKind::Photo);
+    }
+    let wave = head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WAVE";
+    let m4a =
+        head.len() >= 12 && &head[4..8] == b"ftyp" && matches!(&head[8..12], b"M4A " | b"M4B ");
+    // An MPEG audio frame's sync: 11 set bits, a layer that is not 0.
+    let mpeg = head.len() >= 2 && head[0] == 0xff && head[1] & 0xe0 == 0xe0 && head[1] & 0x06 != 0;
+    let audio = head.starts_with(b"ID3")
+        || head.starts_with(b"fLaC")
+        || head.starts_with(b"OggS")
+        || wave
+        || m4a
+        || mpeg;
+    audio.then_some(MediaKind::Audio)
+}
+
+/// Opens the regular file at `path` on a bounded worker.
+fn open<S: Source>(source: &S, path: &Path) -> Result<S::File, CanopyError> {
+    let (owned, source) = (path.to_path_buf(), source.clone());
+    bounded::call(Place::path(path), TIME_BUDGET, move |_| {
+        source.open_file(&owned)
+    })?
+}
+
+/// The program `tool` of the Debian package `package`, or `TOOL_MISSING`.
+fn tool(tool: &str, package: &str) -> Result<std::path::PathBuf, CanopyError> {
+    sandbox::find_tool(tool).ok_or_else(|| {
+        CanopyError::new(
+            ErrorCode::ToolMissing,
+            format!("{tool} is not installed: install the Debian package {package} (sudo apt-get install {package})"),
+        )
+    })
+}
+
+/// The open file's descriptor for the renderer: files on the local disk only.
+fn descriptor(file: &impl SourceFile) -> Result<&std::fs::File, CanopyError> {
+    file.descriptor().ok_or_else(|| {
+        CanopyError::new(
+            ErrorCode::Unsupported,
+            "only a file on the disk is rendered (not an archive's entry or a remote file)",
+        )
+    })
+}
+
+/// The job's output when it did its job, or why not.
+fn finished(what: &str, done: Rendered) -> Result<Rendered, CanopyError> {
+    let said = || {
+        let tail = String::from_utf8_lossy(&done.stderr);
+        let line = tail
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        let line: String = line.chars().take(200).collect();
+        if line.is_empty() {
+            String::new()
+        } else {
+            format!(" (it said: {line})")
+        }
+    };
+    match done.outcome {
+        Outcome::Exited(0) => Ok(done),
+        Outcome::Exited(code) => Err(CanopyError::new(
+            ErrorCode::RenderFailed,
+            format!("{what} failed with status {code}{}", said()),
+        )),
+        Outcome::Signalled(sig) if sig == libc::SIGXCPU => Err(CanopyError::new(
+            ErrorCode::RenderFailed,
+            format!("{what} used up its CPU time and was stopped"),
+        )),
+        Outcome::Signalled(sig)
+            if sig == libc::SIGKILL || sig == libc::SIGSEGV || sig == libc::SIGABRT =>
+        {
+            Err(CanopyError::new(
+                ErrorCode::RenderFailed,
+                format!(
+                    "{what} crashed or ran out of its memory (signal {sig}){}",
+                    said()
+                ),
+            ))
+        }
+        Outcome::Signalled(sig) => Err(CanopyError::new(
+            ErrorCode::RenderFailed,
+            format!("{what} was ended by signal {sig}"),
+        )),
+        Outcome::TimedOut => Err(CanopyError::new(
+            ErrorCode::Timeout,
+            format!(
+                "{what} took longer than {} s and was stopped",
+                crate::limits::RENDER_DEADLINE.as_secs()
+            ),
+        )),
+        Outcome::TooMuchOutput => Err(CanopyError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "{what} wrote more than {} MiB and was stopped",
+                crate::limits::RENDER_OUTPUT_CAP >> 20
+            ),
+        )),
+        Outcome::Cancelled => Err(CanopyError::cancelled()),
+    }
+}
+
+fn start_error(what: &str, e: std::io::Error) -> CanopyError {
+    CanopyError::new(ErrorCode::RenderFailed, format!("cannot start {what}: {e}"))
+}

@@ -1,0 +1,168 @@
+//! What the window is told of the files people actually open: a PDF's
+//! facts and pages, a photo's EXIF details. Rendered by the sandboxed
+//! renderer (`sys::sandbox`) or read with a budget (`media`).
+#![forbid(unsafe_code)]
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// What a file is besides its bytes, told by its first bytes: the preview
+/// pane shows these with a view of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum MediaKind {
+    /// A PDF document (`%PDF-`): pages rendered by the sandboxed renderer.
+    Pdf,
+    /// A photo format that carries EXIF details (JPEG, TIFF, HEIF).
+    Photo,
+    /// An audio file whose tags Canopy reads (MP3, FLAC, Ogg, WAV, M4A).
+    Audio,
+}
+
+/// A request about one media file: its handle, a page (from 1) and the
+/// width in pixels the pane shows it at, and an id to cancel it by.
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct MediaRequest {
+    pub handle: String,
+    #[serde(default = "first_page")]
+    pub page: u32,
+    #[serde(default = "default_width")]
+    pub width: u32,
+    /// Given to `cancel_render` to stop the job (its child is killed).
+    #[serde(default)]
+    #[ts(type = "number")]
+    pub request_id: u64,
+}
+
+fn first_page() -> u32 {
+    1
+}
+
+fn default_width() -> u32 {
+    800
+}
+
+/// Stops a render job in flight: it answers `CANCELLED`.
+#[derive(Debug, Clone, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct RenderCancel {
+    #[ts(type = "number")]
+    pub request_id: u64,
+}
+
+/// A PDF's facts, as `pdfinfo` tells them.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct PdfDocument {
+    pub title: Option<String>,
+    pub author: Option<String>,
+    pub pages: u32,
+    /// "1.7"...
+    pub version: Option<String>,
+    pub encrypted: bool,
+    /// The renderer ran with no network (a namespace of its own); false
+    /// where the kernel allows none, and the pane says so.
+    pub network_isolated: bool,
+}
+
+/// One rendered page of a PDF: a PNG Canopy encoded itself at the pane's
+/// width, and the page's text.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct PdfPage {
+    pub page: u32,
+    pub width: u32,
+    pub height: u32,
+    /// The page as a PNG, base64 (decoded and encoded again by the app:
+    /// the window never decodes the renderer's own bytes).
+    pub png_base64: String,
+    /// The page's text (at most `PDF_PAGE_TEXT_CAP` bytes).
+    pub text: String,
+    /// The text was longer and was cut.
+    pub text_cut: bool,
+    /// Why the text is missing, when the page rendered but its text did not.
+    pub text_problem: Option<String>,
+    pub network_isolated: bool,
+}
+
+/// A photo's details, from its EXIF (each `None` when the photo does not say).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct PhotoDetails {
+    /// The photo carries EXIF details at all.
+    pub has_exif: bool,
+    /// "Canon EOS 5D Mark IV".
+    pub camera: Option<String>,
+    pub lens: Option<String>,
+    /// "1/125 s · f/2.8 · ISO 100 · 35 mm".
+    pub exposure: Option<String>,
+    /// As the camera wrote it, "2024-05-01 14:03:22" (+ its offset when given).
+    pub taken_at: Option<String>,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    /// EXIF orientation 1..8 (the preview applies it), and in words.
+    pub orientation: Option<u16>,
+    pub orientation_label: Option<String>,
+    /// Where the photo was taken, when it says.
+    pub gps: Option<GpsPosition>,
+}
+
+/// A position in decimal degrees (north and east positive).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct GpsPosition {
+    pub latitude: f64,
+    pub longitude: f64,
+    /// Metres above sea level.
+    pub altitude: Option<f64>,
+}
+
+/// An audio file's tags and properties (each `None` when it does not say).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AudioDetails {
+    pub title: Option<String>,
+    pub artist: Option<String>,
+    pub album: Option<String>,
+    pub track: Option<u32>,
+    pub track_total: Option<u32>,
+    #[ts(type = "number | null")]
+    pub duration_ms: Option<u64>,
+    /// "FLAC", "MPEG audio (MP3)"...
+    pub codec: String,
+    pub bit_rate_kbps: Option<u32>,
+    pub sample_rate: Option<u32>,
+    pub channels: Option<u8>,
+    /// The embedded cover, when it is an image the window shows (told by
+    /// its own bytes) of at most `COVER_ART_CAP`.
+    pub cover: Option<AudioCover>,
+    /// A cover was there but larger than `COVER_ART_CAP`: left out.
+    pub cover_too_large: bool,
+}
+
+/// Where the window's `<audio>` plays the selected file from: a
+/// `canopy-media:` URL naming the one stream open.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct MediaStreamUrl {
+    pub url: String,
+}
+
+/// An embedded cover image.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct AudioCover {
+    pub mime: String,
+    pub base64: String,
+}

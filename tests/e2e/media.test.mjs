@@ -1,0 +1,416 @@
+// PDFs and photos through the real window: a PDF made here is paged
+// through (facts, "page N of M", the page's text), a photo with an EXIF GPS
+// position shows its GPS line, a hostile PDF is rendered by a child that is
+// killed while the window answers, and without poppler-utils the pane says
+// which package is missing.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { Key } from "./webdriver.mjs";
+import { APP, file, launch, previewReady, removeTree, saveScreenshot, selectRow, tempTree } from "./harness.mjs";
+
+/** A PDF whose pages each say their text in Helvetica; `extra` goes into the catalog. */
+function pdf(pages, { title = "Field Notes", author = "Ada Lovelace", extra = "" } = {}) {
+  const objs = [];
+  const kids = pages.map((_, i) => `${5 + 2 * i} 0 R`).join(" ");
+  objs.push(`<< /Type /Catalog /Pages 2 0 R ${extra} >>`);
+  objs.push(`<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`);
+  objs.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
+  objs.push(`<< /Title (${title}) /Author (${author}) >>`);
+  pages.forEach((text, i) => {
+    objs.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 400] /Resources << /Font << /F1 3 0 R >> >> /Contents ${6 + 2 * i} 0 R >>`);
+    objs.push(stream(`BT /F1 28 Tf 40 300 Td (${text}) Tj ET 0.2 0.4 0.8 rg 40 60 220 ${20 + 10 * i} re f`));
+  });
+  return assemble(objs, "/Info 4 0 R");
+}
+
+function stream(body, dict = "") {
+  return `<< ${dict} /Length ${body.length} >>\nstream\n${body}\nendstream`;
+}
+
+function assemble(objs, trailer) {
+  let out = "%PDF-1.4\n";
+  const offsets = [];
+  objs.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n`;
+  for (const o of offsets) out += `${String(o).padStart(10, "0")} 00000 n \n`;
+  out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R ${trailer} >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}
+
+/** One page drawing a form that draws the next twice, 40 deep: no renderer finishes it. */
+function formBomb() {
+  const depth = 40;
+  const objs = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 400] /Resources << /XObject << /X 5 0 R >> >> /Contents 4 0 R >>",
+    stream("/X Do"),
+  ];
+  for (let d = 0; d < depth; d++) {
+    const form = "/Type /XObject /Subtype /Form /BBox [0 0 300 400]";
+    objs.push(d < depth - 1 ? stream("/X Do /X Do", `${form} /Resources << /XObject << /X ${6 + d} 0 R >> >>`) : stream("0 0 1 1 re f", form));
+  }
+  return assemble(objs, "");
+}
+
+/** A big-endian TIFF holding IFD0 (camera), an EXIF IFD and a GPS IFD. */
+function exifTiff({ make, model, taken, lat, lon }) {
+  const ascii = (s) => Buffer.from(`${s}\0`, "latin1");
+  const rationals = (pairs) => {
+    const b = Buffer.alloc(8 * pairs.length);
+    pairs.forEach(([n, d], i) => {
+      b.writeUInt32BE(n, 8 * i);
+      b.writeUInt32BE(d, 8 * i + 4);
+    });
+    return b;
+  };
+  const dms = (v) => {
+    const a = Math.abs(v);
+    const deg = Math.floor(a);
+    const min = Math.floor((a - deg) * 60);
+    const sec = Math.round(((a - deg) * 60 - min) * 60 * 100);
+    return [[deg, 1], [min, 1], [sec, 100]];
+  };
+  const short = (n) => {
+    const b = Buffer.alloc(2);
+    b.writeUInt16BE(n);
+    return b;
+  };
+  // [tag, type, count, bytes | {ifd}]: types 2 ASCII, 3 SHORT, 4 LONG, 5 RATIONAL.
+  const ifds = {
+    ifd0: [[0x010f, 2, ascii(make)], [0x0110, 2, ascii(model)], [0x0112, 3, short(1)], [0x8769, 4, { ifd: "exif" }], [0x8825, 4, { ifd: "gps" }]],
+    exif: [[0x829a, 5, rationals([[1, 250]])], [0x829d, 5, rationals([[18, 10]])], [0x9003, 2, ascii(taken)]],
+    gps: [[1, 2, ascii(lat < 0 ? "S" : "N")], [2, 5, rationals(dms(lat))], [3, 2, ascii(lon < 0 ? "W" : "E")], [4, 5, rationals(dms(lon))]],
+  };
+  const order = ["ifd0", "exif", "gps"];
+  const at = {};
+  let pos = 8;
+  for (const k of order) {
+    at[k] = pos;
+    pos += 2 + 12 * ifds[k].length + 4;
+  }
+  const ifdBufs = [];
+  const dataParts = [];
+  let data = pos;
+  const head = Buffer.from([0x4d, 0x4d, 0, 42, 0, 0, 0, 8]);
+  for (const k of order) {
+    const b = Buffer.alloc(2 + 12 * ifds[k].length + 4);
+    b.writeUInt16BE(ifds[k].length, 0);
+    ifds[k].forEach(([tag, type, value], i) => {
+      const o = 2 + 12 * i;
+      b.writeUInt16BE(tag, o);
+      b.writeUInt16BE(type, o + 2);
+      if (value.ifd) {
+        b.writeUInt32BE(1, o + 4);
+        b.writeUInt32BE(at[value.ifd], o + 8);
+        return;
+      }
+      const unit = { 2: 1, 3: 2, 4: 4, 5: 8 }[type];
+      b.writeUInt32BE(value.length / unit, o + 4);
+      if (value.length <= 4) value.copy(b, o + 8);
+      else {
+        b.writeUInt32BE(data, o + 8);
+        dataParts.push(value);
+        data += value.length;
+      }
+    });
+    ifdBufs.push(b);
+  }
+  // The IFDs first (in order), then the data they point to.
+  return Buffer.concat([head, ...ifdBufs, ...dataParts]);
+}
+
+/** `jpeg` with an EXIF segment put right after its start marker. */
+function withExif(jpeg, tiff) {
+  const body = Buffer.concat([Buffer.from("Exif\0\0", "latin1"), tiff]);
+  const len = Buffer.alloc(2);
+  len.writeUInt16BE(body.length + 2);
+  return Buffer.concat([jpeg.subarray(0, 2), Buffer.from([0xff, 0xe1]), len, body, jpeg.subarray(2)]);
+}
+
+/** One second of silence (8 kHz mono 16-bit WAV) with a RIFF INFO list naming its title and artist. */
+function taggedWav(title, artist) {
+  const chunk = (id, body) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(body.length);
+    return Buffer.concat([Buffer.from(id, "latin1"), len, body, body.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0)]);
+  };
+  const fmt = Buffer.alloc(16);
+  fmt.writeUInt16LE(1, 0);
+  fmt.writeUInt16LE(1, 2);
+  fmt.writeUInt32LE(8000, 4);
+  fmt.writeUInt32LE(16000, 8);
+  fmt.writeUInt16LE(2, 12);
+  fmt.writeUInt16LE(16, 14);
+  const info = Buffer.concat([Buffer.from("INFO", "latin1"), chunk("INAM", Buffer.from(`${title}\0`, "latin1")), chunk("IART", Buffer.from(`${artist}\0`, "latin1"))]);
+  const body = Buffer.concat([Buffer.from("WAVE", "latin1"), chunk("fmt ", fmt), chunk("data", Buffer.alloc(16000)), chunk("LIST", info)]);
+  return chunk("RIFF", body);
+}
+
+const PAGES = Array.from({ length: 12 }, (_, i) => `Page ${i + 1} of the notes`);
+const LAT = 48.85837;
+const LON = -2.294481;
+let root;
+
+before(() => {
+  root = tempTree("canopy-e2e-media-");
+  file(path.join(root, "a-notes.txt"), "plain text\n");
+  file(path.join(root, "field-notes.pdf"), pdf(PAGES));
+  file(path.join(root, "hostile.pdf"), formBomb());
+  file(path.join(root, "song.wav"), taggedWav("Morning Song", "The Testers"));
+  // A real JPEG, made by poppler from a PDF, with an EXIF GPS position put in.
+  const tmp = tempTree("canopy-e2e-jpeg-");
+  file(path.join(tmp, "src.pdf"), pdf(["A photo"], {}));
+  execFileSync("pdftoppm", ["-jpeg", "-singlefile", "-scale-to", "240", path.join(tmp, "src.pdf"), path.join(tmp, "out")]);
+  const jpeg = fs.readFileSync(path.join(tmp, "out.jpg"));
+  removeTree(tmp);
+  file(path.join(root, "IMG_2041.jpg"), withExif(jpeg, exifTiff({ make: "Canon", model: "Canon EOS R6", taken: "2024:05:01 14:03:22", lat: LAT, lon: LON })));
+});
+
+after(() => removeTree(root));
+
+/** The degrees the window shows for a value stored as whole degrees, minutes and hundredths of seconds. */
+function shown(v) {
+  const a = Math.abs(v);
+  const deg = Math.floor(a);
+  const min = Math.floor((a - deg) * 60);
+  const sec = Math.round(((a - deg) * 60 - min) * 60 * 100) / 100;
+  return (deg + min / 60 + sec / 3600).toFixed(6);
+}
+
+/** Pids of renderer children (pdftoppm, pdftotext) whose parent is `appPid`. */
+function renderChildren(appPid) {
+  return fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
+      const ppid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      return ppid === String(appPid) && /^pdfto/.test(comm) && !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+    } catch {
+      return false;
+    }
+  });
+}
+
+function appPidOf(s) {
+  const mine = `XDG_CONFIG_HOME=${s.configHome}`;
+  const pids = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      return fs.readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0")[0] === APP && fs.readFileSync(`/proc/${p}/environ`, "utf8").split("\0").includes(mine);
+    } catch {
+      return false;
+    }
+  });
+  assert.equal(pids.length, 1, `one app of this session: ${pids}`);
+  return pids[0];
+}
+
+const label = () => document.querySelector(".pdf-page-label")?.textContent ?? null;
+
+describe("PDFs and photos in the preview", () => {
+  let s;
+  before(async () => {
+    s = await launch([root]);
+  });
+  after(async () => s?.quit());
+
+  test("a PDF shows its facts, its first page at the pane's width and the page's text", async () => {
+    await selectRow(s, "field-notes.pdf");
+    await previewReady(s, "img.pdf-page-image");
+    const page = await s.waitFor(() => {
+      const img = document.querySelector("img.pdf-page-image");
+      if (!img || !img.complete || img.naturalWidth === 0) return null;
+      const body = document.querySelector(".preview-body");
+      return {
+        label: document.querySelector(".pdf-page-label").textContent,
+        facts: Array.from(document.querySelectorAll(".pdf-facts dd"), (d) => d.textContent),
+        text: document.querySelector("pre.pdf-text")?.textContent.trim(),
+        src: img.src.slice(0, 5),
+        shownWidth: img.getBoundingClientRect().width,
+        paneWidth: body.clientWidth,
+        naturalWidth: img.naturalWidth,
+        naturalHeight: img.naturalHeight,
+      };
+    }, { what: "page 1 decoded" });
+    assert.equal(page.label, "page 1 of 12");
+    assert.deepEqual(page.facts, ["Field Notes", "Ada Lovelace", "12", "1.4"]);
+    assert.equal(page.text, "Page 1 of the notes");
+    assert.equal(page.src, "blob:", "the page is Canopy's own PNG, from a blob: URL");
+    assert.ok(page.shownWidth > page.paneWidth * 0.7 && page.shownWidth <= page.paneWidth, `the page fills the pane's width: ${page.shownWidth} of ${page.paneWidth}`);
+    assert.equal(Math.round((page.naturalHeight / page.naturalWidth) * 3), 4, "the page keeps its 3:4 shape");
+    await saveScreenshot(s, "media-pdf-page1");
+  });
+
+  test("next, previous and the page field move through the pages", async () => {
+    await s.clickCss('[data-action="pdf-next"]');
+    await s.waitFor(() => document.querySelector("pre.pdf-text")?.textContent.includes("Page 2 of") && document.querySelector(".pdf-page-label").textContent === "page 2 of 12", { what: "page 2" });
+    const field = await s.find(".pdf-page-field");
+    await s.exec(() => {
+      document.querySelector(".pdf-page-field").value = "";
+    });
+    await s.type(field, "7");
+    await s.keys([Key.Enter]);
+    await s.waitFor(() => document.querySelector("pre.pdf-text")?.textContent.includes("Page 7 of") && document.querySelector("img.pdf-page-image")?.dataset.page === "7", { what: "page 7" });
+    assert.equal(await s.exec(label), "page 7 of 12");
+    await s.clickCss('[data-action="pdf-prev"]');
+    await s.waitFor(() => document.querySelector("pre.pdf-text")?.textContent.includes("Page 6 of"), { what: "page 6" });
+    assert.equal(await s.exec(label), "page 6 of 12");
+    await saveScreenshot(s, "media-pdf-page6");
+  });
+
+  test("the page's text is found with Ctrl+F", async () => {
+    await s.exec(() => document.querySelector("pre.pdf-text").focus());
+    await s.keys(["f"], [Key.Control]);
+    const input = await s.find(".find-bar input");
+    await s.type(input, "of the notes");
+    await s.waitFor(() => document.querySelector(".find-count")?.textContent === "1 of 1", { what: "one match" });
+    assert.equal(await s.exec(() => document.querySelector(".find-match")?.textContent), "of the notes");
+    await s.keys([Key.Escape]);
+  });
+
+  test("a photo shows its EXIF details and a visible GPS line", async () => {
+    await selectRow(s, "IMG_2041.jpg");
+    await previewReady(s, ".photo-details");
+    const d = await s.waitFor(() => {
+      const box = document.querySelector(".photo-details");
+      const img = document.querySelector("img.preview-image");
+      return box && img?.naturalWidth > 0 && {
+        gps: box.querySelector(".gps-line")?.textContent,
+        facts: Array.from(box.querySelectorAll("dt"), (dt) => [dt.textContent, dt.nextElementSibling.textContent]),
+        visible: (() => {
+          const r = box.querySelector(".gps-line").getBoundingClientRect();
+          return r.height > 0 && r.width > 0;
+        })(),
+      };
+    }, { what: "the photo and its details" });
+    assert.equal(d.gps, `This photo carries a GPS location: ${shown(LAT)}° N, ${shown(LON)}° W`);
+    assert.ok(d.visible, "the GPS line is on screen");
+    assert.deepEqual(Object.fromEntries(d.facts), {
+      Camera: "Canon EOS R6",
+      Exposure: "1/250 s · f/1.8",
+      Taken: "2024-05-01 14:03:22",
+      Orientation: "upright",
+    });
+    await saveScreenshot(s, "media-photo-gps");
+  });
+
+  test("an audio file shows its tags and properties", async () => {
+    await selectRow(s, "song.wav");
+    await previewReady(s, ".audio-details");
+    const facts = await s.exec(() => Array.from(document.querySelectorAll(".audio-details dt"), (dt) => [dt.textContent, dt.nextElementSibling.textContent]));
+    assert.deepEqual(Object.fromEntries(facts), {
+      Title: "Morning Song",
+      Artist: "The Testers",
+      Duration: "0:01",
+      Format: "WAV · 128 kbit/s · 8 kHz · mono",
+    });
+    await saveScreenshot(s, "media-audio");
+  });
+
+  test("an audio file plays from the app's stream, and stops when the selection moves on", async () => {
+    await selectRow(s, "song.wav");
+    const src = await s
+      .waitFor(() => {
+        const a = document.querySelector("audio.audio-player");
+        return a && a.src.startsWith("blob:") && a.readyState >= 1 && { duration: a.duration };
+      }, { what: "the audio's metadata, fetched from canopy-media: into a blob:", timeout: 15000 })
+      .catch(async (e) => {
+        const state = await s.exec(() => {
+          const a = document.querySelector("audio");
+          return { player: a && { src: a.src, stream: a.dataset.stream, ready: a.readyState, error: a.error?.code }, errors: Array.from(document.querySelectorAll(".preview-error"), (x) => x.textContent) };
+        });
+        throw new Error(`${e.message}: ${JSON.stringify(state)}`);
+      });
+    assert.equal(Math.round(src.duration), 1, "the whole second is there");
+    // What the page fetched it from: the app's stream, by a random name.
+    const streamUrl = await s.exec(() => document.querySelector("audio.audio-player").dataset.stream);
+    await s.exec(() => {
+      const a = document.querySelector("audio.audio-player");
+      window.__played = false;
+      a.addEventListener("timeupdate", () => (window.__played = a.currentTime > 0));
+      void a.play().catch((e) => (window.__playError = String(e)));
+    });
+    const played = await s.waitFor(() => window.__played || window.__playError || null, { what: "playback to advance", timeout: 15000 });
+    assert.equal(played, true, `it plays: ${played}`);
+    await saveScreenshot(s, "media-audio-playing");
+    // Another file: the player stops and the stream's URL answers nothing any more.
+    await selectRow(s, "a-notes.txt");
+    await previewReady(s, "pre.code .line");
+    assert.equal(await s.exec(() => document.querySelector("audio") === null), true, "no player left");
+    const status = (url) => fetch(url, { headers: { Range: "bytes=0-" } }).then((r) => r.status, (e) => String(e));
+    assert.match(streamUrl, /^canopy-media:\/\/localhost\/[0-9a-f]{32}$/);
+    assert.equal(await s.execAsync(status, streamUrl), 403, "a closed stream serves nothing");
+    assert.equal(await s.execAsync(status, "canopy-media://localhost/00000000000000000000000000000000"), 403, "a stream that is not open serves nothing");
+  });
+
+  test("a hostile PDF is rendered by a child that is killed when the selection moves on, and the window answers meanwhile", async () => {
+    const app = appPidOf(s);
+    await selectRow(s, "hostile.pdf");
+    await previewReady(s, ".pdf-rendering");
+    // The renderer's children are working on the page.
+    await s.waitFor(() => document.querySelector(".pdf-rendering") !== null, { what: "rendering" });
+    const deadline = Date.now() + 4000;
+    let children = [];
+    while (children.length === 0 && Date.now() < deadline) {
+      children = renderChildren(app);
+      if (children.length === 0) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(children.length > 0, "pdftoppm runs as a child of the app");
+    // The window answers while the page renders: 20 round trips into the page.
+    const times = [];
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      await s.exec(() => document.querySelectorAll('[role="treeitem"]').length);
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`# round trip into the window while a hostile PDF renders: median ${times[10].toFixed(1)} ms`);
+    await saveScreenshot(s, "media-hostile-rendering");
+    // Moving on kills the job's children.
+    await s.keys([Key.ArrowUp]);
+    await s.waitFor(() => document.querySelector('[aria-selected="true"] .name')?.textContent !== "hostile.pdf", { what: "selection moved" });
+    const gone = Date.now() + 3000;
+    while (children.some((p) => fs.existsSync(`/proc/${p}`) && !fs.readFileSync(`/proc/${p}/stat`, "utf8").includes(") Z ")) && Date.now() < gone) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual(children.filter((p) => fs.existsSync(`/proc/${p}`) && !fs.readFileSync(`/proc/${p}/stat`, "utf8").includes(") Z ")), [], "the renderer's children were killed (well before their 5 s deadline)");
+  });
+
+  test("a hostile PDF left selected is stopped at its limit and the pane says so", async () => {
+    await selectRow(s, "hostile.pdf");
+    const code = await s.waitFor(() => document.querySelector(".pdf-view .preview-error")?.dataset.code ?? null, { what: "the renderer's limit", timeout: 20000 });
+    assert.ok(["TIMEOUT", "RENDER_FAILED"].includes(code), code);
+    await saveScreenshot(s, "media-hostile-stopped");
+    // The window still works: another file previews.
+    await selectRow(s, "a-notes.txt");
+    await previewReady(s, "pre.code .line");
+  });
+});
+
+describe("without poppler-utils", () => {
+  let s;
+  before(async () => {
+    // The e2e build's seam: the renderer looks for its programs here only.
+    s = await launch([root], { env: { CANOPY_TEST_TOOL_FOLDERS: path.join(root, "no-tools-here") } });
+  });
+  after(async () => s?.quit());
+
+  test("a PDF says which package is missing", async () => {
+    await selectRow(s, "field-notes.pdf");
+    const err = await s.waitFor(() => {
+      const e = document.querySelector(".pdf-view .preview-error");
+      return e && { code: e.dataset.code, text: e.textContent };
+    }, { what: "the missing-tool message" });
+    assert.equal(err.code, "TOOL_MISSING");
+    assert.match(err.text, /pdfinfo is not installed: install the Debian package poppler-utils/);
+    await saveScreenshot(s, "media-missing-tool");
+  });
+});

@@ -1,0 +1,117 @@
+// The PDF and photo views' words and kept pages.
+
+import { describe, expect, it } from "vitest";
+import { PageCache, audioFacts, durationText, gpsLine, pageFromField, pageLabel, pdfFacts, photoFacts, sandboxNote } from "./media-words";
+
+describe("PDF pages", () => {
+  it("says where the reader is", () => {
+    expect(pageLabel(3, 212)).toBe("page 3 of 212");
+    expect(pageLabel(1200, 1500)).toBe("page 1,200 of 1,500");
+  });
+
+  it("reads the page field, clamped to the document", () => {
+    expect(pageFromField(" 7 ", 212)).toBe(7);
+    expect(pageFromField("999", 212)).toBe(212);
+    expect(pageFromField("0", 212)).toBeNull();
+    expect(pageFromField("-3", 212)).toBeNull();
+    expect(pageFromField("2.5", 212)).toBeNull();
+    expect(pageFromField("abc", 212)).toBeNull();
+    expect(pageFromField("99999999999999999999", 212)).toBeNull();
+  });
+
+  it("keeps at most three rendered pages, the least recently used dropped first", () => {
+    const cache = new PageCache<string>();
+    cache.put(1, "one");
+    cache.put(2, "two");
+    cache.put(3, "three");
+    expect(cache.get(1)).toBe("one"); // 1 is now the most recent
+    cache.put(4, "four");
+    expect(cache.size).toBe(3);
+    expect(cache.has(2)).toBe(false);
+    expect([1, 3, 4].every((p) => cache.has(p))).toBe(true);
+  });
+
+  it("lists the facts the document says", () => {
+    expect(pdfFacts({ title: "T", author: null, pages: 2, version: "1.7", encrypted: false, networkIsolated: true })).toEqual([
+      ["Title", "T"],
+      ["Pages", "2"],
+      ["PDF version", "1.7"],
+    ]);
+  });
+
+  it("says when the renderer had the network", () => {
+    expect(sandboxNote(true)).toBeNull();
+    expect(sandboxNote(false)).toMatch(/network/);
+  });
+});
+
+describe("photo details", () => {
+  it("puts the GPS position in words, south and west as such", () => {
+    expect(gpsLine({ latitude: -33.8598333, longitude: 151.2083333, altitude: null })).toBe(
+      "This photo carries a GPS location: 33.859833° S, 151.208333° E",
+    );
+    expect(gpsLine({ latitude: 48.8584, longitude: -2.2945, altitude: 35.4 })).toBe(
+      "This photo carries a GPS location: 48.858400° N, 2.294500° W, 35 m",
+    );
+  });
+
+  it("lists what the photo says and notes an applied orientation", () => {
+    const rows = photoFacts({
+      hasExif: true,
+      camera: "Canon EOS 5D",
+      lens: null,
+      exposure: "1/125 s · f/2.8",
+      takenAt: "2024-05-01 14:03:22",
+      width: 4000,
+      height: 3000,
+      orientation: 6,
+      orientationLabel: "turned 90° clockwise",
+      gps: null,
+    });
+    expect(rows).toEqual([
+      ["Camera", "Canon EOS 5D"],
+      ["Exposure", "1/125 s · f/2.8"],
+      ["Taken", "2024-05-01 14:03:22"],
+      ["Dimensions", "4000 × 3000 px"],
+      ["Orientation", "turned 90° clockwise (applied to the preview)"],
+    ]);
+  });
+});
+
+describe("audio details", () => {
+  it("puts tags and properties in words", () => {
+    expect(durationText(187_400)).toBe("3:07");
+    expect(durationText(3_723_000)).toBe("1:02:03");
+    expect(
+      audioFacts({
+        title: "Gymnopédie No. 1",
+        artist: "Erik Satie",
+        album: null,
+        track: 1,
+        trackTotal: 3,
+        durationMs: 1000,
+        codec: "WAV",
+        bitRateKbps: 128,
+        sampleRate: 8000,
+        channels: 1,
+        cover: null,
+        coverTooLarge: false,
+      }),
+    ).toEqual([
+      ["Title", "Gymnopédie No. 1"],
+      ["Artist", "Erik Satie"],
+      ["Track", "1 of 3"],
+      ["Duration", "0:01"],
+      ["Format", "WAV · 128 kbit/s · 8 kHz · mono"],
+    ]);
+  });
+});
+
+describe("render errors", () => {
+  it("say what a renderer's limit means, not a folder's", async () => {
+    const { renderSentence } = await import("./view/pdf-view");
+    expect(renderSentence("TIMEOUT")).toMatch(/page took too long to render/);
+    expect(renderSentence("TIMEOUT")).not.toMatch(/folder/);
+    expect(renderSentence("TOOL_MISSING")).toMatch(/not installed/);
+  });
+});

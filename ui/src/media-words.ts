@@ -1,0 +1,119 @@
+// What the PDF and photo views say, and the pages they keep: pure, tested
+// in Node (media-words.test.ts). The engine decided what a file is and what
+// its details are; this only puts them in words.
+
+import type { GpsPosition } from "./bindings/GpsPosition";
+import type { PdfDocument } from "./bindings/PdfDocument";
+import type { PhotoDetails } from "./bindings/PhotoDetails";
+import type { AudioDetails } from "./bindings/AudioDetails";
+
+/** Rendered pages kept at most (the one shown among them). */
+export const PDF_PAGES_KEPT = 3;
+
+/** "page 3 of 212". */
+export function pageLabel(page: number, pages: number): string {
+  return `page ${page.toLocaleString("en-US")} of ${pages.toLocaleString("en-US")}`;
+}
+
+/** The page a page field's text asks for, clamped to the document; null when it names none. */
+export function pageFromField(text: string, pages: number): number | null {
+  const t = text.trim();
+  if (!/^\d+$/.test(t)) return null;
+  const n = Number(t);
+  if (!Number.isSafeInteger(n) || n < 1) return null;
+  return Math.min(n, pages);
+}
+
+/** Keeps the last few rendered pages, the least recently used dropped first. */
+export class PageCache<T> {
+  private readonly pages = new Map<number, T>();
+  constructor(private readonly kept: number = PDF_PAGES_KEPT) {}
+  get(page: number): T | undefined {
+    const hit = this.pages.get(page);
+    if (hit !== undefined) {
+      this.pages.delete(page);
+      this.pages.set(page, hit);
+    }
+    return hit;
+  }
+  put(page: number, value: T): void {
+    this.pages.delete(page);
+    this.pages.set(page, value);
+    while (this.pages.size > this.kept) {
+      const oldest = this.pages.keys().next().value as number;
+      this.pages.delete(oldest);
+    }
+  }
+  get size(): number {
+    return this.pages.size;
+  }
+  has(page: number): boolean {
+    return this.pages.has(page);
+  }
+}
+
+/** A PDF's facts as label/value rows, the ones it does not say left out. */
+export function pdfFacts(doc: PdfDocument): [string, string][] {
+  const rows: [string, string][] = [];
+  if (doc.title) rows.push(["Title", doc.title]);
+  if (doc.author) rows.push(["Author", doc.author]);
+  rows.push(["Pages", doc.pages.toLocaleString("en-US")]);
+  if (doc.version) rows.push(["PDF version", doc.version]);
+  if (doc.encrypted) rows.push(["Encrypted", "yes"]);
+  return rows;
+}
+
+/** What the renderer's sandbox could not do here, in a sentence; null when nothing is amiss. */
+export function sandboxNote(networkIsolated: boolean): string | null {
+  return networkIsolated
+    ? null
+    : "The renderer ran without a network namespace of its own: this system allows no unprivileged ones, so it was not cut off from the network (its other limits hold).";
+}
+
+function degrees(value: number, positive: string, negative: string): string {
+  return `${Math.abs(value).toFixed(6)}° ${value < 0 ? negative : positive}`;
+}
+
+/** "This photo carries a GPS location: 33.859833° S, 151.208333° E". */
+export function gpsLine(gps: GpsPosition): string {
+  const at = `${degrees(gps.latitude, "N", "S")}, ${degrees(gps.longitude, "E", "W")}`;
+  const height = gps.altitude != null ? `, ${Math.round(gps.altitude)} m` : "";
+  return `This photo carries a GPS location: ${at}${height}`;
+}
+
+/** A photo's details as label/value rows, the ones it does not say left out. */
+export function photoFacts(d: PhotoDetails): [string, string][] {
+  const rows: [string, string][] = [];
+  if (d.camera) rows.push(["Camera", d.camera]);
+  if (d.lens) rows.push(["Lens", d.lens]);
+  if (d.exposure) rows.push(["Exposure", d.exposure]);
+  if (d.takenAt) rows.push(["Taken", d.takenAt]);
+  if (d.width != null && d.height != null) rows.push(["Dimensions", `${d.width} × ${d.height} px`]);
+  if (d.orientationLabel) rows.push(["Orientation", `${d.orientationLabel}${d.orientation && d.orientation !== 1 ? " (applied to the preview)" : ""}`]);
+  return rows;
+}
+
+/** "3:07", "1:02:03". */
+export function durationText(ms: number): string {
+  const total = Math.round(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+/** An audio file's tags and properties as label/value rows, the ones it does not say left out. */
+export function audioFacts(d: AudioDetails): [string, string][] {
+  const rows: [string, string][] = [];
+  if (d.title) rows.push(["Title", d.title]);
+  if (d.artist) rows.push(["Artist", d.artist]);
+  if (d.album) rows.push(["Album", d.album]);
+  if (d.track != null) rows.push(["Track", d.trackTotal != null ? `${d.track} of ${d.trackTotal}` : String(d.track)]);
+  if (d.durationMs != null) rows.push(["Duration", durationText(d.durationMs)]);
+  const format = [d.codec];
+  if (d.bitRateKbps != null) format.push(`${d.bitRateKbps} kbit/s`);
+  if (d.sampleRate != null) format.push(`${(d.sampleRate / 1000).toLocaleString("en-US")} kHz`);
+  if (d.channels != null) format.push(d.channels === 1 ? "mono" : d.channels === 2 ? "stereo" : `${d.channels} channels`);
+  rows.push(["Format", format.join(" · ")]);
+  return rows;
+}
