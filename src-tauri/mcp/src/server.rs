@@ -55,7 +55,42 @@ use crate::tools;
 const MCP_DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Info;
 
 pub(crate) fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    rmcp::handler::server::tool::schema_for_input::<T>().unwrap_or_else(|e| panic!("{e}"))
+    lean(rmcp::handler::server::tool::schema_for_input::<T>().unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// A tool's output schema, as lean as its input schema.
+pub(crate) fn output_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    lean(rmcp::handler::server::tool::schema_for_output::<T>())
+}
+
+/// `schema` without what a model needs no reading of: the `$schema`
+/// dialect (MCP's default, 2020-12) and the Rust integer widths in
+/// `format` (`minimum` still says an integer is never negative). Every
+/// tool definition is in the model's context on every turn.
+fn lean(schema: Arc<JsonObject>) -> Arc<JsonObject> {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                map.remove("$schema");
+                if map
+                    .get("format")
+                    .and_then(|f| f.as_str())
+                    .is_some_and(|f| f.starts_with("int") || f.starts_with("uint"))
+                {
+                    map.remove("format");
+                }
+                map.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::Value::Object((*schema).clone());
+    strip(&mut value);
+    match value {
+        serde_json::Value::Object(map) => Arc::new(map),
+        _ => schema,
+    }
 }
 
 /// The client's roots, as far as this session knows them.

@@ -54,6 +54,7 @@ async fn every_tool_is_read_only_closed_world_titled_and_typed() {
         [
             "file_info",
             "find_in_folder",
+            "folder_sizes",
             "list_directory",
             "list_roots",
             "read_file",

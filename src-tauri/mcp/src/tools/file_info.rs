@@ -10,7 +10,6 @@ use std::sync::Arc;
 use canopy_core::cancel::CancelToken;
 use canopy_core::wire::{EntryKind, SortBy};
 use canopy_core::CanopyError;
-use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -19,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{self, AgentListing};
 use crate::page::utc_time;
-use crate::server::{blocking, finish, input_schema, kind_token, parse, Canopy};
+use crate::server::{blocking, finish, input_schema, kind_token, output_schema, parse, Canopy};
 
 /// What `file_info` tells a model. Kept under 2 KB (a test checks).
 pub fn description() -> String {
@@ -163,7 +162,7 @@ impl Canopy {
         title = "Facts of a file or folder",
         description = description(),
         input_schema = input_schema::<FileInfoArgs>(),
-        output_schema = schema_for_output::<FileInfoOutput>(),
+        output_schema = output_schema::<FileInfoOutput>(),
         annotations(title = "Facts of a file or folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn file_info(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {

@@ -3,7 +3,6 @@
 //!
 //! Its arguments, its structured result, what it tells a model and its call.
 
-use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -15,7 +14,7 @@ use canopy_core::CanopyError;
 
 use super::grouped;
 use super::listing::{structured_chars, yes, Listed, OrderState, SortOrder, Wanted};
-use crate::server::{finish, input_schema, parse, Canopy};
+use crate::server::{finish, input_schema, output_schema, parse, Canopy};
 
 /// What `list_directory` tells a model, its limits taken from
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
@@ -188,7 +187,7 @@ impl Canopy {
         title = "List a folder",
         description = description(),
         input_schema = input_schema::<ListDirectoryArgs>(),
-        output_schema = schema_for_output::<ListDirectoryOutput>(),
+        output_schema = output_schema::<ListDirectoryOutput>(),
         annotations(title = "List a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn list_directory(

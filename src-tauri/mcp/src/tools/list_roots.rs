@@ -5,7 +5,6 @@
 //!
 //! Its arguments, its structured result, what it tells a model and its call.
 
-use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -15,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use canopy_core::CanopyError;
 
 use crate::engine;
-use crate::server::{finish, input_schema, parse, Canopy};
+use crate::server::{finish, input_schema, output_schema, parse, Canopy};
 
 /// What `list_roots` tells a model. Kept under 2 KB (a test checks).
 pub fn description() -> String {
@@ -85,7 +84,7 @@ impl Canopy {
         title = "Allowed folders",
         description = description(),
         input_schema = input_schema::<ListRootsArgs>(),
-        output_schema = schema_for_output::<ListRootsOutput>(),
+        output_schema = output_schema::<ListRootsOutput>(),
         annotations(title = "Allowed folders", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn list_roots(

@@ -15,6 +15,7 @@ use crate::server::Canopy;
 
 pub mod file_info;
 pub mod find_in_folder;
+pub mod folder_sizes;
 pub mod list_directory;
 pub mod list_roots;
 mod listing;
@@ -33,6 +34,7 @@ pub(crate) fn router() -> ToolRouter<Canopy> {
         + Canopy::read_files_router()
         + Canopy::search_router()
         + Canopy::file_info_router()
+        + Canopy::folder_sizes_router()
 }
 
 /// `n` as the tools' texts print a large number: digits in groups of three,
@@ -75,6 +77,7 @@ mod tests {
             "read_files" => &read_files::NUMBERS,
             "search" => &search::NUMBERS,
             "file_info" => &file_info::NUMBERS,
+            "folder_sizes" => &folder_sizes::NUMBERS,
             other => panic!("{other} has no NUMBERS: list the numbers its texts state"),
         }
     }

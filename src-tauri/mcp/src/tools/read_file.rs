@@ -8,7 +8,6 @@ use canopy_core::limits::{
 };
 use canopy_core::wire::EntryKind;
 use canopy_core::{CanopyError, ErrorCode, LineWindow};
-use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -18,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::grouped;
 use crate::engine;
 use crate::read;
-use crate::server::{blocking, finish, input_schema, kind_token, parse, Canopy};
+use crate::server::{blocking, finish, input_schema, kind_token, output_schema, parse, Canopy};
 
 /// The sizes of the files in the description's examples: each more than
 /// one call reads, so the examples show a first part with more to come.
@@ -268,7 +267,7 @@ impl Canopy {
         title = "Read part of a file",
         description = description(),
         input_schema = input_schema::<ReadFileArgs>(),
-        output_schema = schema_for_output::<ReadFileOutput>(),
+        output_schema = output_schema::<ReadFileOutput>(),
         annotations(title = "Read part of a file", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn read_file(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {

@@ -5,7 +5,6 @@
 
 use canopy_core::limits::{MCP_READ_CHUNK, MCP_READ_FILES_MAX};
 use canopy_core::CanopyError;
-use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -14,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::read_file::ReadFileArgs;
 use crate::engine;
-use crate::server::{finish, input_schema, parse, Canopy};
+use crate::server::{finish, input_schema, output_schema, parse, Canopy};
 
 /// What `read_files` tells a model. Kept under 2 KB (a test checks).
 pub fn description() -> String {
@@ -161,7 +160,7 @@ impl Canopy {
         title = "Read several files",
         description = description(),
         input_schema = input_schema::<ReadFilesArgs>(),
-        output_schema = schema_for_output::<ReadFilesOutput>(),
+        output_schema = output_schema::<ReadFilesOutput>(),
         annotations(title = "Read several files", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn read_files(

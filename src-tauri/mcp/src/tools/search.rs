@@ -14,7 +14,6 @@ use canopy_core::limits::{
 use canopy_core::names::escape_for_line;
 use canopy_core::wire::EntryKind;
 use canopy_core::{CanopyError, SearchHit, SearchQuery};
-use rmcp::handler::server::tool::schema_for_output;
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -24,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::grouped;
 use super::listing::{excludes_key, parse_excludes, structured_chars, yes};
 use crate::engine;
-use crate::server::{finish, input_schema, kind_token, parse, Canopy};
+use crate::server::{finish, input_schema, kind_token, output_schema, parse, Canopy};
 
 /// Files larger than this many MiB are searched only that far.
 const SEARCH_FILE_MIB: u64 = SEARCH_FILE_BYTES >> 20;
@@ -339,7 +338,7 @@ impl Canopy {
         title = "Search names and contents below a folder",
         description = description(),
         input_schema = input_schema::<SearchArgs>(),
-        output_schema = schema_for_output::<SearchOutput>(),
+        output_schema = output_schema::<SearchOutput>(),
         annotations(title = "Search below a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn search(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
