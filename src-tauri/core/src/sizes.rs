@@ -917,6 +917,16 @@ fn read_folder<S: Source>(
                 result = Err(cut);
                 break;
             }
+            // What a large folder counted so far shows while it is read
+            // (the figures only add up, so they are handed over in parts;
+            // never after the job was given up).
+            let g = claim.lock();
+            if *g {
+                drop(g);
+                *buffer = stream.into_buffer();
+                return Err(Cut::GivenUp);
+            }
+            sh.add(node, &std::mem::take(&mut out.tally));
         }
         if !more {
             break;

@@ -609,3 +609,40 @@ fn a_folder_slower_in_all_than_its_deadline_but_answering_each_call_is_counted_w
     );
     assert_eq!(slow.sizes.files, 400);
 }
+
+#[test]
+fn a_large_folder_read_slowly_shows_growing_figures_before_it_is_done() {
+    let t = Tree::new();
+    t.files("slow", "f", 4000);
+    let hooks = IoHooks {
+        slow_folder: Some(b"slow".to_vec()),
+        slow_delay: Duration::from_millis(5),
+        slow_stat: None,
+    };
+    // The most files heard for `slow` while it was still being counted.
+    let partial = Cell::new(0u64);
+    let observer = |p: &SizesProgress| {
+        for f in p.folders.iter().filter(|f| f.path == "slow" && !f.done) {
+            partial.set(partial.get().max(f.sizes.files));
+        }
+    };
+    let r = sizes(
+        &LocalFs::new().with_test_hooks(hooks),
+        t.path(),
+        &SizesCall {
+            depth: 1,
+            // One thread: the folder's own job counts most of its names.
+            threads: 1,
+            ..SizesCall::default()
+        },
+        None,
+        Some(&observer),
+    )
+    .unwrap();
+    assert_eq!(folder(&r, "slow").sizes.files, 4000);
+    assert!(
+        partial.get() > 0 && partial.get() < 4000,
+        "a folder being read shows what it counted so far, not 0 until the end: {}",
+        partial.get()
+    );
+}
