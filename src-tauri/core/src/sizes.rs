@@ -1144,7 +1144,11 @@ pub fn sizes<S: Source>(
                         }
                     }
                 }
-                if !folders.is_empty() && !ended && lock(&sh.root_error).is_none() {
+                // At a natural end the last folders done are still heard
+                // (the observer hears each once, however fast the count);
+                // after a cancel or a spent budget, only the report speaks.
+                let stopped = ended && sh.must_stop();
+                if !folders.is_empty() && !stopped && lock(&sh.root_error).is_none() {
                     obs.progress(&SizesProgress {
                         request_id: call.request_id,
                         folders,
