@@ -352,6 +352,10 @@ struct Shared<S: Source> {
     news: (Mutex<u64>, Condvar),
     /// The root's open failed: that fails the call.
     root_error: Mutex<Option<CanopyError>>,
+    /// The root was opened: a step of its job given up later (a dead
+    /// entry in it, or a mount below that holds up its filesystem) costs
+    /// the root a lower bound, not the call.
+    root_opened: AtomicBool,
     threads: usize,
 }
 
@@ -596,7 +600,7 @@ struct Running {
     claim: Arc<Claim>,
     node: Arc<Sized>,
     path: PathBuf,
-    /// The root's own read: given up, it fails the call.
+    /// The root's own job: given up before the root was opened, it fails the call.
     root: bool,
 }
 
@@ -699,6 +703,9 @@ fn run_job<S: Source>(
                     return Ok(());
                 }
             };
+            if parent.is_none() {
+                sh.root_opened.store(true, SeqCst);
+            }
             let (dir, id) = opened;
             read_folder(sh, &node, dir, id, &path, depth, claim, out, buffer, watch)
         }
@@ -1096,6 +1103,7 @@ pub fn sizes<S: Source>(
         finished: Mutex::new(Vec::new()),
         news: (Mutex::new(0), Condvar::new()),
         root_error: Mutex::new(None),
+        root_opened: AtomicBool::new(false),
         threads,
     });
     // The root's job carries the root's own pending count.
@@ -1230,7 +1238,7 @@ fn drive<S: Source>(sh: &Arc<Shared<S>>) {
                 *g = true;
                 drop(g);
                 let e = abandoned.error(sh.call.folder_time);
-                if job.root {
+                if job.root && !sh.root_opened.load(SeqCst) {
                     *lock(&sh.root_error) = Some(e.clone());
                     sh.stop(ErrorCode::Timeout);
                 }

@@ -263,3 +263,41 @@ fn sigterm_ends_canopy_list_while_a_call_on_a_dead_mount_is_stuck() {
     );
     assert_eq!(held, 1, "while the dead readdir was still unanswered");
 }
+
+#[test]
+fn canopy_list_sizes_over_a_dead_folder_prints_lower_bounds_and_succeeds() {
+    // The mount's root answers; folders in it never do. The listing leaves
+    // its calls stuck there first, which holds up the whole mount when the
+    // count reads the root's entries: that costs the root a lower bound,
+    // never the listing.
+    let s = Scene::new(false);
+    let mut child = Command::new(cli())
+        .arg(s.t.path().join("mnt"))
+        .args(["--sizes", "--depth", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("canopy-list runs");
+    let read_all = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = pipe.read_to_string(&mut text);
+            text
+        })
+    };
+    let out = read_all(Box::new(child.stdout.take().unwrap()));
+    let err = read_all(Box::new(child.stderr.take().unwrap()));
+    let (status, _, s) = exit_while_held(s, child);
+    drop(s);
+    let (out, err) = (out.join().unwrap(), err.join().unwrap());
+    assert!(status.success(), "exit {status:?}; stderr: {err}");
+    let size_line = out.lines().next().unwrap_or_default();
+    assert!(
+        size_line.starts_with("[SIZE]") && size_line.contains("(≥ "),
+        "the root's figure is a lower bound: {out}"
+    );
+    assert!(
+        out.contains("[DIR] dead (≥ ") && out.contains("[DIR] live ("),
+        "the dead folder is a lower bound, the rest is listed: {out}"
+    );
+}

@@ -123,6 +123,13 @@ async fn a_wide_deep_tree_stays_within_the_reply_budget() {
         .await
         .ok();
     assert!(r.chars() <= BUDGET, "{} characters", r.chars());
+    assert!(
+        r.text.ends_with(
+            "[TRUNCATED] the reply budget is spent: ask for a deeper folder or a smaller depth\n"
+        ) && r.structured["truncated"] == true,
+        "a cut reply says so: {}",
+        &r.text[r.text.len().saturating_sub(300)..]
+    );
 }
 
 #[tokio::test]
@@ -133,4 +140,29 @@ async fn a_bad_depth_or_a_file_is_refused_with_its_code() {
     assert_eq!(r.code(), "INVALID_ARGUMENT");
     let r = sizes(&s, json!({"path": path_arg(&t.at("mid.bin"))})).await;
     assert_eq!(r.code(), "NOT_A_DIRECTORY");
+}
+
+#[tokio::test]
+async fn folders_with_hostile_names_are_opened_too_each_block_under_its_folder() {
+    let t = Tree::new();
+    t.write(b"bad\xff/sub/f".as_slice(), &vec![1u8; 200_000]);
+    t.write("nl\nx/sub/f", &vec![1u8; 150_000]);
+    t.write("good/sub/f", &vec![1u8; 100_000]);
+    let s = Server::start(&[&t.path()]).await;
+    let r = sizes(&s, json!({"path": path_arg(&t.path()), "depth": 2}))
+        .await
+        .ok();
+    for name in ["bad\\xff", "nl\\nx", "good"] {
+        assert!(
+            r.text.contains(&format!("  [IN] {name}  ")),
+            "{name} is opened under a line naming it: {}",
+            r.text
+        );
+    }
+    let blocks = r.text.lines().filter(|l| l.contains("[DIR] sub")).count();
+    assert_eq!(blocks, 3, "each folder's child shown once: {}", r.text);
+    assert!(
+        !r.text.lines().any(|l| l.starts_with("x/")),
+        "no forged line"
+    );
 }

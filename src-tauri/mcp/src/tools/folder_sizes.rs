@@ -138,10 +138,11 @@ fn reasons(sizes: &FolderSizes) -> Vec<String> {
 /// children, depth-first in size order, indented by level; stops before the
 /// reply budget.
 fn render(report: &SizesReport, shown: &str, measure: Measure) -> (String, FolderSizesOutput) {
-    let by_path: std::collections::HashMap<&str, &FolderSizeReport> = report
+    // Children are found by handle: a display path is escaped, a handle exact.
+    let by_handle: std::collections::HashMap<&str, &FolderSizeReport> = report
         .folders
         .iter()
-        .map(|f| (f.path.as_str(), f))
+        .map(|f| (f.handle.as_str(), f))
         .collect();
     let mut out = FolderSizesOutput {
         folders: Vec::new(),
@@ -173,16 +174,30 @@ fn render(report: &SizesReport, shown: &str, measure: Measure) -> (String, Folde
     const CUT_NOTE: &str =
         "[TRUNCATED] the reply budget is spent: ask for a deeper folder or a smaller depth\n";
     let budget = MCP_REPLY_CHARS.saturating_sub(CUT_NOTE.len());
+    // What the structured content takes besides its folders.
+    let mut structured = 64;
     let mut stack: Vec<(&FolderSizeReport, usize)> = vec![(&report.root, 0)];
     while let Some((folder, level)) = stack.pop() {
-        out.folders.push(SizedFolder {
+        let entry = SizedFolder {
             path: folder.path.clone(),
             bytes: measure.of(&folder.sizes),
             is_lower_bound: folder.sizes.is_lower_bound,
-        });
+        };
+        // The structured content counts against the reply too (compact JSON, and a comma).
+        let entry_len = serde_json::to_string(&entry).map_or(0, |j| j.len() + 1);
         let whole = measure.of(&folder.sizes);
         let indent = "  ".repeat(level + 1);
         let mut lines = String::new();
+        if level > 0 {
+            // Which folder the block below is: its rows do not say.
+            lines.push_str(&format!(
+                "{}[IN] {}  {}{}\n",
+                "  ".repeat(level),
+                folder.path,
+                bound(folder.sizes.is_lower_bound),
+                human_bytes(whole)
+            ));
+        }
         let mut deeper = Vec::new();
         for child in folder.largest.iter().flatten() {
             let bytes = measure.of_child(child);
@@ -196,12 +211,7 @@ fn render(report: &SizesReport, shown: &str, measure: Measure) -> (String, Folde
                 grouped(child.items),
             ));
             if child.kind == EntryKind::Folder {
-                let path = if folder.path.is_empty() {
-                    child.name.clone()
-                } else {
-                    format!("{}/{}", folder.path, child.name)
-                };
-                if let Some(report) = by_path.get(path.as_str()) {
+                if let Some(report) = by_handle.get(child.handle.as_str()) {
                     deeper.push(*report);
                 }
             }
@@ -219,11 +229,13 @@ fn render(report: &SizesReport, shown: &str, measure: Measure) -> (String, Folde
                 share(bytes, whole),
             ));
         }
-        if text.len() + lines.len() > budget {
+        if text.len() + lines.len() + structured + entry_len > budget {
             out.truncated = true;
             break;
         }
         text.push_str(&lines);
+        structured += entry_len;
+        out.folders.push(entry);
         // Largest first: pushed in reverse so the biggest is popped next.
         for report in deeper.into_iter().rev() {
             stack.push((report, level + 1));
