@@ -428,6 +428,66 @@ fn cases(f: &Fixture) -> Vec<Case> {
             )),
         },
         Case {
+            command: "pdf_document",
+            // Rendered for real by core/tests/media.rs and tests/e2e/media.test.mjs.
+            valid: None,
+            invalid: Some((
+                json!({ "request": { "page": 1 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "pdf_page",
+            // Rendered for real by core/tests/media.rs and tests/e2e/media.test.mjs.
+            valid: None,
+            invalid: Some((
+                json!({ "request": { "page": 1 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "photo_details",
+            // Rendered for real by core/tests/media.rs and tests/e2e/media.test.mjs.
+            valid: None,
+            invalid: Some((
+                json!({ "request": { "page": 1 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "audio_details",
+            // Rendered for real by core/tests/media.rs and tests/e2e/media.test.mjs.
+            valid: None,
+            invalid: Some((
+                json!({ "request": { "page": 1 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "open_media_stream",
+            // Played for real by tests/e2e/media.test.mjs.
+            valid: None,
+            invalid: Some((json!({ "request": {} }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+        Case {
+            command: "close_media_stream",
+            valid: Some((json!({}), |_, reply| {
+                assert_eq!(json(reply.unwrap()), Value::Null)
+            })),
+            invalid: None,
+        },
+        Case {
+            command: "cancel_render",
+            valid: Some((json!({ "request": { "requestId": 77 } }), |_, reply| {
+                assert_eq!(
+                    json(reply.unwrap()),
+                    Value::Bool(false),
+                    "no render job 77 to stop"
+                )
+            })),
+            invalid: Some((json!({ "request": {} }), Refusal::Code("INVALID_ARGUMENT"))),
+        },
+        Case {
             command: "reveal",
             valid: SEAMS.then(|| {
                 (
