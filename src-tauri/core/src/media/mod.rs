@@ -50,8 +50,12 @@ pub fn sniff_media(head: &[u8]) -> Option<crate::wire::MediaKind> {
     let wave = head.len() >= 12 && &head[..4] == b"RIFF" && &head[8..12] == b"WAVE";
     let m4a =
         head.len() >= 12 && &head[4..8] == b"ftyp" && matches!(&head[8..12], b"M4A " | b"M4B ");
-    // An MPEG audio frame's sync: 11 set bits, a layer that is not 0.
-    let mpeg = head.len() >= 2 && head[0] == 0xff && head[1] & 0xe0 == 0xe0 && head[1] & 0x06 != 0;
+    // An MPEG audio frame's sync: 11 set bits, then layer III or II. Layer I
+    // (`FF FE`, `FF FF`) is left out: `FF FE` is also UTF-16LE text's mark.
+    let mpeg = head.len() >= 2
+        && head[0] == 0xff
+        && head[1] & 0xe0 == 0xe0
+        && matches!(head[1] & 0x06, 0x02 | 0x04);
     let audio = head.starts_with(b"ID3")
         || head.starts_with(b"fLaC")
         || head.starts_with(b"OggS")
@@ -150,4 +154,25 @@ fn finished(what: &str, done: Rendered) -> Result<Rendered, CanopyError> {
 
 fn start_error(what: &str, e: std::io::Error) -> CanopyError {
     CanopyError::new(ErrorCode::RenderFailed, format!("cannot start {what}: {e}"))
+}
+
+#[cfg(test)]
+mod sniff_tests {
+    use super::sniff_media;
+    use crate::wire::MediaKind;
+
+    #[test]
+    fn utf16le_text_is_not_taken_for_mpeg_audio() {
+        // "Grüße" in UTF-16LE with its byte order mark: FF FE looks like a frame sync.
+        let text: Vec<u8> = [0xff, 0xfe]
+            .into_iter()
+            .chain("Grüße".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert_eq!(sniff_media(&text), None);
+        // An MP3 frame (MPEG-1 layer III) still is audio.
+        assert_eq!(
+            sniff_media(&[0xff, 0xfb, 0x90, 0x64]),
+            Some(MediaKind::Audio)
+        );
+    }
 }
