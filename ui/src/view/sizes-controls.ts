@@ -40,7 +40,7 @@ export class SizesControls {
       " Folders by size",
     );
     this.spinner = el("span", { class: "spinner", role: "progressbar", "aria-label": "Counting folder sizes", hidden: "" });
-    this.counted = el("span", { class: "progress-text muted sizes-progress", "aria-hidden": "true", hidden: "" });
+    this.counted = el("span", { class: "sizes-progress muted", "aria-hidden": "true", hidden: "" });
     this.elements = [this.run, this.measure, this.bySizeField, this.spinner, this.counted];
   }
 
