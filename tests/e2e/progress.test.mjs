@@ -38,7 +38,7 @@ describe("opening a slow folder", () => {
     const during = await s.waitFor(
       () => {
         const text = document.querySelector(".toolbar .progress-text");
-        const bar = document.querySelector('.toolbar [role="progressbar"]');
+        const bar = document.querySelector('.toolbar [role="progressbar"][aria-label="Opening folder"]');
         const m = /^Reading… ([\d,]+) folders?, ([\d,]+) names?$/.exec(text?.textContent ?? "");
         const count = (n) => Number(n.replace(/,/g, ""));
         if (!text || text.hidden || text.getClientRects().length === 0 || !m || count(m[1]) === 0) return null;
@@ -55,7 +55,7 @@ describe("opening a slow folder", () => {
     const done = await s.waitFor(
       (name) => {
         const text = document.querySelector(".toolbar .progress-text");
-        const bar = document.querySelector('.toolbar [role="progressbar"]');
+        const bar = document.querySelector('.toolbar [role="progressbar"][aria-label="Opening folder"]');
         if (document.querySelector(".crumb[aria-current]")?.textContent !== name || !bar.hidden) return null;
         return { hidden: text.hidden, text: text.textContent, valuetext: bar.getAttribute("aria-valuetext") };
       },
