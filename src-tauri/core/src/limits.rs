@@ -175,6 +175,13 @@ pub const SEARCH_FILE_BYTES: u64 = 16 * 1024 * 1024;
 pub const SEARCH_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 /// Characters of a matching line a search shows.
 pub const SEARCH_LINE_CHARS: usize = 200;
+/// Bytes of a matching line a search keeps: more than `SEARCH_LINE_CHARS`
+/// characters of any encoding (at most 4 bytes each), so a line kept this
+/// long is shown exactly as the whole line would be, cut and all.
+pub const SEARCH_LINE_BYTES: usize = SEARCH_LINE_CHARS * 4 + 1;
+/// Folders or files a search could not read that it names, each with its
+/// code (the rest are only counted).
+pub const SEARCH_PROBLEMS: usize = 20;
 /// Most patterns a regular expression may compile to (grep-regex's size limit).
 pub const SEARCH_REGEX_BYTES: usize = 1024 * 1024;
 /// Most files one `read_files` call reads.

@@ -12,35 +12,46 @@
 //!   `hide_ignored`, nor is a name `exclude` matches; the dotfile setting
 //!   applies as in a listing;
 //! - file contents are matched by ripgrep's own searcher (`grep-searcher`,
-//!   `grep-regex`): at most `SEARCH_FILE_BYTES` of a file are read; a file
-//!   with a NUL byte is binary and skipped (counted); links are never
-//!   followed, only regular files are opened;
+//!   `grep-regex`), one searcher per walk reused for every file: at most
+//!   `SEARCH_FILE_BYTES` of a file are read; a file with a NUL byte is
+//!   binary and skipped (counted); links are never followed, only regular
+//!   files are opened, each from its folder's open descriptor by name;
 //! - the search stops at the request's budget (names read, bytes read,
 //!   time) or a cancel, and says which (`cut`): every count is then a lower
-//!   bound. It runs on a bounded worker: a dead mount costs `TIMEOUT`.
+//!   bound.
+//!
+//! **Dead mounts.** The walk runs on a worker of [`crate::bounded`]: each
+//! folder (its open, its rules, its names) is one step at its entry in the
+//! parent, its path and its device, and each file searched is one step at
+//! its entry and its device, each with `TIME_BUDGET`. A step that does not
+//! return in time is left behind: that folder (or the folder of that file)
+//! is named in `problems` with `TIMEOUT`, its hits are not counted, and the
+//! walk goes on from the next folder on a fresh worker. Only a root that
+//! does not answer fails the whole search.
 #![forbid(unsafe_code)]
 
 use std::collections::VecDeque;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 
-use crate::bounded::{self, Place};
+use crate::bounded::{self, Place, Watch};
 use crate::cancel::CancelToken;
-use crate::error::CanopyError;
+use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::filter::{Excludes, FilterScratch, NameFilter};
 use crate::ignore_pattern::Meter;
 use crate::ignore_rules::{IgnoreRules, IgnoreScratch};
 use crate::limits::{
-    MAX_NAMES_READ, REQUEST_TIME, SEARCH_BYTES, SEARCH_FILE_BYTES, SEARCH_REGEX_BYTES,
+    MAX_NAMES_READ, REQUEST_TIME, SEARCH_BYTES, SEARCH_FILE_BYTES, SEARCH_LINE_BYTES,
+    SEARCH_PROBLEMS, SEARCH_REGEX_BYTES, TIME_BUDGET,
 };
 use crate::select::kind_of;
-use crate::source::{EntryStream, Source, SourceFile, SourceFolder};
+use crate::source::{EntryStream, Identity, Source, SourceFile, SourceFolder};
 use crate::wire::EntryKind;
 
 /// What to search for, and where to stop.
@@ -72,7 +83,8 @@ pub struct SearchHit {
     pub path: PathBuf,
     pub kind: EntryKind,
     /// For a content hit: the line's number (from 1) and its bytes
-    /// (without the line end).
+    /// (without the line end), at most `SEARCH_LINE_BYTES` of them (enough
+    /// to show it as the whole line would be shown).
     pub line: Option<(u64, Vec<u8>)>,
 }
 
@@ -92,13 +104,34 @@ pub struct SearchResult {
     pub truncated: u64,
     /// Entries (folders or files) that could not be read.
     pub failed: u64,
+    /// The first `SEARCH_PROBLEMS` of them, by path (relative to the
+    /// searched folder), with why: a folder or file that did not answer in
+    /// time says `TIMEOUT`, and its hits are missing.
+    pub problems: Vec<(PathBuf, CanopyError)>,
     /// Why the search stopped before the tree's end, when it did (the
     /// counts are then lower bounds and hits may be missing after the page).
     pub cut: Option<String>,
 }
 
-/// Searches below the folder at `root` (absolute) in `source`, on a
-/// bounded worker.
+impl SearchResult {
+    /// Some folder or file did not answer in time: the counts are lower
+    /// bounds, and hits may be missing there.
+    pub fn timed_out(&self) -> bool {
+        self.problems
+            .iter()
+            .any(|(_, e)| e.code == ErrorCode::Timeout)
+    }
+
+    fn problem(&mut self, path: PathBuf, err: CanopyError) {
+        self.failed += 1;
+        if self.problems.len() < SEARCH_PROBLEMS {
+            self.problems.push((path, err));
+        }
+    }
+}
+
+/// Searches below the folder at `root` (absolute) in `source`, on bounded
+/// workers (see the module docs).
 ///
 /// # Errors
 /// `INVALID_ARGUMENT` for neither a name nor a content pattern, a bad name
@@ -127,268 +160,599 @@ pub fn search<S: Source>(
         })
         .transpose()?;
     let time = query.time.unwrap_or(REQUEST_TIME);
-    let (source, root, query) = (source.clone(), root.to_path_buf(), query.clone());
-    // A step left behind is abandoned after twice the search's own time.
-    bounded::call(Place::path(&root), time * 2, move |_| {
-        let deadline = Instant::now() + time;
-        Walk {
-            source: &source,
-            query: &query,
-            name,
-            matcher,
-            deadline,
-            result: SearchResult::default(),
-            seen: 0,
-            names: 0,
+    crate::sys::raise_open_file_limit();
+    let shared = Arc::new(Shared {
+        source: source.clone(),
+        root: root.to_path_buf(),
+        query: query.clone(),
+        name,
+        matcher,
+        time,
+        deadline: Instant::now() + time,
+    });
+    let state: Arc<Mutex<State<S::Folder>>> = Arc::new(Mutex::new(State::default()));
+    loop {
+        let generation = lock(&state).generation;
+        let (sh, st) = (shared.clone(), state.clone());
+        match bounded::run(move |watch| run(&sh, &st, generation, watch)) {
+            Ok(Ok(())) => break,
+            Ok(Err(e)) => return Err(e),
+            Err(abandoned) => {
+                // Left behind: that folder is not responding; go on without it.
+                let mut s = lock(&state);
+                s.generation += 1;
+                if !s.root_read {
+                    return Err(abandoned.error(TIME_BUDGET));
+                }
+                if let Some(path) = s.current.take() {
+                    s.result.problem(path, abandoned.error(TIME_BUDGET));
+                }
+            }
         }
-        .run(&root)
-    })?
+    }
+    let mut s = lock(&state);
+    // A worker left behind must never write into what is returned.
+    s.generation += 1;
+    s.queue.clear();
+    match s.stop.take() {
+        Some(Stop::Cancelled) => Err(CanopyError::cancelled()),
+        Some(Stop::Cut(why)) => {
+            s.result.cut = Some(why);
+            Ok(std::mem::take(&mut s.result))
+        }
+        Some(Stop::PageFull) | None => Ok(std::mem::take(&mut s.result)),
+    }
 }
 
-struct Walk<'a, S: Source> {
-    source: &'a S,
-    query: &'a SearchQuery,
+/// What every job of one search shares, unchanged.
+struct Shared<S: Source> {
+    source: S,
+    root: PathBuf,
+    query: SearchQuery,
     name: Option<NameFilter>,
     matcher: Option<RegexMatcher>,
+    time: Duration,
     deadline: Instant,
+}
+
+/// Where the search stands, between jobs.
+struct State<F> {
+    /// Bumped when a job is left behind: its late writes are dropped.
+    generation: u64,
+    root_read: bool,
+    /// Folders found and not read yet, breadth-first.
+    queue: VecDeque<Pending<F>>,
+    /// The folder being read (relative), for the `TIMEOUT` of a job left behind.
+    current: Option<PathBuf>,
     result: SearchResult,
     /// Hits found so far (shown or skipped).
     seen: u64,
     names: u64,
+    stop: Option<Stop>,
+}
+
+impl<F> Default for State<F> {
+    fn default() -> Self {
+        State {
+            generation: 0,
+            root_read: false,
+            queue: VecDeque::new(),
+            current: None,
+            result: SearchResult::default(),
+            seen: 0,
+            names: 0,
+            stop: None,
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A subfolder to read: opened from its parent, by name, in its own step.
+struct Pending<F> {
+    parent: Arc<F>,
+    parent_id: Identity,
+    name: Vec<u8>,
+    rel: PathBuf,
+    rules: Option<Arc<IgnoreRules>>,
 }
 
 /// Why the walk stops early.
+#[derive(Debug, Clone)]
 enum Stop {
     PageFull,
     Cut(String),
     Cancelled,
 }
 
-impl<S: Source> Walk<'_, S> {
-    fn check(&self) -> Result<(), Stop> {
-        if self
-            .query
-            .cancel
-            .as_ref()
-            .is_some_and(CancelToken::is_cancelled)
-        {
-            return Err(Stop::Cancelled);
+/// One folder's findings, counted from where the search stood when it
+/// began: committed whole, or dropped when its job was left behind.
+struct Tally<F> {
+    seen: u64,
+    names: u64,
+    /// Bytes read before this folder (for the budget).
+    bytes_before: u64,
+    found: SearchResult,
+    children: Vec<Pending<F>>,
+    stop: Option<Stop>,
+}
+
+impl<F> Tally<F> {
+    fn from(s: &State<F>) -> Tally<F> {
+        Tally {
+            seen: s.seen,
+            names: s.names,
+            bytes_before: s.result.bytes,
+            found: SearchResult::default(),
+            children: Vec::new(),
+            stop: None,
         }
-        if Instant::now() > self.deadline {
-            let secs = self.query.time.unwrap_or(REQUEST_TIME).as_secs_f32();
-            return Err(Stop::Cut(format!(
-                "the search's time budget ({secs} s) was spent"
-            )));
-        }
-        if self.names >= MAX_NAMES_READ {
-            return Err(Stop::Cut(format!("{MAX_NAMES_READ} names were read")));
-        }
-        if self.result.bytes >= SEARCH_BYTES {
-            return Err(Stop::Cut(format!("{SEARCH_BYTES} bytes were read")));
-        }
-        Ok(())
     }
 
-    /// Counts a hit; `Err(PageFull)` once one past the page is found.
-    fn hit(&mut self, hit: SearchHit) -> Result<(), Stop> {
-        self.seen += 1;
-        if self.seen > self.query.skip.saturating_add(self.query.limit) {
-            self.result.more = true;
-            return Err(Stop::PageFull);
+    /// Adds the tally to the state, and its subfolders to the queue.
+    fn commit(self, s: &mut State<F>) {
+        let f = self.found;
+        let r = &mut s.result;
+        r.hits.extend(f.hits);
+        r.more |= f.more;
+        r.folders += f.folders;
+        r.files += f.files;
+        r.bytes += f.bytes;
+        r.binary += f.binary;
+        r.truncated += f.truncated;
+        // `problem` counts the named ones again as it keeps them.
+        r.failed += f.failed - f.problems.len() as u64;
+        for (path, err) in f.problems {
+            r.problem(path, err);
         }
-        if self.seen > self.query.skip {
-            self.result.hits.push(hit);
+        s.seen = self.seen;
+        s.names = self.names;
+        s.queue.extend(self.children);
+        if s.stop.is_none() {
+            s.stop = self.stop;
         }
-        Ok(())
     }
+}
 
-    fn run(mut self, root: &Path) -> Result<SearchResult, CanopyError> {
-        let dir = self
-            .source
-            .open_folder(root)
-            .map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
-        let rules = self.query.hide_ignored.then(|| {
-            let mut meter = Meter::new(Some(self.deadline), self.query.cancel.as_ref());
-            Arc::new(self.source.ignore_rules(root, &mut meter).0)
-        });
-        let mut queue = VecDeque::from([(dir, PathBuf::new(), rules)]);
-        let outcome = (|| {
-            while let Some((dir, rel, rules)) = queue.pop_front() {
-                self.check()?;
-                self.folder(root, dir, &rel, rules, &mut queue)?;
+/// The budgets, checked before each folder and each file.
+fn check<S: Source>(sh: &Shared<S>, names: u64, bytes: u64) -> Result<(), Stop> {
+    if sh
+        .query
+        .cancel
+        .as_ref()
+        .is_some_and(CancelToken::is_cancelled)
+    {
+        return Err(Stop::Cancelled);
+    }
+    if Instant::now() > sh.deadline {
+        let secs = sh.time.as_secs_f32();
+        return Err(Stop::Cut(format!(
+            "the search's time budget ({secs} s) was spent"
+        )));
+    }
+    if names >= MAX_NAMES_READ {
+        return Err(Stop::Cut(format!("{MAX_NAMES_READ} names were read")));
+    }
+    if bytes >= SEARCH_BYTES {
+        return Err(Stop::Cut(format!("{SEARCH_BYTES} bytes were read")));
+    }
+    Ok(())
+}
+
+/// A step's deadline: its own budget, never past the search's end (plus
+/// the time a step left behind takes to notice).
+fn step_deadline<S: Source>(sh: &Shared<S>) -> Instant {
+    (Instant::now() + TIME_BUDGET).min(sh.deadline + TIME_BUDGET)
+}
+
+/// One job: the root if it was not read, then queued folders in order,
+/// until the queue is empty or the search stops.
+fn run<S: Source>(
+    sh: &Shared<S>,
+    st: &Mutex<State<S::Folder>>,
+    generation: u64,
+    watch: &Watch,
+) -> Result<(), CanopyError> {
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .binary_detection(BinaryDetection::quit(b'\0'))
+        .build();
+    let mut job = Job {
+        sh,
+        watch,
+        searcher: &mut searcher,
+        scratch: IgnoreScratch::default(),
+        fscratch: FilterScratch::default(),
+    };
+    if !lock(st).root_read {
+        let tally = Tally::from(&lock(st));
+        let tally = job.root(tally)?;
+        let mut s = lock(st);
+        if s.generation != generation || watch.abandoned() {
+            return Ok(());
+        }
+        s.root_read = true;
+        tally.commit(&mut s);
+    }
+    loop {
+        let (pending, tally) = {
+            let mut s = lock(st);
+            if s.generation != generation || s.stop.is_some() {
+                return Ok(());
             }
-            Ok(())
-        })();
-        match outcome {
-            Ok(()) | Err(Stop::PageFull) => {}
-            Err(Stop::Cut(why)) => self.result.cut = Some(why),
-            Err(Stop::Cancelled) => return Err(CanopyError::cancelled()),
+            let Some(p) = s.queue.pop_front() else {
+                return Ok(());
+            };
+            if let Err(stop) = check(sh, s.names, s.result.bytes) {
+                s.stop = Some(stop);
+                return Ok(());
+            }
+            s.current = Some(p.rel.clone());
+            let tally = Tally::from(&s);
+            (p, tally)
+        };
+        let tally = job.child(&pending, tally);
+        let mut s = lock(st);
+        if s.generation != generation || watch.abandoned() {
+            return Ok(());
         }
-        Ok(self.result)
+        s.current = None;
+        tally.commit(&mut s);
+    }
+}
+
+/// A job's tools: the shared query, its watch, its searcher and scratch.
+struct Job<'j, S: Source> {
+    sh: &'j Shared<S>,
+    watch: &'j Watch,
+    searcher: &'j mut Searcher,
+    scratch: IgnoreScratch,
+    fscratch: FilterScratch,
+}
+
+impl<S: Source> Job<'_, S> {
+    /// Reads the root, as one step at its path and device.
+    fn root(&mut self, mut tally: Tally<S::Folder>) -> Result<Tally<S::Folder>, CanopyError> {
+        let sh = self.sh;
+        let watch = self.watch;
+        watch
+            .begin(Place::path(&sh.root), step_deadline(sh))
+            .map_err(|u| u.error())?;
+        let dir = sh
+            .source
+            .open_folder(&sh.root)
+            .map_err(|e| CanopyError::from_io(&e, "cannot open folder"))?;
+        let (id, _) = dir
+            .identity()
+            .map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
+        watch
+            .reached(Place::Device(id.dev))
+            .map_err(|u| u.error())?;
+        let rules = sh.query.hide_ignored.then(|| {
+            let mut meter = Meter::new(Some(sh.deadline), sh.query.cancel.as_ref());
+            Arc::new(sh.source.ignore_rules(&sh.root, &mut meter).0)
+        });
+        self.folder(&mut tally, Arc::new(dir), id, Path::new(""), rules);
+        watch.end();
+        if let Some(Stop::Cancelled) = tally.stop {
+            return Err(CanopyError::cancelled());
+        }
+        Ok(tally)
+    }
+
+    /// Opens and reads a folder below the root. Each call is placed where
+    /// it acts, as a listing's are: the lookup at the parent's device, the
+    /// open at the child's device once known (a mount point is looked up
+    /// first). A folder that cannot be opened is a problem of its own.
+    fn child(&mut self, p: &Pending<S::Folder>, mut tally: Tally<S::Folder>) -> Tally<S::Folder> {
+        let sh = self.sh;
+        let watch = self.watch;
+        let abs = sh.root.join(&p.rel);
+        let entry = Place::Entry {
+            dev: p.parent_id.dev,
+            ino: p.parent_id.ino,
+            name: p.name.clone().into_boxed_slice(),
+        };
+        let path = Place::path(&abs);
+        let at = |places: Vec<Place>| watch.moved(places).map_err(|u| u.error());
+        let opened = watch
+            .begin(entry.clone(), step_deadline(sh))
+            .map_err(|u| u.error())
+            .and_then(|()| {
+                at(vec![
+                    entry.clone(),
+                    path.clone(),
+                    Place::Device(p.parent_id.dev),
+                ])
+            })
+            .and_then(|()| {
+                p.parent
+                    .open_child_here(&p.name)
+                    .map_err(|e| open_error(&e))
+            })
+            .and_then(|here| match here {
+                Some(dir) => {
+                    let (id, _) = dir
+                        .identity()
+                        .map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
+                    at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
+                    Ok((dir, id))
+                }
+                None => {
+                    let found = p.parent.look_up(&p.name).map_err(|e| open_error(&e))?;
+                    at(vec![entry.clone(), path.clone()])?;
+                    let id = S::Folder::found_identity(&found)
+                        .map_err(|e| CanopyError::from_io(&e, "cannot examine folder"))?;
+                    at(vec![entry.clone(), path.clone(), Place::Device(id.dev)])?;
+                    let dir = p.parent.open_child(&p.name).map_err(|e| open_error(&e))?;
+                    Ok((dir, id))
+                }
+            });
+        let (dir, id) = match opened {
+            Ok(k) => k,
+            Err(e) => {
+                watch.end();
+                tally.found.problem(p.rel.clone(), e);
+                return tally;
+            }
+        };
+        let rules = p
+            .rules
+            .as_ref()
+            .map(|parent| Arc::new(sh.source.child_ignore_rules(parent, &p.name, &dir, &abs).0));
+        self.folder(&mut tally, Arc::new(dir), id, &p.rel, rules);
+        watch.end();
+        tally
     }
 
     /// Reads one folder: its names in byte order, each matched, each file
-    /// searched, each subfolder queued.
+    /// searched (a step of its own), each subfolder queued. The folder's
+    /// step is the current one.
     fn folder(
         &mut self,
-        root: &Path,
-        dir: S::Folder,
+        t: &mut Tally<S::Folder>,
+        dir: Arc<S::Folder>,
+        id: Identity,
         rel: &Path,
         rules: Option<Arc<IgnoreRules>>,
-        queue: &mut VecDeque<(S::Folder, PathBuf, Option<Arc<IgnoreRules>>)>,
-    ) -> Result<(), Stop> {
-        self.result.folders += 1;
+    ) {
+        let sh = self.sh;
+        t.found.folders += 1;
         let mut names: Vec<(Vec<u8>, EntryKind)> = Vec::new();
-        let mut meter = Meter::new(Some(self.deadline), self.query.cancel.as_ref());
-        let mut scratch = IgnoreScratch::default();
-        let mut fscratch = FilterScratch::default();
+        let mut meter = Meter::new(Some(sh.deadline), sh.query.cancel.as_ref());
         let read = match dir.entries(Vec::new()) {
             Ok(mut stream) => {
                 let mut more = true;
-                let mut failed = false;
+                let mut failed = None;
                 // One huge folder is held to the names budget too.
-                let room = MAX_NAMES_READ.saturating_sub(self.names);
+                let room = MAX_NAMES_READ.saturating_sub(t.names);
                 while more {
-                    if names.len() as u64 >= room || Instant::now() > self.deadline {
-                        self.names += names.len() as u64;
-                        return Err(self.check().err().unwrap_or_else(|| {
-                            Stop::Cut(format!("{MAX_NAMES_READ} names were read"))
-                        }));
+                    if names.len() as u64 >= room || Instant::now() > sh.deadline {
+                        t.names += names.len() as u64;
+                        t.stop = Some(
+                            check(sh, t.names, t.bytes_before + t.found.bytes)
+                                .err()
+                                .unwrap_or_else(|| {
+                                    Stop::Cut(format!("{MAX_NAMES_READ} names were read"))
+                                }),
+                        );
+                        return;
                     }
                     match stream.next_batch(&mut |raw| {
-                        names.push((raw.name.to_vec(), kind_of(&dir, &raw)));
+                        names.push((raw.name.to_vec(), kind_of(&*dir, &raw)));
                     }) {
                         Ok(m) => more = m,
-                        Err(_) => {
-                            failed = true;
+                        Err(e) => {
+                            failed = Some(e);
                             more = false;
                         }
                     }
                 }
-                !failed
+                failed
             }
-            Err(_) => false,
+            Err((e, _)) => Some(e),
         };
-        if !read {
-            self.result.failed += 1;
+        if let Some(e) = read {
+            t.found.problem(
+                rel.to_path_buf(),
+                CanopyError::from_io(&e, "cannot read folder"),
+            );
         }
-        self.names += names.len() as u64;
+        t.names += names.len() as u64;
         names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let mut subfolders = Vec::new();
         for (name, kind) in names {
-            if !self.query.show_dotfiles && name.first() == Some(&b'.') {
+            if !sh.query.show_dotfiles && name.first() == Some(&b'.') {
                 continue;
             }
             if let Some(r) = &rules {
-                match r.is_ignored(&name, kind == EntryKind::Folder, &mut scratch, &mut meter) {
+                match r.is_ignored(
+                    &name,
+                    kind == EntryKind::Folder,
+                    &mut self.scratch,
+                    &mut meter,
+                ) {
                     Ok(true) => continue,
                     Ok(false) => {}
-                    Err(_) => return Err(self.check().err().unwrap_or(Stop::Cancelled)),
+                    Err(_) => {
+                        t.stop = Some(
+                            check(sh, t.names, t.bytes_before + t.found.bytes)
+                                .err()
+                                .unwrap_or(Stop::Cancelled),
+                        );
+                        return;
+                    }
                 }
             }
-            if self
+            if sh
                 .query
                 .exclude
                 .as_ref()
-                .is_some_and(|x| x.matches(&name, &mut fscratch))
+                .is_some_and(|x| x.matches(&name, &mut self.fscratch))
             {
                 continue;
             }
             let path = rel.join(std::ffi::OsStr::from_bytes(&name));
-            let name_ok = self
+            let name_ok = sh
                 .name
                 .as_ref()
-                .is_none_or(|f| f.matches(&name, &mut fscratch));
+                .is_none_or(|f| f.matches(&name, &mut self.fscratch));
             if kind == EntryKind::File {
-                self.result.files += 1;
+                t.found.files += 1;
             }
-            match &self.matcher {
-                None if name_ok => self.hit(SearchHit {
-                    path: path.clone(),
-                    kind,
-                    line: None,
-                })?,
+            match &sh.matcher {
+                None if name_ok => {
+                    if let Err(stop) = hit(t, &sh.query, || SearchHit {
+                        path: path.clone(),
+                        kind,
+                        line: None,
+                    }) {
+                        t.stop = Some(stop);
+                        return;
+                    }
+                }
                 Some(_) if name_ok && kind == EntryKind::File => {
-                    self.check()?;
-                    self.file(&root.join(&path), &path)?;
+                    if let Err(stop) = check(sh, t.names, t.bytes_before + t.found.bytes) {
+                        t.stop = Some(stop);
+                        return;
+                    }
+                    if let Err(stop) = self.file(t, &dir, id, &name, &path) {
+                        t.stop = Some(stop);
+                        return;
+                    }
                 }
                 _ => {}
             }
             if kind == EntryKind::Folder {
-                subfolders.push((name, path));
+                t.children.push(Pending {
+                    parent: dir.clone(),
+                    parent_id: id,
+                    name,
+                    rel: path,
+                    rules: rules.clone(),
+                });
             }
         }
-        for (name, path) in subfolders {
-            // Opened from its parent, by name, following no link.
-            match dir.open_child(&name) {
-                Ok(child) => {
-                    let rules = rules.as_ref().map(|parent| {
-                        Arc::new(
-                            self.source
-                                .child_ignore_rules(parent, &name, &child, &root.join(&path))
-                                .0,
-                        )
-                    });
-                    queue.push_back((child, path, rules));
-                }
-                Err(_) => self.result.failed += 1,
-            }
-        }
-        Ok(())
     }
 
-    /// Searches one regular file's contents.
-    fn file(&mut self, abs: &Path, rel: &Path) -> Result<(), Stop> {
-        let Some(matcher) = self.matcher.clone() else {
+    /// Searches one regular file's contents, as a step of its own at its
+    /// entry and its folder's device; the folder's step is over.
+    fn file(
+        &mut self,
+        t: &mut Tally<S::Folder>,
+        dir: &S::Folder,
+        id: Identity,
+        name: &[u8],
+        rel: &Path,
+    ) -> Result<(), Stop> {
+        let sh = self.sh;
+        let Some(matcher) = &sh.matcher else {
             return Ok(());
         };
-        let file = match self.source.open_file(abs) {
+        let entry = Place::Entry {
+            dev: id.dev,
+            ino: id.ino,
+            name: name.into(),
+        };
+        let step = self
+            .watch
+            .begin(entry, step_deadline(sh))
+            .and_then(|()| self.watch.reached(Place::Device(id.dev)));
+        if let Err(u) = step {
+            t.found.problem(rel.to_path_buf(), u.error());
+            return Ok(());
+        }
+        let file = match sh.source.open_child_file(dir, name, &sh.root.join(rel)) {
             Ok(f) => f,
-            Err(_) => {
-                self.result.failed += 1;
+            Err(e) => {
+                t.found.problem(rel.to_path_buf(), e);
                 return Ok(());
             }
         };
         let size = file.size();
         if size > SEARCH_FILE_BYTES {
-            self.result.truncated += 1;
+            t.found.truncated += 1;
         }
-        let reader = FileReader {
+        let mut reader = FileReader {
             file: &file,
             pos: 0,
-            end: SEARCH_FILE_BYTES,
+            // A size of 0 may be a file that says none (as in `/proc`).
+            end: if size == 0 {
+                SEARCH_FILE_BYTES
+            } else {
+                size.min(SEARCH_FILE_BYTES)
+            },
+            deadline: sh.deadline,
+            time: sh.time,
+            cancel: sh.query.cancel.as_ref(),
+            stop: None,
         };
-        let mut searcher: Searcher = SearcherBuilder::new()
-            .line_number(true)
-            .binary_detection(BinaryDetection::quit(b'\0'))
-            .build();
         let mut sink = Hits {
-            walk: self,
+            tally: t,
+            query: &sh.query,
             rel,
             binary: false,
             stop: None,
         };
-        let outcome = searcher.search_reader(&matcher, reader, &mut sink);
+        let outcome = self.searcher.search_reader(matcher, &mut reader, &mut sink);
         let (binary, stop) = (sink.binary, sink.stop);
-        self.result.bytes += size.min(SEARCH_FILE_BYTES);
+        t.found.bytes += reader.pos;
         if binary {
-            self.result.binary += 1;
+            t.found.binary += 1;
         }
-        if let Some(stop) = stop {
+        if let Some(stop) = stop.or(reader.stop) {
             return Err(stop);
         }
-        if outcome.is_err() {
-            self.result.failed += 1;
+        if let Err(e) = outcome {
+            t.found.problem(
+                rel.to_path_buf(),
+                CanopyError::from_io(&e, "cannot read file"),
+            );
         }
         Ok(())
     }
 }
 
-/// A [`SourceFile`] read from its start, up to `end`.
+fn open_error(err: &io::Error) -> CanopyError {
+    if code_of(err) == ErrorCode::NotFound {
+        CanopyError::new(
+            ErrorCode::NotFound,
+            "it disappeared while the folder was being searched",
+        )
+    } else {
+        CanopyError::from_io(err, "cannot open folder")
+    }
+}
+
+/// Counts a hit (made only when it is on the page); `Err(PageFull)` once
+/// one past the page is found.
+fn hit<F>(
+    t: &mut Tally<F>,
+    query: &SearchQuery,
+    hit: impl FnOnce() -> SearchHit,
+) -> Result<(), Stop> {
+    t.seen += 1;
+    if t.seen > query.skip.saturating_add(query.limit) {
+        t.found.more = true;
+        return Err(Stop::PageFull);
+    }
+    if t.seen > query.skip {
+        t.found.hits.push(hit());
+    }
+    Ok(())
+}
+
+/// A [`SourceFile`] read from its start, up to `end`, stopping at the
+/// search's deadline or cancel.
 struct FileReader<'f, F: SourceFile> {
     file: &'f F,
     pos: u64,
     end: u64,
+    deadline: Instant,
+    time: Duration,
+    cancel: Option<&'f CancelToken>,
+    stop: Option<Stop>,
 }
 
 impl<F: SourceFile> io::Read for FileReader<'_, F> {
@@ -398,6 +762,17 @@ impl<F: SourceFile> io::Read for FileReader<'_, F> {
         if want == 0 {
             return Ok(0);
         }
+        if self.cancel.is_some_and(CancelToken::is_cancelled) {
+            self.stop = Some(Stop::Cancelled);
+            return Ok(0);
+        }
+        if self.pos > 0 && Instant::now() > self.deadline {
+            let secs = self.time.as_secs_f32();
+            self.stop = Some(Stop::Cut(format!(
+                "the search's time budget ({secs} s) was spent"
+            )));
+            return Ok(0);
+        }
         let n = self.file.read_at(&mut buf[..want], self.pos)?;
         self.pos += n as u64;
         Ok(n)
@@ -405,14 +780,15 @@ impl<F: SourceFile> io::Read for FileReader<'_, F> {
 }
 
 /// The searcher's sink: each matching line a hit.
-struct Hits<'w, 'a, S: Source> {
-    walk: &'w mut Walk<'a, S>,
+struct Hits<'w, F> {
+    tally: &'w mut Tally<F>,
+    query: &'w SearchQuery,
     rel: &'w Path,
     binary: bool,
     stop: Option<Stop>,
 }
 
-impl<S: Source> Sink for Hits<'_, '_, S> {
+impl<F> Sink for Hits<'_, F> {
     type Error = io::Error;
 
     fn matched(&mut self, _s: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, io::Error> {
@@ -420,12 +796,13 @@ impl<S: Source> Sink for Hits<'_, '_, S> {
         while let [rest @ .., b'\n' | b'\r'] = line {
             line = rest;
         }
-        let hit = SearchHit {
+        let kept = &line[..line.len().min(SEARCH_LINE_BYTES)];
+        let h = || SearchHit {
             path: self.rel.to_path_buf(),
             kind: EntryKind::File,
-            line: Some((mat.line_number().unwrap_or(0), line.to_vec())),
+            line: Some((mat.line_number().unwrap_or(0), kept.to_vec())),
         };
-        match self.walk.hit(hit) {
+        match hit(self.tally, self.query, h) {
             Ok(()) => Ok(true),
             Err(stop) => {
                 self.stop = Some(stop);

@@ -331,6 +331,23 @@ pub trait Source: Clone + Send + Sync + 'static {
     /// `NOT_A_FILE`, or the source's code (`NOT_FOUND`, `DENIED`, `LOOP` ...).
     fn open_file(&self, path: &Path) -> Result<Self::File, CanopyError>;
 
+    /// Opens the regular file `name` of `folder` (at `path`) for reading, as
+    /// [`Source::open_file`] does but from the folder already open, never
+    /// following a link: a search opens each file it reads this way. By
+    /// default, by its path.
+    ///
+    /// # Errors
+    /// As [`Source::open_file`].
+    fn open_child_file(
+        &self,
+        folder: &Self::Folder,
+        name: &[u8],
+        path: &Path,
+    ) -> Result<Self::File, CanopyError> {
+        let _ = (folder, name);
+        self.open_file(path)
+    }
+
     /// The archive file on the wrapped disk that `path` runs through (or
     /// is), and its format: the file the window's file actions act on for
     /// everything inside it. `None` for a path in no archive (the default).

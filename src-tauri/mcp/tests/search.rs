@@ -4,6 +4,8 @@
 //! search cut by its budget says "at least".
 
 mod common;
+#[path = "../../core/tests/deadfs/mod.rs"]
+mod deadfs;
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -189,13 +191,16 @@ async fn a_long_or_hostile_line_is_cut_and_escaped() {
 #[tokio::test]
 async fn a_search_cut_by_its_budget_says_at_least() {
     let t = Tree::new();
-    t.write("a/slowpoke/x.txt", b"needle\n");
-    t.write("b/y.txt", b"needle\n");
+    // Five folders of 1.6 s each (two reads, 800 ms apart): each within a
+    // step's own time, all of them past the search's.
+    for d in ["a", "b", "c", "d", "e"] {
+        t.write(format!("{d}/slowpoke/x.txt"), b"needle\n");
+    }
     let s = Server::start_with(Start {
         roots: vec![t.path()],
         env: vec![
             ("CANOPY_TEST_SLOW_FOLDER".into(), "slowpoke".into()),
-            ("CANOPY_TEST_SLOW_DELAY_MS".into(), "3000".into()),
+            ("CANOPY_TEST_SLOW_DELAY_MS".into(), "800".into()),
         ],
         ..Start::default()
     })
@@ -213,4 +218,131 @@ async fn a_search_cut_by_its_budget_says_at_least() {
     );
     assert!(r.text.contains("at least"), "{}", r.text);
     assert!(r.structured["cut"].is_string());
+    assert!(
+        !r.text.contains("[TIMEOUT]"),
+        "no step was left behind: {}",
+        r.text
+    );
+    let logs = logs_after(&s, 1).await;
+    assert!(
+        logs.iter()
+            .any(|(l, m)| l == "info" && m.starts_with("search cut: ")),
+        "{logs:?}"
+    );
+}
+
+async fn logs_after(s: &Server, n: usize) -> Vec<(String, String)> {
+    // A notification and the reply after it travel in order on one
+    // stream, but the client hands them to different tasks.
+    for _ in 0..200 {
+        let logs = s.seen.logs.lock().unwrap().clone();
+        if logs.len() >= n {
+            return logs;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    s.seen.logs.lock().unwrap().clone()
+}
+
+#[tokio::test]
+async fn a_folder_that_does_not_answer_costs_only_itself_a_timeout() {
+    let t = Tree::new();
+    t.write("a/slowpoke/x.txt", b"needle\n");
+    t.write("b/y.txt", b"needle\n");
+    t.write("c/z.txt", b"needle\n");
+    let s = Server::start_with(Start {
+        roots: vec![t.path()],
+        env: vec![
+            ("CANOPY_TEST_SLOW_FOLDER".into(), "slowpoke".into()),
+            ("CANOPY_TEST_SLOW_DELAY_MS".into(), "3000".into()),
+        ],
+        ..Start::default()
+    })
+    .await;
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "needle"}),
+    )
+    .await
+    .ok();
+    let lines = r.lines();
+    assert!(lines.contains(&"b/y.txt:1: needle"), "{}", r.text);
+    assert!(
+        lines.contains(&"c/z.txt:1: needle"),
+        "found after it: {}",
+        r.text
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("[TIMEOUT] a/slowpoke: not responding")),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text.contains("[SEARCHED] at least "),
+        "the counts are lower bounds: {}",
+        r.text
+    );
+    assert!(
+        r.structured.get("cut").is_none(),
+        "no budget cut: {}",
+        r.text
+    );
+    assert_eq!(r.structured["problems"], json!(["TIMEOUT a/slowpoke"]));
+    let logs = logs_after(&s, 1).await;
+    assert!(
+        logs.iter()
+            .any(|(l, m)| l == "warning" && m.contains("did not answer in time")),
+        "{logs:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dead_mount_below_costs_only_its_folder_a_timeout() {
+    let t = Tree::new();
+    t.write("root/top.txt", b"hello\n");
+    t.write("root/zzz/after.txt", b"hello\n");
+    let point = t.dir("root/mnt");
+    chmod(&t);
+    // Declared after the tree: dropped first (aborted, unmounted) so the tree can go.
+    let mount = deadfs::DeadMount::on(&point);
+    let s = Server::start(&[&t.at("root")]).await;
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.at("root")), "content": "hello"}),
+    )
+    .await
+    .ok();
+    let lines = r.lines();
+    assert!(lines.contains(&"top.txt:1: hello"), "{}", r.text);
+    assert!(
+        lines.contains(&"zzz/after.txt:1: hello"),
+        "the folder after the dead one was searched: {}",
+        r.text
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("[TIMEOUT] mnt")),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("[SEARCHED] at least "), "{}", r.text);
+    assert!(
+        mount.held.opens.load(std::sync::atomic::Ordering::SeqCst)
+            + mount
+                .held
+                .readdirs
+                .load(std::sync::atomic::Ordering::SeqCst)
+            + mount.held.lookups.load(std::sync::atomic::Ordering::SeqCst)
+            > 0,
+        "the search did reach the dead mount"
+    );
+    // The server still answers, at once, with the mount's device stuck.
+    let again = search(
+        &s,
+        json!({"path": path_arg(&t.at("root/zzz")), "content": "hello"}),
+    )
+    .await
+    .ok();
+    assert_eq!(again.lines()[0], "after.txt:1: hello");
 }

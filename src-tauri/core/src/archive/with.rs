@@ -431,6 +431,18 @@ impl<S: Source> Source for WithArchives<S> {
         }
     }
 
+    fn open_child_file(
+        &self,
+        folder: &Folder<S>,
+        name: &[u8],
+        path: &Path,
+    ) -> Result<File<S>, CanopyError> {
+        match folder {
+            Folder::Plain(d) => self.inner.open_child_file(d, name, path).map(File::Plain),
+            Folder::Inside(_) => self.open_file(path),
+        }
+    }
+
     fn archive_file_of(&self, path: &Path) -> Option<(PathBuf, ArchiveFormat)> {
         self.split(path)
             .ok()

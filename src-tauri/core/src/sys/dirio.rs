@@ -384,6 +384,18 @@ impl Dir {
         Ok(head)
     }
 
+    /// Opens the regular file `name` in this folder for reading, never
+    /// following a link (see [`super::file::open_regular_child`]).
+    ///
+    /// # Errors
+    /// `NOT_A_FILE`, or the OS code.
+    pub fn open_file_child(
+        &self,
+        name: &[u8],
+    ) -> Result<(std::fs::File, libc::stat), crate::error::CanopyError> {
+        super::file::open_regular_child(self.fd.as_raw_fd(), name)
+    }
+
     /// `stat`s the directory itself.
     ///
     /// # Errors

@@ -178,6 +178,21 @@ pub fn open_regular(path: &Path) -> Result<(File, libc::stat), CanopyError> {
     regular_or_error(open_regular_at(libc::AT_FDCWD, &c, false))
 }
 
+/// Opens the regular file `name` in the folder `at` (a descriptor), through
+/// [`open_regular_at`], following no link: one lookup in the folder it is
+/// already in, never a walk of the whole path.
+///
+/// # Errors
+/// `NOT_A_FILE`, or the OS code.
+pub(crate) fn open_regular_child(
+    at: RawFd,
+    name: &[u8],
+) -> Result<(File, libc::stat), CanopyError> {
+    let c = std::ffi::CString::new(name)
+        .map_err(|_| CanopyError::invalid("the name contains a NUL byte"))?;
+    regular_or_error(open_regular_at(at, &c, false))
+}
+
 fn regular_or_error(
     opened: Result<(File, libc::stat), RegularOpen>,
 ) -> Result<(File, libc::stat), CanopyError> {

@@ -232,6 +232,17 @@ impl crate::source::Source for LocalFs {
         Ok(LocalFile::checked(file, &st))
     }
 
+    fn open_child_file(
+        &self,
+        folder: &Dir,
+        name: &[u8],
+        _path: &Path,
+    ) -> Result<LocalFile, CanopyError> {
+        // The folder was opened without following a link, confined or not.
+        let (file, st) = folder.open_file_child(name)?;
+        Ok(LocalFile::checked(file, &st))
+    }
+
     fn open_folder(&self, path: &Path) -> io::Result<Dir> {
         if self.confined {
             self.open_real(path)

@@ -89,6 +89,9 @@ pub struct SearchOutput {
     pub files: u64,
     pub bytes: u64,
     pub binary_skipped: u64,
+    /// `CODE path` of each folder or file that could not be read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
     /// Why the search stopped early.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<String>,
@@ -251,10 +254,24 @@ impl Canopy {
                 format!("the engine stopped unexpectedly: {e}"),
             ))
         })?;
-        let mut footer = format!(
-            "[SEARCHED] {} folders, {} files, {} bytes",
+        let mut footer = String::new();
+        let mut problems = Vec::new();
+        for (path, err) in &found.problems {
+            // A hostile path escapes to many characters: each line is cut.
+            let path: String = line_text(path.as_os_str().as_bytes())
+                .chars()
+                .take(SEARCH_LINE_CHARS)
+                .collect();
+            let line = format!("[{}] {path}: {}", err.code, err.message);
+            footer.extend(line.chars().take(2 * SEARCH_LINE_CHARS));
+            footer.push('\n');
+            problems.push(format!("{} {path}", err.code));
+        }
+        let at_least = if found.timed_out() { "at least " } else { "" };
+        footer.push_str(&format!(
+            "[SEARCHED] {at_least}{} folders, {} files, {} bytes",
             found.folders, found.files, found.bytes
-        );
+        ));
         if found.binary > 0 {
             footer.push_str(&format!("; {} binary files skipped", found.binary));
         }
@@ -268,6 +285,17 @@ impl Canopy {
             footer.push_str(&format!("; {} entries could not be read", found.failed));
         }
         footer.push('\n');
+        if found.timed_out() {
+            self.notify(
+                &ctx,
+                rmcp::model::LoggingLevel::Warning,
+                format!(
+                    "search: {} entries did not answer in time (a dead or hung mount?); their hits are missing",
+                    found.problems.iter().filter(|(_, e)| e.code == canopy_core::ErrorCode::Timeout).count()
+                ),
+            )
+            .await;
+        }
         if let Some(why) = &found.cut {
             footer.push_str(&format!("[BUDGET] the search stopped early ({why}): the counts are at least these, and hits may be missing; search a smaller folder\n"));
             self.notify(
@@ -284,6 +312,7 @@ impl Canopy {
             files: u64::MAX,
             bytes: u64::MAX,
             binary_skipped: u64::MAX,
+            problems: problems.clone(),
             cut: found.cut.clone(),
             next_cursor: Some(encode_cursor(u64::MAX, u64::MAX)),
         });
@@ -324,6 +353,7 @@ impl Canopy {
             files: found.files,
             bytes: found.bytes,
             binary_skipped: found.binary,
+            problems,
             cut: found.cut,
             next_cursor,
         };
