@@ -424,3 +424,45 @@ async fn a_link_out_of_the_roots_is_never_followed_not_even_to_a_dead_mount() {
         "nor by read_file"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn file_info_on_a_dead_mount_answers_timeout_never_hangs() {
+    let t = Tree::new();
+    let root = t.dir("root");
+    let point = t.dir("root/mnt");
+    // Declared after the tree: dropped first (aborted, unmounted) so the tree can go.
+    let mount = DeadMount::on(&point);
+    let s = Server::start(&[&root]).await;
+    // `dead` answers its stat but never its readdir: the facts stand, the count times out.
+    let dead = Reply::of(
+        s.call(
+            "file_info",
+            json!({ "path": path_arg(&point.join("dead")) }),
+        )
+        .await,
+    )
+    .ok();
+    assert!(dead.text.starts_with("[DIR] "), "{}", dead.text);
+    assert!(
+        dead.text.contains("[TIMEOUT] entries not counted: "),
+        "{}",
+        dead.text
+    );
+    assert!(dead.structured.get("entries").is_none(), "{}", dead.text);
+    assert!(mount.held.readdirs.load(Ordering::SeqCst) > 0);
+    // The device is stuck now: facts of anything on it fail at once.
+    let live = Reply::of(
+        s.call(
+            "file_info",
+            json!({ "path": path_arg(&point.join("live/a.txt")) }),
+        )
+        .await,
+    );
+    assert_eq!(live.code(), "TIMEOUT", "{}", live.text);
+    let logs = s.seen.logs.lock().unwrap().clone();
+    assert!(
+        logs.iter()
+            .any(|(l, m)| l == "warning" && m.starts_with("file_info: TIMEOUT")),
+        "{logs:?}"
+    );
+}

@@ -72,6 +72,9 @@ fn permissions(mode: u32) -> String {
 }
 
 impl Canopy {
+    // Logging is deprecated from protocol 2026-07-28 on; the revisions this
+    // server speaks have it.
+    #[allow(deprecated)]
     async fn file_info_call(
         &self,
         args: JsonObject,
@@ -90,12 +93,10 @@ impl Canopy {
         let kind = opened.kind;
         let meta = {
             let real = real.clone();
-            blocking(move || {
-                std::fs::symlink_metadata(&real)
-                    .map_err(|e| CanopyError::from_io(&e, "cannot examine it"))
-            })
-            .await?
+            // On the engine's bounded workers: a dead mount costs TIMEOUT.
+            blocking(move || canopy_core::entry_meta(&real)).await?
         };
+        let mut uncounted = None;
         let entries = if kind == EntryKind::Folder {
             let source = self.source.clone();
             let listing = blocking(move || {
@@ -117,8 +118,16 @@ impl Canopy {
                     },
                 )
             })
-            .await?;
-            listing.root.folder.and_then(|f| f.total)
+            .await;
+            match listing {
+                Ok(l) => l.root.folder.and_then(|f| f.total),
+                // The facts stand; only the count is missing.
+                Err(e) if e.code == canopy_core::ErrorCode::Timeout => {
+                    uncounted = Some(e);
+                    None
+                }
+                Err(e) => return Err(e),
+            }
         } else {
             None
         };
@@ -139,6 +148,18 @@ impl Canopy {
         );
         if let Some(n) = entries {
             text.push_str(&format!("entries {n}\n"));
+        }
+        if let Some(e) = &uncounted {
+            text.push_str(&format!(
+                "[{}] entries not counted: {}\n",
+                e.code, e.message
+            ));
+            self.notify(
+                &ctx,
+                rmcp::model::LoggingLevel::Warning,
+                format!("file_info: {}: {}", e.code, e.message),
+            )
+            .await;
         }
         if engine::printed_path(&args.path).is_ok_and(|p| p.is_absolute() && p != real) {
             text.push_str(&format!("reached through a link or `..`: {shown}\n"));
