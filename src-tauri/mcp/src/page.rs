@@ -31,6 +31,38 @@ use canopy_core::wire::RestGroup;
 use canopy_core::wire::{Entry, Folder, Listing};
 use canopy_core::{CanopyError, ErrorCode};
 
+// The facts `details` adds of one entry, in the structured result as in
+// its line: the path as printed, a file's size, and the modified time (UTC).
+// (A comment, not a doc comment: the schema every client reads stays short.)
+#[derive(Debug, Clone, serde::Serialize, schemars::JsonSchema)]
+pub struct EntryFacts {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modified: Option<String>,
+}
+
+/// `,"entries":[]`: what a page with details adds to the structured result
+/// besides each entry's facts.
+const FACTS_FRAME_CHARS: usize = 16;
+
+fn facts_of(e: &Entry, path: &str) -> EntryFacts {
+    EntryFacts {
+        path: path.to_string(),
+        size: e.size.filter(|_| e.folder.is_none()),
+        modified: e.modified.map(utc_time),
+    }
+}
+
+/// What an entry's facts cost in the structured result (a comma included).
+fn facts_chars(e: &Entry, path: &str, details: bool) -> usize {
+    if !details {
+        return 0;
+    }
+    serde_json::to_string(&facts_of(e, path)).map_or(0, |j| j.chars().count() + 1)
+}
+
 /// A rendered page, before its `[NEXT]` line.
 #[derive(Debug)]
 pub struct Page {
@@ -44,6 +76,8 @@ pub struct Page {
     pub truncated: u64,
     /// Nested folders printed `[BUDGET] path` (not shown for lack of room).
     pub unexpanded: u64,
+    /// With `details`, each shown entry's facts, in the order of its line.
+    pub facts: Vec<EntryFacts>,
 }
 
 fn chars(s: &str) -> usize {
@@ -177,14 +211,16 @@ pub fn render(
             cut: false,
             truncated: 0,
             unexpanded: 0,
+            facts: Vec::new(),
         };
     };
     let total = folder.total.unwrap_or(0);
     let widest_warning = warning_line(label, u64::MAX / 2, u64::MAX / 4, u64::MAX / 2, true)
         .map_or(0, |l| chars(&l) + 1);
     let root_partial = partial_lines(label, folder) + &ignored_lines(label, folder);
-    let room =
-        budget.saturating_sub(chars(&text) + widest_warning + chars(&root_partial) + reserve);
+    let frame = if details { FACTS_FRAME_CHARS } else { 0 };
+    let room = budget
+        .saturating_sub(chars(&text) + widest_warning + chars(&root_partial) + reserve + frame);
 
     // The top level, in order, while each entry's lines fit (the first always).
     let mut used = 0;
@@ -192,7 +228,9 @@ pub fn render(
     for e in &folder.entries {
         let path = child_path("", e);
         let lines = own_lines(e, &path, details);
-        let cost = chars(&lines) + loaded(e).map_or(0, |_| chars(&budget_line(&path)));
+        let cost = chars(&lines)
+            + facts_chars(e, &path, details)
+            + loaded(e).map_or(0, |_| chars(&budget_line(&path)));
         if !top.is_empty() && used + cost > room {
             break;
         }
@@ -212,6 +250,7 @@ pub fn render(
         for e in &f.entries {
             let p = child_path(&path, e);
             cost += chars(&own_lines(e, &p, details))
+                + facts_chars(e, &p, details)
                 + loaded(e).map_or(0, |_| chars(&budget_line(&p)));
             if let Some(sub) = loaded(e) {
                 kids.push((sub, p));
@@ -242,9 +281,13 @@ pub fn render(
         cut: top.len() < folder.entries.len(),
         truncated: 0,
         unexpanded: 0,
+        facts: Vec::new(),
     };
     for (e, path, lines) in &top {
         page.text.push_str(lines);
+        if details {
+            page.facts.push(facts_of(e, path));
+        }
         write_nested(e, path, &expanded, details, &mut page);
     }
     let shown = top.len() as u64;
@@ -280,6 +323,9 @@ fn write_nested(e: &Entry, path: &str, expanded: &HashSet<usize>, details: bool,
     for child in &f.entries {
         let p = child_path(path, child);
         page.text.push_str(&own_lines(child, &p, details));
+        if details {
+            page.facts.push(facts_of(child, &p));
+        }
         write_nested(child, &p, expanded, details, page);
     }
     let (shown, total) = (f.entries.len() as u64, f.total.unwrap_or(0));

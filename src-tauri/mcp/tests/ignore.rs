@@ -227,3 +227,91 @@ async fn details_add_size_and_time_after_a_tab() {
     assert!(facts.starts_with("size 5\tmodified 20"), "{line}");
     assert!(line.ends_with('Z'), "{line}");
 }
+
+#[tokio::test]
+async fn details_are_in_the_structured_content_too() {
+    let t = Tree::new();
+    t.write("a.txt", b"12345");
+    t.write("sub/b.bin", &[7u8; 1234]);
+    let s = Server::start(&[&t.path()]).await;
+    let r = s
+        .list(json!({ "path": path_arg(&t.path()), "details": true, "depth": 2 }))
+        .await
+        .ok();
+    let entries = r.structured["entries"]
+        .as_array()
+        .unwrap_or_else(|| panic!("entries in {}", r.structured));
+    let paths: Vec<&str> = entries
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        ["sub", "sub/b.bin", "a.txt"],
+        "in the order of the lines"
+    );
+    for e in entries {
+        let p = t.at(e["path"].as_str().unwrap());
+        let stat = std::process::Command::new("stat")
+            .args(["-c", "%s %Y %F"])
+            .arg(&p)
+            .output()
+            .unwrap();
+        let stat = String::from_utf8(stat.stdout).unwrap();
+        let mut f = stat.trim().splitn(3, ' ');
+        let (size, secs, kind) = (f.next().unwrap(), f.next().unwrap(), f.next().unwrap());
+        if kind == "directory" {
+            assert!(e.get("size").is_none(), "a folder has no size: {e}");
+        } else {
+            assert_eq!(e["size"].to_string(), size, "{e}");
+        }
+        let line = r
+            .text
+            .lines()
+            .find(|l| {
+                l.split('\t')
+                    .next()
+                    .unwrap()
+                    .ends_with(&format!(" {}", e["path"].as_str().unwrap()))
+            })
+            .expect("its line");
+        let modified = e["modified"].as_str().unwrap();
+        assert!(
+            line.ends_with(&format!("modified {modified}")),
+            "{line} / {e}"
+        );
+        let date = std::process::Command::new("date")
+            .args(["-u", "-d", &format!("@{secs}"), "+%Y-%m-%dT%H:%M:%SZ"])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8(date.stdout).unwrap().trim(), modified);
+    }
+    let plain = s.list(json!({ "path": path_arg(&t.path()) })).await.ok();
+    assert!(
+        plain.structured.get("entries").is_none(),
+        "only with details"
+    );
+}
+
+#[tokio::test]
+async fn a_page_with_details_keeps_the_reply_budget_facts_included() {
+    let t = Tree::new();
+    for i in 0..3000 {
+        t.write(format!("big/\\\"quoted\"name-{i:05}.txt"), b"x");
+    }
+    let s = Server::start(&[&t.path()]).await;
+    let mut args = json!({ "path": path_arg(&t.at("big")), "details": true, "depth": 1 });
+    let mut seen = 0;
+    loop {
+        let r = s.list(args.clone()).await.ok();
+        assert!(r.chars() <= common::BUDGET, "{} characters", r.chars());
+        let n = r.structured["entries"].as_array().unwrap().len();
+        assert_eq!(n as u64, r.structured["shown"].as_u64().unwrap());
+        seen += n;
+        match r.next_cursor() {
+            Some(c) => args["cursor"] = json!(c),
+            None => break,
+        }
+    }
+    assert_eq!(seen, 3000, "every entry once, with its facts");
+}

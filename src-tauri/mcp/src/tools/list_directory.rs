@@ -110,6 +110,9 @@ pub struct ListDirectoryOutput {
     pub truncated_folders: u64,
     /// Folders printed `[BUDGET] path`.
     pub unexpanded_folders: u64,
+    /// With `details`: each shown entry's path, size and modified time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Vec<crate::page::EntryFacts>>,
 }
 
 impl ListDirectoryOutput {
@@ -131,6 +134,8 @@ impl ListDirectoryOutput {
             },
             truncated_folders: u64::MAX,
             unexpanded_folders: u64::MAX,
+            // Counted by the page, entry by entry.
+            entries: None,
         };
         structured_chars(&widest)
     }
@@ -156,9 +161,10 @@ impl Canopy {
             details: args.details,
             widest: ListDirectoryOutput::widest,
         };
+        let details = args.details;
         let Listed {
             listing,
-            page,
+            mut page,
             path,
             next_cursor,
         } = self.listing_call("list_directory", want, &ctx).await?;
@@ -175,6 +181,7 @@ impl Canopy {
             order: OrderState::of(folder),
             truncated_folders: page.truncated,
             unexpanded_folders: page.unexpanded,
+            entries: details.then(|| std::mem::take(&mut page.facts)),
         };
         Ok((page.text, out))
     }

@@ -89,7 +89,7 @@ pub struct SearchOutput {
     pub files: u64,
     pub bytes: u64,
     pub binary_skipped: u64,
-    /// `CODE path` of each folder or file that could not be read.
+    /// `CODE path` of each entry not read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
     /// Why the search stopped early.
