@@ -195,6 +195,56 @@ pub(crate) fn finish<T: Serialize>(
     }
 }
 
+impl Canopy {
+    /// [`finish`], after a log notification when the whole call failed for
+    /// a timeout (a warning) or a budget (info), at the level
+    /// `logging/setLevel` asked for.
+    // Logging is deprecated from protocol 2026-07-28 on; the revisions this
+    // server speaks have it.
+    #[allow(deprecated)]
+    pub(crate) async fn finish_noted<T: Serialize>(
+        &self,
+        tool: &str,
+        ctx: &RequestContext<RoleServer>,
+        outcome: Result<(String, T), CanopyError>,
+    ) -> CallToolResult {
+        if let Err(e) = &outcome {
+            let level = match e.code {
+                ErrorCode::Timeout => Some(LoggingLevel::Warning),
+                ErrorCode::Budget => Some(LoggingLevel::Info),
+                _ => None,
+            };
+            if let Some(level) = level {
+                let note = crate::transport::cut(&format!("{tool}: {}: {}", e.code, e.message))
+                    .into_owned();
+                self.notify(ctx, level, note).await;
+            }
+        }
+        finish(tool, outcome)
+    }
+
+    /// Tells the client, by log notification, that a reply is partial:
+    /// `timeouts` entries did not answer in time (a warning), or a budget
+    /// cut it (`budget` says how; info). Nothing when neither.
+    #[allow(deprecated)]
+    pub(crate) async fn note_partial(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        tool: &str,
+        timeouts: u64,
+        budget: Option<String>,
+    ) {
+        if timeouts > 0 {
+            let note = format!("{tool}: {timeouts} entries did not answer in time (TIMEOUT: a dead or hung mount?); the reply is partial");
+            self.notify(ctx, LoggingLevel::Warning, note).await;
+        }
+        if let Some(why) = budget {
+            self.notify(ctx, LoggingLevel::Info, format!("{tool}: {why}"))
+                .await;
+        }
+    }
+}
+
 pub(crate) fn kind_token(kind: EntryKind) -> &'static str {
     canopy_core::text::tag(kind).trim_end()
 }

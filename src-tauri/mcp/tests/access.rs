@@ -466,3 +466,109 @@ async fn file_info_on_a_dead_mount_answers_timeout_never_hangs() {
         "{logs:?}"
     );
 }
+
+/// The log notifications seen so far, after waiting for at least `n`.
+async fn logs_after(s: &Server, n: usize) -> Vec<(String, String)> {
+    // A notification and the reply after it travel in order on one
+    // stream, but the client hands them to different tasks.
+    for _ in 0..200 {
+        let logs = s.seen.logs.lock().unwrap().clone();
+        if logs.len() >= n {
+            return logs;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    s.seen.logs.lock().unwrap().clone()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[allow(deprecated)]
+async fn timeouts_in_every_tool_are_told_in_a_warning_unless_the_level_is_above_it() {
+    let t = Tree::new();
+    let root = t.dir("root");
+    let point = t.dir("root/mnt");
+    // Declared after the tree: dropped first (aborted, unmounted) so the tree can go.
+    let _mount = DeadMount::on(&point);
+    let s = Server::start(&[&root]).await;
+    // A listing whose folder `dead` never answers its readdir.
+    let listed = s
+        .list(json!({ "path": path_arg(&point), "depth": 2 }))
+        .await
+        .ok();
+    assert!(listed.text.contains("[TIMEOUT]"), "{}", listed.text);
+    let logs = logs_after(&s, 1).await;
+    assert!(
+        logs.iter().any(|(l, m)| l == "warning"
+            && m.starts_with("list_directory: ")
+            && m.contains("did not answer in time")),
+        "{logs:?}"
+    );
+    // A whole call that times out (the device is stuck now).
+    let read = Reply::of(
+        s.call(
+            "read_file",
+            json!({ "path": path_arg(&point.join("live/a.txt")) }),
+        )
+        .await,
+    );
+    assert_eq!(read.code(), "TIMEOUT", "{}", read.text);
+    let files = Reply::of(
+        s.call(
+            "read_files",
+            json!({ "paths": [path_arg(&point.join("live/b.txt"))] }),
+        )
+        .await,
+    )
+    .ok();
+    assert_eq!(files.structured["files"][0]["error"], "TIMEOUT");
+    let logs = logs_after(&s, 3).await;
+    for tool in ["read_file: TIMEOUT", "read_files: 1 entries did not answer"] {
+        assert!(
+            logs.iter()
+                .any(|(l, m)| l == "warning" && m.starts_with(tool)),
+            "{tool} in {logs:?}"
+        );
+    }
+    // Above warning: silent.
+    s.client
+        .set_level(rmcp::model::SetLevelRequestParams::new(
+            rmcp::model::LoggingLevel::Error,
+        ))
+        .await
+        .expect("logging/setLevel answers");
+    let before = s.seen.logs.lock().unwrap().len();
+    let again = Reply::of(
+        s.call(
+            "read_file",
+            json!({ "path": path_arg(&point.join("live/a.txt")) }),
+        )
+        .await,
+    );
+    assert_eq!(again.code(), "TIMEOUT");
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(s.seen.logs.lock().unwrap().len(), before, "no notice");
+}
+
+#[tokio::test]
+async fn a_listing_cut_by_its_budget_is_told_in_an_info_notice() {
+    let t = Tree::new();
+    for d in 0..40 {
+        for f in 0..100 {
+            t.file(format!("root/d{d:02}/sub/file-with-a-long-name-{f:04}.txt"));
+        }
+    }
+    let root = t.at("root");
+    let s = Server::start(&[&root]).await;
+    let r = s
+        .list(json!({ "path": path_arg(&root), "depth": 3 }))
+        .await
+        .ok();
+    assert!(r.text.contains("[BUDGET] "), "the reply was cut");
+    let logs = logs_after(&s, 1).await;
+    assert!(
+        logs.iter().any(|(l, m)| l == "info"
+            && m.starts_with("list_directory: ")
+            && m.contains("[BUDGET]")),
+        "{logs:?}"
+    );
+}

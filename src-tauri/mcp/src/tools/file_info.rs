@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{self, AgentListing};
 use crate::page::utc_time;
-use crate::server::{blocking, finish, input_schema, kind_token, output_schema, parse, Canopy};
+use crate::server::{blocking, input_schema, kind_token, output_schema, parse, Canopy};
 
 /// What `file_info` tells a model. Kept under 2 KB (a test checks).
 pub fn description() -> String {
@@ -187,8 +187,8 @@ impl Canopy {
         annotations(title = "Facts of a file or folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn file_info(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
-        let outcome = self.file_info_call(args, ctx).await;
-        finish("file_info", outcome)
+        let outcome = self.file_info_call(args, ctx.clone()).await;
+        self.finish_noted("file_info", &ctx, outcome).await
     }
 }
 

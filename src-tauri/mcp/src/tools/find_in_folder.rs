@@ -15,7 +15,7 @@ use canopy_core::CanopyError;
 use super::grouped;
 use super::listing::{structured_chars, yes, Listed, OrderState, SortOrder, Wanted};
 use crate::engine;
-use crate::server::{finish, input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, output_schema, parse, Canopy};
 
 /// What `find_in_folder` tells a model, its limits taken from
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
@@ -185,7 +185,7 @@ impl Canopy {
         args: JsonObject,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let outcome = self.find_in_folder_call(args, ctx).await;
-        finish("find_in_folder", outcome)
+        let outcome = self.find_in_folder_call(args, ctx.clone()).await;
+        self.finish_noted("find_in_folder", &ctx, outcome).await
     }
 }

@@ -19,7 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine;
-use crate::server::{finish, input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, output_schema, parse, Canopy};
 use crate::tools::grouped;
 
 /// Levels of children `folder_sizes` shows at most.
@@ -296,7 +296,25 @@ impl Canopy {
                 format!("the engine stopped unexpectedly: {e}"),
             ))
         })?;
-        Ok(render(&report, &shown, measure))
+        let timeouts = report
+            .root
+            .sizes
+            .shortfalls
+            .iter()
+            .filter(|s| s.code == canopy_core::ErrorCode::Timeout)
+            .map(|s| s.count)
+            .sum();
+        let (text, out) = render(&report, &shown, measure);
+        let budget = match (report.budget_cut, out.truncated) {
+            (Some(cut), _) => Some(format!(
+                "counting stopped ({cut}): the figures are lower bounds"
+            )),
+            (None, true) => Some("the reply budget is spent: the reply is cut".to_string()),
+            (None, false) => None,
+        };
+        self.note_partial(&ctx, "folder_sizes", timeouts, budget)
+            .await;
+        Ok((text, out))
     }
 }
 
@@ -315,7 +333,7 @@ impl Canopy {
         args: JsonObject,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let outcome = self.folder_sizes_call(args, ctx).await;
-        finish("folder_sizes", outcome)
+        let outcome = self.folder_sizes_call(args, ctx.clone()).await;
+        self.finish_noted("folder_sizes", &ctx, outcome).await
     }
 }

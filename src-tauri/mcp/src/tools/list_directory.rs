@@ -14,7 +14,7 @@ use canopy_core::CanopyError;
 
 use super::grouped;
 use super::listing::{structured_chars, yes, Listed, OrderState, SortOrder, Wanted};
-use crate::server::{finish, input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, output_schema, parse, Canopy};
 
 /// What `list_directory` tells a model, its limits taken from
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
@@ -202,7 +202,7 @@ impl Canopy {
         args: JsonObject,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let outcome = self.list_directory_call(args, ctx).await;
-        finish("list_directory", outcome)
+        let outcome = self.list_directory_call(args, ctx.clone()).await;
+        self.finish_noted("list_directory", &ctx, outcome).await
     }
 }

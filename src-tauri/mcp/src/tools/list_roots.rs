@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use canopy_core::CanopyError;
 
 use crate::engine;
-use crate::server::{finish, input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, output_schema, parse, Canopy};
 
 /// What `list_roots` tells a model. Kept under 2 KB (a test checks).
 pub fn description() -> String {
@@ -92,7 +92,7 @@ impl Canopy {
         args: JsonObject,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let outcome = self.list_roots_call(args, ctx).await;
-        finish("list_roots", outcome)
+        let outcome = self.list_roots_call(args, ctx.clone()).await;
+        self.finish_noted("list_roots", &ctx, outcome).await
     }
 }

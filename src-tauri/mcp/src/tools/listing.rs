@@ -218,6 +218,14 @@ impl Canopy {
         if let Some(c) = &next_cursor {
             page.text.push_str(&page::next_line(tool, c));
         }
+        let budget = (page.unexpanded > 0).then(|| {
+            format!(
+                "{} folders were not expanded for lack of budget ([BUDGET] lines): list each by its path",
+                page.unexpanded
+            )
+        });
+        self.note_partial(ctx, tool, timeouts_in(&listing.root), budget)
+            .await;
         Ok(Listed {
             listing,
             page,
@@ -225,6 +233,20 @@ impl Canopy {
             next_cursor,
         })
     }
+}
+
+/// Entries of a listing (the listed folder and every entry below it) that
+/// did not answer in time.
+fn timeouts_in(e: &canopy_core::wire::Entry) -> u64 {
+    let own = u64::from(
+        e.error
+            .as_ref()
+            .is_some_and(|err| err.code == canopy_core::ErrorCode::Timeout),
+    );
+    own + e
+        .folder
+        .as_deref()
+        .map_or(0, |f| f.entries.iter().map(timeouts_in).sum())
 }
 
 /// The most `exclude` patterns one call takes.

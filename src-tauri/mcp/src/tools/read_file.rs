@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::grouped;
 use crate::engine;
 use crate::read;
-use crate::server::{blocking, finish, input_schema, kind_token, output_schema, parse, Canopy};
+use crate::server::{blocking, input_schema, kind_token, output_schema, parse, Canopy};
 
 /// The sizes of the files in the description's examples: each more than
 /// one call reads, so the examples show a first part with more to come.
@@ -271,7 +271,7 @@ impl Canopy {
         annotations(title = "Read part of a file", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn read_file(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
-        let outcome = self.read_file_call(args, ctx).await;
-        finish("read_file", outcome)
+        let outcome = self.read_file_call(args, ctx.clone()).await;
+        self.finish_noted("read_file", &ctx, outcome).await
     }
 }

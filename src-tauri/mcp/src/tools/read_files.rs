@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::read_file::ReadFileArgs;
 use crate::engine;
-use crate::server::{finish, input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, output_schema, parse, Canopy};
 
 /// What `read_files` tells a model. Kept under 2 KB (a test checks).
 pub fn description() -> String {
@@ -149,6 +149,11 @@ impl Canopy {
             }
             text.push('\n');
         }
+        let timeouts = files
+            .iter()
+            .filter(|f| f.error.as_deref() == Some("TIMEOUT"))
+            .count() as u64;
+        self.note_partial(&ctx, "read_files", timeouts, None).await;
         Ok((text, ReadFilesOutput { files }))
     }
 }
@@ -168,7 +173,7 @@ impl Canopy {
         args: JsonObject,
         ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        let outcome = self.read_files_call(args, ctx).await;
-        finish("read_files", outcome)
+        let outcome = self.read_files_call(args, ctx.clone()).await;
+        self.finish_noted("read_files", &ctx, outcome).await
     }
 }

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::grouped;
 use super::listing::{excludes_key, parse_excludes, structured_chars, yes};
 use crate::engine;
-use crate::server::{finish, input_schema, kind_token, output_schema, parse, Canopy};
+use crate::server::{input_schema, kind_token, output_schema, parse, Canopy};
 
 /// Files larger than this many MiB are searched only that far.
 const SEARCH_FILE_MIB: u64 = SEARCH_FILE_BYTES >> 20;
@@ -372,7 +372,7 @@ impl Canopy {
         annotations(title = "Search below a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn search(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {
-        let outcome = self.search_call(args, ctx).await;
-        finish("search", outcome)
+        let outcome = self.search_call(args, ctx.clone()).await;
+        self.finish_noted("search", &ctx, outcome).await
     }
 }
