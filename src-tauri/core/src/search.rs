@@ -25,9 +25,9 @@
 //! parent, its path and its device, and each file searched is one step at
 //! its entry and its device, each with `TIME_BUDGET`. A step that does not
 //! return in time is left behind: that folder (or the folder of that file)
-//! is named in `problems` with `TIMEOUT`, its hits are not counted, and the
-//! walk goes on from the next folder on a fresh worker. Only a root that
-//! does not answer fails the whole search.
+//! is named in `problems` with `TIMEOUT`, its hits (and the folders below
+//! it) are not counted, and the walk goes on from the next folder on a
+//! fresh worker. Only a root that does not answer fails the whole search.
 #![forbid(unsafe_code)]
 
 use std::collections::VecDeque;
