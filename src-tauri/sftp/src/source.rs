@@ -83,6 +83,29 @@ impl SftpFs {
         }
     }
 
+    /// Where `path` leads on the server (`realpath`: the server resolves its
+    /// links and `..`), what it is there (`stat`), and its identity on the
+    /// current connection (the one [`SourceFolder::identity`] gives it).
+    ///
+    /// # Errors
+    /// As [`SftpFs::connect`]; the server's error (`NOT_FOUND` ...).
+    pub fn real_path(&self, path: &Path) -> Result<(PathBuf, Meta, Identity), CanopyError> {
+        let conn = self.host.for_request()?;
+        let fs = &mut conn.sftp.fs();
+        let real = conn
+            .call(async { fs.canonicalize(path).await })
+            .map_err(|e| CanopyError::from_io(&e, "cannot find where it leads"))?;
+        let fs = &mut conn.sftp.fs();
+        let meta = conn
+            .call(async { fs.metadata(&real).await })
+            .map_err(|e| CanopyError::from_io(&e, "cannot examine it"))?;
+        let id = Identity {
+            dev: conn.dev,
+            ino: crate::fnv(real.as_os_str().as_bytes()),
+        };
+        Ok((real, meta_of(&meta), id))
+    }
+
     /// The server.
     pub fn target(&self) -> &Target {
         &self.host.target
@@ -384,6 +407,12 @@ impl Source for SftpFs {
             return Err(CanopyError::new(ErrorCode::NotAFile, what));
         }
         SftpFile::open(&conn, path).map_err(opening)
+    }
+
+    /// A server's folders arrive at the link's pace: each batch has its own
+    /// deadline, and a large folder is read for the request's time.
+    fn paced(&self) -> bool {
+        true
     }
 
     fn ignore_rules(
