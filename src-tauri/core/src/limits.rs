@@ -77,6 +77,11 @@ pub const IGNORE_STEPS_PER_CHECK: u64 = 1 << 16;
 /// for a source read over a link (`Source::paced`), longest wait for one
 /// batch of its names.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
+/// Longest time spent reading one folder's ignore files over a link (the
+/// repository's `.git` looked for above it, then its `.gitignore`s): past
+/// it nothing is hidden and the folder says `TIMEOUT`. Within the step of
+/// `TIME_BUDGET` the files are read in.
+pub const IGNORE_READ_TIME: Duration = Duration::from_millis(1_500);
 /// Longest read of one folder over a link when the request has no time
 /// budget (`canopy-list --all`): each batch still has `TIME_BUDGET`.
 pub const LINK_FOLDER_TIME: Duration = Duration::from_secs(600);

@@ -33,7 +33,7 @@ use std::path::Path;
 
 use crate::error::CanopyError;
 pub use crate::ignore_pattern::Meter;
-pub use crate::ignore_rules::IgnoreRules;
+pub use crate::ignore_rules::{IgnoreRules, RuleText};
 use crate::wire::{ArchiveFormat, EntryKind};
 
 /// Which object a folder is, for the dead-mount rules: a device (a mount,

@@ -876,6 +876,7 @@ fn read_child<S: Source>(
     };
     let (rules, rules_problem) = match &p.rules {
         Some(parent) => {
+            s.renew(watch);
             let (r, problem) = s.source.child_ignore_rules(parent, &p.name, &dir, &p.path);
             (Some(Arc::new(r)), problem)
         }
@@ -1006,6 +1007,8 @@ fn walk_root<S: Source>(
         )));
     }
     let (rules, rules_problem) = if s.settings.hide_ignored {
+        // Over a link, reading the ignore files is a call of its own.
+        s.renew(watch);
         let (r, problem) = s.source.ignore_rules(
             &s.root,
             &mut Meter::new(Some(deadline), s.call.cancel.as_ref()),
