@@ -83,8 +83,10 @@ pub const TIME_BUDGET: Duration = Duration::from_secs(2);
 /// `TIME_BUDGET` the files are read in.
 pub const IGNORE_READ_TIME: Duration = Duration::from_millis(1_500);
 /// Longest read of one folder over a link when the request has no time
-/// budget (`canopy-list --all`): each batch still has `TIME_BUDGET`.
-pub const LINK_FOLDER_TIME: Duration = Duration::from_secs(600);
+/// budget (`canopy-list --all`): each batch still has `TIME_BUDGET`, and a
+/// server that never ends a folder (`--all` holds every name of the top
+/// level to sort them) is cut here, with a lower bound.
+pub const LINK_FOLDER_TIME: Duration = Duration::from_secs(60);
 /// Entries in one reply at most: a default depth-2 reply (a page of `PAGE`
 /// and `NESTED_CAP` for each of its folders) is never cut.
 pub const MAX_REPLY_ENTRIES: u64 = PAGE as u64 * (1 + NESTED_CAP as u64);

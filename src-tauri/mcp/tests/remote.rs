@@ -165,6 +165,29 @@ async fn a_remote_root_is_listed_and_read_with_the_same_confinement() {
     assert!(found.text.contains("deep.txt"), "{}", found.text);
     assert!(!found.text.contains("secret"), "{}", found.text);
 
+    let found = Reply::of(
+        s.call(
+            "find_in_folder",
+            json!({ "path": root_text, "pattern": "hello*" }),
+        )
+        .await,
+    )
+    .ok();
+    assert!(found.text.contains("hello.txt"), "{}", found.text);
+    let both = Reply::of(
+        s.call(
+            "read_files",
+            json!({ "paths": [format!("{root_text}/hello.txt"), format!("{root_text}/to_secret")] }),
+        )
+        .await,
+    );
+    assert!(both.text.contains("hello from the server"), "{}", both.text);
+    assert!(
+        both.text.contains("DENIED") && !both.text.contains("secret\n"),
+        "{}",
+        both.text
+    );
+
     let sizes = Reply::of(s.call("folder_sizes", json!({ "path": root_text })).await).ok();
     assert!(sizes.text.contains("sub"), "{}", sizes.text);
 
