@@ -477,6 +477,16 @@ impl Watch {
         Ok(())
     }
 
+    /// Gives the current step a new deadline, at the same places: the next
+    /// call of a folder read at a link's pace (one batch of names, one
+    /// shown entry's details) has time of its own, as if it were a step of
+    /// its own (see [`crate::source::Source::paced`]).
+    pub fn renew(&self, deadline: Instant) {
+        if let Some((_, d)) = &mut self.shared().step {
+            *d = deadline;
+        }
+    }
+
     /// Adds a place to the current step (e.g. the device, once `fstat` said it).
     ///
     /// # Errors

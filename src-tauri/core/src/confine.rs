@@ -277,6 +277,29 @@ pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf]) {
     }
 }
 
+/// As [`confine_links`], for a source that finds where a path leads itself
+/// (a server's `realpath`): `resolve` says where each link of `listing`
+/// leads, until `deadline`; links not asked by then are `Unknown`.
+pub fn confine_links_with(
+    listing: &mut Listing,
+    real: &Path,
+    deadline: Instant,
+    mut resolve: impl FnMut(&Path) -> Leads,
+) {
+    let mut links = Vec::new();
+    if let Some(f) = listing.root.folder.as_deref() {
+        link_paths(f, real, &mut links);
+    }
+    let verdicts: Vec<LinkTarget> = links
+        .iter()
+        .map_while(|p| (Instant::now() <= deadline).then(|| points_to(resolve(p))))
+        .collect();
+    let mut verdicts = verdicts.into_iter();
+    if let Some(f) = listing.root.folder.as_deref_mut() {
+        set_links(f, &mut verdicts);
+    }
+}
+
 fn points_to(leads: Leads) -> LinkTarget {
     match leads {
         Leads::Outside => LinkTarget::Outside,

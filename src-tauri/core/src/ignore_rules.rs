@@ -135,6 +135,14 @@ pub(crate) struct IgnoreScratch {
     states: States,
 }
 
+/// An ignore file's text as a source read it (at most
+/// `MAX_IGNORE_FILE_BYTES`), and how messages name it.
+#[derive(Debug, Clone)]
+pub struct RuleText {
+    pub text: Vec<u8>,
+    pub what: String,
+}
+
 /// The rules that apply to one folder's entries.
 #[derive(Clone, Default)]
 pub struct IgnoreRules {
@@ -569,6 +577,121 @@ impl IgnoreRules {
         problems.extend(err);
         rules.push_own(layer);
         (rules, one_problem(problems))
+    }
+
+    /// The rules for the entries of a folder `below` (its names from the
+    /// repository's root down) in a repository whose files a source read
+    /// itself (a server's, over SFTP): `exclude` is `.git/info/exclude`,
+    /// `gitignores` the `.gitignore` of the root and of each folder down to
+    /// this one (`below.len() + 1` of them; `None` where there is none), as
+    /// [`RuleText`]s. Precedence, the rule budget and "inside an ignored
+    /// folder" are as for a local folder (see the module docs).
+    pub fn from_texts(
+        exclude: Option<RuleText>,
+        below: &[&[u8]],
+        gitignores: Vec<Option<RuleText>>,
+        meter: &mut Meter<'_>,
+    ) -> (IgnoreRules, Option<CanopyError>) {
+        if below.contains(&&b".git"[..]) {
+            return (IgnoreRules::none(), None);
+        }
+        let mut problems = Vec::new();
+        let budget = Arc::new(RuleBudget::default());
+        let mut layers = Vec::new();
+        if let Some(t) = exclude {
+            let (layer, err) = layer_of(&t.text, &t.what, &budget);
+            problems.extend(err);
+            layers.extend(layer.map(|l| (l, PathBuf::new())));
+        }
+        let mut rules = IgnoreRules {
+            budget,
+            active: true,
+            all: false,
+            layers,
+        };
+        let mut own = gitignores.into_iter();
+        rules.push_text(own.next().flatten(), &mut problems);
+        let mut scratch = IgnoreScratch::default();
+        for name in below {
+            match rules.is_ignored(name, true, &mut scratch, meter) {
+                Ok(true) => {
+                    rules.all = true;
+                    break;
+                }
+                Ok(false) => {}
+                Err(halt) => return (IgnoreRules::none(), Some(halt_error(halt))),
+            }
+            rules.enter(name);
+            rules.push_text(own.next().flatten(), &mut problems);
+        }
+        (rules, one_problem(problems))
+    }
+
+    /// As [`IgnoreRules::from_texts`], for the child folder `name`: its own
+    /// `.gitignore` text, and when it is a repository's root of its own,
+    /// `Some` of its `.git/info/exclude` text (its rules alone then apply).
+    pub fn descend_texts(
+        &self,
+        name: &[u8],
+        own: Option<RuleText>,
+        repository: Option<Option<RuleText>>,
+    ) -> (IgnoreRules, Option<CanopyError>) {
+        let mut problems = Vec::new();
+        let mut rules = match repository {
+            _ if name == b".git" => {
+                return (
+                    IgnoreRules {
+                        budget: self.budget.clone(),
+                        ..IgnoreRules::none()
+                    },
+                    None,
+                )
+            }
+            Some(exclude) => {
+                let mut r = IgnoreRules {
+                    budget: self.budget.clone(),
+                    active: true,
+                    all: false,
+                    layers: Vec::new(),
+                };
+                if let Some(t) = exclude {
+                    let (layer, err) = layer_of(&t.text, &t.what, &r.budget);
+                    problems.extend(err);
+                    r.layers.extend(layer.map(|l| (l, PathBuf::new())));
+                }
+                r
+            }
+            None if self.active => {
+                let mut r = self.clone();
+                r.enter(name);
+                r
+            }
+            None => {
+                return (
+                    IgnoreRules {
+                        budget: self.budget.clone(),
+                        ..IgnoreRules::none()
+                    },
+                    None,
+                )
+            }
+        };
+        rules.push_text(own, &mut problems);
+        (rules, one_problem(problems))
+    }
+
+    /// Whether any rule applies here (inside a repository, outside its `.git`).
+    pub fn applies(&self) -> bool {
+        self.active
+    }
+
+    /// Adds a `.gitignore` text of the folder itself (the deepest layer).
+    fn push_text(&mut self, text: Option<RuleText>, problems: &mut Vec<CanopyError>) {
+        if let Some(t) = text {
+            let (layer, err) = layer_of(&t.text, &t.what, &self.budget);
+            problems.extend(err);
+            self.push_own(layer);
+        }
     }
 
     /// The layers now apply one folder further down, into `name`.

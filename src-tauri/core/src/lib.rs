@@ -40,6 +40,7 @@ pub mod cancel;
 mod confine;
 pub(crate) mod cursor;
 pub mod default_app;
+mod either;
 mod facts;
 pub(crate) mod filter;
 pub(crate) mod ignore_pattern;
@@ -71,8 +72,9 @@ pub(crate) use sys::{anchor, dirio, file, local};
 pub(crate) use wire::error;
 
 pub use archive::WithArchives;
-pub use confine::{confine_links, real_path, resolve_within, within, Leads};
+pub use confine::{confine_links, confine_links_with, real_path, resolve_within, within, Leads};
 pub use cursor::{after_entry as cursor_after, max_len as max_cursor_len};
+pub use either::Either;
 pub use error::{CanopyError, ErrorCode};
 pub use facts::entry_meta;
 pub use filter::{is_glob as filter_is_glob, Excludes, FilterScratch};

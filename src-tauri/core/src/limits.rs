@@ -73,8 +73,20 @@ pub const MAX_IGNORE_COMPILED_BYTES: usize = 3 * 512 * 1024;
 /// while ignore rules are matched: matching stops this close to the
 /// folder's deadline, or to a cancel.
 pub const IGNORE_STEPS_PER_CHECK: u64 = 1 << 16;
-/// Longest time spent reading one folder before it is returned as `TIMEOUT`.
+/// Longest time spent reading one folder before it is returned as `TIMEOUT`;
+/// for a source read over a link (`Source::paced`), longest wait for one
+/// batch of its names.
 pub const TIME_BUDGET: Duration = Duration::from_secs(2);
+/// Longest time spent reading one folder's ignore files over a link (the
+/// repository's `.git` looked for above it, then its `.gitignore`s): past
+/// it nothing is hidden and the folder says `TIMEOUT`. Within the step of
+/// `TIME_BUDGET` the files are read in.
+pub const IGNORE_READ_TIME: Duration = Duration::from_millis(1_500);
+/// Longest read of one folder over a link when the request has no time
+/// budget (`canopy-list --all`): each batch still has `TIME_BUDGET`, and a
+/// server that never ends a folder (`--all` holds every name of the top
+/// level to sort them) is cut here, with a lower bound.
+pub const LINK_FOLDER_TIME: Duration = Duration::from_secs(60);
 /// Entries in one reply at most: a default depth-2 reply (a page of `PAGE`
 /// and `NESTED_CAP` for each of its folders) is never cut.
 pub const MAX_REPLY_ENTRIES: u64 = PAGE as u64 * (1 + NESTED_CAP as u64);

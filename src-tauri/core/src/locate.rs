@@ -9,7 +9,7 @@ use crate::bounded::{self, Place, Watch};
 use crate::error::{CanopyError, ErrorCode};
 use crate::filter::NameFilter;
 use crate::ignore_pattern::Meter;
-use crate::limits::TIME_BUDGET;
+use crate::limits::{REQUEST_TIME, TIME_BUDGET};
 use crate::names::decode_handle;
 use crate::order::{sort_key_for, starts_with_folded, Group, Order, Primary};
 use crate::select::{pass, Reading, Stop};
@@ -59,7 +59,11 @@ fn locate_in<S: Source>(
     watch
         .reached(Place::Device(id.dev))
         .map_err(|u| u.error())?;
-    let deadline = Instant::now() + TIME_BUDGET;
+    // Over a link each batch has `TIME_BUDGET` and the folder a request's time.
+    let paced = source.paced();
+    let budget = if paced { REQUEST_TIME } else { TIME_BUDGET };
+    let deadline = Instant::now() + budget;
+    let renew = || watch.renew(Instant::now() + TIME_BUDGET);
     let settings = &req.settings;
     let rules = settings.hide_ignored.then(|| {
         source
@@ -81,6 +85,7 @@ fn locate_in<S: Source>(
         rules: rules.as_ref(),
         exclude: None,
         tally: false,
+        before_call: paced.then_some(&renew as &dyn Fn()),
     };
     let read = |each: &mut dyn FnMut(&crate::select::Seen<'_>)| -> Result<u64, CanopyError> {
         let p = pass(&dir, &rd, each).map_err(|Stop::Cancelled| CanopyError::cancelled())?;
@@ -90,7 +95,7 @@ fn locate_in<S: Source>(
                 ErrorCode::Timeout,
                 format!(
                     "finding the prefix in this folder took longer than {} ms",
-                    TIME_BUDGET.as_millis()
+                    budget.as_millis()
                 ),
             ));
         }

@@ -193,6 +193,10 @@ pub(crate) struct Reading<'a> {
     pub exclude: Option<&'a Excludes>,
     /// Tally the entries' groups (what a truncated folder hides).
     pub tally: bool,
+    /// Called before the folder is opened and before each batch of its
+    /// names: a source read over a link gives each call a deadline of its
+    /// own here (see [`crate::source::Source::paced`]).
+    pub before_call: Option<&'a dyn Fn()>,
 }
 
 /// One entry as a pass hands it on.
@@ -267,6 +271,12 @@ pub(crate) fn pass<F: SourceFolder>(
 ) -> Result<Pass, Stop> {
     let mut p = Pass::default();
     let buffer = BUFFER.take();
+    let before_call = || {
+        if let Some(renew) = rd.before_call {
+            renew();
+        }
+    };
+    before_call();
     let mut entries = match dir.entries(buffer) {
         Ok(e) => e,
         Err((e, buffer)) => {
@@ -374,6 +384,7 @@ pub(crate) fn pass<F: SourceFolder>(
         if rd.cancel.is_some_and(|c| c.is_cancelled()) {
             break Some(Stop::Cancelled);
         }
+        before_call();
         let more = entries.next_batch(&mut on_raw);
         match halted.get() {
             Some(Halt::Cancelled) => break Some(Stop::Cancelled),
@@ -1221,6 +1232,7 @@ mod tests {
             rules: None,
             exclude: None,
             tally: true,
+            before_call: None,
         }
     }
 

@@ -10,7 +10,8 @@
 //! - **Reads are batched.** A folder is read as a stream of batches
 //!   ([`EntryStream::next_batch`]); the engine checks its deadline and its
 //!   cancel token between batches, so a slow remote batch costs one batch of
-//!   waiting, and the engine never holds all of a folder's names.
+//!   waiting, and the engine never holds all of a folder's names. A source
+//!   read over a link ([`Source::paced`]) gives each batch its own deadline.
 //! - **Calls may hang.** Every call is made on a worker of
 //!   [`crate::bounded`], as a step with a deadline, at the places the step
 //!   names (the folder's [`Identity`]: its device and inode, or what a
@@ -32,7 +33,7 @@ use std::path::Path;
 
 use crate::error::CanopyError;
 pub use crate::ignore_pattern::Meter;
-pub use crate::ignore_rules::IgnoreRules;
+pub use crate::ignore_rules::{IgnoreRules, RuleText};
 use crate::wire::{ArchiveFormat, EntryKind};
 
 /// Which object a folder is, for the dead-mount rules: a device (a mount,
@@ -354,6 +355,17 @@ pub trait Source: Clone + Send + Sync + 'static {
     fn archive_file_of(&self, path: &Path) -> Option<(std::path::PathBuf, ArchiveFormat)> {
         let _ = path;
         None
+    }
+
+    /// Whether this source's folders arrive at a link's pace (a server's):
+    /// then each batch of names, and each shown entry's details, has the
+    /// folder time budget of its own (a batch that does not come in time is
+    /// a dead link, `TIMEOUT`), and a folder is read for as long as the
+    /// request's time lasts, so a large folder that streams steadily gets
+    /// its exact count. A local disk (the default) gives each folder one
+    /// budget for all of it.
+    fn paced(&self) -> bool {
+        false
     }
 
     /// The rules that hide what git would ignore in the folder at `path`,

@@ -82,8 +82,8 @@ use crate::filter::{Excludes, NameFilter};
 use crate::ignore_pattern::Meter;
 use crate::ignore_rules::IgnoreRules;
 use crate::limits::{
-    MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, REQUEST_TIME, STAT_TIME_SHARE_PERCENT,
-    TIME_BUDGET,
+    LINK_FOLDER_TIME, MAX_DEPTH, MAX_NAMES_READ, MAX_PAGE, MAX_REPLY_ENTRIES, REQUEST_TIME,
+    STAT_TIME_SHARE_PERCENT, TIME_BUDGET,
 };
 use crate::names::{encode_handle, DisplayName};
 use crate::order::Order;
@@ -240,6 +240,8 @@ struct Settings<S: Source> {
     /// `settings`' order and the root's filter, parsed.
     order: Order,
     filter: Option<NameFilter>,
+    /// The source is read over a link: each batch is a step of its own.
+    paced: bool,
 }
 
 impl<S: Source> Settings<S> {
@@ -250,10 +252,44 @@ impl<S: Source> Settings<S> {
             .is_some_and(CancelToken::is_cancelled)
     }
 
-    /// A folder started now must be done by then.
+    /// A folder started now must be done by then: its own time budget, or
+    /// over a link ([`Source::paced`]) the request's time.
     fn folder_deadline(&self) -> Instant {
-        let own = Instant::now() + self.call.budget;
+        let now = Instant::now();
+        if self.paced {
+            return self
+                .request_deadline
+                .unwrap_or_else(|| now + LINK_FOLDER_TIME);
+        }
+        let own = now + self.call.budget;
         self.request_deadline.map_or(own, |r| r.min(own))
+    }
+
+    /// A step (a call, or over a link one batch or one entry's details)
+    /// started now must end by then.
+    fn step_deadline(&self) -> Instant {
+        if self.paced {
+            Instant::now() + self.call.budget
+        } else {
+            self.folder_deadline()
+        }
+    }
+
+    /// The time a folder had when its read was cut short: its own budget,
+    /// or over a link the request's.
+    fn time_spent(&self) -> Duration {
+        match self.call.request.time {
+            Some(request) if self.paced => request,
+            None if self.paced => LINK_FOLDER_TIME,
+            _ => self.call.budget,
+        }
+    }
+
+    /// Over a link, gives the next call of the current step its own time.
+    fn renew(&self, watch: &Watch) {
+        if self.paced {
+            watch.renew(self.step_deadline());
+        }
     }
 }
 
@@ -406,6 +442,7 @@ fn read_open<S: Source>(
     s: &Settings<S>,
     watch: &Watch,
 ) -> Result<FolderRead, Stop> {
+    let renew = || s.renew(watch);
     let rd = Reading {
         show_dotfiles: s.settings.show_dotfiles,
         deadline,
@@ -416,6 +453,7 @@ fn read_open<S: Source>(
         rules: plan.rules.as_deref(),
         exclude: s.call.exclude.as_deref(),
         tally: s.call.summary,
+        before_call: s.paced.then_some(&renew as &dyn Fn()),
     };
     let sel: Selection = select(&**dir, plan.window, &rd)?;
     let p = &sel.pass;
@@ -426,10 +464,19 @@ fn read_open<S: Source>(
             Some(e) if !p.timed_out => {
                 CanopyError::from_io(e, "reading the folder failed part way")
             }
-            _ => lost_page_error(s.call.budget),
+            _ => lost_page_error(s.time_spent()),
         });
+    } else if p.timed_out && s.paced {
+        error = Some(CanopyError::new(
+            ErrorCode::Timeout,
+            format!(
+                "the request's time ({} ms) ran out while this folder was read over the link; \
+                 showing what was read by then (the count is a lower bound)",
+                s.time_spent().as_millis()
+            ),
+        ));
     } else if p.timed_out {
-        error = Some(timeout_error(s.call.budget));
+        error = Some(timeout_error(s.time_spent()));
     } else if let Some(e) = &p.failed {
         if p.total == 0 {
             return Ok(FolderRead {
@@ -458,6 +505,7 @@ fn read_open<S: Source>(
     let mut subfolders = Vec::new();
     let mut entries = Vec::with_capacity(sel.page.len());
     for (i, cand) in sel.page.iter().enumerate() {
+        s.renew(watch);
         let (entry, descend) = describe(dir, id, path, cand, level, s, deadline, watch, &mut late);
         if let Some(child) = descend {
             subfolders.push((i, cand.name.clone(), child));
@@ -465,7 +513,7 @@ fn read_open<S: Source>(
         entries.push(entry);
     }
     if late && error.is_none() {
-        error = Some(details_timeout_error(s.call.budget));
+        error = Some(details_timeout_error(s.time_spent()));
     }
     let partial = p.timed_out || p.failed.is_some();
     let folder = Folder {
@@ -549,12 +597,7 @@ fn link_info<F: SourceFolder>(
 /// dots as `\u{2e}`s: its path and handle lead nowhere but to a name no
 /// entry has, never to its parent, a sibling or the root.
 fn child_path(dir: &Path, name: &[u8]) -> PathBuf {
-    let plain = !name.is_empty()
-        && name != b"."
-        && name != b".."
-        && !name.contains(&b'/')
-        && !name.contains(&0);
-    if plain {
+    if is_one_segment(name) {
         return dir.join(OsStr::from_bytes(name));
     }
     let mut text = crate::names::escape_for_line(name).replace('/', "\\u{2f}");
@@ -564,6 +607,31 @@ fn child_path(dir: &Path, name: &[u8]) -> PathBuf {
         text = text.replace('.', "\\u{2e}");
     }
     dir.join(text)
+}
+
+/// Whether `name` is one plain path segment: not empty, `.` or `..`, and
+/// without a `/` or a NUL byte. A local folder never holds another kind; an
+/// archive or a hostile server can send one.
+fn is_one_segment(name: &[u8]) -> bool {
+    !name.is_empty() && name != b"." && name != b".." && !name.contains(&b'/') && !name.contains(&0)
+}
+
+/// The error of an entry whose name is not one segment: it is listed as
+/// written (escaped), and never opened, previewed or followed.
+fn not_one_segment_error(name: &[u8]) -> CanopyError {
+    let why = if name.is_empty() {
+        "the name is empty"
+    } else if name.contains(&b'/') {
+        "the name holds a / (it names a path, not an entry)"
+    } else if name.contains(&0) {
+        "the name holds a NUL byte"
+    } else {
+        "the name is . or .. (it names a folder, not an entry)"
+    };
+    CanopyError::new(
+        ErrorCode::UnsafeName,
+        format!("{why}; listed as written, never opened"),
+    )
 }
 
 fn named_entry(name: &[u8], path: Option<&Path>, kind: EntryKind) -> Entry {
@@ -614,7 +682,9 @@ fn describe<S: Source>(
         entry.folder = Some(Box::new(Folder::unread()));
     }
     // The clock is read only before a syscall: text mode describes files with none.
-    let needs_calls = s.call.details || cand.kind == EntryKind::Symlink;
+    // A name that is not one segment is never asked about (see below).
+    let needs_calls =
+        (s.call.details || cand.kind == EntryKind::Symlink) && is_one_segment(&cand.name);
     *late = *late || (needs_calls && Instant::now() > deadline);
     // What the order's own `lstat` read is shown whatever `details` says: the
     // entry's value is part of its place (a cursor after it is made from it).
@@ -689,6 +759,16 @@ fn describe<S: Source>(
             entry.error = entry.error.or(Some(problem));
         }
     }
+    // Whatever the source said: a name that is not one segment (a hostile
+    // server's `a/b`) is flagged, and never used as a path.
+    if !unsafe_name && !is_one_segment(&cand.name) {
+        unsafe_name = true;
+        entry.can_expand = false;
+        entry.can_preview = false;
+        entry.folder = None;
+        entry.link = None;
+        entry.error = Some(not_one_segment_error(&cand.name));
+    }
     let vanished = entry
         .error
         .as_ref()
@@ -727,7 +807,7 @@ fn read_child<S: Source>(
         name: p.name.clone(),
     };
     let at = |places: Vec<Place>| watch.moved(places).map_err(|u| u.error());
-    if let Err(u) = watch.begin(entry.clone(), deadline) {
+    if let Err(u) = watch.begin(entry.clone(), s.step_deadline()) {
         watch.end();
         return Ok(Child::Failed(u.error()));
     }
@@ -796,6 +876,7 @@ fn read_child<S: Source>(
     };
     let (rules, rules_problem) = match &p.rules {
         Some(parent) => {
+            s.renew(watch);
             let (r, problem) = s.source.child_ignore_rules(parent, &p.name, &dir, &p.path);
             (Some(Arc::new(r)), problem)
         }
@@ -900,7 +981,7 @@ fn walk_root<S: Source>(
     let deadline = s.folder_deadline();
     let fail = |e: CanopyError| WalkStop::Root(e);
     watch
-        .begin(Place::path(&s.root), deadline)
+        .begin(Place::path(&s.root), s.step_deadline())
         .map_err(|u| fail(u.error()))?;
     let dir = s
         .source
@@ -926,6 +1007,8 @@ fn walk_root<S: Source>(
         )));
     }
     let (rules, rules_problem) = if s.settings.hide_ignored {
+        // Over a link, reading the ignore files is a call of its own.
+        s.renew(watch);
         let (r, problem) = s.source.ignore_rules(
             &s.root,
             &mut Meter::new(Some(deadline), s.call.cancel.as_ref()),
@@ -1081,6 +1164,7 @@ pub fn list<S: Source>(
             .and_then(|t| Instant::now().checked_add(t)),
         order,
         filter,
+        paced: source.paced(),
     });
     let state = Arc::new(Mutex::new(Walk::default()));
     loop {

@@ -161,3 +161,76 @@ fn refused_connections_exit_1_with_their_codes() {
         "--ssh-config is for a remote PATH"
     );
 }
+
+#[test]
+fn gitignore_hides_on_a_server_folder_what_it_hides_here() {
+    let sshd = Sshd::start();
+    let repo = sshd.data().join("repo");
+    fs::create_dir_all(repo.join("src/deep")).unwrap();
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .arg(&repo)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    fs::write(repo.join(".gitignore"), b"*.log\nbuild/\n").unwrap();
+    fs::write(repo.join(".git/info/exclude"), b"secret*\n").unwrap();
+    fs::create_dir_all(repo.join("build")).unwrap();
+    fs::write(repo.join("build/out.o"), b"o").unwrap();
+    for f in ["a.log", "b.txt", "secret.env", "src/main.rs", "src/x.log"] {
+        fs::write(repo.join(f), b"x").unwrap();
+    }
+    fs::write(repo.join("src/.gitignore"), b"!x.log\ndeep/\n").unwrap();
+    fs::write(repo.join("src/deep/hidden.txt"), b"x").unwrap();
+    // A folder of the repository listed by itself: the rules above it apply.
+    let config = sshd.config();
+    for (folder, depth) in [(repo.clone(), "3"), (repo.join("src"), "2")] {
+        let url = format!("sftp://{HOST}{}", folder.display());
+        let args = ["--gitignore", "--depth", depth];
+        let remote = canopy_list(
+            &[
+                &[url.as_str(), "--ssh-config", config.to_str().unwrap()][..],
+                &args[..],
+            ]
+            .concat(),
+        );
+        let local = canopy_list(&[&[folder.to_str().unwrap()][..], &args[..]].concat());
+        assert!(
+            remote.status.success(),
+            "{}",
+            String::from_utf8_lossy(&remote.stderr)
+        );
+        assert_eq!(
+            text(&remote),
+            text(&local),
+            "{folder:?}: the same entries hidden"
+        );
+        assert!(!text(&remote).contains("UNSUPPORTED"), "{}", text(&remote));
+    }
+    let all = text(&canopy_list(&[
+        &format!("sftp://{HOST}{}", repo.display()),
+        "--ssh-config",
+        config.to_str().unwrap(),
+        "--gitignore",
+        "--depth",
+        "3",
+    ]));
+    for hidden in ["a.log", "build", "secret.env", "hidden.txt"] {
+        assert!(!all.contains(hidden), "{hidden} hidden: {all}");
+    }
+    assert!(all.contains("x.log"), "a deeper !negation wins: {all}");
+
+    // An ignore file over the cap is not used, and the folder says so.
+    fs::write(
+        repo.join("src/.gitignore"),
+        vec![b'#'; canopy_core::limits::MAX_IGNORE_FILE_BYTES as usize + 1],
+    )
+    .unwrap();
+    let big = text(&canopy_list(&[
+        &format!("sftp://{HOST}{}", repo.join("src").display()),
+        "--ssh-config",
+        config.to_str().unwrap(),
+        "--gitignore",
+    ]));
+    assert!(big.contains("TOO_LARGE"), "{big}");
+}

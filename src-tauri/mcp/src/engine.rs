@@ -33,26 +33,48 @@ use std::sync::Arc;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::limits::MCP_PAGE;
+use canopy_core::limits::{RESOLVE_SHARE_PERCENT, TIME_BUDGET};
 use canopy_core::source::Identity;
 use canopy_core::wire::{EntryKind, ListSettings, Listing, PreviewChunk, SortBy};
 use canopy_core::{
-    CanopyError, ErrorCode, Excludes, Leads, ListCall, LocalFs, RequestBudget, WithArchives,
+    CanopyError, Either, ErrorCode, Excludes, Leads, ListCall, LocalFs, RequestBudget, WithArchives,
 };
+use canopy_sftp::SftpFs;
 
 /// The source every call lists and reads through: the local disk, confined
-/// (no link followed), continued inside the archives on it.
-pub type AgentSource = WithArchives<LocalFs>;
+/// (no link followed), continued inside the archives on it; or a server's
+/// folders over SFTP (`--root sftp://...`), where the server resolves paths.
+pub type AgentSource = Either<WithArchives<LocalFs>, SftpFs>;
 
 /// A confined local source that opens archives like folders (with the
 /// engine's slow-folder seam in the `e2e` build only), reading git's ignore
 /// rules only from repositories inside `roots`. Clones share its cache of
 /// archive indexes.
 pub fn agent_source(roots: &[PathBuf]) -> AgentSource {
-    WithArchives::new(
+    Either::Left(WithArchives::new(
         LocalFs::confined()
             .with_env_seams()
             .with_ignore_rules_within(roots.to_vec()),
-    )
+    ))
+}
+
+/// A server's folders, read over SFTP.
+pub fn remote_source(server: SftpFs) -> AgentSource {
+    Either::Right(server)
+}
+
+/// Where `path` (absolute, on the server) leads: the server's `realpath`
+/// resolves its links and `..`, and the real path must lie inside `roots`
+/// (the roots' own real paths on the server). Unlike on the local disk the
+/// server is asked about the whole path once, so whether a place outside
+/// the roots exists may be told by the error (`NOT_FOUND`); what it is, or
+/// what it holds, is never read.
+fn remote_leads(server: &SftpFs, path: &Path, roots: &[PathBuf]) -> Leads {
+    match server.real_path(path) {
+        Ok((real, _, _)) if !roots.iter().any(|r| canopy_core::within(&real, r)) => Leads::Outside,
+        Ok((real, meta, id)) => Leads::Inside(real, meta.kind, id),
+        Err(e) => Leads::Fails(e),
+    }
 }
 
 /// The most names a path may go on with inside an archive: the engine
@@ -122,7 +144,25 @@ impl Opened {
 ///
 /// # Errors
 /// `TIMEOUT` when a path inside the roots does not answer.
-pub fn leads(path: &Path, roots: Arc<Vec<PathBuf>>) -> Result<Reached, CanopyError> {
+pub fn leads(
+    path: &Path,
+    roots: Arc<Vec<PathBuf>>,
+    source: &AgentSource,
+) -> Result<Reached, CanopyError> {
+    if let Either::Right(server) = source {
+        // No archives are opened on a server: a path through a file fails as it is.
+        return Ok(match remote_leads(server, path, &roots) {
+            Leads::Inside(real, kind, id) => Reached::Inside(Opened {
+                real,
+                kind,
+                dev: id.dev,
+                ino: id.ino,
+                inside: None,
+            }),
+            Leads::Outside => Reached::Outside,
+            Leads::Fails(e) => Reached::Fails(e),
+        });
+    }
     Ok(match canopy_core::resolve_within(path, &roots)? {
         Leads::Inside(real, kind, id) => Reached::Inside(Opened {
             real,
@@ -221,8 +261,28 @@ pub enum Reached {
 
 /// What the links in `listing` (of the folder `real`) point to, as far as
 /// `roots` let one look (see [`canopy_core::confine_links`]).
-pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf]) {
-    canopy_core::confine_links(listing, real, roots);
+pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf], source: &AgentSource) {
+    match source {
+        Either::Left(_) => canopy_core::confine_links(listing, real, roots),
+        Either::Right(server) => {
+            let deadline = std::time::Instant::now() + TIME_BUDGET * RESOLVE_SHARE_PERCENT / 100;
+            canopy_core::confine_links_with(listing, real, deadline, |p| {
+                remote_leads(server, p, roots)
+            });
+        }
+    }
+}
+
+/// The real path of the folder `path` on the server (a `--root`).
+///
+/// # Errors
+/// As [`SftpFs::real_path`], and `NOT_A_DIRECTORY` for anything but a folder.
+pub fn real_remote_folder(server: &SftpFs, path: &Path) -> Result<PathBuf, CanopyError> {
+    let (real, meta, _) = server.real_path(path)?;
+    if meta.kind != EntryKind::Folder {
+        return Err(CanopyError::new(ErrorCode::NotADirectory, "not a folder"));
+    }
+    Ok(real)
 }
 
 /// The real path of a folder given on the command line or by the client.

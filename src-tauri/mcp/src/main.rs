@@ -2,18 +2,27 @@
 //! stdout. At least one `--root` is required (none, or one that is not a
 //! folder, exits 2); the folders an agent may see are these, narrowed by
 //! the client's roots when it offers them. Diagnostics go to stderr.
+//!
+//! A root may be a server's folder, `sftp://[user@]host[:port]/path`, read
+//! over SFTP through the system's `ssh` with `BatchMode=yes` (nothing is
+//! prompted; `--ssh-config FILE` reads FILE as `ssh -F`). Every root is then
+//! on that one server: local and remote roots are not mixed (exit 2).
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::os::unix::ffi::OsStrExt;
+
 use canopy_mcp::engine;
 use canopy_mcp::server::Canopy;
 use canopy_mcp::transport::LineTransport;
+use canopy_sftp::{SftpFs, SshOptions};
 use rmcp::ServiceExt;
 
-const USAGE: &str = "usage: canopy-mcp --root DIR [--root DIR]...";
+const USAGE: &str =
+    "usage: canopy-mcp --root DIR|sftp://[user@]host[:port]/DIR [--root ...]... [--ssh-config FILE]";
 
 fn help() -> String {
     let reply = canopy_mcp::tools::grouped(canopy_core::limits::MCP_REPLY_CHARS as u64);
@@ -23,15 +32,31 @@ fn help() -> String {
          Tools: list_directory (paged, sorted; every reply within {reply} characters),\n\
          find_in_folder (names matching a pattern, over the whole folder) and read_file.\n\
          Only folders inside a --root (real paths: symlinks and .. are resolved) are shown;\n\
-         when the client offers roots, only folders inside both.\n"
+         when the client offers roots, only folders inside both.\n\
+         A --root sftp://[user@]host[:port]/DIR serves a server's folder over SFTP, through the system's\n\
+         ssh with BatchMode=yes (--ssh-config FILE: ssh -F FILE); all roots are then on that server,\n\
+         the server resolves links and .. (a link out of the roots reads (outside the roots)),\n\
+         and the client's roots do not apply.\n"
     )
 }
 
-fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Vec<OsString>>, String> {
+/// What the command line asks.
+struct Args {
+    roots: Vec<OsString>,
+    ssh_config: Option<PathBuf>,
+}
+
+fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, String> {
     let mut roots = Vec::new();
+    let mut ssh_config = None;
     while let Some(arg) = argv.next() {
         match arg.to_str() {
             Some("-h" | "--help") => return Ok(None),
+            Some("--ssh-config") => {
+                ssh_config = Some(PathBuf::from(
+                    argv.next().ok_or("--ssh-config needs a file")?,
+                ))
+            }
             Some("--root") => roots.push(argv.next().ok_or("--root needs a folder")?),
             Some(other) if other.starts_with("--root=") => {
                 roots.push(OsString::from(&other["--root=".len()..]))
@@ -42,12 +67,61 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Vec<OsString
     if roots.is_empty() {
         return Err("at least one --root folder is required".into());
     }
-    Ok(Some(roots))
+    Ok(Some(Args { roots, ssh_config }))
+}
+
+/// The real folders of `roots` on one server (`sftp://` URLs of one
+/// target), and the source that reads them; a message for exit 2 otherwise.
+fn remote_roots(
+    roots: &[OsString],
+    ssh_config: Option<PathBuf>,
+) -> Result<(Vec<PathBuf>, SftpFs), String> {
+    let mut server: Option<SftpFs> = None;
+    let mut found = Vec::new();
+    for root in roots {
+        let shown = root.to_string_lossy();
+        if !canopy_sftp::is_remote(root.as_bytes()) {
+            return Err(format!(
+                "--root {shown}: local and sftp:// roots cannot be mixed (run one server for each)"
+            ));
+        }
+        let url = canopy_sftp::parse(root.as_bytes())
+            .map_err(|e| format!("--root {shown}: {}: {}", e.code, e.message))?;
+        let fs = match &server {
+            Some(s) if *s.target() == url.target => s.clone(),
+            Some(_) => {
+                return Err(format!(
+                    "--root {shown}: every sftp:// root must be on the same server"
+                ))
+            }
+            None => {
+                let options = SshOptions {
+                    config: ssh_config.clone(),
+                    // An agent's server never prompts.
+                    batch: true,
+                    program: None,
+                };
+                let fs = SftpFs::new(url.target.clone(), options);
+                server = Some(fs.clone());
+                fs
+            }
+        };
+        let folder = fs
+            .resolve(&url.path)
+            .and_then(|path| engine::real_remote_folder(&fs, &path))
+            .map_err(|e| format!("--root {shown}: {}: {}", e.code, e.message))?;
+        if !found.contains(&folder) {
+            found.push(folder);
+        }
+    }
+    server
+        .map(|s| (found, s))
+        .ok_or_else(|| "at least one --root folder is required".into())
 }
 
 fn main() -> ExitCode {
-    let roots = match parse(std::env::args_os().skip(1)) {
-        Ok(Some(r)) => r,
+    let args = match parse(std::env::args_os().skip(1)) {
+        Ok(Some(a)) => a,
         Ok(None) => {
             print!("{}", help());
             return ExitCode::SUCCESS;
@@ -57,8 +131,29 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let remote = args
+        .roots
+        .iter()
+        .any(|r| canopy_sftp::is_remote(r.as_bytes()));
+    if !remote && args.ssh_config.is_some() {
+        eprintln!("canopy-mcp: --ssh-config is for sftp:// roots\n{USAGE}");
+        return ExitCode::from(2);
+    }
+    let mut server = None;
     let mut real = Vec::new();
-    for root in roots {
+    if remote {
+        match remote_roots(&args.roots, args.ssh_config.clone()) {
+            Ok((r, s)) => {
+                real = r;
+                server = Some(s);
+            }
+            Err(msg) => {
+                eprintln!("canopy-mcp: {msg}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    for root in args.roots.into_iter().filter(|_| !remote) {
         let path = PathBuf::from(&root);
         match engine::real_folder(&path) {
             Ok(p) if !real.contains(&p) => real.push(p),
@@ -85,7 +180,11 @@ fn main() -> ExitCode {
         }
     };
     let served = runtime.block_on(async move {
-        let service = Canopy::new(real)
+        let canopy = match server {
+            Some(s) => Canopy::remote(real, s),
+            None => Canopy::new(real),
+        };
+        let service = canopy
             .serve(LineTransport::new(tokio::io::stdin(), tokio::io::stdout()))
             .await?;
         service.waiting().await?;

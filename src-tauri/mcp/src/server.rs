@@ -309,13 +309,37 @@ impl Canopy {
     /// opens archives like folders (with the engine's slow-folder seam in
     /// the `e2e` build only).
     pub fn new(roots: Vec<PathBuf>) -> Self {
+        let source = engine::agent_source(&roots);
+        Self::serving(roots, source)
+    }
+
+    /// A server for the folders `roots` (real paths on the server, at least
+    /// one) of the server `remote`, read over SFTP. The client's roots name
+    /// folders on its own machine, so they never narrow these.
+    pub fn remote(roots: Vec<PathBuf>, remote: canopy_sftp::SftpFs) -> Self {
+        Self::serving(roots, engine::remote_source(remote))
+    }
+
+    fn serving(roots: Vec<PathBuf>, source: engine::AgentSource) -> Self {
         Canopy {
-            source: engine::agent_source(&roots),
+            source,
             roots: Arc::new(roots),
             client_roots: Arc::default(),
             turns: Arc::new(Semaphore::new(MCP_CONCURRENT_CALLS)),
             log_level: Arc::new(AtomicU8::new(rank(MCP_DEFAULT_LOG_LEVEL))),
             tool_router: tools::router(),
+        }
+    }
+
+    /// The server the roots are on, when they are remote (`user@host:port`).
+    pub(crate) fn remote_host(&self) -> Option<String> {
+        match &self.source {
+            canopy_core::Either::Right(server) => Some(
+                canopy_sftp::url_of(server.target(), std::path::Path::new("/"))
+                    .trim_end_matches('/')
+                    .to_string(),
+            ),
+            canopy_core::Either::Left(_) => None,
         }
     }
 
@@ -375,10 +399,12 @@ impl Canopy {
         ctx: &RequestContext<RoleServer>,
     ) -> Result<RootsState, CanopyError> {
         let server = self.roots.to_vec();
-        let offers = ctx
-            .peer
-            .peer_info()
-            .is_some_and(|info| info.capabilities.roots.is_some());
+        // A client's roots are folders on its own machine: a server's are not among them.
+        let offers = self.remote_host().is_none()
+            && ctx
+                .peer
+                .peer_info()
+                .is_some_and(|info| info.capabilities.roots.is_some());
         if !offers {
             return Ok(RootsState {
                 allowed: server,
@@ -487,7 +513,8 @@ impl Canopy {
         // it reaches is reopened without following any link.
         let shared = Arc::new(roots.clone());
         let asked = lexical(&path);
-        match blocking(move || engine::leads(&path, shared)).await? {
+        let source = self.source.clone();
+        match blocking(move || engine::leads(&path, shared, &source)).await? {
             engine::Reached::Inside(opened) => Ok(opened),
             engine::Reached::Outside => Err(outside(&roots)),
             // A path that names a place outside, failing inside on its way.
@@ -538,9 +565,16 @@ impl Canopy {
 }
 
 /// What the server tells a model when it connects, for the folders `roots`.
-fn instructions(roots: &[PathBuf]) -> String {
+fn instructions(roots: &[PathBuf], remote: Option<&str>) -> String {
+    let (place, archives) = match remote {
+        Some(host) => (format!(" on the server {host} (over SFTP)"), ""),
+        None => (
+            String::new(),
+            " Zip and tar archives open like folders (a path can run through one).",
+        ),
+    };
     format!(
-        "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}. Zip and tar archives open like folders (a path can run through one). Every reply fits {} characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
+        "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}{place}.{archives} Every reply fits {} characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
         roots_text(roots),
         tools::grouped(MCP_REPLY_CHARS as u64)
     )
@@ -561,7 +595,7 @@ impl ServerHandler for Canopy {
         .with_server_info(
             Implementation::new("canopy-mcp", env!("CARGO_PKG_VERSION")).with_title("Canopy"),
         )
-        .with_instructions(instructions(&self.roots))
+        .with_instructions(instructions(&self.roots, self.remote_host().as_deref()))
     }
 
     /// The revisions with an `initialize` handshake, whose `roots/list`
@@ -594,7 +628,7 @@ mod tests {
 
     #[test]
     fn the_instructions_state_the_reply_budget_from_its_constant() {
-        let text = instructions(&[PathBuf::from("/srv/data")]);
+        let text = instructions(&[PathBuf::from("/srv/data")], None);
         assert!(
             text.contains(&format!(
                 "fits {} characters",

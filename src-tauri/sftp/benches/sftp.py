@@ -148,8 +148,10 @@ def main():
     server = Server(tmp, "sshd", user, "internal-sftp", as_root=False)
     url = f"sftp://bench{big}"
     cases = [
-        ("canopy-list sftp:// (first page, exact total)", [cl, url, "--ssh-config", server.config], "sftp ls -1f"),
+        ("canopy-list sftp:// (first page, exact total)", [cl, url, "--ssh-config", server.config], "sftp ls -1 | wc -l (sorted, counted)"),
         ("sftp ls -1f", f"echo 'ls -1f {big}' | sftp -F {server.config} -b - bench", None),
+        ("sftp ls -1 | wc -l (sorted, counted)",
+         f"echo 'ls -1 {big}' | sftp -F {server.config} -b - bench | wc -l", None),
     ]
     mnt = os.path.join(tmp, "mnt")
     if shutil.which("sshfs"):
@@ -173,7 +175,7 @@ def main():
     page = json.loads(subprocess.run([cl, url, "--ssh-config", server.config, "--json"],
                                      capture_output=True, check=True).stdout)
     folder = page["root"]["folder"]
-    said = (f"total {folder['total']:,}" + (" (a lower bound: the folder's time ran out)"
+    said = (f"total {folder['total']:,}" + (" (a lower bound: the request's time ran out)"
                                               if folder.get("countIsLowerBound") else " (exact)"))
     server.stop()
     med = {k: statistics.median(v) for k, v in wall.items()}

@@ -8,9 +8,12 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
+use canopy_core::limits::{IGNORE_READ_TIME, MAX_IGNORE_FILE_BYTES};
 use canopy_core::source::{
-    EntryStream, FileStamp, Identity, IgnoreRules, Meta, Meter, RawEntry, SourceFile, SourceFolder,
+    EntryStream, FileStamp, Identity, IgnoreRules, Meta, Meter, RawEntry, RuleText, SourceFile,
+    SourceFolder,
 };
 use canopy_core::wire::EntryKind;
 use canopy_core::{CanopyError, ErrorCode, Source};
@@ -81,6 +84,29 @@ impl SftpFs {
                 })
             }
         }
+    }
+
+    /// Where `path` leads on the server (`realpath`: the server resolves its
+    /// links and `..`), what it is there (`stat`), and its identity on the
+    /// current connection (the one [`SourceFolder::identity`] gives it).
+    ///
+    /// # Errors
+    /// As [`SftpFs::connect`]; the server's error (`NOT_FOUND` ...).
+    pub fn real_path(&self, path: &Path) -> Result<(PathBuf, Meta, Identity), CanopyError> {
+        let conn = self.host.for_request()?;
+        let fs = &mut conn.sftp.fs();
+        let real = conn
+            .call(async { fs.canonicalize(path).await })
+            .map_err(|e| CanopyError::from_io(&e, "cannot find where it leads"))?;
+        let fs = &mut conn.sftp.fs();
+        let meta = conn
+            .call(async { fs.metadata(&real).await })
+            .map_err(|e| CanopyError::from_io(&e, "cannot examine it"))?;
+        let id = Identity {
+            dev: conn.dev,
+            ino: crate::fnv(real.as_os_str().as_bytes()),
+        };
+        Ok((real, meta_of(&meta), id))
     }
 
     /// The server.
@@ -386,16 +412,244 @@ impl Source for SftpFs {
         SftpFile::open(&conn, path).map_err(opening)
     }
 
+    /// A server's folders arrive at the link's pace: each batch has its own
+    /// deadline, and a large folder is read for the request's time.
+    fn paced(&self) -> bool {
+        true
+    }
+
+    /// Git's rules for the folder at `path`, read from the server: the
+    /// repository is the nearest folder above (or at) `path` whose `.git` is
+    /// a folder holding `HEAD`, `objects` and `refs` (a `gitdir:` file is not
+    /// followed over SFTP, and the global excludes file is the local user's,
+    /// not the server's: neither is read); then its `.git/info/exclude` and
+    /// each `.gitignore` from its top down, each at most
+    /// `MAX_IGNORE_FILE_BYTES` (a larger one, a symlinked `.gitignore` or
+    /// one that is not a regular file is not used, and the folder says
+    /// why), all within `IGNORE_READ_TIME` (past it nothing is hidden, and
+    /// the folder says `TIMEOUT`).
     fn ignore_rules(
         &self,
         path: &Path,
         meter: &mut Meter<'_>,
     ) -> (IgnoreRules, Option<CanopyError>) {
-        let _ = (path, meter);
-        let why = "hiding ignored entries is not done over SFTP yet: nothing is hidden";
-        (
-            IgnoreRules::none(),
-            Some(CanopyError::new(ErrorCode::Unsupported, why)),
-        )
+        let conn = match self.conn() {
+            Ok(c) => c,
+            Err(e) => return (IgnoreRules::none(), Some(rules_error(&e))),
+        };
+        let mut reads = RuleReads::new(&conn);
+        let mut repo = None;
+        for folder in path.ancestors() {
+            match reads.is_repository(folder) {
+                Ok(true) => {
+                    repo = Some(folder);
+                    break;
+                }
+                Ok(false) => {}
+                Err(e) => return (IgnoreRules::none(), Some(e)),
+            }
+        }
+        let Some(repo) = repo else {
+            return (IgnoreRules::none(), None);
+        };
+        let below: Vec<&[u8]> = path
+            .strip_prefix(repo)
+            .map(|p| p.iter().map(|n| n.as_bytes()).collect())
+            .unwrap_or_default();
+        let exclude = reads.text(&repo.join(".git/info/exclude"), true);
+        let mut here = repo.to_path_buf();
+        let mut texts = vec![reads.text(&here.join(".gitignore"), false)];
+        for name in &below {
+            here.push(std::ffi::OsStr::from_bytes(name));
+            texts.push(reads.text(&here.join(".gitignore"), false));
+        }
+        if let Some(e) = reads.late() {
+            return (IgnoreRules::none(), Some(e));
+        }
+        let (rules, problem) = IgnoreRules::from_texts(exclude, &below, texts, meter);
+        (rules, problem.or(reads.problem()))
+    }
+
+    fn child_ignore_rules(
+        &self,
+        parent: &IgnoreRules,
+        name: &[u8],
+        folder: &SftpFolder,
+        path: &Path,
+    ) -> (IgnoreRules, Option<CanopyError>) {
+        let mut reads = RuleReads::new(&folder.conn);
+        let repository = match reads.is_repository(path) {
+            Ok(true) => Some(reads.text(&path.join(".git/info/exclude"), true)),
+            Ok(false) => None,
+            Err(e) => return (IgnoreRules::none(), Some(e)),
+        };
+        let own = if repository.is_some() || (parent.applies() && name != b".git") {
+            reads.text(&path.join(".gitignore"), false)
+        } else {
+            None
+        };
+        if let Some(e) = reads.late() {
+            return (IgnoreRules::none(), Some(e));
+        }
+        let (rules, problem) = parent.descend_texts(name, own, repository);
+        (rules, problem.or(reads.problem()))
+    }
+}
+
+fn rules_error(e: &io::Error) -> CanopyError {
+    CanopyError::from_io(e, "cannot read the ignore rules; nothing is hidden")
+}
+
+/// The reads of one folder's ignore rules over the link: each call checked
+/// against one deadline (`IGNORE_READ_TIME`), and the first problem kept.
+struct RuleReads<'a> {
+    conn: &'a Arc<Conn>,
+    deadline: Instant,
+    late: bool,
+    problems: Vec<CanopyError>,
+}
+
+impl<'a> RuleReads<'a> {
+    fn new(conn: &'a Arc<Conn>) -> RuleReads<'a> {
+        RuleReads {
+            conn,
+            deadline: Instant::now() + IGNORE_READ_TIME,
+            late: false,
+            problems: Vec::new(),
+        }
+    }
+
+    /// What `path` is (its link followed when `follow`); `None` when it is
+    /// not there, or the deadline passed.
+    fn stat(&mut self, path: &Path, follow: bool) -> io::Result<Option<Meta>> {
+        if Instant::now() > self.deadline {
+            self.late = true;
+            return Ok(None);
+        }
+        let fs = &mut self.conn.sftp.fs();
+        let got = if follow {
+            self.conn.call(async { fs.metadata(path).await })
+        } else {
+            self.conn.call(async { fs.symlink_metadata(path).await })
+        };
+        match got {
+            Ok(m) => Ok(Some(meta_of(&m))),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether `folder`'s `.git` is a repository's: a folder (or a link to
+    /// one) holding a `HEAD` file and `objects` and `refs` folders.
+    fn is_repository(&mut self, folder: &Path) -> Result<bool, CanopyError> {
+        let git = folder.join(".git");
+        let kind = |r: &mut Self, p: &Path| r.stat(p, true).map(|m| m.map(|m| m.kind));
+        let found = (|| -> io::Result<bool> {
+            Ok(kind(self, &git)? == Some(EntryKind::Folder)
+                && kind(self, &git.join("HEAD"))? == Some(EntryKind::File)
+                && kind(self, &git.join("objects"))? == Some(EntryKind::Folder)
+                && kind(self, &git.join("refs"))? == Some(EntryKind::Folder))
+        })();
+        match found {
+            Ok(_) if self.late => Err(self
+                .late()
+                .unwrap_or_else(|| rules_error(&io::ErrorKind::TimedOut.into()))),
+            Ok(yes) => Ok(yes),
+            Err(e) => Err(rules_error(&e)),
+        }
+    }
+
+    /// The text of the ignore file `path` (a final link followed only when
+    /// `follow`, as git does), at most `MAX_IGNORE_FILE_BYTES`; `None` when
+    /// there is none, or it cannot be used (the problem is kept).
+    fn text(&mut self, path: &Path, follow: bool) -> Option<RuleText> {
+        let what = canopy_core::names::escape_for_line(path.as_os_str().as_bytes());
+        let unusable = |why: &str| {
+            CanopyError::new(
+                ErrorCode::NotAFile,
+                format!("{what} {why}; its rules are not used"),
+            )
+        };
+        let meta = match self.stat(path, follow) {
+            Ok(Some(m)) => m,
+            Ok(None) => return None,
+            Err(e) => {
+                self.problems
+                    .push(CanopyError::from_io(&e, &format!("cannot read {what}")));
+                return None;
+            }
+        };
+        match meta.kind {
+            EntryKind::File => {}
+            EntryKind::Symlink => {
+                self.problems
+                    .push(unusable("is a symbolic link (git does not follow one)"));
+                return None;
+            }
+            _ => {
+                self.problems.push(unusable("is not a regular file"));
+                return None;
+            }
+        }
+        if meta.size > MAX_IGNORE_FILE_BYTES {
+            self.problems.push(CanopyError::new(
+                ErrorCode::TooLarge,
+                format!(
+                    "{what} is larger than {MAX_IGNORE_FILE_BYTES} bytes; its rules are not used"
+                ),
+            ));
+            return None;
+        }
+        if Instant::now() > self.deadline {
+            self.late = true;
+            return None;
+        }
+        // One byte more than the cap: a file that grew past it is not used.
+        let mut text = vec![0; meta.size as usize + 1];
+        let read = SftpFile::open(self.conn, path).and_then(|f| f.read_full_at(&mut text, 0));
+        match read {
+            Ok(n) if n as u64 > MAX_IGNORE_FILE_BYTES => {
+                self.problems.push(CanopyError::new(
+                    ErrorCode::TooLarge,
+                    format!("{what} is larger than {MAX_IGNORE_FILE_BYTES} bytes; its rules are not used"),
+                ));
+                None
+            }
+            Ok(n) => {
+                text.truncate(n);
+                Some(RuleText { text, what })
+            }
+            Err(e) => {
+                self.problems
+                    .push(CanopyError::from_io(&e, &format!("cannot read {what}")));
+                None
+            }
+        }
+    }
+
+    /// `TIMEOUT` when the deadline passed before every file was read.
+    fn late(&self) -> Option<CanopyError> {
+        self.late.then(|| {
+            CanopyError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "reading the ignore rules over the link took longer than {} ms; nothing is hidden",
+                    IGNORE_READ_TIME.as_millis()
+                ),
+            )
+        })
+    }
+
+    /// The first file that could not be used, saying how many more there were.
+    fn problem(&mut self) -> Option<CanopyError> {
+        let more = self.problems.len().saturating_sub(1);
+        let mut first = self.problems.drain(..).next()?;
+        if more > 0 {
+            first.message = format!(
+                "{} (and {more} more ignore files could not be used)",
+                first.message
+            );
+        }
+        Some(first)
     }
 }

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use canopy_core::limits::{ABANDON_GRACE, REQUEST_TIME, SFTP_REPLY_WAIT, TIME_BUDGET};
 use canopy_core::names::decode_handle;
 use canopy_core::wire::{Entry, Listing};
-use canopy_core::{list, ErrorCode, ListCall, ListSettings, LocalFs};
+use canopy_core::{list, ErrorCode, ListCall, ListSettings, LocalFs, RequestBudget};
 use canopy_sftp::ConnectionState;
 use common::*;
 
@@ -204,6 +204,149 @@ fn a_large_remote_folder_gives_its_first_page_with_the_exact_total() {
         "natural order over the whole folder"
     );
     assert_eq!(f.unlisted.files, 20_000 - 500, "counts add up");
+}
+
+/// The relayed server's folder `big` of `n` empty files (`n0`...).
+fn big_folder(dir: &Path, n: usize) -> PathBuf {
+    let d = dir.join("big");
+    fs::create_dir(&d).unwrap();
+    for i in 0..n {
+        fs::File::create(d.join(format!("n{i}"))).unwrap();
+    }
+    d
+}
+
+/// A call whose batches have `batch` each and whose request has `request`.
+fn paced_call(batch: Duration, request: Duration) -> ListCall {
+    ListCall {
+        budget: batch,
+        request: RequestBudget {
+            time: Some(request),
+            ..RequestBudget::STANDARD
+        },
+        ..detailed()
+    }
+}
+
+#[test]
+fn a_folder_that_streams_longer_than_one_batchs_time_gets_its_exact_total() {
+    let dir = tempfile::tempdir().unwrap();
+    // 6,000 names: 60 `readdir` replies of 100, each held 25 ms by the
+    // relay: 1.5 s in all, three times the 500 ms each batch is given.
+    let d = big_folder(dir.path(), 6_000);
+    let remote = relayed_source(dir.path(), 25, &[]);
+    remote.connect().unwrap();
+    let call = paced_call(Duration::from_millis(500), Duration::from_secs(60));
+    let started = Instant::now();
+    let listing = list(&remote, &d, &ListSettings::default(), &call).unwrap();
+    let took = started.elapsed();
+    assert!(
+        took > 2 * call.budget,
+        "the fixture must stream for longer than a batch's time ({took:?})"
+    );
+    let f = listing.root.folder.as_ref().unwrap();
+    assert_eq!(
+        (f.total, f.count_is_lower_bound),
+        (Some(6_000), false),
+        "each batch is a step of its own, so the folder is read to its end: {:?}",
+        listing.root.error
+    );
+    assert!(listing.root.error.is_none(), "{:?}", listing.root.error);
+    assert_eq!(
+        f.unlisted.files + f.entries.len() as u64,
+        6_000,
+        "counts add up"
+    );
+}
+
+#[test]
+fn a_folder_longer_than_the_requests_time_says_its_count_is_a_lower_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = big_folder(dir.path(), 6_000);
+    let remote = relayed_source(dir.path(), 25, &[]);
+    remote.connect().unwrap();
+    // Each batch is quick; the request's time (600 ms) ends before the
+    // folder's 1.5 s of replies do.
+    let call = paced_call(Duration::from_millis(500), Duration::from_millis(600));
+    let listing = list(&remote, &d, &ListSettings::default(), &call).unwrap();
+    let f = listing.root.folder.as_ref().unwrap();
+    let total = f.total.unwrap();
+    assert!(f.count_is_lower_bound, "a cut count says so");
+    assert!(total > 0 && total < 6_000, "what was read by then: {total}");
+    let err = listing.root.error.as_ref().expect("the cut is said");
+    assert_eq!(err.code, ErrorCode::Timeout, "{err:?}");
+    assert!(err.message.contains("lower bound"), "{}", err.message);
+    let mut text = Vec::new();
+    canopy_core::text::write_text(&listing, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains("at least"), "canopy-list's words: {text}");
+}
+
+#[test]
+fn a_hostile_servers_name_with_a_slash_is_flagged_and_never_used_as_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("data");
+    fs::create_dir(&d).unwrap();
+    fs::write(d.join("plain"), b"plain").unwrap();
+    fs::write(d.join("slashfile"), b"x").unwrap();
+    fs::write(d.join("nulfile"), b"x").unwrap();
+    fs::create_dir(d.join("slashdir")).unwrap();
+    fs::write(d.join("slashdir/inside"), b"x").unwrap();
+    fs::write(d.join(OsStr::from_bytes(b"caf\xe9")), b"x").unwrap();
+    // Names a real folder cannot hold, as a hostile server sends them.
+    let remote = relayed_source(
+        dir.path(),
+        0,
+        &[
+            (b"slashfile", b"a/b"),
+            (b"slashdir", b"../../etc"),
+            (b"nulfile", b"n\0l"),
+        ],
+    );
+    remote.connect().unwrap();
+    let listing = list(&remote, &d, &settings(100), &detailed()).unwrap();
+    let f = listing.root.folder.as_ref().unwrap();
+    assert_eq!(f.total, Some(5), "every entry is counted");
+    for e in &f.entries {
+        let path = decode_handle(&e.handle).unwrap();
+        assert_eq!(
+            path.parent(),
+            Some(d.as_path()),
+            "{:?} stays a child",
+            e.name
+        );
+        let raw = path.file_name().unwrap().as_bytes();
+        match raw {
+            b"plain" => assert!(e.error.is_none() && e.can_preview),
+            b"caf\xe9" => assert!(e.error.is_none() && e.can_preview, "a name of bytes"),
+            _ => {
+                let err = e
+                    .error
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{:?} flagged", e.name));
+                assert_eq!(err.code, ErrorCode::UnsafeName, "{:?}: {err:?}", e.name);
+                assert!(
+                    !e.can_expand && !e.can_preview && e.folder.is_none(),
+                    "{:?}",
+                    e.name
+                );
+                assert!(!raw.contains(&b'/'), "the handle escapes the name: {raw:?}");
+            }
+        }
+    }
+    let log = fs::read_to_string(dir.path().join("sftp.log")).unwrap();
+    assert!(
+        !log.contains("/etc") && !log.contains("a/b"),
+        "nothing was asked of a hostile name's path: {log}"
+    );
+    // The byte name reads back through its handle.
+    let cafe = f
+        .entries
+        .iter()
+        .find(|e| e.name_lossy == Some(true))
+        .unwrap();
+    let chunk = canopy_core::preview(&remote, &decode_handle(&cafe.handle).unwrap(), 0, 8).unwrap();
+    assert_eq!(chunk.size, 1);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::wire::{EntryKind, SortBy};
-use canopy_core::CanopyError;
+use canopy_core::{CanopyError, ErrorCode};
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -81,6 +81,15 @@ impl Canopy {
         ctx: RequestContext<RoleServer>,
     ) -> Result<(String, FileInfoOutput), CanopyError> {
         let args: FileInfoArgs = parse("file_info", args)?;
+        if let Some(host) = self.remote_host() {
+            // Its owner, permissions and times come from the local disk's `lstat`.
+            return Err(CanopyError::new(
+                ErrorCode::Unsupported,
+                format!(
+                    "file_info reads the local disk; the roots are on {host}: list the folder with details: true for sizes and times"
+                ),
+            ));
+        }
         let _turn = self.turn("file_info", &ctx).await?;
         let roots = self.allowed(&ctx).await?;
         let opened = self.open_allowed(&args.path, roots).await?;

@@ -159,6 +159,7 @@ impl Canopy {
         let cancel = CancelToken::default();
         let folders = Arc::new(AtomicU64::new(0));
         let counter = folders.clone();
+        let source = self.source.clone();
         let call = AgentListing {
             depth: want.depth,
             after,
@@ -170,7 +171,7 @@ impl Canopy {
             on_folder: Arc::new(move || {
                 counter.fetch_add(1, Ordering::Relaxed);
             }),
-            source: self.source.clone(),
+            source: source.clone(),
             include_ignored: want.include_ignored,
             exclude,
             details: want.details,
@@ -181,7 +182,7 @@ impl Canopy {
             // Links inside an archive are shown, never followed: where they
             // lead is no question for the disk (the engine marks them unchecked).
             if opened.inside.is_none() {
-                engine::confine_links(&mut listing, &opened.real, &roots);
+                engine::confine_links(&mut listing, &opened.real, &roots, &source);
             }
             Ok((listing, opened))
         };

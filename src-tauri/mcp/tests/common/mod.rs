@@ -323,6 +323,8 @@ pub struct Start {
     pub roots: Vec<PathBuf>,
     pub env: Vec<(String, String)>,
     pub client_roots: Option<Arc<Mutex<Vec<String>>>>,
+    /// More arguments after the roots (`--ssh-config FILE`).
+    pub args: Vec<std::ffi::OsString>,
 }
 
 impl Server {
@@ -339,6 +341,7 @@ impl Server {
         for r in &start.roots {
             cmd.arg("--root").arg(r);
         }
+        cmd.args(&start.args);
         for (k, v) in &start.env {
             cmd.env(k, v);
         }

@@ -376,3 +376,118 @@ pub fn children_of(parent: i32) -> Vec<i32> {
     }
     out
 }
+
+/// A stand-in for `ssh` that runs OpenSSH's `sftp-server` behind a relay
+/// (`python3`): each `readdir` reply (`SSH_FXP_NAME`) is held `delay_ms`
+/// before it is passed on (a slow link that streams steadily), and a name
+/// in it equal to one of `renames`' first halves is sent as the second (a
+/// hostile server's name: `a/b`, `..`, a NUL byte). Requests are logged
+/// at DEBUG3 into `dir/sftp.log`, as [`recorded_source`] does.
+pub fn relayed_source(dir: &Path, delay_ms: u64, renames: &[(&[u8], &[u8])]) -> SftpFs {
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let renames: Vec<String> = renames
+        .iter()
+        .map(|(from, to)| {
+            format!(
+                "(bytes.fromhex('{}'), bytes.fromhex('{}'))",
+                hex(from),
+                hex(to)
+            )
+        })
+        .collect();
+    let relay = dir.join("relay.py");
+    fs::write(
+        &relay,
+        format!(
+            r#"import os, struct, subprocess, sys, threading, time
+DELAY = {delay}
+RENAMES = dict([{renames}])
+log = open({log:?}, "ab")
+server = subprocess.Popen(["/usr/lib/openssh/sftp-server", "-e", "-l", "DEBUG3"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+def up():
+    while True:
+        data = os.read(0, 65536)
+        if not data:
+            break
+        server.stdin.write(data)
+        server.stdin.flush()
+    server.stdin.close()
+threading.Thread(target=up, daemon=True).start()
+def read(n):
+    data = b""
+    while len(data) < n:
+        more = server.stdout.read(n - len(data))
+        if not more:
+            return None
+        data += more
+    return data
+def string(body, at):
+    (n,) = struct.unpack(">I", body[at:at + 4])
+    return body[at + 4:at + 4 + n], at + 4 + n
+def attrs_end(body, at):
+    (flags,) = struct.unpack(">I", body[at:at + 4])
+    at += 4
+    if flags & 1: at += 8
+    if flags & 2: at += 8
+    if flags & 4: at += 4
+    if flags & 8: at += 8
+    if flags & 0x80000000:
+        (count,) = struct.unpack(">I", body[at:at + 4])
+        at += 4
+        for _ in range(2 * count):
+            _, at = string(body, at)
+    return at
+def rename(body):
+    out = bytearray(body[:9])
+    (count,) = struct.unpack(">I", body[5:9])
+    at = 9
+    for _ in range(count):
+        name, at = string(body, at)
+        longname, at = string(body, at)
+        end = attrs_end(body, at)
+        name = RENAMES.get(name, name)
+        out += struct.pack(">I", len(name)) + name
+        out += struct.pack(">I", len(longname)) + longname + body[at:end]
+        at = end
+    return bytes(out)
+out = sys.stdout.buffer
+while True:
+    head = read(4)
+    if head is None:
+        break
+    body = read(struct.unpack(">I", head)[0])
+    if body is None:
+        break
+    if body[0] == 104:
+        time.sleep(DELAY)
+        body = rename(body)
+    out.write(struct.pack(">I", len(body)) + body)
+    out.flush()
+"#,
+            delay = delay_ms as f64 / 1000.0,
+            renames = renames.join(", "),
+            log = dir.join("sftp.log").display().to_string(),
+        ),
+    )
+    .unwrap();
+    let wrapper = dir.join("sftp-relayed");
+    fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nexec python3 {}\n", relay.display()),
+    )
+    .unwrap();
+    fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).unwrap();
+    SftpFs::new(
+        Target {
+            user: None,
+            host: "relayed".into(),
+            port: None,
+        },
+        SshOptions {
+            config: None,
+            batch: true,
+            program: Some(wrapper),
+        },
+    )
+}
