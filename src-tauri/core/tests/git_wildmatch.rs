@@ -26,6 +26,7 @@ use std::sync::Once;
 
 use canopy_core::names::decode_handle;
 use canopy_core::wire::Entry;
+use canopy_core::{search, LocalFs, SearchQuery};
 use common::*;
 use proptest::prelude::*;
 use proptest::sample::select;
@@ -452,12 +453,38 @@ fn shown(repo: &Path) -> BTreeSet<Vec<u8>> {
     seen
 }
 
-/// A path's verdict by git and by the engine.
+/// Every path a search for every name (`*`, ignore-aware, as canopy-mcp's
+/// `search` asks) finds below `repo`, relative to it.
+fn searched(repo: &Path) -> BTreeSet<Vec<u8>> {
+    let query = SearchQuery {
+        name: Some("*".into()),
+        hide_ignored: true,
+        show_dotfiles: true,
+        limit: 1_000_000,
+        ..SearchQuery::default()
+    };
+    let found = search(&LocalFs::new(), repo, &query).expect("search");
+    assert!(
+        found.cut.is_none(),
+        "the search ran to the end: {:?}",
+        found.cut
+    );
+    found
+        .hits
+        .iter()
+        .map(|h| h.path.as_os_str().as_bytes().to_vec())
+        .collect()
+}
+
+/// A path's verdict by git and by the engine (ignored: true).
 struct Verdict {
     path: Vec<u8>,
     git: bool,
     why: String,
+    /// By the listing ("Hide ignored", `canopy-list --gitignore`).
     canopy: bool,
+    /// By the search (canopy-mcp's `search`).
+    search: bool,
 }
 
 /// Builds a repository with one folder `cN` for each cell (a rule file and
@@ -482,20 +509,21 @@ fn judge(cells: &[(Vec<u8>, &[(Vec<Vec<u8>>, Kind)])]) -> Vec<(usize, Verdict)> 
     let all: Vec<Vec<u8>> = paths.iter().map(|(_, p)| p.clone()).collect();
     let verdicts = git_verdicts(repo, &all);
     let seen = shown(repo);
+    let found = searched(repo);
     paths
         .into_iter()
         .zip(verdicts)
         .map(|((cell, path), (git, why))| {
             let canopy = !seen.contains(&path);
-            (
-                cell,
-                Verdict {
-                    path,
-                    git,
-                    why,
-                    canopy,
-                },
-            )
+            let search = !found.contains(&path);
+            let v = Verdict {
+                path,
+                git,
+                why,
+                canopy,
+                search,
+            };
+            (cell, v)
         })
         .collect()
 }
@@ -525,13 +553,18 @@ fn check_case(case: &Case) -> Result<(), TestCaseError> {
         verdicts.iter().filter(|(_, v)| v.git).count(),
         Ordering::Relaxed,
     );
-    if let Some((cell, v)) = verdicts.iter().find(|(_, v)| v.git != v.canopy) {
+    let wrong = verdicts
+        .iter()
+        .find(|(_, v)| v.git != v.canopy || v.git != v.search);
+    if let Some((cell, v)) = wrong {
+        let said = |ignored: bool| if ignored { "hidden" } else { "shown" };
         return Err(TestCaseError::fail(format!(
-            "{} is {} by git ({}) but {} by Canopy; c{cell}/.gitignore: {}",
+            "{} is {} by git ({}) but {} by the listing and {} by the search; c{cell}/.gitignore: {}",
             v.path.escape_ascii(),
             if v.git { "ignored" } else { "kept" },
             v.why,
-            if v.canopy { "hidden" } else { "shown" },
+            said(v.canopy),
+            said(v.search),
             files[*cell].escape_ascii()
         )));
     }
@@ -739,8 +772,14 @@ fn braces_classes_escapes_and_stars_mean_what_they_mean_to_git() {
         }
         if v.canopy != want {
             wrong.push(format!(
-                "{line}: Canopy says {}, the case says {want}",
+                "{line}: the listing says {}, the case says {want}",
                 v.canopy
+            ));
+        }
+        if v.search != want {
+            wrong.push(format!(
+                "{line}: the search says {}, the case says {want}",
+                v.search
             ));
         }
     }
