@@ -91,6 +91,8 @@ const RULE_CHARS: &[&[u8]] = &[
     b"\\#",
     b"\r",
     b"\t",
+    b"*a*a*a*a*a*a*a*a*b",
+    b"a/**/a*/**/*a",
 ];
 
 /// What a class may hold: members, ranges (also backwards and from or to an
@@ -180,6 +182,8 @@ const NAME_CHARS: &[&[u8]] = &[
     b"\xff",
     b"\x80",
     b"\r",
+    // A long run, for rules of many stars (the cost a match may take).
+    b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab",
 ];
 
 /// A class: `[`, maybe `!` or `^`, members, and (mostly) its `]`.
