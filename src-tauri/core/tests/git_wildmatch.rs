@@ -254,12 +254,18 @@ enum Kind {
     Link,
 }
 
+/// A tree to make: paths as their names, and what each path is.
+type TreeSpec = Vec<(Vec<Vec<u8>>, Kind)>;
+
+/// One folder of a case: its `.gitignore` text and its tree.
+type Cell<'t> = (Vec<u8>, &'t TreeSpec);
+
 /// One generated case: each cell's rule lines, and the tree (paths of 1 to
 /// 3 names, their folders made as needed).
 #[derive(Clone)]
 struct Case {
     cells: Vec<Vec<Vec<u8>>>,
-    tree: Vec<(Vec<Vec<u8>>, Kind)>,
+    tree: TreeSpec,
 }
 
 /// Rules and paths as escaped text, for a failure's message.
@@ -494,7 +500,7 @@ struct Verdict {
 /// Builds a repository with one folder `cN` for each cell (a rule file and
 /// a tree, paths relative to the folder); returns every path's verdicts,
 /// git's and the engine's, with the cell it is in.
-fn judge(cells: &[(Vec<u8>, &[(Vec<Vec<u8>>, Kind)])]) -> Vec<(usize, Verdict)> {
+fn judge(cells: &[Cell<'_>]) -> Vec<(usize, Verdict)> {
     isolate();
     // On tmpfs: a case makes and removes a few hundred entries.
     let t = Tree::new_in_memory();
@@ -547,8 +553,7 @@ fn rule_file(rules: &[Vec<u8>]) -> Vec<u8> {
 
 fn check_case(case: &Case) -> Result<(), TestCaseError> {
     let files: Vec<Vec<u8>> = case.cells.iter().map(|rules| rule_file(rules)).collect();
-    let cells: Vec<(Vec<u8>, &[(Vec<Vec<u8>>, Kind)])> =
-        files.iter().map(|f| (f.clone(), &case.tree[..])).collect();
+    let cells: Vec<Cell<'_>> = files.iter().map(|f| (f.clone(), &case.tree)).collect();
     let verdicts = judge(&cells);
     CASES_RUN.fetch_add(1, Ordering::Relaxed);
     RULES_RUN.fetch_add(case.cells.iter().map(Vec::len).sum(), Ordering::Relaxed);
@@ -746,7 +751,7 @@ const FIXED: &[(&[u8], &[u8], Kind, bool)] = &[
 
 #[test]
 fn braces_classes_escapes_and_stars_mean_what_they_mean_to_git() {
-    let trees: Vec<Vec<(Vec<Vec<u8>>, Kind)>> = FIXED
+    let trees: Vec<TreeSpec> = FIXED
         .iter()
         .map(|&(_, path, kind, _)| {
             vec![(
@@ -755,10 +760,10 @@ fn braces_classes_escapes_and_stars_mean_what_they_mean_to_git() {
             )]
         })
         .collect();
-    let cells: Vec<(Vec<u8>, &[(Vec<Vec<u8>>, Kind)])> = FIXED
+    let cells: Vec<Cell<'_>> = FIXED
         .iter()
         .zip(&trees)
-        .map(|(&(rules, ..), tree)| ([rules, b"\n"].concat(), &tree[..]))
+        .map(|(&(rules, ..), tree)| ([rules, b"\n"].concat(), tree))
         .collect();
     let verdicts = judge(&cells);
     let mut wrong = Vec::new();
