@@ -5,8 +5,11 @@
 //! layers them; this module knows one rule.
 //!
 //! Promises:
-//! - the meaning is git's, byte for byte (a differential test holds it to
-//!   `git check-ignore` over generated rules): `{`, `}` and `,` are literal;
+//! - the meaning is git's, byte for byte (two differential tests hold it to
+//!   `git check-ignore`: `tests/git_differential.rs` over generated rule
+//!   files and their layers, `tests/git_wildmatch.rs` rule by rule over
+//!   classes, ranges, escapes, stars and names that are not UTF-8, for the
+//!   listing and the search alike): `{`, `}` and `,` are literal;
 //!   a `[` with no closing `]`, an unknown `[:class:]` or a trailing `\`
 //!   make a rule that matches nothing; `\` escapes inside `[...]` too; a NUL
 //!   byte ends the line; a line need not be UTF-8;
