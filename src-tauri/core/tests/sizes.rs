@@ -15,7 +15,7 @@ use canopy_core::cancel::CancelToken;
 use canopy_core::names::decode_handle;
 use canopy_core::testing::IoHooks;
 use canopy_core::wire::{ErrorCode, FolderSizeReport, SizesProgress, SizesReport};
-use canopy_core::{sizes, LocalFs, SizesBudget, SizesCall};
+use canopy_core::{sizes, LocalFs, Reported, SizesBudget, SizesCall};
 use common::{is_root, Tree};
 use proptest::prelude::*;
 
@@ -41,7 +41,7 @@ fn count(root: &Path, depth: u32) -> SizesReport {
         &LocalFs::new(),
         root,
         &SizesCall {
-            depth,
+            report: Reported::Depth(depth),
             ..SizesCall::default()
         },
         None,
@@ -244,7 +244,7 @@ fn a_dead_folder_below_costs_that_folder_a_timeout_and_the_rest_completes() {
         &LocalFs::new(),
         &point,
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             folder_time: Duration::from_millis(300),
             ..SizesCall::default()
         },
@@ -324,7 +324,7 @@ fn a_cancel_stops_the_count_at_once_with_lower_bounds() {
         &LocalFs::new().with_test_hooks(hooks),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             ..SizesCall::default()
         },
         Some(token.clone()),
@@ -372,7 +372,7 @@ fn a_spent_entries_budget_ends_with_lower_bounds_that_say_budget() {
         &LocalFs::new(),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             threads: 1,
             budget: SizesBudget {
                 entries: 200,
@@ -417,7 +417,7 @@ fn the_observer_hears_each_reported_folder_done_once_with_its_largest() {
         &LocalFs::new(),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             ..SizesCall::default()
         },
         None,
@@ -455,7 +455,7 @@ fn a_large_folder_shared_out_in_chunks_counts_every_entry() {
         &LocalFs::new(),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             threads: 4,
             ..SizesCall::default()
         },
@@ -527,7 +527,7 @@ proptest! {
     #[test]
     fn every_reported_folder_equals_du_on_random_trees(seed in any::<u64>(), threads in 1usize..5) {
         let t = random_tree(seed);
-        let r = sizes(&LocalFs::new(), t.path(), &SizesCall { depth: 3, threads, ..SizesCall::default() }, None, None).unwrap();
+        let r = sizes(&LocalFs::new(), t.path(), &SizesCall { report: Reported::Depth(3), threads, ..SizesCall::default() }, None, None).unwrap();
         agrees_with_du(&r, &format!("seed {seed}, {threads} threads"));
     }
 }
@@ -594,7 +594,7 @@ fn a_folder_slower_in_all_than_its_deadline_but_answering_each_call_is_counted_w
         &LocalFs::new().with_test_hooks(hooks),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             folder_time: Duration::from_millis(300),
             ..SizesCall::default()
         },
@@ -630,7 +630,7 @@ fn a_large_folder_read_slowly_shows_growing_figures_before_it_is_done() {
         &LocalFs::new().with_test_hooks(hooks),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             // One thread: the folder's own job counts most of its names.
             threads: 1,
             ..SizesCall::default()

@@ -576,7 +576,7 @@ proptest! {
         // `--sizes` (Some(apparent)): every folder's size after its path.
         let apparent = sizes.unwrap_or(false);
         if sizes.is_some() {
-            let call = canopy_core::SizesCall { depth: 2, ..canopy_core::SizesCall::default() };
+            let call = canopy_core::SizesCall { report: canopy_core::Reported::Depth(2), ..canopy_core::SizesCall::default() };
             let report = canopy_core::sizes(&source, &root, &call, None, None).unwrap();
             canopy_core::attach_sizes(&mut listing, &report);
         }
