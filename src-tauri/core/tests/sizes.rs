@@ -15,7 +15,7 @@ use canopy_core::cancel::CancelToken;
 use canopy_core::names::decode_handle;
 use canopy_core::testing::IoHooks;
 use canopy_core::wire::{ErrorCode, FolderSizeReport, SizesProgress, SizesReport};
-use canopy_core::{sizes, LocalFs, Reported, SizesBudget, SizesCall};
+use canopy_core::{peak_nodes, sizes, LocalFs, Reported, SizesBudget, SizesCall};
 use common::{is_root, Tree};
 use proptest::prelude::*;
 
@@ -645,4 +645,82 @@ fn a_large_folder_read_slowly_shows_growing_figures_before_it_is_done() {
         "a folder being read shows what it counted so far, not 0 until the end: {}",
         partial.get()
     );
+}
+
+/// Memory stays with what is reported, not with the folders below: a
+/// folder of 20,000 subfolders and 21,952 folders three levels deep keep a
+/// few hundred folder nodes and queued jobs at most (a node per child and a
+/// job per subfolder at once would be 20,000), and the figures stay exact.
+#[test]
+fn many_folders_cost_nodes_and_queued_jobs_by_depth_not_by_their_number() {
+    let t = Tree::new_in_memory();
+    for i in 0..20_000 {
+        t.dir(format!("wide/d{i:05}"));
+    }
+    for a in 0..28 {
+        for b in 0..28 {
+            for c in 0..28 {
+                t.dir(format!("deep/a{a:02}/b{b:02}/c{c:02}"));
+            }
+        }
+    }
+    t.write("wide/d00007/big", &[1u8; 90_000]);
+    t.write("deep/a03/b05/big", &[1u8; 90_000]);
+    t.write("deep/a03/b05/c07/big", &[1u8; 40_000]);
+    let cases = [
+        (
+            "wide",
+            Reported::Shown(vec![t.at("wide/d00007"), t.at("wide/d19999")]),
+        ),
+        ("wide", Reported::Largest(2)),
+        ("deep", Reported::Largest(2)),
+        (
+            "deep",
+            Reported::Shown(vec![t.at("deep/a03"), t.at("deep/a03/b05")]),
+        ),
+    ];
+    for (root, report) in cases {
+        let context = format!("{root}, {report:?}");
+        peak_nodes();
+        let call = SizesCall {
+            report: report.clone(),
+            ..SizesCall::default()
+        };
+        let r = sizes(&LocalFs::new(), &t.at(root), &call, None, None).unwrap();
+        let (nodes, queued) = peak_nodes();
+        // Other tests of this binary count beside it: their nodes are few.
+        assert!(nodes < 2_000, "{context}: {nodes} folder nodes at once");
+        assert!(queued < 2_000, "{context}: {queued} jobs queued at once");
+        agrees_with_du(&r, &context);
+        let folders = if root == "wide" {
+            20_000
+        } else {
+            28 + 28 * 28 + 28 * 28 * 28
+        };
+        assert_eq!(
+            r.root.sizes.folders, folders,
+            "{context}: every folder counted"
+        );
+        let largest = r.root.largest.as_ref().unwrap();
+        assert_eq!(largest.len(), 10, "{context}: the 10 largest children");
+        let big = if root == "wide" { "d00007" } else { "a03" };
+        assert_eq!(largest[0].name, big, "{context}: the largest first");
+        match report {
+            Reported::Shown(mut paths) => {
+                let mut got: Vec<PathBuf> = r.folders.iter().map(path_of).collect();
+                got.sort();
+                paths.sort();
+                assert_eq!(got, paths, "{context}: the folders named, and no other");
+            }
+            Reported::Largest(_) if root == "deep" => {
+                assert_eq!(r.folders.len(), 10 + 100, "{context}: 10, and 10 in each");
+                let a03 = folder(&r, "a03");
+                assert_eq!(a03.largest.as_ref().unwrap()[0].name, "b05");
+                let b05 = folder(&r, "a03/b05");
+                assert_eq!(b05.largest.as_ref().unwrap()[0].name, "big");
+                assert_eq!(b05.largest.as_ref().unwrap()[1].name, "c07");
+            }
+            _ => {}
+        }
+    }
 }
