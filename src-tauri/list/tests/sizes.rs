@@ -52,6 +52,38 @@ fn an_unreadable_folder_makes_its_ancestors_lower_bounds_with_the_reason() {
         false,
         "an unrelated folder is exact"
     );
+    // In text, each "≥" says why on the line below it (past its error line).
+    let out = unprivileged(&cli())
+        .arg(t.path())
+        .args(["--sizes", "--depth", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let reason = "[LOWER BOUND] DENIED in 1 folder(s), e.g. top/secret";
+    let below = |line: &str| {
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(line))
+            .unwrap_or_else(|| panic!("{line} in {text}"));
+        lines[at + 1..]
+            .iter()
+            .take_while(|l| !l.starts_with("[DIR]") && !l.starts_with("[FILE]"))
+            .any(|l| *l == reason)
+    };
+    assert!(
+        lines[0].starts_with("[SIZE] ") && lines[0].contains("(≥ "),
+        "{text}"
+    );
+    assert_eq!(lines[1], reason, "the listed folder's reason first: {text}");
+    assert!(below("[DIR] top (≥ "), "{text}");
+    assert!(below("[DIR] top/secret (≥ "), "{text}");
+    assert_eq!(
+        text.matches("[LOWER BOUND]").count(),
+        3,
+        "only below a lower bound: {text}"
+    );
 }
 
 /// Peak RSS of `canopy-list PATH --sizes --depth 1 --json` (KiB, from
