@@ -41,7 +41,7 @@ import type { SavedView } from "./bindings/SavedView";
 import type { ShellEvent } from "./bindings/ShellEvent";
 import type { SortBy } from "./bindings/SortBy";
 import type { WatchShortfall } from "./bindings/WatchShortfall";
-import { DEFAULT_DEPTH, MAX_SIZES_DEPTH, MAX_UI_DEPTH, NESTED_CAP, PAGE } from "./limits";
+import { DEFAULT_DEPTH, MAX_UI_DEPTH, NESTED_CAP, PAGE, SIZES_MAX_SHOWN } from "./limits";
 import { LiveRefresh } from "./live-refresh";
 import { OpenProgress } from "./open-progress";
 import { openExpanded, ViewMemory, type RestoreHost } from "./restore";
@@ -76,7 +76,7 @@ import {
   setLoading,
   setNodeError,
   setShowAll,
-  shownDepthBelow,
+  shownFoldersBelow,
   treeFromListing,
   type TreeState,
 } from "./tree-state";
@@ -786,14 +786,15 @@ export class DirectoryController {
     const t = this.tree;
     if (!t) return;
     const root = folderHandle ?? t.root.handle;
-    const depth = Math.min(MAX_SIZES_DEPTH, Math.max(1, shownDepthBelow(t, root)));
+    // Only the folders shown get figures: the engine keeps those alone.
+    const folders = shownFoldersBelow(t, root, SIZES_MAX_SHOWN);
     this.cancelSizes();
     const requestId = this.nextId++;
     const byApparent = this.sizes.measure === "apparent";
     this.sizes = startRun(this.sizes, requestId, root, byApparent);
     this.emit();
     try {
-      const report = await this.backend.folderSizes({ requestId, root: { handle: root }, depth, byApparent }, (p) => {
+      const report = await this.backend.folderSizes({ requestId, root: { handle: root }, folders, byApparent }, (p) => {
         const next = applyProgress(this.sizes, p);
         if (next === this.sizes) return;
         this.sizes = next;

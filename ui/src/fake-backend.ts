@@ -337,8 +337,10 @@ export class FakeBackend implements Backend {
       if (!node) throw new BackendError("NOT_FOUND", `no such folder ${path}`);
       if (node.kind !== "folder") throw new BackendError("NOT_A_DIRECTORY", "not a folder");
       const reports: FolderSizeReport[] = [];
-      const depth = request.depth ?? 2;
-      this.count(node, path, "", 0, depth, request.byApparent ?? false, reports);
+      if (request.depth !== undefined && request.folders !== undefined) throw new BackendError("INVALID_ARGUMENT", "a depth or the folders, not both");
+      const named = request.folders ? new Set(request.folders) : null;
+      const reported = (handle: string, level: number) => level === 0 || (named ? named.has(handle) : level <= (request.depth ?? 2));
+      this.count(node, path, "", 0, reported, request.byApparent ?? false, reports);
       const root = reports.find((r) => r.depth === 0)!;
       return { requestId: request.requestId, root, folders: reports.filter((r) => r !== root), entries: root.sizes.files + root.sizes.folders, elapsedMs: 1 };
     } finally {
@@ -364,12 +366,12 @@ export class FakeBackend implements Backend {
   /** The finished report the fake gives of the folder at `path` (for tests' expectations and partial reports). */
   sizesOf(path: string, byApparent = false): FolderSizeReport {
     const out: FolderSizeReport[] = [];
-    this.count(this.nodeAt(path)!, path, "", 0, 0, byApparent, out);
+    this.count(this.nodeAt(path)!, path, "", 0, (_, level) => level === 0, byApparent, out);
     return out[0]!;
   }
 
-  /** Counts `node`'s subtree; pushes the reports of folders at depth <= `depth`. */
-  private count(node: FakeNode, path: string, rel: string, level: number, depth: number, byApparent: boolean, out: FolderSizeReport[]): FolderSizes {
+  /** Counts `node`'s subtree; pushes the reports of the folders `reported` names. */
+  private count(node: FakeNode, path: string, rel: string, level: number, reported: (handle: string, level: number) => boolean, byApparent: boolean, out: FolderSizeReport[]): FolderSizes {
     const sizes: FolderSizes = { diskUsage: 0, apparent: 0, files: 0, folders: 0, isLowerBound: false };
     const kids: ChildSize[] = [];
     const code = this.unreadable.get(path);
@@ -380,7 +382,7 @@ export class FakeBackend implements Backend {
       for (const k of node.children ?? []) {
         const kp = `${path}/${k.name}`;
         if (k.kind === "folder") {
-          const sub = this.count(k, kp, rel ? `${rel}/${k.name}` : k.name, level + 1, depth, byApparent, out);
+          const sub = this.count(k, kp, rel ? `${rel}/${k.name}` : k.name, level + 1, reported, byApparent, out);
           sizes.diskUsage += sub.diskUsage;
           sizes.apparent += sub.apparent;
           sizes.files += sub.files;
@@ -400,7 +402,7 @@ export class FakeBackend implements Backend {
         }
       }
     }
-    if (level <= depth) {
+    if (reported(path, level)) {
       const by = (c: ChildSize) => (byApparent ? c.apparent : c.diskUsage);
       kids.sort((a, b) => by(b) - by(a));
       const largest = kids.slice(0, SIZES_LARGEST);
@@ -424,7 +426,7 @@ const SIZES_LARGEST = 10;
 
 // The fields each request may have, as the engine's `deny_unknown_fields` has them.
 const LIST_REQUEST_FIELDS: readonly (keyof ListRequest)[] = ["root", "settings", "offset", "after", "requestId"];
-const SIZES_REQUEST_FIELDS: readonly (keyof SizesRequest)[] = ["requestId", "root", "depth", "byApparent"];
+const SIZES_REQUEST_FIELDS: readonly (keyof SizesRequest)[] = ["requestId", "root", "depth", "folders", "byApparent"];
 const LOCATE_REQUEST_FIELDS: readonly (keyof LocateRequest)[] = ["folder", "prefix", "settings"];
 const SETTINGS_FIELDS: readonly (keyof ListSettings)[] = ["depth", "cap", "limit", "showDotfiles", "sort", "reverse", "filter", "hideIgnored"];
 

@@ -36,7 +36,7 @@ export const SAVED_EXPANDED_MAX = LIMITS.savedExpandedMax;
 export const PROGRESS_DELAY_MS = 300;
 /** Opening a folder: screen readers hear its progress at most this often (ms); the text on screen follows every report. */
 export const PROGRESS_ANNOUNCE_MS = 5000;
-/** Folder sizes: the deepest level below the counted folder whose folders get figures (the engine's MAX_SIZES_DEPTH). */
-export const MAX_SIZES_DEPTH = 8;
+/** Folder sizes: the most folders one count names for figures (the engine's SIZES_MAX_SHOWN). */
+export const SIZES_MAX_SHOWN = 20_000;
 /** Folder sizes: figures remembered for the session, in folders; those counted longest ago are forgotten first. */
 export const SIZES_REMEMBERED_MAX = 20_000;

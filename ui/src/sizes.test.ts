@@ -3,7 +3,7 @@ import { openController } from "./controller-fixture";
 import { FakeBackend, settle, type FakeNode } from "./fake-backend";
 import { arrangeBySize, emptySizes, isLowerBound, markStale, startRun, applyProgress, finishRun, stopRun } from "./sizes-state";
 import { SIZES_REMEMBERED_MAX } from "./limits";
-import { ancestorsOf, findFolder, flatten, shownDepthBelow } from "./tree-state";
+import { ancestorsOf, findFolder, flatten, shownFoldersBelow } from "./tree-state";
 import { rowSize, sizeText, sizeTitle, shareText } from "./view/size-words";
 
 const KiB = 1024;
@@ -32,10 +32,10 @@ function tree(): FakeNode {
 const opened = () => openController(new FakeBackend(tree()));
 
 describe("folder sizes", () => {
-  it("counts the open folder to the depth shown, and every shown folder gets its figure", async () => {
+  it("counts the open folder, naming the folders shown, and every shown folder gets its figure", async () => {
     const { c, fake } = await opened();
     await c.computeSizes();
-    expect(fake.sizesCalls).toEqual([{ requestId: expect.any(Number), root: { handle: "/r" }, depth: 2, byApparent: false }]);
+    expect(fake.sizesCalls).toEqual([{ requestId: expect.any(Number), root: { handle: "/r" }, folders: ["/r/big", "/r/big/sub", "/r/small", "/r/empty"], byApparent: false }]);
     const records = c.snapshot().sizes.records;
     expect([...records.keys()].sort()).toEqual(["/r", "/r/big", "/r/big/sub", "/r/empty", "/r/small"]);
     // Disk usage by default: the sparse file counts its blocks, not its length.
@@ -44,20 +44,20 @@ describe("folder sizes", () => {
     expect(c.snapshot().sizes.run).toBeNull();
   });
 
-  it("a collapsed folder shows no folders below it; an expanded one counts as deep as it shows", async () => {
+  it("a collapsed folder shows no folders below it; an expanded one names those it shows, at most as many as asked", async () => {
     const { c, state } = await opened();
-    expect(shownDepthBelow(state(), "/r")).toBe(2);
-    expect(shownDepthBelow(state(), "/r/big")).toBe(1);
+    expect(shownFoldersBelow(state(), "/r", 100)).toEqual(["/r/big", "/r/big/sub", "/r/small", "/r/empty"]);
+    expect(shownFoldersBelow(state(), "/r/big", 100)).toEqual(["/r/big/sub"]);
     c.collapse("/r/big");
-    expect(shownDepthBelow(state(), "/r")).toBe(1);
-    expect(shownDepthBelow(state(), "/r/big")).toBe(0);
+    expect(shownFoldersBelow(state(), "/r", 100)).toEqual(["/r/big", "/r/small", "/r/empty"]);
+    expect(shownFoldersBelow(state(), "/r", 2)).toEqual(["/r/big", "/r/small"]);
   });
 
   it("a folder's context menu counts that folder, at least one level down", async () => {
     const { c, fake } = await opened();
     c.collapse("/r/big");
     await c.computeSizes("/r/big");
-    expect(fake.sizesCalls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, depth: 1 });
+    expect(fake.sizesCalls.at(-1)).toMatchObject({ root: { handle: "/r/big" }, folders: ["/r/big/sub"] });
     expect(c.snapshot().sizes.records.has("/r/big/sub")).toBe(true);
   });
 

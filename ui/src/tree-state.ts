@@ -723,24 +723,25 @@ export function ancestorsOf(state: TreeState, handle: string): string[] {
 }
 
 /**
- * How many levels below the folder `handle` (the root or a read folder)
- * folders are shown: 0 when it shows none (collapsed, or holding no
- * folder), 1 when its own entries show folders, and so on.
+ * The folders shown below the folder `handle` (the root or a read folder),
+ * in tree order, at most `max`: its own loaded folders (even while it is
+ * collapsed: a count shows them when it is opened), and those of each
+ * expanded one below. What a count of sizes names for figures: the engine
+ * keeps only those, however many folders lie below.
  */
-export function shownDepthBelow(state: TreeState, handle: string): number {
-  const deepest = (f: FolderState, level: number): number => {
-    let d = 0;
+export function shownFoldersBelow(state: TreeState, handle: string, max: number): string[] {
+  const out: string[] = [];
+  const visit = (f: FolderState): void => {
     for (const c of f.chunks)
       for (const n of c.nodes) {
+        if (out.length >= max) return;
         if (n.entry.kind !== "folder") continue;
-        d = Math.max(d, level);
-        if (n.expanded && n.folder) d = Math.max(d, deepest(n.folder, level + 1));
+        out.push(n.entry.handle);
+        if (n.expanded && n.folder) visit(n.folder);
       }
-    return d;
   };
   const f = findFolder(state, handle);
-  if (!f) return 0;
-  const node = handle === state.root.handle ? null : findNode(state, handle)?.node;
-  if (node && !node.expanded) return 0;
-  return deepest(f, 1);
+  if (f) visit(f);
+  return out;
 }
+

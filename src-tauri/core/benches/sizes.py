@@ -5,14 +5,18 @@ Makes its trees once (under $CANOPY_BENCH_DIR/sizes, default
 /tmp/canopy-bench/sizes): `m1` holds 1,000,000 files in 10,000 folders (100
 folders of 100 folders of 100 files, 0 to 4,095 bytes each, so disk usage and
 apparent size differ), `k200` holds 200,000 files in one folder, and `t10`
-holds 10 files (the memory baseline). Then times each command N times,
+holds 10 files (the memory baseline); under $CANOPY_BENCH_FOLDERS_DIR (default
+the same place; tmpfs keeps 600,000 empty folders off the disk) `f300k` holds
+300,000 empty folders in one folder and `d300k` 300,763 folders three levels
+deep (67 x 67 x 67), for memory. Then times each command N times,
 interleaved and with warm caches (one untimed round first), and prints the
 median wall time, the ratio to its baselines and the peak RSS (from
 /usr/bin/time). It asserts nothing: the figures go in the closing notes.
 
 Targets (issue 19): canopy-list at most 0.7x `du -s` (single-threaded) and at
 most 1.0x the best of `gdu -n -p` and `dua` (parallel); the 1,000,000-file
-tree at most +16 MiB of peak RSS over the 10-file tree. A tool that is not
+tree, and each 300,000-folder tree, at most +16 MiB of peak RSS over the 10-file
+tree. A tool that is not
 installed is left out and said so (gdu: `apt install gdu`; dua: `cargo install
 dua-cli`, or --dua PATH).
 
@@ -28,6 +32,21 @@ import sys
 import time
 
 ROOT = os.path.join(os.environ.get("CANOPY_BENCH_DIR", "/tmp/canopy-bench"), "sizes")
+FOLDERS = os.path.join(os.environ.get("CANOPY_BENCH_FOLDERS_DIR", os.path.dirname(ROOT)), "sizes-folders")
+
+
+def ensure_folder_trees():
+    done = os.path.join(FOLDERS, ".complete")
+    if os.path.exists(done):
+        return
+    print(f"making folder trees under {FOLDERS} (once)...", file=sys.stderr)
+    for i in range(300_000):
+        os.makedirs(os.path.join(FOLDERS, "f300k", f"d{i:06}"), exist_ok=True)
+    for a in range(67):
+        for b in range(67):
+            for c in range(67):
+                os.makedirs(os.path.join(FOLDERS, "d300k", f"a{a:02}", f"b{b:02}", f"c{c:02}"), exist_ok=True)
+    open(done, "w").close()
 
 
 def ensure_trees():
@@ -78,6 +97,7 @@ def main():
     ap.add_argument("--dua", default=shutil.which("dua"))
     args = ap.parse_args()
     ensure_trees()
+    ensure_folder_trees()
     cl = os.path.abspath(args.bin)
     gdu = shutil.which("gdu") or shutil.which("gdu-go")
     missing = [name for name, path in (("gdu", gdu), ("dua", args.dua)) if not path]
@@ -89,6 +109,10 @@ def main():
             cases.append((f"gdu -n -p {tree}", [gdu, "-n", "-p", t], tree, "parallel"))
         if args.dua:
             cases.append((f"dua {tree}", [args.dua, t], tree, "parallel"))
+        cases.append((f"canopy-list --sizes --depth 1 {tree}", [cl, "--sizes", "--depth", "1", t], tree, "canopy"))
+    for tree in ("f300k", "d300k"):
+        t = os.path.join(FOLDERS, tree)
+        cases.append((f"du -s {tree}", ["du", "-s", t], tree, "du"))
         cases.append((f"canopy-list --sizes --depth 1 {tree}", [cl, "--sizes", "--depth", "1", t], tree, "canopy"))
     t10 = os.path.join(ROOT, "t10")
     cases.append(("canopy-list --sizes --depth 1 t10 (memory baseline)", [cl, "--sizes", "--depth", "1", t10], "t10", "base"))
@@ -110,8 +134,9 @@ def main():
         vs_par = f"{med[label] / min(par):.2f}x" if par and role == "canopy" else ""
         print(f"{label:52} {med[label] * 1000:10.0f} {vs_du:>7} {vs_par:>17} {max(rss[label]):13}")
     base = max(rss["canopy-list --sizes --depth 1 t10 (memory baseline)"])
-    big = max(rss["canopy-list --sizes --depth 1 m1"])
-    print(f"peak RSS, m1 over t10: +{(big - base) / 1024:.1f} MiB (target at most +16 MiB)")
+    for tree in ("m1", "f300k", "d300k"):
+        big = max(rss[f"canopy-list --sizes --depth 1 {tree}"])
+        print(f"peak RSS, {tree} over t10: +{(big - base) / 1024:.1f} MiB (target at most +16 MiB)")
     if missing:
         print(f"not measured (not installed): {', '.join(missing)}")
 

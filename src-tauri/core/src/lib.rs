@@ -85,7 +85,9 @@ pub use media::{audio_details, pdf_document, pdf_page, photo_details};
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
 pub use search::{search, SearchHit, SearchQuery, SearchResult};
-pub use sizes::{attach_sizes, sizes, sizes_request, SizesBudget, SizesCall, SizesObserver};
+pub use sizes::{
+    attach_sizes, peak_nodes, sizes, sizes_request, Reported, SizesBudget, SizesCall, SizesObserver,
+};
 pub use source::{Observer, Source, SourceFile, SourceFolder};
 pub use walk::{list, list_request, ListCall, RequestBudget};
 pub use wire::ListSettings;

@@ -248,6 +248,13 @@ pub const SIZES_LARGEST: usize = 10;
 /// Names of one folder examined (`lstat`ed) as one job: a larger folder's
 /// names are shared out in such chunks among the threads.
 pub const SIZES_CHUNK: usize = 1024;
+/// Subfolders of one folder queued as jobs at a time: the rest wait as
+/// names (or, on a source that can resume a read, unread), so the work
+/// queued is O(depth x this), never O(folders).
+pub const SIZES_EXPAND: usize = 32;
+/// Folders one `folder_sizes` request may name for figures (the window
+/// names those it shows; it remembers at most as many).
+pub const SIZES_MAX_SHOWN: usize = 20_000;
 
 // ---- Archives (see `archive`) ----
 

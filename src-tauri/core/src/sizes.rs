@@ -8,11 +8,15 @@
 //!   filesystem never entered (a mount point below is left out whole, as
 //!   `du -x` leaves it, and flagged `otherDisk`), an inode with several
 //!   links counted once in every folder that holds one of them;
-//! - memory is O(depth + hard-linked files + folders waiting to be read),
-//!   never O(files): an entry's figures are added to the few folders that
-//!   are reported (depth 0..=`depth`) or are their children (for
-//!   `largest`), and forgotten; a (device, inode) is remembered only when
-//!   `st_nlink > 1`;
+//! - memory is O(depth + hard-linked files + folders reported), never
+//!   O(files) nor O(folders): an entry's figures are added to the few
+//!   folders that are reported ([`Reported`]: those a face shows) or are
+//!   children being counted for a reported folder's `largest` (kept as a
+//!   bounded top-k once done, never a node per child), and forgotten; a
+//!   folder's subfolders are queued `SIZES_EXPAND` at a time (the rest
+//!   wait unread, or as packed names on a source that cannot resume a
+//!   read), so queued work is O(depth x `SIZES_EXPAND`); a (device, inode)
+//!   is remembered only when `st_nlink > 1`;
 //! - a figure that could not be finished is a lower bound and says why
 //!   (`shortfalls`): a folder that could not be read (`DENIED`, `IO`), a
 //!   dead mount (`TIMEOUT`), the request's budget (`BUDGET`) or a cancel.
@@ -38,7 +42,7 @@
 //! The caller's thread waits, and tells the [`SizesObserver`] what changed.
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsStr;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -52,10 +56,11 @@ use crate::bounded::{self, Place, Unresponsive, Watch};
 use crate::cancel::CancelToken;
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{
-    DEFAULT_SIZES_DEPTH, MAX_SIZES_DEPTH, SIZES_CHUNK, SIZES_LARGEST, SIZES_MAX_ENTRIES,
-    SIZES_MAX_THREADS, SIZES_PROGRESS, SIZES_REQUEST_TIME, TIME_BUDGET,
+    DEFAULT_SIZES_DEPTH, MAX_SIZES_DEPTH, SIZES_CHUNK, SIZES_EXPAND, SIZES_LARGEST,
+    SIZES_MAX_ENTRIES, SIZES_MAX_SHOWN, SIZES_MAX_THREADS, SIZES_PROGRESS, SIZES_REQUEST_TIME,
+    TIME_BUDGET,
 };
-use crate::names::{encode_handle, escape_for_line, DisplayName};
+use crate::names::{decode_handle, encode_handle, escape_for_line, DisplayName};
 use crate::root::resolve_root;
 use crate::source::{EntryStream, Identity, Source, SourceFolder, Usage};
 use crate::wire::{
@@ -96,13 +101,31 @@ impl SizesBudget {
     };
 }
 
+/// Which folders below the root a sizes call reports (the root always is):
+/// each gets its figures and its `largest` children. Everything below the
+/// root is counted whichever it is; this bounds only what is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reported {
+    /// Every folder down to this many levels below the root
+    /// (0..=`MAX_SIZES_DEPTH`): memory grows with the folders within it,
+    /// so a face that shows only some names them instead ([`Reported::Shown`]).
+    Depth(u32),
+    /// These folders (absolute paths in the source, as the listing's
+    /// handles name them): the ones a face shows.
+    Shown(Vec<PathBuf>),
+    /// The root's largest children and, inside each of its largest
+    /// folders, their largest, this many levels further down
+    /// (0..=`MAX_SIZES_DEPTH`): at most `SIZES_LARGEST`^levels folders.
+    Largest(u32),
+}
+
 /// What one call to [`sizes`] asks. Build with `SizesCall::default()` and adjust.
 #[derive(Debug, Clone)]
 pub struct SizesCall {
     /// Echoed in the progress and the report.
     pub request_id: u64,
-    /// Levels reported below the root (0: the root alone), 0..=`MAX_SIZES_DEPTH`.
-    pub depth: u32,
+    /// The folders reported besides the root.
+    pub report: Reported,
     /// Order each folder's `largest` by apparent size, not disk usage.
     pub by_apparent: bool,
     /// Longest wait for one step of a folder (its open, one batch of its
@@ -119,7 +142,7 @@ impl Default for SizesCall {
     fn default() -> Self {
         SizesCall {
             request_id: 0,
-            depth: DEFAULT_SIZES_DEPTH,
+            report: Reported::Depth(DEFAULT_SIZES_DEPTH),
             by_apparent: false,
             folder_time: TIME_BUDGET,
             budget: SizesBudget::STANDARD,
@@ -128,12 +151,20 @@ impl Default for SizesCall {
     }
 }
 
-/// One folder whose figures are kept: a reported one (depth 0..=`depth`),
-/// or a child of the deepest reported ones (for their `largest`). Every
-/// entry below adds to its nearest such folder and that folder's ancestors.
+/// One folder whose figures are kept while it is counted: a reported one,
+/// or a child of a folder that keeps its `largest` (then, once done, it is
+/// a candidate in that top-k and the node is dropped). Every entry below
+/// adds to its nearest such folder and that folder's ancestors.
 struct Sized {
     parent: Option<Arc<Sized>>,
     depth: u32,
+    /// Named in the report (and heard by the observer).
+    reported: bool,
+    /// Keeps its largest children (a reported folder, or one inside the
+    /// largest for [`Reported::Largest`]).
+    keeps_largest: bool,
+    /// [`Reported::Largest`]: levels of largest kept below this one.
+    nest: u32,
     name: Box<[u8]>,
     /// Absolute, in the source.
     path: PathBuf,
@@ -155,7 +186,8 @@ struct SizedState {
     shortfalls: Vec<Shortfall>,
     other_disk: bool,
     done: bool,
-    /// Reported folders only: the largest children met so far, and all of them.
+    /// Folders that keep their largest: the largest children met so far,
+    /// and the sum of all of them.
     top: Top,
 }
 
@@ -168,6 +200,9 @@ struct Cand {
     apparent: u64,
     items: u64,
     lower: bool,
+    /// [`Reported::Largest`]: this folder's report and those kept inside
+    /// it, named in the answer while it stays among the largest.
+    nested: Vec<FolderSizeReport>,
 }
 
 /// The `SIZES_LARGEST` largest children under one measure, and the sum of all.
@@ -210,11 +245,30 @@ impl Top {
     }
 }
 
+/// What kind of node a [`Sized`] is.
+#[derive(Clone, Copy)]
+struct Role {
+    reported: bool,
+    keeps_largest: bool,
+    nest: u32,
+}
+
 impl Sized {
-    fn new(parent: Option<Arc<Sized>>, depth: u32, name: Box<[u8]>, path: PathBuf) -> Arc<Sized> {
+    fn new(
+        parent: Option<Arc<Sized>>,
+        depth: u32,
+        name: Box<[u8]>,
+        path: PathBuf,
+        role: Role,
+    ) -> Arc<Sized> {
+        let live = LIVE_NODES.fetch_add(1, Relaxed) + 1;
+        PEAK_NODES.fetch_max(live, Relaxed);
         Arc::new(Sized {
             parent,
             depth,
+            reported: role.reported,
+            keeps_largest: role.keeps_largest,
+            nest: role.nest,
             name,
             path,
             disk: AtomicU64::new(0),
@@ -272,6 +326,29 @@ impl Sized {
     }
 }
 
+impl Drop for Sized {
+    fn drop(&mut self) {
+        LIVE_NODES.fetch_sub(1, Relaxed);
+    }
+}
+
+/// Nodes alive in this process, and the most seen at once (see [`peak_nodes`]).
+static LIVE_NODES: AtomicU64 = AtomicU64::new(0);
+static PEAK_NODES: AtomicU64 = AtomicU64::new(0);
+/// Jobs queued at once, at most (see [`peak_nodes`]).
+static PEAK_QUEUED: AtomicU64 = AtomicU64::new(0);
+
+/// The most folder nodes alive and jobs queued at once in this process
+/// since the last call (which resets both): what a memory test measures.
+/// Nodes are counted across concurrent calls.
+#[doc(hidden)]
+pub fn peak_nodes() -> (u64, u64) {
+    (
+        PEAK_NODES.swap(LIVE_NODES.load(Relaxed), Relaxed),
+        PEAK_QUEUED.swap(0, Relaxed),
+    )
+}
+
 /// Figures counted by one job, added to its folder's chain at once.
 #[derive(Debug, Default, Clone, Copy)]
 struct Tally {
@@ -287,6 +364,17 @@ enum Work<F> {
     Folder {
         parent: Option<(Arc<F>, Identity)>,
         name: Box<[u8]>,
+        path: PathBuf,
+        depth: u32,
+    },
+    /// Go on with the folder `dir`: queue its subfolders `subs` (each
+    /// followed by its length, 4 bytes) `SIZES_EXPAND` at a time, then,
+    /// when `resume`, read on where its reader stopped.
+    Rest {
+        dir: Arc<F>,
+        id: Identity,
+        subs: Vec<u8>,
+        resume: bool,
         path: PathBuf,
         depth: u32,
     },
@@ -334,6 +422,8 @@ struct Shared<S: Source> {
     cancel: Option<CancelToken>,
     deadline: Option<Instant>,
     root_path: PathBuf,
+    /// [`Reported::Shown`]: the folders reported.
+    shown: HashSet<PathBuf>,
     queue: Mutex<Queue<S::Folder>>,
     /// Woken when a job is queued or the last one ends.
     work_ready: Condvar,
@@ -411,7 +501,15 @@ impl<S: Source> Shared<S> {
     /// Queues a job (its node's pending count taken first).
     fn push(&self, job: Job<S::Folder>) {
         job.node.pending.fetch_add(1, SeqCst);
-        lock(&self.queue).jobs.push(job);
+        self.enqueue(job);
+    }
+
+    /// Queues a job whose pending count is already taken.
+    fn enqueue(&self, job: Job<S::Folder>) {
+        let mut q = lock(&self.queue);
+        q.jobs.push(job);
+        PEAK_QUEUED.fetch_max(q.jobs.len() as u64, Relaxed);
+        drop(q);
         self.work_ready.notify_one();
     }
 
@@ -515,14 +613,27 @@ impl<S: Source> Shared<S> {
             if n.pending.fetch_sub(1, SeqCst) != 1 {
                 return;
             }
-            let reported = n.depth <= self.call.depth;
             let figures = n.figures();
             {
                 let mut st = n.state();
                 st.done = true;
             }
             n.changed.store(true, Relaxed);
-            if let Some(parent) = &n.parent {
+            if let Some(parent) = n.parent.as_ref().filter(|p| {
+                // Among its parent's largest only as a child, not a deeper folder.
+                p.keeps_largest && p.depth + 1 == n.depth
+            }) {
+                // Inside the largest, its own report and what it keeps go with it.
+                let nested = if n.keeps_largest && !n.reported {
+                    let mut nested = vec![report_of(self, &n, true)];
+                    let mut st = n.state();
+                    for c in &mut st.top.largest {
+                        nested.append(&mut c.nested);
+                    }
+                    nested
+                } else {
+                    Vec::new()
+                };
                 let cand = Cand {
                     name: n.name.clone(),
                     kind: EntryKind::Folder,
@@ -530,10 +641,11 @@ impl<S: Source> Shared<S> {
                     apparent: figures.apparent,
                     items: 1 + figures.files + figures.folders,
                     lower: n.lower.load(Relaxed),
+                    nested,
                 };
                 parent.state().top.add(cand, self.by_apparent());
             }
-            if reported {
+            if n.reported {
                 lock(&self.finished).push(n.clone());
                 let (count, wake) = &self.news;
                 *lock(count) += 1;
@@ -543,15 +655,38 @@ impl<S: Source> Shared<S> {
         }
     }
 
-    /// The sized folder for a folder at `depth` named `name` under `node`.
+    /// The sized folder for a folder at `depth` named `name` under `node`:
+    /// a node of its own when it is reported or counted for `node`'s
+    /// largest, else `node`.
     fn node_for(&self, node: &Arc<Sized>, depth: u32, name: &[u8], path: &Path) -> Arc<Sized> {
-        if depth > self.call.depth + 1 {
+        let reported = match &self.call.report {
+            Reported::Depth(d) => depth <= *d,
+            Reported::Shown(_) => self.shown.contains(path),
+            Reported::Largest(_) => false,
+        };
+        let for_largest = node.keeps_largest && node.depth + 1 == depth;
+        if !reported && !for_largest {
             return node.clone();
         }
-        let child = Sized::new(Some(node.clone()), depth, name.into(), path.to_path_buf());
+        let role = Role {
+            reported,
+            keeps_largest: reported || (for_largest && node.nest > 0),
+            nest: if for_largest {
+                node.nest.saturating_sub(1)
+            } else {
+                0
+            },
+        };
+        let child = Sized::new(
+            Some(node.clone()),
+            depth,
+            name.into(),
+            path.to_path_buf(),
+            role,
+        );
         // The child's own read is pending in it, and the child in its parent.
         node.pending.fetch_add(1, SeqCst);
-        if depth <= self.call.depth {
+        if reported {
             lock(&self.reported).push(child.clone());
         }
         child
@@ -573,6 +708,8 @@ struct Outcome {
     top: Top,
     error: Option<CanopyError>,
     other_disk: bool,
+    /// Subfolders met and not queued yet, packed (see [`pop_name`]).
+    subs: Vec<u8>,
 }
 
 impl Outcome {
@@ -582,8 +719,26 @@ impl Outcome {
             top: Top::default(),
             error: None,
             other_disk: false,
+            subs: Vec::new(),
         }
     }
+}
+
+/// Packs a subfolder's name (the name, then its length) to be taken back
+/// from the end by [`pop_name`].
+fn push_name(subs: &mut Vec<u8>, name: &[u8]) {
+    subs.extend_from_slice(name);
+    subs.extend_from_slice(&(name.len() as u32).to_ne_bytes());
+}
+
+/// The last name packed by [`push_name`], taken out.
+fn pop_name(subs: &mut Vec<u8>) -> Option<Box<[u8]>> {
+    let end = subs.len().checked_sub(4)?;
+    let len = u32::from_ne_bytes([subs[end], subs[end + 1], subs[end + 2], subs[end + 3]]);
+    let start = end.checked_sub(len as usize)?;
+    let name = subs[start..end].into();
+    subs.truncate(start);
+    Some(name)
 }
 
 fn child_path(dir: &Path, name: &[u8]) -> PathBuf {
@@ -620,7 +775,7 @@ fn work<S: Source>(sh: &Shared<S>, slot: &Mutex<Option<Running>>, watch: &Watch)
                 parent,
                 ..
             } => (path.clone(), *depth == node.depth, parent.is_none()),
-            Work::Chunk { path, .. } => (path.clone(), false, false),
+            Work::Rest { path, .. } | Work::Chunk { path, .. } => (path.clone(), false, false),
         };
         // What the thread that gives this job up needs to account for it.
         *lock(slot) = Some(Running {
@@ -684,7 +839,7 @@ fn run_job<S: Source>(
 ) -> Result<(), Cut> {
     let deadline = Instant::now() + sh.call.folder_time;
     let node = job.node;
-    match job.work {
+    let (dir, id, path, depth, more) = match job.work {
         Work::Folder {
             parent,
             name,
@@ -707,7 +862,27 @@ fn run_job<S: Source>(
                 sh.root_opened.store(true, SeqCst);
             }
             let (dir, id) = opened;
-            read_folder(sh, &node, dir, id, &path, depth, claim, out, buffer, watch)
+            let read = (&dir, id, path.as_path(), depth);
+            let more = read_folder(sh, &node, read, false, claim, out, buffer, watch)?;
+            (dir, id, path, depth, more)
+        }
+        Work::Rest {
+            dir,
+            id,
+            subs,
+            resume,
+            path,
+            depth,
+        } => {
+            let more = if subs.is_empty() && resume {
+                // Its subfolders met so far are done or queued: read on.
+                let read = (&dir, id, path.as_path(), depth);
+                read_folder(sh, &node, read, true, claim, out, buffer, watch)?
+            } else {
+                out.subs = subs;
+                resume
+            };
+            (dir, id, path, depth, more)
         }
         Work::Chunk {
             dir,
@@ -720,9 +895,59 @@ fn run_job<S: Source>(
                 out.error = Some(unresponsive(&u));
                 return Ok(());
             }
-            stat_names(sh, &node, (&dir, id), &path, depth, &names, claim, out)
+            stat_names(sh, &node, &dir, depth, &names, out)?;
+            (dir, id, path, depth, false)
+        }
+    };
+    let subs = std::mem::take(&mut out.subs);
+    expand(sh, &node, (&dir, id), &path, depth, subs, more, claim)
+}
+
+/// Queues up to `SIZES_EXPAND` of the subfolders `subs` of `dir` (at
+/// `path`, `depth`) as jobs, above one job for the rest (the names left,
+/// and the part not read yet when `resume`): taken last-in first-out, the
+/// walk goes deep first, and what waits is O(`SIZES_EXPAND`) jobs for each
+/// folder being read.
+#[allow(clippy::too_many_arguments)]
+fn expand<S: Source>(
+    sh: &Shared<S>,
+    node: &Arc<Sized>,
+    (dir, id): (&Arc<S::Folder>, Identity),
+    path: &Path,
+    depth: u32,
+    mut subs: Vec<u8>,
+    resume: bool,
+    claim: &Claim,
+) -> Result<(), Cut> {
+    let mut now = Vec::with_capacity(SIZES_EXPAND.min(subs.len() / 4));
+    while now.len() < SIZES_EXPAND {
+        match pop_name(&mut subs) {
+            Some(name) => now.push(name),
+            None => break,
         }
     }
+    if !subs.is_empty() || resume {
+        let g = claim.lock();
+        if *g {
+            return Err(Cut::GivenUp);
+        }
+        drop(g);
+        sh.push(Job {
+            work: Work::Rest {
+                dir: dir.clone(),
+                id,
+                subs,
+                resume,
+                path: path.to_path_buf(),
+                depth,
+            },
+            node: node.clone(),
+        });
+    }
+    for name in now {
+        queue_folder(sh, node, (dir, id), name, path, depth + 1, claim)?;
+    }
+    Ok(())
 }
 
 /// Opens a folder as a step (its entry, path, then device), counts its own
@@ -826,33 +1051,40 @@ fn renew<S: Source>(sh: &Shared<S>, watch: &Watch, id: Identity) -> Result<(), C
         .map_err(|u| unresponsive(&u))
 }
 
-/// Reads an open folder's names: each subfolder becomes a job; the other
-/// names are `lstat`ed here, or shared out in chunks when threads are idle.
+/// Reads an open folder's names from its first (or, when `resume`, where
+/// its last reader stopped): the names that are not folders are `lstat`ed
+/// here, or shared out in chunks when threads are idle; subfolders are
+/// kept in `out.subs`. On a source that can resume a read it stops after
+/// a batch that met subfolders, so they are counted before the rest is
+/// read; returns whether names are left to read.
 #[allow(clippy::too_many_arguments)]
 fn read_folder<S: Source>(
     sh: &Shared<S>,
     node: &Arc<Sized>,
-    dir: Arc<S::Folder>,
-    id: Identity,
-    path: &Path,
-    depth: u32,
+    (dir, id, path, depth): (&Arc<S::Folder>, Identity, &Path, u32),
+    resume: bool,
     claim: &Claim,
     out: &mut Outcome,
     buffer: &mut Vec<u8>,
     watch: &Watch,
-) -> Result<(), Cut> {
-    let mut stream = match dir.entries(std::mem::take(buffer)) {
+) -> Result<bool, Cut> {
+    let started = if resume {
+        dir.resume_entries(std::mem::take(buffer))
+    } else {
+        dir.entries(std::mem::take(buffer))
+    };
+    let mut stream = match started {
         Ok(s) => s,
         Err((e, b)) => {
             *buffer = b;
             out.error = Some(CanopyError::from_io(&e, "cannot read folder"));
-            return Ok(());
+            return Ok(false);
         }
     };
     let mut names: Vec<u8> = Vec::new();
     let mut in_chunk = 0usize;
-    let mut subfolders: Vec<Box<[u8]>> = Vec::new();
-    let mut result = Ok(());
+    let mut subs = std::mem::take(&mut out.subs);
+    let mut result = Ok(false);
     loop {
         if sh.must_stop() {
             result = Err(Cut::Stopped);
@@ -864,11 +1096,12 @@ fn read_folder<S: Source>(
             out.error = Some(e);
             break;
         }
-        let mut read = 0u64;
+        let (mut read, mut met) = (0u64, 0u64);
         let more = stream.next_batch(&mut |raw| {
             read += 1;
             if raw.kind == Some(EntryKind::Folder) {
-                subfolders.push(raw.name.into());
+                met += 1;
+                push_name(&mut subs, raw.name);
             } else {
                 names.extend_from_slice(&(raw.name.len() as u32).to_ne_bytes());
                 names.extend_from_slice(raw.name);
@@ -876,6 +1109,7 @@ fn read_folder<S: Source>(
             }
         });
         sh.entries.fetch_add(read, Relaxed);
+        out.tally.folders += met;
         let more = match more {
             Ok(more) => more,
             Err(e) => {
@@ -886,14 +1120,6 @@ fn read_folder<S: Source>(
                 false
             }
         };
-        // Subfolders go out as soon as they are met (their names are not held).
-        for name in subfolders.drain(..) {
-            out.tally.folders += 1;
-            if let Err(cut) = queue_folder(sh, node, (&dir, id), name, path, depth + 1, claim) {
-                *buffer = stream.into_buffer();
-                return Err(cut);
-            }
-        }
         if in_chunk >= SIZES_CHUNK && sh.hungry() {
             let job = Job {
                 work: Work::Chunk {
@@ -920,7 +1146,7 @@ fn read_folder<S: Source>(
                 out.error = Some(e);
                 break;
             }
-            if let Err(cut) = stat_names(sh, node, (&dir, id), path, depth, &chunk, claim, out) {
+            if let Err(cut) = stat_names(sh, node, dir, depth, &chunk, out) {
                 result = Err(cut);
                 break;
             }
@@ -938,14 +1164,23 @@ fn read_folder<S: Source>(
         if !more {
             break;
         }
+        if !subs.is_empty() && dir.can_resume() {
+            // Its subfolders first; the rest of it is read after them.
+            result = Ok(true);
+            break;
+        }
     }
     *buffer = stream.into_buffer();
+    out.subs = subs;
     if result.is_ok() && !names.is_empty() && out.error.is_none() {
         if let Err(e) = renew(sh, watch, id) {
             out.error = Some(e);
-            return Ok(());
+            return Ok(false);
         }
-        result = stat_names(sh, node, (&dir, id), path, depth, &names, claim, out);
+        stat_names(sh, node, dir, depth, &names, out)?;
+    }
+    if out.error.is_some() {
+        return result.map(|_| false);
     }
     result
 }
@@ -979,8 +1214,7 @@ fn queue_folder<S: Source>(
     };
     if fresh {
         // Its pending count is its own read, taken when it was made.
-        lock(&sh.queue).jobs.push(job);
-        sh.work_ready.notify_one();
+        sh.enqueue(job);
     } else {
         sh.push(job);
     }
@@ -989,18 +1223,15 @@ fn queue_folder<S: Source>(
 
 /// `lstat`s packed `names` of `dir` (at `depth`) and counts them; a name
 /// that turns out to be a folder (its type was unknown) becomes a job.
-#[allow(clippy::too_many_arguments)]
 fn stat_names<S: Source>(
     sh: &Shared<S>,
     node: &Arc<Sized>,
-    (dir, id): (&Arc<S::Folder>, Identity),
-    path: &Path,
+    dir: &Arc<S::Folder>,
     depth: u32,
     names: &[u8],
-    claim: &Claim,
     out: &mut Outcome,
 ) -> Result<(), Cut> {
-    let reported = depth <= sh.call.depth && depth == node.depth;
+    let reported = node.keeps_largest && depth == node.depth;
     let mut rest = names;
     let mut since_check = 0u32;
     while rest.len() >= 4 {
@@ -1029,7 +1260,7 @@ fn stat_names<S: Source>(
         if u.kind == EntryKind::Folder {
             // Its type was not told with its name: a folder after all.
             out.tally.folders += 1;
-            queue_folder(sh, node, (dir, id), name.into(), path, depth + 1, claim)?;
+            push_name(&mut out.subs, name);
             continue;
         }
         out.tally.files += 1;
@@ -1048,6 +1279,7 @@ fn stat_names<S: Source>(
                     apparent: u.apparent,
                     items: 1,
                     lower: false,
+                    nested: Vec::new(),
                 },
                 sh.by_apparent(),
             );
@@ -1057,7 +1289,7 @@ fn stat_names<S: Source>(
 }
 
 /// Counts everything below `root` (an absolute path in `source`) and
-/// reports the folders at depth 0..=`call.depth`: the engine's front door
+/// reports the root and the folders `call.report` names: the engine's front door
 /// for folder sizes. `cancel` stops it at once (`CANCELLED`); `observer`
 /// hears partial figures while it runs, on this thread.
 ///
@@ -1073,7 +1305,7 @@ pub fn sizes<S: Source>(
     cancel: Option<CancelToken>,
     observer: Option<&dyn SizesObserver>,
 ) -> Result<SizesReport, CanopyError> {
-    check_depth(call.depth)?;
+    check_reported(&call.report)?;
     let started = Instant::now();
     crate::sys::raise_open_file_limit();
     let threads = match call.threads {
@@ -1082,7 +1314,19 @@ pub fn sizes<S: Source>(
             .min(SIZES_MAX_THREADS),
         n => n.min(SIZES_MAX_THREADS),
     };
-    let top = Sized::new(None, 0, Box::default(), root.to_path_buf());
+    let role = Role {
+        reported: true,
+        keeps_largest: true,
+        nest: match call.report {
+            Reported::Largest(levels) => levels,
+            _ => 0,
+        },
+    };
+    let top = Sized::new(None, 0, Box::default(), root.to_path_buf(), role);
+    let shown = match &call.report {
+        Reported::Shown(folders) => folders.iter().cloned().collect(),
+        _ => HashSet::new(),
+    };
     let sh = Arc::new(Shared {
         source: source.clone(),
         root_dev: AtomicU64::new(0),
@@ -1090,6 +1334,7 @@ pub fn sizes<S: Source>(
         cancel,
         deadline: call.budget.time.and_then(|t| started.checked_add(t)),
         root_path: root.to_path_buf(),
+        shown,
         queue: Mutex::new(Queue {
             jobs: Vec::new(),
             running: 0,
@@ -1200,7 +1445,17 @@ pub fn sizes<S: Source>(
     }
     let mut reported = std::mem::take(&mut *lock(&sh.reported));
     reported.sort_by_key(|n| n.depth);
-    let mut reports = reported.iter().map(|n| report_of(&sh, n, true));
+    let mut reports: Vec<FolderSizeReport> = Vec::new();
+    for n in &reported {
+        reports.push(report_of(&sh, n, true));
+        // Those kept inside its largest ([`Reported::Largest`]).
+        let mut st = n.state();
+        for c in &mut st.top.largest {
+            reports.append(&mut c.nested);
+        }
+    }
+    reports[1..].sort_by_key(|r| r.depth);
+    let mut reports = reports.into_iter();
     let root_report = reports
         .next()
         .ok_or_else(|| CanopyError::new(ErrorCode::Io, "cannot read folder"))?;
@@ -1311,8 +1566,12 @@ pub fn attach_sizes(listing: &mut Listing, report: &SizesReport) {
     visit(&mut listing.root, &by_handle);
 }
 
-/// `INVALID_ARGUMENT` unless `depth` is 0..=`MAX_SIZES_DEPTH`.
-fn check_depth(depth: u32) -> Result<(), CanopyError> {
+/// `INVALID_ARGUMENT` unless a depth or level count is 0..=`MAX_SIZES_DEPTH`.
+fn check_reported(report: &Reported) -> Result<(), CanopyError> {
+    let depth = match report {
+        Reported::Depth(depth) | Reported::Largest(depth) => *depth,
+        Reported::Shown(_) => 0,
+    };
     if depth > MAX_SIZES_DEPTH {
         return Err(CanopyError::invalid(format!(
             "sizes depth must be 0 to {MAX_SIZES_DEPTH}, not {depth}"
@@ -1331,13 +1590,31 @@ pub fn sizes_request<S: Source>(
     cancel: Option<CancelToken>,
     observer: Option<&dyn SizesObserver>,
 ) -> Result<SizesReport, CanopyError> {
+    let report = match (&req.folders, req.depth) {
+        (Some(_), Some(_)) => {
+            return Err(CanopyError::invalid(
+                "a sizes request gives a depth or the folders to report, not both",
+            ))
+        }
+        (Some(folders), None) => {
+            if folders.len() > SIZES_MAX_SHOWN {
+                return Err(CanopyError::invalid(format!(
+                    "a sizes request names at most {SIZES_MAX_SHOWN} folders, not {}",
+                    folders.len()
+                )));
+            }
+            let paths = folders.iter().map(|h| decode_handle(h));
+            Reported::Shown(paths.collect::<Result<_, _>>()?)
+        }
+        (None, depth) => Reported::Depth(depth.unwrap_or(DEFAULT_SIZES_DEPTH)),
+    };
     let call = SizesCall {
         request_id: req.request_id,
-        depth: req.depth.unwrap_or(DEFAULT_SIZES_DEPTH),
+        report,
         by_apparent: req.by_apparent.unwrap_or(false),
         ..SizesCall::default()
     };
-    check_depth(call.depth)?;
+    check_reported(&call.report)?;
     let root = resolve_root(&req.root)?;
     sizes(source, &root, &call, cancel, observer)
 }

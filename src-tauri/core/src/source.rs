@@ -146,6 +146,23 @@ pub trait SourceFolder: Send + Sync + Sized + 'static {
     /// The source's error, with the buffer.
     fn entries(&self, buffer: Vec<u8>) -> Result<Self::Entries<'_>, (io::Error, Vec<u8>)>;
 
+    /// Whether [`SourceFolder::resume_entries`] can go on where a stream
+    /// over this folder stopped.
+    fn can_resume(&self) -> bool {
+        false
+    }
+
+    /// Goes on reading the folder after the last batch that a stream over
+    /// it read (a stream dropped between batches leaves its place), so a
+    /// reader can stop part way and another go on later without holding
+    /// the names in between.
+    ///
+    /// # Errors
+    /// `Unsupported` unless [`SourceFolder::can_resume`]; the source's error.
+    fn resume_entries(&self, buffer: Vec<u8>) -> Result<Self::Entries<'_>, (io::Error, Vec<u8>)> {
+        Err((io::Error::from(io::ErrorKind::Unsupported), buffer))
+    }
+
     /// What the child `name`'s `lstat` says (its target's, when `follow`
     /// and the source follows links).
     ///

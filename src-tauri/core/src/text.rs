@@ -16,6 +16,8 @@
 //! or ` (≥ 1.52 GiB)` for a lower bound (a name ending like that is
 //! harmless: the size is read from the line's end, and every folder line
 //! has one), and the listed folder's is the first line, `[SIZE] LABEL (…)`.
+//! Below a lower bound's line (and its error line) come its reasons, one
+//! `[LOWER BOUND] CODE in N folder(s), e.g. PATH` line each.
 //! [`partial_order_line`] is for front ends that say a folder's order is
 //! partial (`canopy-mcp`); `canopy-list` does not print it.
 #![forbid(unsafe_code)]
@@ -92,6 +94,9 @@ pub fn write_text_measured(
     let label = line_name(&root.name, root.name_parts.as_deref());
     if let Some(sizes) = root.folder.as_ref().and_then(|f| f.sizes.as_ref()) {
         writeln!(out, "[SIZE] {label}{}", size_suffix(sizes, measure))?;
+        for line in lower_bound_lines(sizes) {
+            writeln!(out, "{line}")?;
+        }
     }
     if let Some(line) = match_line(listing, &label) {
         writeln!(out, "{line}")?;
@@ -252,7 +257,36 @@ pub fn write_entry_measured(
     if let Some(err) = &e.error {
         writeln!(out, "[{}] {path}", err.code)?;
     }
+    if let Some(sizes) = e.folder.as_ref().and_then(|f| f.sizes.as_ref()) {
+        for line in lower_bound_lines(sizes) {
+            writeln!(out, "{line}")?;
+        }
+    }
     Ok(())
+}
+
+/// Why a folder's size is a lower bound, one line (without its line break)
+/// per reason: `[LOWER BOUND] DENIED in 2 folder(s), e.g. top/secret`, the
+/// example's path relative to the listed folder (`.` for itself) and read
+/// to the line's end. None for an exact size.
+pub fn lower_bound_lines(sizes: &FolderSizes) -> Vec<String> {
+    sizes
+        .shortfalls
+        .iter()
+        .map(|s| {
+            let mut line = format!("[LOWER BOUND] {} in {} folder(s), e.g. ", s.code, s.count);
+            let start = line.len();
+            // The engine's example is escaped as names are; guarded here
+            // as a path on a line is (` -> ` only on a link line).
+            line.push_str(if s.example.is_empty() {
+                "."
+            } else {
+                &s.example
+            });
+            guard_line_field(&mut line, start);
+            line
+        })
+        .collect()
 }
 
 /// The `[WARNING]` line (without its line break) for a folder of `total`

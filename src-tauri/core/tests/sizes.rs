@@ -15,7 +15,7 @@ use canopy_core::cancel::CancelToken;
 use canopy_core::names::decode_handle;
 use canopy_core::testing::IoHooks;
 use canopy_core::wire::{ErrorCode, FolderSizeReport, SizesProgress, SizesReport};
-use canopy_core::{sizes, LocalFs, SizesBudget, SizesCall};
+use canopy_core::{peak_nodes, sizes, LocalFs, Reported, SizesBudget, SizesCall};
 use common::{is_root, Tree};
 use proptest::prelude::*;
 
@@ -41,7 +41,7 @@ fn count(root: &Path, depth: u32) -> SizesReport {
         &LocalFs::new(),
         root,
         &SizesCall {
-            depth,
+            report: Reported::Depth(depth),
             ..SizesCall::default()
         },
         None,
@@ -244,7 +244,7 @@ fn a_dead_folder_below_costs_that_folder_a_timeout_and_the_rest_completes() {
         &LocalFs::new(),
         &point,
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             folder_time: Duration::from_millis(300),
             ..SizesCall::default()
         },
@@ -324,7 +324,7 @@ fn a_cancel_stops_the_count_at_once_with_lower_bounds() {
         &LocalFs::new().with_test_hooks(hooks),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             ..SizesCall::default()
         },
         Some(token.clone()),
@@ -372,7 +372,7 @@ fn a_spent_entries_budget_ends_with_lower_bounds_that_say_budget() {
         &LocalFs::new(),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             threads: 1,
             budget: SizesBudget {
                 entries: 200,
@@ -417,7 +417,7 @@ fn the_observer_hears_each_reported_folder_done_once_with_its_largest() {
         &LocalFs::new(),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             ..SizesCall::default()
         },
         None,
@@ -455,7 +455,7 @@ fn a_large_folder_shared_out_in_chunks_counts_every_entry() {
         &LocalFs::new(),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             threads: 4,
             ..SizesCall::default()
         },
@@ -527,7 +527,7 @@ proptest! {
     #[test]
     fn every_reported_folder_equals_du_on_random_trees(seed in any::<u64>(), threads in 1usize..5) {
         let t = random_tree(seed);
-        let r = sizes(&LocalFs::new(), t.path(), &SizesCall { depth: 3, threads, ..SizesCall::default() }, None, None).unwrap();
+        let r = sizes(&LocalFs::new(), t.path(), &SizesCall { report: Reported::Depth(3), threads, ..SizesCall::default() }, None, None).unwrap();
         agrees_with_du(&r, &format!("seed {seed}, {threads} threads"));
     }
 }
@@ -594,7 +594,7 @@ fn a_folder_slower_in_all_than_its_deadline_but_answering_each_call_is_counted_w
         &LocalFs::new().with_test_hooks(hooks),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             folder_time: Duration::from_millis(300),
             ..SizesCall::default()
         },
@@ -630,7 +630,7 @@ fn a_large_folder_read_slowly_shows_growing_figures_before_it_is_done() {
         &LocalFs::new().with_test_hooks(hooks),
         t.path(),
         &SizesCall {
-            depth: 1,
+            report: Reported::Depth(1),
             // One thread: the folder's own job counts most of its names.
             threads: 1,
             ..SizesCall::default()
@@ -645,4 +645,82 @@ fn a_large_folder_read_slowly_shows_growing_figures_before_it_is_done() {
         "a folder being read shows what it counted so far, not 0 until the end: {}",
         partial.get()
     );
+}
+
+/// Memory stays with what is reported, not with the folders below: a
+/// folder of 20,000 subfolders and 21,952 folders three levels deep keep a
+/// few hundred folder nodes and queued jobs at most (a node per child and a
+/// job per subfolder at once would be 20,000), and the figures stay exact.
+#[test]
+fn many_folders_cost_nodes_and_queued_jobs_by_depth_not_by_their_number() {
+    let t = Tree::new_in_memory();
+    for i in 0..20_000 {
+        t.dir(format!("wide/d{i:05}"));
+    }
+    for a in 0..28 {
+        for b in 0..28 {
+            for c in 0..28 {
+                t.dir(format!("deep/a{a:02}/b{b:02}/c{c:02}"));
+            }
+        }
+    }
+    t.write("wide/d00007/big", &[1u8; 90_000]);
+    t.write("deep/a03/b05/big", &[1u8; 90_000]);
+    t.write("deep/a03/b05/c07/big", &[1u8; 40_000]);
+    let cases = [
+        (
+            "wide",
+            Reported::Shown(vec![t.at("wide/d00007"), t.at("wide/d19999")]),
+        ),
+        ("wide", Reported::Largest(2)),
+        ("deep", Reported::Largest(2)),
+        (
+            "deep",
+            Reported::Shown(vec![t.at("deep/a03"), t.at("deep/a03/b05")]),
+        ),
+    ];
+    for (root, report) in cases {
+        let context = format!("{root}, {report:?}");
+        peak_nodes();
+        let call = SizesCall {
+            report: report.clone(),
+            ..SizesCall::default()
+        };
+        let r = sizes(&LocalFs::new(), &t.at(root), &call, None, None).unwrap();
+        let (nodes, queued) = peak_nodes();
+        // Other tests of this binary count beside it: their nodes are few.
+        assert!(nodes < 2_000, "{context}: {nodes} folder nodes at once");
+        assert!(queued < 2_000, "{context}: {queued} jobs queued at once");
+        agrees_with_du(&r, &context);
+        let folders = if root == "wide" {
+            20_000
+        } else {
+            28 + 28 * 28 + 28 * 28 * 28
+        };
+        assert_eq!(
+            r.root.sizes.folders, folders,
+            "{context}: every folder counted"
+        );
+        let largest = r.root.largest.as_ref().unwrap();
+        assert_eq!(largest.len(), 10, "{context}: the 10 largest children");
+        let big = if root == "wide" { "d00007" } else { "a03" };
+        assert_eq!(largest[0].name, big, "{context}: the largest first");
+        match report {
+            Reported::Shown(mut paths) => {
+                let mut got: Vec<PathBuf> = r.folders.iter().map(path_of).collect();
+                got.sort();
+                paths.sort();
+                assert_eq!(got, paths, "{context}: the folders named, and no other");
+            }
+            Reported::Largest(_) if root == "deep" => {
+                assert_eq!(r.folders.len(), 10 + 100, "{context}: 10, and 10 in each");
+                let a03 = folder(&r, "a03");
+                assert_eq!(a03.largest.as_ref().unwrap()[0].name, "b05");
+                let b05 = folder(&r, "a03/b05");
+                assert_eq!(b05.largest.as_ref().unwrap()[0].name, "big");
+                assert_eq!(b05.largest.as_ref().unwrap()[1].name, "c07");
+            }
+            _ => {}
+        }
+    }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use canopy_core::testing::IoHooks;
 use canopy_core::wire::ErrorCode;
-use canopy_core::{sizes, LocalFs, SizesCall};
+use canopy_core::{sizes, LocalFs, Reported, SizesCall};
 use common::Tree;
 
 #[test]
@@ -28,7 +28,7 @@ fn a_root_that_opens_but_stalls_while_counted_is_a_lower_bound_not_a_failure() {
         &LocalFs::new().with_test_hooks(hooks),
         &t.path().join("slow"),
         &SizesCall {
-            depth: 0,
+            report: Reported::Depth(0),
             folder_time: Duration::from_millis(150),
             ..SizesCall::default()
         },

@@ -34,6 +34,12 @@ enum Line {
         code: String,
         path: Vec<u8>,
     },
+    /// `--sizes`: why the size of the folder above is a lower bound.
+    Lower {
+        code: String,
+        count: u64,
+        example: Vec<u8>,
+    },
     Warning {
         label: Vec<u8>,
         hidden: u64,
@@ -225,6 +231,21 @@ fn parse(line: &str) -> Line {
     if tag == "MATCH" {
         return parse_match(rest);
     }
+    if tag == "LOWER BOUND" {
+        // CODE and N hold no space: the example is the rest of the line.
+        let (code, rest) = rest.split_once(" in ").unwrap();
+        let (count, example) = rest.split_once(" folder(s), e.g. ").unwrap();
+        assert!(
+            code.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+            "a code: {line}"
+        );
+        assert_eq!(arrows, 0, "no ` -> ` off a link line: {line}");
+        return Line::Lower {
+            code: code.into(),
+            count: count.parse().unwrap(),
+            example: unescape(example),
+        };
+    }
     if tag == "REST" {
         // The groups never hold ": ", so the last one ends the label.
         let (label, groups) = rest.rsplit_once(": ").unwrap();
@@ -294,6 +315,49 @@ fn parse(line: &str) -> Line {
     }
 }
 
+/// The `[LOWER BOUND]` lines a folder's sizes must read as: each
+/// shortfall's example is the escaped form of a path's bytes.
+fn lower_lines(s: &canopy_core::wire::FolderSizes) -> Vec<Line> {
+    s.shortfalls
+        .iter()
+        .map(|f| Line::Lower {
+            code: f.code.as_str().into(),
+            count: f.count,
+            example: if f.example.is_empty() {
+                b".".to_vec()
+            } else {
+                unescape(&f.example)
+            },
+        })
+        .collect()
+}
+
+/// Gives every folder of `listing` with sizes a reason to be a lower bound:
+/// `DENIED` in `depth` folders, its own path (the worst names) the example.
+fn make_lower_bounds(e: &mut canopy_core::wire::Entry, root: &Path, depth: u64) {
+    let Some(folder) = e.folder.as_mut() else {
+        return;
+    };
+    if let Some(s) = folder.sizes.as_mut() {
+        let path = decode_handle(&e.handle).unwrap();
+        let rel = path
+            .strip_prefix(root)
+            .unwrap()
+            .as_os_str()
+            .as_bytes()
+            .to_vec();
+        s.is_lower_bound = true;
+        s.shortfalls = vec![canopy_core::wire::Shortfall {
+            code: canopy_core::wire::ErrorCode::Denied,
+            count: depth + 1,
+            example: canopy_core::names::escape_for_line(&rel),
+        }];
+    }
+    for child in &mut folder.entries {
+        make_lower_bounds(child, root, depth + 1);
+    }
+}
+
 fn tag(kind: EntryKind) -> &'static str {
     match kind {
         EntryKind::Folder => "DIR",
@@ -352,6 +416,9 @@ fn expected(folder: &Folder, root: &Path, label: Vec<u8>, apparent: bool, out: &
                 code: err.code.as_str().into(),
                 path: rel.clone(),
             });
+        }
+        if let Some(s) = e.folder.as_ref().and_then(|f| f.sizes.as_ref()) {
+            out.extend(lower_lines(s));
         }
         if let Some(sub) = e.folder.as_ref().filter(|f| f.children_loaded) {
             expected(sub, root, rel, apparent, out);
@@ -554,6 +621,7 @@ proptest! {
         filter in proptest::option::of(proptest::sample::select(vec!["a", "*a*", "\"", "\\\" entries match \"", ": 1 of 2", "\n", "?*"])),
         hide_ignored in proptest::bool::ANY,
         sizes in proptest::option::of(proptest::bool::ANY),
+        lower in proptest::bool::ANY,
     ) {
         let t = Tree::new();
         let root = t.dir("root \u{2028} -> x (loop)");
@@ -576,9 +644,12 @@ proptest! {
         // `--sizes` (Some(apparent)): every folder's size after its path.
         let apparent = sizes.unwrap_or(false);
         if sizes.is_some() {
-            let call = canopy_core::SizesCall { depth: 2, ..canopy_core::SizesCall::default() };
+            let call = canopy_core::SizesCall { report: canopy_core::Reported::Depth(2), ..canopy_core::SizesCall::default() };
             let report = canopy_core::sizes(&source, &root, &call, None, None).unwrap();
             canopy_core::attach_sizes(&mut listing, &report);
+            if lower {
+                make_lower_bounds(&mut listing.root, &root, 0);
+            }
         }
         let measure = if apparent { Measure::Apparent } else { Measure::DiskUsage };
         let mut text = Vec::new();
@@ -590,6 +661,7 @@ proptest! {
         let label = root.file_name().unwrap().as_bytes().to_vec();
         if let Some(s) = listing.root.folder.as_ref().and_then(|f| f.sizes.as_ref()) {
             want.push(Line::Size { label: label.clone(), size: size_text(s, apparent) });
+            want.extend(lower_lines(s));
         }
         if let Some(f) = filter {
             let top = listing.root.folder.as_ref().unwrap();

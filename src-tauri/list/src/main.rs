@@ -26,11 +26,11 @@ use std::process::ExitCode;
 
 use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, MAX_SIZES_DEPTH, NESTED_CAP, PAGE};
 use canopy_core::text::{write_text_measured, Measure};
-use canopy_core::wire::Listing;
+use canopy_core::wire::{Entry, Listing};
 use canopy_core::wire::{RootSpec, SortBy};
 use canopy_core::{
     attach_sizes, list, resolve_root, sizes, CanopyError, ErrorCode, ListCall, ListSettings,
-    LocalFs, RequestBudget, SizesCall, Source, WithArchives,
+    LocalFs, Reported, RequestBudget, SizesCall, Source, WithArchives,
 };
 use canopy_sftp::{SftpFs, SshOptions};
 
@@ -261,14 +261,34 @@ fn list_path(args: &Args) -> Result<Listing, CanopyError> {
 fn list_from<S: Source>(source: &S, root: &Path, args: &Args) -> Result<Listing, CanopyError> {
     let mut listing = list(source, root, &args.settings, &args.call)?;
     if args.sizes.is_some() {
+        // Only the folders printed get figures: memory stays with what is
+        // shown, however many folders lie below.
         let call = SizesCall {
-            depth: args.settings.depth,
+            report: Reported::Shown(listed_folders(&listing)?),
             ..SizesCall::default()
         };
         let report = sizes(source, root, &call, None, None)?;
         attach_sizes(&mut listing, &report);
     }
     Ok(listing)
+}
+
+/// The folders a listing shows below its root, by path (from their handles).
+fn listed_folders(listing: &Listing) -> Result<Vec<PathBuf>, CanopyError> {
+    let mut paths = Vec::new();
+    let mut stack: Vec<&Entry> = listing
+        .root
+        .folder
+        .iter()
+        .flat_map(|f| &f.entries)
+        .collect();
+    while let Some(e) = stack.pop() {
+        if let Some(folder) = &e.folder {
+            paths.push(canopy_core::names::decode_handle(&e.handle)?);
+            stack.extend(&folder.entries);
+        }
+    }
+    Ok(paths)
 }
 
 fn main() -> ExitCode {

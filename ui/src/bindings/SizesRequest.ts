@@ -7,9 +7,16 @@ import type { RootSpec } from "./RootSpec";
 export type SizesRequest = { requestId: number, root: RootSpec, 
 /**
  * Levels reported below the root: 0 reports the root alone
- * (0..=`MAX_SIZES_DEPTH`, default `DEFAULT_SIZES_DEPTH`).
+ * (0..=`MAX_SIZES_DEPTH`, default `DEFAULT_SIZES_DEPTH`). Every folder
+ * within it is kept: a face that shows only some names them in
+ * `folders` instead.
  */
 depth?: number, 
+/**
+ * The folders below the root to report (handles, as `Entry.handle`):
+ * those the window shows, at most `SIZES_MAX_SHOWN`. Not with `depth`.
+ */
+folders?: Array<string>, 
 /**
  * Order each folder's `largest` by apparent size (default: by disk usage).
  */

@@ -283,6 +283,20 @@ impl<S: Source> SourceFolder for Folder<S> {
         }
     }
 
+    fn can_resume(&self) -> bool {
+        match self {
+            Folder::Plain(d) => d.can_resume(),
+            Folder::Inside(d) => d.can_resume(),
+        }
+    }
+
+    fn resume_entries(&self, buffer: Vec<u8>) -> Result<Entries<'_, S>, (io::Error, Vec<u8>)> {
+        match self {
+            Folder::Plain(d) => d.resume_entries(buffer).map(Entries::Plain),
+            Folder::Inside(d) => d.resume_entries(buffer).map(Entries::Inside),
+        }
+    }
+
     fn stat_child(&self, name: &[u8], follow: bool) -> io::Result<Meta> {
         match self {
             Folder::Plain(d) => d.stat_child(name, follow),

@@ -440,7 +440,7 @@ impl Dir {
     ///
     /// # Errors
     /// The OS error of rewinding, with the buffer.
-    pub fn entries(&self, mut buffer: Vec<u8>) -> Result<Entries<'_>, (io::Error, Vec<u8>)> {
+    pub fn entries(&self, buffer: Vec<u8>) -> Result<Entries<'_>, (io::Error, Vec<u8>)> {
         // A fresh descriptor starts at the beginning; a second pass rewinds.
         // SAFETY: lseek on an owned directory fd; rewinds the getdents position.
         if self.read_before.swap(true, Ordering::Relaxed)
@@ -448,6 +448,17 @@ impl Dir {
         {
             return Err((io::Error::last_os_error(), buffer));
         }
+        Ok(self.stream(buffer))
+    }
+
+    /// Goes on reading the directory where the last stream over it stopped
+    /// (after its last batch: the descriptor keeps the place).
+    pub fn resume_entries(&self, buffer: Vec<u8>) -> Entries<'_> {
+        self.read_before.store(true, Ordering::Relaxed);
+        self.stream(buffer)
+    }
+
+    fn stream(&self, mut buffer: Vec<u8>) -> Entries<'_> {
         if buffer.len() < BATCH_BYTES {
             buffer.resize(BATCH_BYTES, 0);
         }
@@ -457,12 +468,12 @@ impl Dir {
         } else {
             BATCH_BYTES
         };
-        Ok(Entries {
+        Entries {
             dir: self,
             buf: buffer,
             size,
             done: false,
-        })
+        }
     }
 }
 
@@ -589,6 +600,14 @@ impl SourceFolder for Dir {
 
     fn entries(&self, buffer: Vec<u8>) -> Result<Entries<'_>, (io::Error, Vec<u8>)> {
         Dir::entries(self, buffer)
+    }
+
+    fn can_resume(&self) -> bool {
+        true
+    }
+
+    fn resume_entries(&self, buffer: Vec<u8>) -> Result<Entries<'_>, (io::Error, Vec<u8>)> {
+        Ok(Dir::resume_entries(self, buffer))
     }
 
     fn stat_child(&self, name: &[u8], follow: bool) -> io::Result<Meta> {

@@ -22,10 +22,17 @@ pub struct SizesRequest {
     pub request_id: u64,
     pub root: RootSpec,
     /// Levels reported below the root: 0 reports the root alone
-    /// (0..=`MAX_SIZES_DEPTH`, default `DEFAULT_SIZES_DEPTH`).
+    /// (0..=`MAX_SIZES_DEPTH`, default `DEFAULT_SIZES_DEPTH`). Every folder
+    /// within it is kept: a face that shows only some names them in
+    /// `folders` instead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub depth: Option<u32>,
+    /// The folders below the root to report (handles, as `Entry.handle`):
+    /// those the window shows, at most `SIZES_MAX_SHOWN`. Not with `depth`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub folders: Option<Vec<String>>,
     /// Order each folder's `largest` by apparent size (default: by disk usage).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]

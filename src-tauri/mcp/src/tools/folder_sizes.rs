@@ -11,7 +11,7 @@ use canopy_core::cancel::CancelToken;
 use canopy_core::limits::{MCP_REPLY_CHARS, SIZES_LARGEST};
 use canopy_core::text::{human_bytes, line_name, tag};
 use canopy_core::wire::{ChildSize, EntryKind, FolderSizeReport, FolderSizes, SizesReport};
-use canopy_core::{CanopyError, SizesCall};
+use canopy_core::{CanopyError, Reported, SizesCall};
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -276,9 +276,10 @@ impl Canopy {
         let measure = Measure {
             apparent: args.apparent,
         };
-        // The folders whose `largest` the reply shows: levels - 1 below it.
+        // The folders whose `largest` the reply shows: the largest inside
+        // the largest, levels - 1 below it (never every folder there).
         let call = SizesCall {
-            depth: levels - 1,
+            report: Reported::Largest(levels - 1),
             by_apparent: args.apparent,
             ..SizesCall::default()
         };
