@@ -282,7 +282,14 @@ fn codec_label(stream: &Value) -> String {
 fn video_codec_name(stream: &Value) -> String {
     let label = codec_label(stream);
     match stream["profile"].as_str().map(clean) {
-        Some(p) if !p.is_empty() && !p.eq_ignore_ascii_case("unknown") => format!("{label} ({p})"),
+        // A bare number ("0" for VP8) says nothing to a person.
+        Some(p)
+            if !p.is_empty()
+                && !p.eq_ignore_ascii_case("unknown")
+                && !p.chars().all(|c| c.is_ascii_digit()) =>
+        {
+            format!("{label} ({p})")
+        }
         _ => label,
     }
 }
@@ -410,6 +417,13 @@ mod tests {
         );
         assert_eq!(d.duration_ms, None);
         assert_eq!(d.width, None, "a zero width is not a width");
+        let vp8 = br#"{"streams":[{"codec_type":"video","codec_name":"vp8","profile":"0"}]}"#;
+        let d = parse_probe(vp8, MP4).unwrap();
+        assert_eq!(
+            d.video_codec.as_deref(),
+            Some("VP8"),
+            "no bare profile number"
+        );
     }
 
     #[test]
