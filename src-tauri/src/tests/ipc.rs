@@ -42,6 +42,9 @@ const TINY_WEBM: &[u8] = include_bytes!("tiny.webm");
 
 struct Fixture {
     dir: TempDir,
+    /// Beside `dir`, not in it (the listing and sizes cases count `dir`):
+    /// `tiny.webm`, 64 x 48, two VP8 frames of ffmpeg's testsrc (2 KB).
+    videos: TempDir,
     _app: App<MockRuntime>,
     window: WebviewWindow<MockRuntime>,
     /// What was sent over channels the page gave (its id, the message's JSON), in order.
@@ -61,8 +64,8 @@ impl Fixture {
         std::fs::write(dir.path().join("notes.txt"), NOTES).unwrap();
         std::fs::write(dir.path().join("tiny.png"), PNG).unwrap();
         std::fs::write(dir.path().join("run.sh"), "#!/bin/sh\necho hi\n").unwrap();
-        // 64 x 48, two VP8 frames of ffmpeg's testsrc (made by ffmpeg, 2 KB).
-        std::fs::write(dir.path().join("tiny.webm"), TINY_WEBM).unwrap();
+        let videos = tempfile::tempdir().unwrap();
+        std::fs::write(videos.path().join("tiny.webm"), TINY_WEBM).unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::fs::write(
             dir.path().join("sub/site.zip"),
@@ -92,6 +95,7 @@ impl Fixture {
         let window = app.get_webview_window(crate::window::MAIN).unwrap();
         Fixture {
             dir,
+            videos,
             _app: app,
             window,
             sent,
@@ -113,6 +117,11 @@ impl Fixture {
 
     fn handle(&self, name: &str) -> String {
         encode_handle(&self.dir.path().join(name))
+    }
+
+    /// The handle of `tiny.webm`.
+    fn video(&self) -> String {
+        encode_handle(&self.videos.path().join("tiny.webm"))
     }
 
     /// Invokes `command` with `args` (the `invoke` call's second argument)
@@ -471,7 +480,7 @@ fn cases(f: &Fixture) -> Vec<Case> {
             command: "video_details",
             // ffprobe in the sandbox; many containers in core/tests/video.rs.
             valid: Some((
-                json!({ "request": { "handle": f.handle("tiny.webm"), "requestId": 9 } }),
+                json!({ "request": { "handle": f.video(), "requestId": 9 } }),
                 |_, reply| {
                     let d = json(reply.expect("a WebM has details"));
                     assert_eq!(d["container"], "WebM", "{d}");
@@ -491,7 +500,7 @@ fn cases(f: &Fixture) -> Vec<Case> {
         Case {
             command: "video_poster",
             valid: Some((
-                json!({ "request": { "handle": f.handle("tiny.webm"), "width": 64, "requestId": 10 } }),
+                json!({ "request": { "handle": f.video(), "width": 64, "requestId": 10 } }),
                 |_, reply| {
                     let p = json(reply.expect("a WebM has a poster frame"));
                     assert_eq!(
