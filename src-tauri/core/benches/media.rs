@@ -11,6 +11,7 @@
 //!   H.264/AAC MP4 made by ffmpeg; its facts, `video_details` against
 //!   `ffprobe` with the same arguments; and both side by side, as the
 //!   window asks them.
+//!
 //! Prints the figures and their ratios; asserts nothing.
 //!
 //!     cargo bench -p canopy-core --bench media
