@@ -13,7 +13,9 @@ BUILD_PKGS=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev libxdo-de
 # bsdtar's and made with the compressors (the tests fail without them).
 # poppler-utils: PDF pages and facts are rendered by pdftoppm/pdftotext/pdfinfo in the
 # sandboxed renderer (the .deb recommends it; the tests fail without it).
-E2E_PKGS=(poppler-utils xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux git libarchive-tools unzip zstd xz-utils bzip2 python3 openssh-server openssh-client)
+# ffmpegthumbnailer, ffmpeg: a video's poster frame and its facts (ffprobe), in the same
+# renderer (the .deb recommends both); the tests also make their videos with ffmpeg.
+E2E_PKGS=(poppler-utils ffmpegthumbnailer ffmpeg xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux git libarchive-tools unzip zstd xz-utils bzip2 python3 openssh-server openssh-client)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

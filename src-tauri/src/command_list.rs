@@ -25,6 +25,8 @@ macro_rules! with_command_list {
             pdf_page,
             photo_details,
             audio_details,
+            video_details,
+            video_poster,
             open_media_stream,
             close_media_stream,
             cancel_render,

@@ -1,8 +1,10 @@
-// PDFs and photos through the real window: a PDF made here is paged
-// through (facts, "page N of M", the page's text), a photo with an EXIF GPS
-// position shows its GPS line, a hostile PDF is rendered by a child that is
-// killed while the window answers, and without poppler-utils the pane says
-// which package is missing.
+// PDFs, photos, audio and video through the real window: a PDF made here is
+// paged through (facts, "page N of M", the page's text), a photo with an EXIF
+// GPS position shows its GPS line, a hostile PDF is rendered by a child that
+// is killed while the window answers, videos made here by ffmpeg show their
+// poster frame and details, play and stop, or say their codec is not
+// available, and without the renderer's tools the pane says which package
+// is missing.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { Key } from "./webdriver.mjs";
-import { APP, file, launch, previewReady, removeTree, saveScreenshot, selectRow, tempTree } from "./harness.mjs";
+import { APP, REPO, file, launch, previewReady, removeTree, saveScreenshot, selectRow, tempTree } from "./harness.mjs";
 
 /** A PDF whose pages each say their text in Helvetica; `extra` goes into the catalog. */
 function pdf(pages, { title = "Field Notes", author = "Ada Lovelace", extra = "" } = {}) {
@@ -155,6 +157,12 @@ function taggedWav(title, artist) {
   return chunk("RIFF", body);
 }
 
+/** Two seconds of ffmpeg's testsrc (320 x 240, 10 fps) and a 440 Hz tone, encoded with `codec`. */
+function video(out, codec) {
+  const src = ["-f", "lavfi", "-i", "testsrc=size=320x240:rate=10", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "2"];
+  execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", ...src, ...codec, "-y", out]);
+}
+
 const PAGES = Array.from({ length: 12 }, (_, i) => `Page ${i + 1} of the notes`);
 const LAT = 48.85837;
 const LON = -2.294481;
@@ -172,6 +180,15 @@ before(() => {
   execFileSync("pdftoppm", ["-jpeg", "-singlefile", "-scale-to", "240", path.join(tmp, "src.pdf"), path.join(tmp, "out")]);
   const jpeg = fs.readFileSync(path.join(tmp, "out.jpg"));
   removeTree(tmp);
+  // Videos made by ffmpeg: one this machine's GStreamer plays (VP8 and
+  // Vorbis in WebM), one whose codec it has no decoder for (H.265 in MP4,
+  // as phones record; WebKitGTK has none without gstreamer1.0-libav), and a cut one.
+  video(path.join(root, "clip.webm"), ["-c:v", "libvpx", "-b:v", "400k", "-c:a", "libvorbis"]);
+  video(path.join(root, "phone.mp4"), ["-c:v", "libx265", "-x265-params", "log-level=error", "-pix_fmt", "yuv420p", "-tag:v", "hvc1", "-c:a", "aac"]);
+  const whole = path.join(root, "cut.mp4");
+  video(whole, ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-an"]);
+  const bytes = fs.readFileSync(whole);
+  fs.writeFileSync(whole, bytes.subarray(0, bytes.length >> 1));
   file(path.join(root, "IMG_2041.jpg"), withExif(jpeg, exifTiff({ make: "Canon", model: "Canon EOS R6", taken: "2024:05:01 14:03:22", lat: LAT, lon: LON })));
 });
 
@@ -211,6 +228,20 @@ function appPidOf(s) {
   });
   assert.equal(pids.length, 1, `one app of this session: ${pids}`);
   return pids[0];
+}
+
+const AXE_SOURCE = fs.readFileSync(path.join(REPO, "ui/node_modules/axe-core/axe.min.js"), "utf8");
+
+/** axe-core's WCAG 2.1 A/AA violations on the window (as sizes.test.mjs runs it). */
+async function axe(session) {
+  if (!(await session.exec(() => typeof window.axe === "object"))) {
+    await session.cmd("POST", "/execute/sync", { script: `${AXE_SOURCE}\n;return typeof window.axe;`, args: [] });
+  }
+  return session.execAsync(async () => {
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const r = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return r.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}: ${n.failureSummary?.replace(/\s+/g, " ")}`));
+  });
 }
 
 const label = () => document.querySelector(".pdf-page-label")?.textContent ?? null;
@@ -351,6 +382,133 @@ describe("PDFs and photos in the preview", () => {
     assert.equal(await s.execAsync(status, "canopy-media://localhost/00000000000000000000000000000000"), 403, "a stream that is not open serves nothing");
   });
 
+  test("a video shows its poster frame and its details", async () => {
+    await selectRow(s, "clip.webm");
+    await previewReady(s, ".video-view");
+    const v = await s.waitFor(() => {
+      const img = document.querySelector("img.video-poster");
+      const facts = document.querySelectorAll(".video-facts dt");
+      if (!img || !img.complete || img.naturalWidth === 0 || facts.length === 0) return null;
+      return {
+        src: img.src.slice(0, 5),
+        natural: [img.naturalWidth, img.naturalHeight],
+        shown: img.getBoundingClientRect().width,
+        pane: document.querySelector(".preview-body").clientWidth,
+        facts: Array.from(facts, (dt) => [dt.textContent, dt.nextElementSibling.textContent]),
+        play: document.querySelector('[data-action="video-play"]')?.disabled,
+        canPlay: document.querySelector(".video-view").dataset.canPlay,
+        type: document.querySelector(".preview-top")?.textContent,
+      };
+    }, { what: "the poster frame and details", timeout: 15000 });
+    assert.equal(v.src, "blob:", "the poster is Canopy's own PNG, from a blob: URL");
+    assert.equal(Math.round((v.natural[1] / v.natural[0]) * 4), 3, `the frame keeps its 4:3 shape: ${v.natural}`);
+    assert.ok(v.shown > v.pane * 0.7 && v.shown <= v.pane, `the poster fills the pane's width: ${v.shown} of ${v.pane}`);
+    const facts = Object.fromEntries(v.facts);
+    assert.equal(facts.Duration, "0:02");
+    assert.equal(facts.Resolution, "320 × 240 px");
+    assert.equal(facts.Video, "VP8 · 10 fps");
+    assert.equal(facts.Audio, "Vorbis · 48 kHz · mono");
+    assert.match(facts.Container, /^WebM · [\d,]+ kbit\/s$/);
+    assert.ok(["maybe", "probably"].includes(v.canPlay), `the player says it can try: ${v.canPlay}`);
+    assert.equal(v.play, false, "Play is offered");
+    // The poster's pixels are testsrc's colour bars, not a blank frame.
+    const colours = await s.execAsync(async () => {
+      const img = document.querySelector("img.video-poster");
+      const c = document.createElement("canvas");
+      c.width = img.naturalWidth;
+      c.height = img.naturalHeight;
+      const g = c.getContext("2d");
+      g.drawImage(img, 0, 0);
+      const px = g.getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set();
+      for (let i = 0; i < px.length; i += 4 * 7) seen.add((px[i] >> 4) * 256 + (px[i + 1] >> 4) * 16 + (px[i + 2] >> 4));
+      return seen.size;
+    });
+    assert.ok(colours > 20, `a real frame: ${colours} colours`);
+    await saveScreenshot(s, "media-video-poster");
+  });
+
+  test("a video plays from the app's stream, and stops when the selection moves on", async () => {
+    await selectRow(s, "clip.webm");
+    await s.waitFor(() => document.querySelector('[data-action="video-play"]')?.disabled === false || null, { what: "Play offered", timeout: 15000 });
+    await s.clickCss('[data-action="video-play"]');
+    const ready = await s
+      .waitFor(() => {
+        const v = document.querySelector("video.video-player");
+        return v && v.src.startsWith("blob:") && v.readyState >= 1 && { duration: v.duration, w: v.videoWidth, h: v.videoHeight };
+      }, { what: "the video's metadata, fetched from canopy-media: into a blob:", timeout: 20000 })
+      .catch(async (e) => {
+        const state = await s.exec(() => {
+          const v = document.querySelector("video");
+          return { player: v && { src: v.src, ready: v.readyState, error: v.error?.code }, note: document.querySelector(".video-note")?.textContent, errors: Array.from(document.querySelectorAll(".preview-error"), (x) => x.textContent) };
+        });
+        throw new Error(`${e.message}: ${JSON.stringify(state)}`);
+      });
+    assert.equal(Math.round(ready.duration), 2, "the whole two seconds are there");
+    assert.deepEqual([ready.w, ready.h], [320, 240]);
+    const streamUrl = await s.exec(() => document.querySelector(".video-view").dataset.stream);
+    const played = await s.waitFor(() => {
+      const v = document.querySelector("video.video-player");
+      if (!v) return "no player";
+      if (v.error) return `error ${v.error.code}`;
+      return v.currentTime > 0.2 ? true : null;
+    }, { what: "playback to advance", timeout: 15000 });
+    assert.equal(played, true, `it plays: ${played}`);
+    await saveScreenshot(s, "media-video-playing");
+    // Another file: the player is gone and the stream's URL answers nothing.
+    await selectRow(s, "a-notes.txt");
+    await previewReady(s, "pre.code .line");
+    assert.equal(await s.exec(() => document.querySelector("video") === null), true, "no player left");
+    assert.match(streamUrl, /^canopy-media:\/\/localhost\/[0-9a-f]{32}$/);
+    const status = (url) => fetch(url, { headers: { Range: "bytes=0-" } }).then((r) => r.status, (e) => String(e));
+    assert.equal(await s.execAsync(status, streamUrl), 403, "a closed stream serves nothing");
+  });
+
+  test("a video whose codec the player lacks says so, with its poster and details", async () => {
+    await selectRow(s, "phone.mp4");
+    await previewReady(s, ".video-view");
+    // The player is asked first; if it says "maybe", pressing Play finds out.
+    const asked = await s.waitFor(() => {
+      const view = document.querySelector(".video-view");
+      if (document.querySelector(".codec-missing")) return "said";
+      const play = document.querySelector('[data-action="video-play"]');
+      return play && !play.disabled && view.dataset.canPlay ? "offered" : null;
+    }, { what: "the player's answer", timeout: 15000 });
+    if (asked === "offered") await s.clickCss('[data-action="video-play"]');
+    const v = await s.waitFor(() => {
+      const line = document.querySelector(".codec-missing");
+      const img = document.querySelector("img.video-poster");
+      if (!line || !img || !img.complete || img.naturalWidth === 0) return null;
+      return {
+        line: line.textContent,
+        visible: line.getBoundingClientRect().height > 0,
+        facts: Object.fromEntries(Array.from(document.querySelectorAll(".video-facts dt"), (dt) => [dt.textContent, dt.nextElementSibling.textContent])),
+        player: document.querySelector("video") !== null,
+        playShown: !document.querySelector(".video-controls")?.hidden,
+      };
+    }, { what: "the codec-missing line beside the poster", timeout: 20000 });
+    assert.match(v.line, /^This video's codec is not available \(H\.265 \(HEVC\) \(Main\) with AAC\)/);
+    assert.ok(v.visible, "the line is on screen");
+    assert.equal(v.facts.Video, "H.265 (HEVC) (Main) · 10 fps");
+    assert.equal(v.facts.Resolution, "320 × 240 px");
+    assert.equal(v.player, false, "no player left that cannot play");
+    assert.equal(v.playShown, false, "Play is not offered");
+    console.log(`# the codec-missing line came from ${asked === "said" ? "canPlayType" : "the player's error event"}`);
+    await saveScreenshot(s, "media-video-codec-missing");
+  });
+
+  test("a cut video says it could not be read, and the window goes on", async () => {
+    await selectRow(s, "cut.mp4");
+    const codes = await s.waitFor(() => {
+      const d = document.querySelector(".video-details-error");
+      const p = document.querySelector(".video-poster-error");
+      return d && p && [d.dataset.code, p.dataset.code];
+    }, { what: "both renders refused", timeout: 20000 });
+    assert.deepEqual(codes, ["RENDER_FAILED", "RENDER_FAILED"]);
+    await selectRow(s, "a-notes.txt");
+    await previewReady(s, "pre.code .line");
+  });
+
   test("a hostile PDF is rendered by a child that is killed when the selection moves on, and the window answers meanwhile", async () => {
     const app = appPidOf(s);
     await selectRow(s, "hostile.pdf");
@@ -395,7 +553,29 @@ describe("PDFs and photos in the preview", () => {
   });
 });
 
-describe("without poppler-utils", () => {
+describe("a video in the light and dark themes", () => {
+  test("its poster, details and the codec-missing line pass axe-core", async () => {
+    for (const theme of ["light", "dark"]) {
+      const d = await launch([root], { theme });
+      try {
+        await selectRow(d, "clip.webm");
+        await d.waitFor(() => document.querySelector("img.video-poster")?.naturalWidth > 0 && document.querySelector(".video-facts dt") !== null, { what: "poster and details", timeout: 15000 });
+        await saveScreenshot(d, `media-video-${theme}`);
+        assert.deepEqual(await axe(d), [], `axe-core, ${theme} theme, a video`);
+        await selectRow(d, "phone.mp4");
+        const asked = await d.waitFor(() => (document.querySelector(".codec-missing") ? "said" : document.querySelector('[data-action="video-play"]')?.disabled === false ? "offered" : null), { what: "the player's answer", timeout: 15000 });
+        if (asked === "offered") await d.clickCss('[data-action="video-play"]');
+        await d.waitFor(() => document.querySelector(".codec-missing") !== null && document.querySelector("img.video-poster")?.naturalWidth > 0, { what: "the codec-missing line", timeout: 20000 });
+        await saveScreenshot(d, `media-video-codec-missing-${theme}`);
+        assert.deepEqual(await axe(d), [], `axe-core, ${theme} theme, the codec-missing line`);
+      } finally {
+        await d.quit();
+      }
+    }
+  });
+});
+
+describe("without the renderer's tools (poppler-utils, ffmpeg, ffmpegthumbnailer)", () => {
   let s;
   before(async () => {
     // The e2e build's seam: the renderer looks for its programs here only.
@@ -412,5 +592,18 @@ describe("without poppler-utils", () => {
     assert.equal(err.code, "TOOL_MISSING");
     assert.match(err.text, /pdfinfo is not installed: install the Debian package poppler-utils/);
     await saveScreenshot(s, "media-missing-tool");
+  });
+  test("a video says which packages are missing, for its facts and its poster", async () => {
+    await selectRow(s, "clip.webm");
+    const err = await s.waitFor(() => {
+      const d = document.querySelector(".video-details-error");
+      const p = document.querySelector(".video-poster-error");
+      return d && p && { details: [d.dataset.code, d.textContent], poster: [p.dataset.code, p.textContent] };
+    }, { what: "the missing-tool messages" });
+    assert.equal(err.details[0], "TOOL_MISSING");
+    assert.match(err.details[1], /ffprobe is not installed: install the Debian package ffmpeg/);
+    assert.equal(err.poster[0], "TOOL_MISSING");
+    assert.match(err.poster[1], /ffmpegthumbnailer is not installed: install the Debian package ffmpegthumbnailer/);
+    await saveScreenshot(s, "media-video-missing-tool");
   });
 });

@@ -33,7 +33,9 @@ describe("the .deb", () => {
     // Open… vets the application through xdg-mime (which types files with `file`), and refuses without it.
     for (const tool of ["xdg-utils", "file"]) assert.match(depends, new RegExp(`(^|, )${tool}(,|$| )`), `depends on ${tool}: ${depends}`);
     // The sandboxed renderer's PDF tools: recommended, so a minimal install still works.
-    assert.match(dpkgDeb("-f", deb, "Recommends").trim(), /(^|, )poppler-utils(,|$| )/, "recommends poppler-utils");
+    const recommends = dpkgDeb("-f", deb, "Recommends").trim();
+    // ... and its video tools: ffmpegthumbnailer for poster frames, ffmpeg for ffprobe.
+    for (const tool of ["poppler-utils", "ffmpegthumbnailer", "ffmpeg"]) assert.match(recommends, new RegExp(`(^|, )${tool}(,|$| )`), `recommends ${tool}: ${recommends}`);
     const desktop = execFileSync("sh", ["-c", 'dpkg-deb --fsys-tarfile "$1" | tar -xO usr/share/applications/Canopy.desktop', "sh", deb], { encoding: "utf8" });
     assert.match(desktop, /^Exec=canopy %f$/m, "a file manager passes the folder");
     assert.match(desktop, /^MimeType=inode\/directory;$/m, "offered for folders");

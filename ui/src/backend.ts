@@ -30,6 +30,8 @@ import type { PdfDocument } from "./bindings/PdfDocument";
 import type { PdfPage } from "./bindings/PdfPage";
 import type { PhotoDetails } from "./bindings/PhotoDetails";
 import type { AudioDetails } from "./bindings/AudioDetails";
+import type { VideoDetails } from "./bindings/VideoDetails";
+import type { VideoPoster } from "./bindings/VideoPoster";
 import type { MediaStreamUrl } from "./bindings/MediaStreamUrl";
 
 export interface Backend {
@@ -79,6 +81,10 @@ export interface PreviewBackend {
   photoDetails(handle: string): Promise<PhotoDetails>;
   /** An audio file's tags, properties and cover art. */
   audioDetails(handle: string): Promise<AudioDetails>;
+  /** A video's facts (container, duration, resolution, codecs), from ffprobe in the sandbox. */
+  videoDetails(request: MediaRequest): Promise<VideoDetails>;
+  /** A video's poster frame at a width, from ffmpegthumbnailer in the sandbox (encoded again by the app). */
+  videoPoster(request: MediaRequest): Promise<VideoPoster>;
   /** Opens the file as the one stream the page may play (ending the last); its canopy-media: URL. */
   openMediaStream(handle: string): Promise<MediaStreamUrl>;
   /** Ends the stream: its URL answers nothing. */
@@ -152,6 +158,8 @@ export const tauriBackend: Backend & PreviewBackend = {
   pdfPage: (request) => call<PdfPage>("pdf_page", request),
   photoDetails: (handle) => call<PhotoDetails>("photo_details", { handle }),
   audioDetails: (handle) => call<AudioDetails>("audio_details", { handle }),
+  videoDetails: (request) => call<VideoDetails>("video_details", request),
+  videoPoster: (request) => call<VideoPoster>("video_poster", request),
   openMediaStream: (handle) => call<MediaStreamUrl>("open_media_stream", { handle }),
   closeMediaStream: () => call<void>("close_media_stream"),
   cancelRender: async (requestId) => {

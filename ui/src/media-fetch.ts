@@ -1,11 +1,14 @@
-// Fetches the one audio stream the app opened (`canopy-media:`), range by
+// Fetches the one audio or video stream the app opened (`canopy-media:`), range by
 // range (the app answers at most MEDIA_RANGE_CAP a request), and joins the
-// ranges into a Blob the page's <audio> plays: WebKitGTK's player reads no
+// ranges into a Blob the page's <audio> or <video> plays: WebKitGTK's player reads no
 // custom protocol itself. A range that is not the one asked for, or a
 // refusal, stops it.
 
-/** The whole stream at `url` as a Blob of type `mime`, or an error. `stillWanted` is asked between ranges. */
-export async function fetchStream(url: string, stillWanted: () => boolean): Promise<Blob | null> {
+/**
+ * The whole stream at `url` as a Blob of type `mime`, or an error. `stillWanted` is asked between ranges;
+ * `progress` hears the bytes fetched so far and the stream's size.
+ */
+export async function fetchStream(url: string, stillWanted: () => boolean, progress: (loaded: number, total: number) => void = () => undefined): Promise<Blob | null> {
   const parts: ArrayBuffer[] = [];
   let next = 0;
   let total = Infinity;
@@ -22,6 +25,7 @@ export async function fetchStream(url: string, stillWanted: () => boolean): Prom
     if (bytes.byteLength === 0) throw new Error("the stream answered no bytes");
     parts.push(bytes);
     next += bytes.byteLength;
+    progress(next, total);
   }
   return new Blob(parts, { type });
 }

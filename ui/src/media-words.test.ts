@@ -1,7 +1,8 @@
-// The PDF and photo views' words and kept pages.
+// The PDF, photo, audio and video views' words and kept pages.
 
 import { describe, expect, it } from "vitest";
-import { PageCache, audioFacts, durationText, gpsLine, pageFromField, pageLabel, pdfFacts, photoFacts, sandboxNote } from "./media-words";
+import { PageCache, audioFacts, codecMissingLine, durationText, gpsLine, loadingLine, pageFromField, pageLabel, pdfFacts, photoFacts, playerCanTry, sandboxNote, videoFacts } from "./media-words";
+import type { VideoDetails } from "./bindings/VideoDetails";
 
 describe("PDF pages", () => {
   it("says where the reader is", () => {
@@ -113,5 +114,64 @@ describe("render errors", () => {
     expect(renderSentence("TIMEOUT")).toMatch(/page took too long to render/);
     expect(renderSentence("TIMEOUT")).not.toMatch(/folder/);
     expect(renderSentence("TOOL_MISSING")).toMatch(/not installed/);
+  });
+});
+
+const phoneClip: VideoDetails = {
+  container: "MP4",
+  durationMs: 83_400,
+  width: 1080,
+  height: 1920,
+  videoCodec: "H.265 (HEVC) (Main)",
+  frameRate: "29.97 fps",
+  audioCodec: "AAC · 48 kHz · stereo",
+  bitRateKbps: 15_210,
+  playMime: 'video/mp4; codecs="hvc1.1.6.L93.B0, mp4a.40.2"',
+  networkIsolated: true,
+};
+
+describe("video details", () => {
+  it("lists duration, resolution, both codecs and the container", () => {
+    expect(videoFacts(phoneClip)).toEqual([
+      ["Duration", "1:23"],
+      ["Resolution", "1080 × 1920 px"],
+      ["Video", "H.265 (HEVC) (Main) · 29.97 fps"],
+      ["Audio", "AAC · 48 kHz · stereo"],
+      ["Container", "MP4 · 15,210 kbit/s"],
+    ]);
+  });
+
+  it("says what a video lacks instead of leaving a row out", () => {
+    const silent = { ...phoneClip, durationMs: null, width: null, height: null, videoCodec: null, frameRate: null, audioCodec: null, bitRateKbps: null };
+    expect(videoFacts(silent)).toEqual([
+      ["Video", "no video stream"],
+      ["Audio", "no sound"],
+      ["Container", "MP4"],
+    ]);
+  });
+
+  it("tries to play only what the player does not refuse", () => {
+    expect(playerCanTry("probably")).toBe(true);
+    expect(playerCanTry("maybe")).toBe(true);
+    expect(playerCanTry("")).toBe(false);
+    expect(playerCanTry("no")).toBe(false);
+  });
+
+  it("names the codecs the player lacks, and says the poster and details stay", () => {
+    const line = codecMissingLine(phoneClip);
+    expect(line).toMatch(/^This video's codec is not available \(H\.265 \(HEVC\) \(Main\) with AAC\)/);
+    expect(line).toMatch(/poster frame and details are shown/);
+    expect(codecMissingLine({ ...phoneClip, audioCodec: null })).toMatch(/\(H\.265 \(HEVC\) \(Main\)\):/);
+  });
+
+  it("counts the bytes loaded for playback", () => {
+    expect(loadingLine(0, 0)).toBe("Loading the video to play it…");
+    expect(loadingLine(3 * 1024 * 1024, 12 * 1024 * 1024)).toBe("Loading the video to play it… 3 of 12 MiB");
+    expect(loadingLine(1536 * 1024, 2 * 1024 * 1024)).toBe("Loading the video to play it… 1.5 of 2 MiB");
+  });
+
+  it("says a poster frame's timeout is the poster's", async () => {
+    const { renderSentence } = await import("./view/pdf-view");
+    expect(renderSentence("TIMEOUT", "poster frame")).toMatch(/this poster frame took too long to render/);
   });
 });

@@ -6,6 +6,7 @@ import type { GpsPosition } from "./bindings/GpsPosition";
 import type { PdfDocument } from "./bindings/PdfDocument";
 import type { PhotoDetails } from "./bindings/PhotoDetails";
 import type { AudioDetails } from "./bindings/AudioDetails";
+import type { VideoDetails } from "./bindings/VideoDetails";
 
 /** Rendered pages kept at most (the one shown among them). */
 export const PDF_PAGES_KEPT = 3;
@@ -116,4 +117,41 @@ export function audioFacts(d: AudioDetails): [string, string][] {
   if (d.channels != null) format.push(d.channels === 1 ? "mono" : d.channels === 2 ? "stereo" : `${d.channels} channels`);
   rows.push(["Format", format.join(" · ")]);
   return rows;
+}
+
+/** A video's facts as label/value rows, the ones it does not say left out. */
+export function videoFacts(d: VideoDetails): [string, string][] {
+  const rows: [string, string][] = [];
+  if (d.durationMs != null) rows.push(["Duration", durationText(d.durationMs)]);
+  if (d.width != null && d.height != null) rows.push(["Resolution", `${d.width} × ${d.height} px`]);
+  const video = [d.videoCodec ?? "no video stream"];
+  if (d.frameRate) video.push(d.frameRate);
+  rows.push(["Video", video.join(" · ")]);
+  rows.push(["Audio", d.audioCodec ?? "no sound"]);
+  const container = [d.container];
+  if (d.bitRateKbps != null) container.push(`${d.bitRateKbps.toLocaleString("en-US")} kbit/s`);
+  rows.push(["Container", container.join(" · ")]);
+  return rows;
+}
+
+/**
+ * Whether the window's player can play a video, from its answer to
+ * `canPlayType(playMime)`: "" is a no; "maybe" and "probably" are tried
+ * (the element's error event says no later).
+ */
+export function playerCanTry(canPlay: string): boolean {
+  return canPlay === "probably" || canPlay === "maybe";
+}
+
+/** The line shown when the window's player lacks the video's codec. */
+export function codecMissingLine(d: VideoDetails): string {
+  const codecs = [d.videoCodec, d.audioCodec?.split(" · ")[0]].filter((c): c is string => !!c);
+  const named = codecs.length > 0 ? ` (${codecs.join(" with ")})` : "";
+  return `This video's codec is not available${named}: the window's media player (GStreamer) cannot play it. The poster frame and details are shown; “Open…” plays it in another application.`;
+}
+
+/** "Loading the video to play it… 3 of 12 MiB". */
+export function loadingLine(loaded: number, total: number): string {
+  const mib = (n: number) => (n / (1024 * 1024)).toLocaleString("en-US", { maximumFractionDigits: n < 10 * 1024 * 1024 ? 1 : 0 });
+  return total > 0 && Number.isFinite(total) ? `Loading the video to play it… ${mib(loaded)} of ${mib(total)} MiB` : "Loading the video to play it…";
 }

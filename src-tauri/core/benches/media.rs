@@ -5,6 +5,13 @@
 //!   -scale-to 800 -png` run alone;
 //! - an audio file's tags: `audio_details` against `ffprobe -show_format`
 //!   (when installed; else the absolute figure).
+//! - a video's poster frame: `video_poster(800)` (sandboxed
+//!   ffmpegthumbnailer, its PNG decoded and encoded again) against
+//!   `ffmpegthumbnailer -s 800 -c png -o -` run alone, on a 30 s 1280 x 720
+//!   H.264/AAC MP4 made by ffmpeg; its facts, `video_details` against
+//!   `ffprobe` with the same arguments; and both side by side, as the
+//!   window asks them.
+//!
 //! Prints the figures and their ratios; asserts nothing.
 //!
 //!     cargo bench -p canopy-core --bench media
@@ -13,7 +20,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use canopy_core::{audio_details, pdf_document, pdf_page, LocalFs};
+use canopy_core::{audio_details, pdf_document, pdf_page, video_details, video_poster, LocalFs};
 
 /// A PDF of `n` pages, each a line of text and a few shapes.
 fn pdf(n: usize) -> Vec<u8> {
@@ -106,6 +113,7 @@ fn main() {
         c / a
     );
     audio(&dir, runs);
+    video(&dir, runs);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -165,4 +173,85 @@ fn audio(dir: &Path, runs: usize) {
     } else {
         println!("an audio file's tags, median of {runs}: canopy audio_details {:.2} ms (ffprobe not installed)", c * 1e3);
     }
+}
+
+/// Times `f` `runs` times after one warm-up; the median, in ms.
+fn timed(runs: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut v = Vec::new();
+    for _ in 0..runs {
+        let t = Instant::now();
+        f();
+        v.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    median(v)
+}
+
+fn video(dir: &Path, runs: usize) {
+    let path = dir.join("clip.mp4");
+    let made = Command::new("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i"])
+        .args(["testsrc2=size=1280x720:rate=30", "-f", "lavfi", "-i"])
+        .args(["sine=frequency=440:sample_rate=48000", "-t", "30"])
+        .args([
+            "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p",
+        ])
+        .args(["-c:a", "aac", "-y"])
+        .arg(&path)
+        .status();
+    if !matches!(made, Ok(s) if s.success()) {
+        println!("video: ffmpeg is not installed; no figures");
+        return;
+    }
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let thumb_alone = timed(runs, || {
+        let out = Command::new("ffmpegthumbnailer")
+            .args(["-s", "800", "-c", "png", "-t", "10%", "-o", "-", "-i"])
+            .arg(&path)
+            .output()
+            .expect("ffmpegthumbnailer");
+        assert!(out.status.success() && !out.stdout.is_empty());
+    });
+    let poster = timed(runs, || {
+        std::hint::black_box(
+            video_poster(&LocalFs::new(), &path, 800, None).expect("video_poster"),
+        );
+    });
+    let probe_alone = timed(runs, || {
+        let out = Command::new("ffprobe")
+            .args(["-v", "error", "-print_format", "json", "-show_entries"])
+            .arg("format=format_name,duration,bit_rate:stream=codec_type,codec_name,codec_long_name,profile,level,width,height,sample_rate,channels,avg_frame_rate,r_frame_rate:stream_disposition=attached_pic:stream_side_data=rotation")
+            .arg(&path)
+            .output()
+            .expect("ffprobe");
+        assert!(out.status.success());
+    });
+    let details = timed(runs, || {
+        std::hint::black_box(video_details(&LocalFs::new(), &path, None).expect("video_details"));
+    });
+    let both = timed(runs, || {
+        std::thread::scope(|s| {
+            let d = s.spawn(|| video_details(&LocalFs::new(), &path, None));
+            let p = video_poster(&LocalFs::new(), &path, 800, None).expect("video_poster");
+            std::hint::black_box((p, d.join().unwrap().expect("video_details")));
+        });
+    });
+    println!(
+        "a video's poster frame and facts (30 s, 1280 x 720 H.264/AAC MP4, {:.1} MiB), median of {runs}:",
+        size as f64 / 1048576.0
+    );
+    println!("  ffmpegthumbnailer -s 800 -c png -o - alone:  {thumb_alone:.1} ms");
+    println!(
+        "  canopy video_poster(800):                   {poster:.1} ms ({:.2}x)",
+        poster / thumb_alone
+    );
+    println!("  ffprobe (the same fields) alone:             {probe_alone:.1} ms");
+    println!(
+        "  canopy video_details:                       {details:.1} ms ({:.2}x)",
+        details / probe_alone
+    );
+    println!(
+        "  canopy poster and facts side by side:       {both:.1} ms ({:.2}x the thumbnailer alone)",
+        both / thumb_alone
+    );
 }

@@ -16,6 +16,8 @@
 //!   request as the window sends it);
 //! - [`pdf_document`], [`pdf_page`] and [`photo_details`]: a PDF's facts and
 //!   pages through the sandboxed renderer, a photo's EXIF details;
+//!   [`video_details`] and [`video_poster`]: a video's facts and a poster
+//!   frame, through the same renderer;
 //! - [`resolve_within`], [`confine_links`], [`real_path`]: looking only
 //!   inside a set of folders (`canopy-mcp`'s roots).
 //!
@@ -81,7 +83,9 @@ pub use filter::{is_glob as filter_is_glob, Excludes, FilterScratch};
 pub use lines::{read_lines, LineTotal, LineWindow, Lines};
 pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
-pub use media::{audio_details, pdf_document, pdf_page, photo_details};
+pub use media::{
+    audio_details, pdf_document, pdf_page, photo_details, video_details, video_poster,
+};
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
 pub use search::{search, SearchHit, SearchQuery, SearchResult};

@@ -393,5 +393,16 @@ pub const MEDIA_RANGE_CAP: u64 = 1024 * 1024;
 /// The largest audio file the window plays: it is fetched range by range
 /// into the page's memory (WebKitGTK's player reads no custom protocol).
 pub const MEDIA_PLAY_CAP: u64 = 64 * 1024 * 1024;
+/// The largest video the window plays, fetched the same way as audio
+/// (past it, its poster frame and details are shown, and the pane says why
+/// it does not play).
+pub const VIDEO_PLAY_CAP: u64 = 256 * 1024 * 1024;
+/// The most of `ffprobe`'s answer (JSON, the chosen fields only) read.
+pub const VIDEO_PROBE_CAP: usize = 256 * 1024;
+/// The most bytes of a file read to tell its container (an Ogg file's
+/// Theora header may follow a Skeleton stream's page).
+pub const VIDEO_HEAD_BYTES: usize = 1024;
+/// The longest codec or container name shown, in characters.
+pub const VIDEO_FIELD_CHARS: usize = 120;
 /// The most the tag reader allocates for one item (a tag, a picture).
 pub const AUDIO_ALLOCATION_LIMIT: usize = 8 * 1024 * 1024;

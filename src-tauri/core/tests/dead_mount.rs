@@ -164,7 +164,14 @@ fn a_lookup_that_never_answers_marks_its_device_and_the_siblings_fail_at_once() 
     let mnt = folder(child(root, "mnt"));
     assert_eq!(
         names(mnt),
-        ["cold", "dead", "live", "rules", "frozen.txt"],
+        [
+            "cold",
+            "dead",
+            "live",
+            "rules",
+            "frozen.txt",
+            "stalled.webm"
+        ],
         "the mount's own root answers"
     );
     let cold = error_of(mnt, "cold");
@@ -477,4 +484,145 @@ fn an_archive_that_never_opens_costs_its_own_entry_and_listing_it_times_out_like
         std::thread::sleep(Duration::from_millis(10));
     }
     drop(serial);
+}
+
+/// Children of this process running `program`, not yet reaped zombies.
+fn live_children(program: &str) -> Vec<u32> {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+                return false;
+            };
+            let rest: Vec<&str> = stat[close + 2..].split(' ').collect();
+            &stat[open + 1..close] == program && rest[1] == me && rest[0] != "Z"
+        })
+        .collect()
+}
+
+#[test]
+fn a_video_whose_open_never_answers_times_out_and_the_caller_is_answered() {
+    let s = Scene::new(false);
+    let frozen = s.at("mnt/frozen.txt");
+    let started = Instant::now();
+    let err = canopy_core::video_details(&canopy_core::LocalFs::new(), &frozen, None).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Timeout, "{err:?}");
+    let err =
+        canopy_core::video_poster(&canopy_core::LocalFs::new(), &frozen, 200, None).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Timeout, "again, at once: {err:?}");
+    assert!(
+        started.elapsed() < 10 * canopy_core::limits::TIME_BUDGET,
+        "answered, not held by the mount: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        s.held().opens.load(Ordering::SeqCst),
+        1,
+        "one open left behind"
+    );
+}
+
+#[test]
+fn a_video_whose_reads_stall_has_its_renderer_killed_at_the_deadline() {
+    let s = Scene::new(false);
+    let stalled = s.at("mnt/stalled.webm");
+    let mut stuck = Vec::new();
+    for (what, program) in [("details", "ffprobe"), ("poster", "ffmpegthumbnail")] {
+        let started = Instant::now();
+        let err = if what == "details" {
+            canopy_core::video_details(&canopy_core::LocalFs::new(), &stalled, None)
+                .map(|_| ())
+                .unwrap_err()
+        } else {
+            canopy_core::video_poster(&canopy_core::LocalFs::new(), &stalled, 200, None)
+                .map(|_| ())
+                .unwrap_err()
+        };
+        assert_eq!(err.code, ErrorCode::Timeout, "{what}: {err:?}");
+        assert!(
+            err.message.contains("was stopped"),
+            "{what}: {}",
+            err.message
+        );
+        let waited = started.elapsed();
+        assert!(
+            waited < 4 * canopy_core::limits::RENDER_DEADLINE,
+            "{what}: answered at the deadline, not when the mount answers (never): {waited:?}"
+        );
+        // The child was stuck in the mount's read, and was killed there: a
+        // FUSE read already sent waits for its answer even past SIGKILL,
+        // so the child is either gone or dying with the kill pending.
+        assert!(
+            s.held().reads.load(Ordering::SeqCst) > 0,
+            "{what}: the child read past the answered start"
+        );
+        for pid in live_children(program) {
+            assert!(
+                kill_pending(pid),
+                "{what}: {program} {pid} was sent SIGKILL"
+            );
+            stuck.push((program, pid));
+        }
+    }
+    // Once the mount answers (here: its connection aborted), they end.
+    s.mount.as_ref().unwrap().abort();
+    let until = Instant::now() + Duration::from_secs(10);
+    while stuck.iter().any(|(p, _)| !live_children(p).is_empty()) && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for (program, _) in &stuck {
+        assert_eq!(
+            live_children(program),
+            Vec::<u32>::new(),
+            "no {program} left running"
+        );
+    }
+}
+
+/// Whether SIGKILL is pending for process `pid` (its own or its group's
+/// pending mask), or it is gone already.
+fn kill_pending(pid: u32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    if status.is_empty() {
+        return true;
+    }
+    status
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("SigPnd:")
+                .or_else(|| l.strip_prefix("ShdPnd:"))
+        })
+        .filter_map(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .any(|mask| mask & (1 << (libc::SIGKILL - 1)) != 0)
+}
+
+#[test]
+fn a_video_render_stuck_on_a_dead_mount_is_cancelled_at_once() {
+    let s = Scene::new(false);
+    let stalled = s.at("mnt/stalled.webm");
+    let token = canopy_core::cancel::CancelToken::default();
+    let canceller = token.clone();
+    let held = std::sync::Arc::clone(&s.mount.as_ref().unwrap().held);
+    let t = std::thread::spawn(move || {
+        // Cancel once the child is stuck in the mount (the selection moved on).
+        while held.reads.load(Ordering::SeqCst) == 0 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        canceller.cancel();
+        Instant::now()
+    });
+    let err = canopy_core::video_poster(&canopy_core::LocalFs::new(), &stalled, 200, Some(&token))
+        .unwrap_err();
+    let answered = Instant::now();
+    let cancelled_at = t.join().unwrap();
+    assert_eq!(err.code, ErrorCode::Cancelled, "{err:?}");
+    assert!(
+        answered - cancelled_at < canopy_core::limits::RENDER_DEADLINE,
+        "answered at the cancel, not at the deadline"
+    );
 }

@@ -1,5 +1,5 @@
 //! The media commands: a PDF's facts and pages, a photo's details, an
-//! audio file's tags (see
+//! audio file's tags, a video's facts and poster frame (see
 //! `canopy_core::media`). A render job is registered under its request id
 //! so that `cancel_render` (sent when the selection moves on) kills its
 //! child at once.
@@ -9,6 +9,7 @@ use std::sync::{Arc, LazyLock};
 use canopy_core::cancel::CancelRegistry;
 use canopy_core::wire::{
     parse_request, AudioDetails, MediaRequest, PdfDocument, PdfPage, PhotoDetails, RenderCancel,
+    VideoDetails, VideoPoster,
 };
 use canopy_core::CanopyError;
 use serde_json::Value;
@@ -74,6 +75,40 @@ pub async fn audio_details(
     let path = canopy_core::names::decode_handle(&req.handle)?;
     let source = state.source.clone();
     blocking(move || canopy_core::audio_details(&source, &path)).await
+}
+
+/// A video's container, duration, resolution and codecs (`ffprobe` in the
+/// sandbox).
+#[tauri::command]
+pub async fn video_details(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<VideoDetails, CanopyError> {
+    let req: MediaRequest = parse_request(request)?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    let source = state.source.clone();
+    blocking(move || {
+        let job = RENDERS.register(req.request_id);
+        canopy_core::video_details(&source, &path, Some(&job.token))
+    })
+    .await
+}
+
+/// A video's poster frame at the pane's width (`ffmpegthumbnailer` in the
+/// sandbox, encoded again by the app).
+#[tauri::command]
+pub async fn video_poster(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<VideoPoster, CanopyError> {
+    let req: MediaRequest = parse_request(request)?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    let source = state.source.clone();
+    blocking(move || {
+        let job = RENDERS.register(req.request_id);
+        canopy_core::video_poster(&source, &path, req.width, Some(&job.token))
+    })
+    .await
 }
 
 /// Stops a render job: its child's process group is killed and it answers

@@ -38,8 +38,13 @@ const ZIP_COMMENT: &str = "made for the shell's tests";
 
 /// The app on the mock runtime with its `main` window, over a folder of a
 /// text file, an image, a script and a subfolder holding a zip.
+const TINY_WEBM: &[u8] = include_bytes!("tiny.webm");
+
 struct Fixture {
     dir: TempDir,
+    /// Beside `dir`, not in it (the listing and sizes cases count `dir`):
+    /// `tiny.webm`, 64 x 48, two VP8 frames of ffmpeg's testsrc (2 KB).
+    videos: TempDir,
     _app: App<MockRuntime>,
     window: WebviewWindow<MockRuntime>,
     /// What was sent over channels the page gave (its id, the message's JSON), in order.
@@ -59,6 +64,8 @@ impl Fixture {
         std::fs::write(dir.path().join("notes.txt"), NOTES).unwrap();
         std::fs::write(dir.path().join("tiny.png"), PNG).unwrap();
         std::fs::write(dir.path().join("run.sh"), "#!/bin/sh\necho hi\n").unwrap();
+        let videos = tempfile::tempdir().unwrap();
+        std::fs::write(videos.path().join("tiny.webm"), TINY_WEBM).unwrap();
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::fs::write(
             dir.path().join("sub/site.zip"),
@@ -88,6 +95,7 @@ impl Fixture {
         let window = app.get_webview_window(crate::window::MAIN).unwrap();
         Fixture {
             dir,
+            videos,
             _app: app,
             window,
             sent,
@@ -109,6 +117,11 @@ impl Fixture {
 
     fn handle(&self, name: &str) -> String {
         encode_handle(&self.dir.path().join(name))
+    }
+
+    /// The handle of `tiny.webm`.
+    fn video(&self) -> String {
+        encode_handle(&self.videos.path().join("tiny.webm"))
     }
 
     /// Invokes `command` with `args` (the `invoke` call's second argument)
@@ -460,6 +473,51 @@ fn cases(f: &Fixture) -> Vec<Case> {
             valid: None,
             invalid: Some((
                 json!({ "request": { "page": 1 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "video_details",
+            // ffprobe in the sandbox; many containers in core/tests/video.rs.
+            valid: Some((
+                json!({ "request": { "handle": f.video(), "requestId": 9 } }),
+                |_, reply| {
+                    let d = json(reply.expect("a WebM has details"));
+                    assert_eq!(d["container"], "WebM", "{d}");
+                    assert_eq!(
+                        (d["width"].as_u64(), d["height"].as_u64()),
+                        (Some(64), Some(48))
+                    );
+                    assert_eq!(d["videoCodec"], "VP8", "{d}");
+                    assert_eq!(d["playMime"], "video/webm; codecs=\"vp8\"");
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "page": 1 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "video_poster",
+            valid: Some((
+                json!({ "request": { "handle": f.video(), "width": 64, "requestId": 10 } }),
+                |_, reply| {
+                    let p = json(reply.expect("a WebM has a poster frame"));
+                    assert_eq!(
+                        (p["width"].as_u64(), p["height"].as_u64()),
+                        (Some(64), Some(48)),
+                        "{p}"
+                    );
+                    assert!(
+                        p["pngBase64"]
+                            .as_str()
+                            .is_some_and(|b| b.starts_with("iVBORw0KGgo")),
+                        "a PNG"
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "handle": 5 } }),
                 Refusal::Code("INVALID_ARGUMENT"),
             )),
         },

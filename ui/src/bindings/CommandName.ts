@@ -16,6 +16,8 @@ export type CommandName =
   | "pdf_page"
   | "photo_details"
   | "audio_details"
+  | "video_details"
+  | "video_poster"
   | "open_media_stream"
   | "close_media_stream"
   | "cancel_render"

@@ -167,9 +167,9 @@ export class PdfView {
   }
 }
 
-/** What a code means for a render job (the renderer's limits), else what it means anywhere. */
-export function renderSentence(code: CanopyError["code"]): string {
-  if (code === "TIMEOUT") return "TIMEOUT — this page took too long to render; the renderer was stopped and the window is unaffected";
+/** What a code means for a render job (the renderer's limits) of `what`, else what it means anywhere. */
+export function renderSentence(code: CanopyError["code"], what = "page"): string {
+  if (code === "TIMEOUT") return `TIMEOUT — this ${what} took too long to render; the renderer was stopped and the window is unaffected`;
   if (code === "TOO_LARGE") return "TOO_LARGE — the renderer's output passed its limit; it was stopped";
   return describeError(code);
 }

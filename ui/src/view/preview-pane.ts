@@ -4,8 +4,9 @@
 // URLs (the engine names the MIME type), binary as hex, a folder's summary
 // (folder-summary.ts) under where its space goes once its size was counted
 // (space-view.ts), an archive's summary (archive-summary.ts), a PDF's
-// pages (pdf-view.ts), a photo's details (photo-details.ts) and an audio
-// file's tags (audio-details.ts). Every read
+// pages (pdf-view.ts), a photo's details (photo-details.ts), an audio
+// file's tags (audio-details.ts) and a video's poster, facts and player
+// (video-view.ts). Every read
 // is a chunk ("Load more" appends the next); contents reach the DOM as text
 // nodes and elements created one by one. The confirm dialog and the find bar
 // are confirm-open.ts and find-bar.ts.
@@ -36,6 +37,7 @@ import { formatSize, formatTime } from "./format";
 import { decodeBase64, hexLines } from "./hex";
 import { plainName, renderName } from "./name";
 import { PdfView } from "./pdf-view";
+import { VideoView } from "./video-view";
 import { photoDetailsBlock } from "./photo-details";
 import { audioDetailsBlock } from "./audio-details";
 import { fetchStream } from "../media-fetch";
@@ -59,7 +61,7 @@ interface Shown {
   nextOffset: number;
   size: number;
   more: boolean;
-  mode: "text" | "binary" | "image" | "archive" | "pdf" | "audio" | "none";
+  mode: "text" | "binary" | "image" | "archive" | "pdf" | "audio" | "video" | "none";
   text: TextView | null;
   typeLabel: string;
 }
@@ -79,6 +81,8 @@ export class PreviewPane {
   private spaceShown: { rec: SizeRecord | undefined; measure: SizeMeasure } | null = null;
   /** The PDF being shown, whose render jobs stop when the selection moves on. */
   private pdf: PdfView | null = null;
+  /** The video being shown: its render jobs, stream and player stop when the selection moves on. */
+  private video: VideoView | null = null;
   /** The audio playing from the app's stream, stopped when the selection moves on. */
   private player: HTMLAudioElement | null = null;
   private playerUrl: string | null = null;
@@ -353,6 +357,14 @@ export class PreviewPane {
         void this.pdf.start();
         return;
       }
+      if (chunk.media === "video") {
+        shown.mode = "video";
+        shown.typeLabel = "video";
+        this.video = new VideoView(this.backend, shown.node.entry.handle, () => this.body.clientWidth);
+        this.body.replaceChildren(this.video.element);
+        void this.video.start();
+        return;
+      }
       if (chunk.media === "audio") {
         shown.mode = "audio";
         shown.typeLabel = "audio file";
@@ -402,10 +414,12 @@ export class PreviewPane {
     this.updateMore();
   }
 
-  /** Stops the PDF view's render jobs (their children are killed). */
+  /** Stops the PDF and video views' render jobs (their children are killed), and any player. */
   private dropPdf(): void {
     this.pdf?.dispose();
     this.pdf = null;
+    this.video?.dispose();
+    this.video = null;
     if (this.player) {
       this.player.pause();
       this.player.removeAttribute("src");

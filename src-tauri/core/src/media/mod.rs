@@ -1,9 +1,10 @@
 //! The files people actually open, previewed as they are: a PDF's pages and
 //! facts through the sandboxed renderer (`sys::sandbox`), a photo's EXIF
-//! details read with a budget.
+//! details read with a budget, an audio file's tags, a video's facts
+//! (`ffprobe`) and poster frame (`ffmpegthumbnailer`) through the renderer.
 //!
 //! The front door for each: [`pdf_document`], [`pdf_page`], [`photo_details`],
-//! [`audio_details`],
+//! [`audio_details`], [`video_details`], [`video_poster`],
 //! over any [`Source`] whose files are on the local disk. Each opens the
 //! file with the source's one regular-file open on a bounded worker (a fifo
 //! or a device is never opened; a dead mount costs `TIME_BUDGET`), so the
@@ -11,9 +12,11 @@
 #![forbid(unsafe_code)]
 
 mod audio;
+mod container;
 mod pdf;
 mod photo;
 mod stream;
+mod video;
 
 use std::path::Path;
 
@@ -24,9 +27,11 @@ use crate::source::{Source, SourceFile};
 use crate::sys::sandbox::{self, Outcome, Rendered};
 
 pub use audio::audio_details;
+pub use container::{video_container, Container};
 pub use pdf::{pdf_document, pdf_page};
 pub use photo::photo_details;
 pub use stream::{media_mime, open_stream, parse_range, read_range, RangeReply};
+pub use video::{video_details, video_poster};
 
 /// Which media a file's first bytes say it is, if any.
 pub fn sniff_media(head: &[u8]) -> Option<crate::wire::MediaKind> {
@@ -35,6 +40,9 @@ pub fn sniff_media(head: &[u8]) -> Option<crate::wire::MediaKind> {
     let window = &head[..head.len().min(1024)];
     if window.windows(5).any(|w| w == b"%PDF-") {
         return Some(MediaKind::Pdf);
+    }
+    if container::video_container(head).is_some() {
+        return Some(MediaKind::Video);
     }
     let jpeg = head.starts_with(b"\xff\xd8\xff");
     let tiff = head.starts_with(b"II*\0") || head.starts_with(b"MM\0*");
@@ -155,6 +163,51 @@ fn finished(what: &str, done: Rendered) -> Result<Rendered, CanopyError> {
 fn start_error(what: &str, e: std::io::Error) -> CanopyError {
     CanopyError::new(ErrorCode::RenderFailed, format!("cannot start {what}: {e}"))
 }
+
+/// Decodes the renderer's PNG (a page, a poster frame) (within `RENDER_DECODE_BYTES`) and encodes it
+/// again, no wider than `width`: the window decodes only this.
+pub(super) fn reencode(
+    png: &[u8],
+    width: u32,
+    what: &str,
+) -> Result<(Vec<u8>, u32, u32), CanopyError> {
+    let bad = |e: image::ImageError| {
+        CanopyError::new(
+            ErrorCode::RenderFailed,
+            format!("the renderer's {what} does not decode: {e}"),
+        )
+    };
+    let mut reader =
+        image::ImageReader::with_format(std::io::Cursor::new(png), image::ImageFormat::Png);
+    let mut limits = image::Limits::default();
+    limits.max_alloc = Some(crate::limits::RENDER_DECODE_BYTES);
+    limits.max_image_width = Some(crate::limits::MAX_RENDER_WIDTH * 4);
+    limits.max_image_height = Some(crate::limits::MAX_RENDER_WIDTH * 16);
+    reader.limits(limits);
+    let mut img = reader.decode().map_err(bad)?;
+    if img.width() > width {
+        img = img.resize(width, u32::MAX, image::imageops::FilterType::Triangle);
+    }
+    let rgba = img.to_rgba8();
+    let mut out = Vec::new();
+    // Fast deflate: the PNG crosses IPC once and is decoded once; a smaller
+    // file is not worth the time on the way to the screen.
+    image::codecs::png::PngEncoder::new_with_quality(
+        &mut out,
+        image::codecs::png::CompressionType::Fast,
+        image::codecs::png::FilterType::Adaptive,
+    )
+    .write_image(
+        rgba.as_raw(),
+        rgba.width(),
+        rgba.height(),
+        image::ExtendedColorType::Rgba8,
+    )
+    .map_err(bad)?;
+    Ok((out, rgba.width(), rgba.height()))
+}
+
+use image::ImageEncoder as _;
 
 #[cfg(test)]
 mod sniff_tests {

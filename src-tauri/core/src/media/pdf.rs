@@ -5,18 +5,17 @@
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
-use std::io::Cursor;
 use std::path::Path;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 
-use super::{descriptor, finished, open, start_error, tool};
+use super::{descriptor, finished, open, reencode, start_error, tool};
 use crate::cancel::CancelToken;
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{
     MAX_RENDER_WIDTH, MIN_RENDER_WIDTH, PDF_INFO_CAP, PDF_PAGE_TEXT_CAP, RENDER_DEADLINE,
-    RENDER_DECODE_BYTES, RENDER_OUTPUT_CAP,
+    RENDER_OUTPUT_CAP,
 };
 use crate::source::Source;
 use crate::sys::sandbox::{self, Job, Outcome, FILE_ARG};
@@ -158,7 +157,7 @@ pub fn pdf_page<S: Source>(
     if image.stdout.is_empty() {
         return Err(CanopyError::invalid(format!("this PDF has no page {page}")));
     }
-    let (png, out_w, out_h) = reencode(&image.stdout, width)?;
+    let (png, out_w, out_h) = reencode(&image.stdout, width, "page image")?;
     let (text, text_cut, text_problem) = match text {
         Ok(Ok(done)) if done.outcome == Outcome::TooMuchOutput => {
             (cut_text(&done.stdout), true, None)
@@ -196,46 +195,6 @@ fn cut_text(bytes: &[u8]) -> String {
     text.trim_end_matches(['\u{c}', '\n']).to_string()
 }
 
-/// Decodes the renderer's PNG (within `RENDER_DECODE_BYTES`) and encodes it
-/// again, no wider than `width`: the window decodes only this.
-fn reencode(png: &[u8], width: u32) -> Result<(Vec<u8>, u32, u32), CanopyError> {
-    let bad = |e: image::ImageError| {
-        CanopyError::new(
-            ErrorCode::RenderFailed,
-            format!("the renderer's page image does not decode: {e}"),
-        )
-    };
-    let mut reader = image::ImageReader::with_format(Cursor::new(png), image::ImageFormat::Png);
-    let mut limits = image::Limits::default();
-    limits.max_alloc = Some(RENDER_DECODE_BYTES);
-    limits.max_image_width = Some(MAX_RENDER_WIDTH * 4);
-    limits.max_image_height = Some(MAX_RENDER_WIDTH * 16);
-    reader.limits(limits);
-    let mut img = reader.decode().map_err(bad)?;
-    if img.width() > width {
-        img = img.resize(width, u32::MAX, image::imageops::FilterType::Triangle);
-    }
-    let rgba = img.to_rgba8();
-    let mut out = Vec::new();
-    // Fast deflate: the PNG crosses IPC once and is decoded once; a smaller
-    // file is not worth the time on the way to the screen.
-    image::codecs::png::PngEncoder::new_with_quality(
-        &mut out,
-        image::codecs::png::CompressionType::Fast,
-        image::codecs::png::FilterType::Adaptive,
-    )
-    .write_image(
-        rgba.as_raw(),
-        rgba.width(),
-        rgba.height(),
-        image::ExtendedColorType::Rgba8,
-    )
-    .map_err(bad)?;
-    Ok((out, rgba.width(), rgba.height()))
-}
-
-use image::ImageEncoder as _;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,7 +217,7 @@ mod tests {
 
     #[test]
     fn a_png_that_is_not_one_is_refused() {
-        let err = reencode(b"\x89PNG\r\n\x1a\nnot really", 100).unwrap_err();
+        let err = reencode(b"\x89PNG\r\n\x1a\nnot really", 100, "page image").unwrap_err();
         assert_eq!(err.code, ErrorCode::RenderFailed);
     }
 }

@@ -1,4 +1,5 @@
-//! Byte ranges of one already-opened file, for the window's `<audio>`: the
+//! Byte ranges of one already-opened file, for the window's `<audio>` and
+//! `<video>`: the
 //! media a page plays is fetched from the app's `canopy-media:` protocol
 //! (see the shell's `media_stream.rs`) range by range, never from a
 //! `file://` URL. (WebKitGTK's media player reads no custom protocol
@@ -18,7 +19,9 @@ use std::sync::Arc;
 
 use crate::bounded::{self, Place};
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{MEDIA_PLAY_CAP, MEDIA_RANGE_CAP, TIME_BUDGET};
+use crate::limits::{
+    MEDIA_PLAY_CAP, MEDIA_RANGE_CAP, TIME_BUDGET, VIDEO_HEAD_BYTES, VIDEO_PLAY_CAP,
+};
 use crate::source::{Source, SourceFile};
 
 /// One answered range: bytes `start..=end` of a file of `total` bytes.
@@ -31,44 +34,48 @@ pub struct RangeReply {
 }
 
 /// The regular file at `path`, opened (on a bounded worker) to be streamed,
-/// and the MIME type its first bytes say (`None`: not audio Canopy plays).
+/// and the MIME type its first bytes say.
 ///
 /// # Errors
 /// `NOT_A_FILE` for anything but a regular file (never opened); `TIMEOUT`;
-/// `UNSUPPORTED` when its first bytes are not audio; `TOO_LARGE` past
-/// `MEDIA_PLAY_CAP`.
+/// `UNSUPPORTED` when its first bytes are neither audio nor video;
+/// `TOO_LARGE` past `MEDIA_PLAY_CAP` (audio) or `VIDEO_PLAY_CAP` (video).
 pub fn open_stream<S: Source>(
     source: &S,
     path: &Path,
 ) -> Result<(Arc<S::File>, &'static str), CanopyError> {
     let file = Arc::new(super::open(source, path)?);
-    if file.size() > MEDIA_PLAY_CAP {
-        return Err(CanopyError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "audio files over {} MiB are not played here",
-                MEDIA_PLAY_CAP >> 20
-            ),
-        ));
-    }
     let head = {
         let f = file.clone();
         bounded::call(Place::path(path), TIME_BUDGET, move |_| {
-            crate::preview::read_at(&*f, 0, 64)
+            crate::preview::read_at(&*f, 0, VIDEO_HEAD_BYTES)
         })??
     };
     let mime = media_mime(&head).ok_or_else(|| {
         CanopyError::new(
             ErrorCode::Unsupported,
-            "this file is not audio Canopy plays",
+            "this file is not audio or video Canopy plays",
         )
     })?;
+    let (cap, what) = if mime.starts_with("video/") {
+        (VIDEO_PLAY_CAP, "videos")
+    } else {
+        (MEDIA_PLAY_CAP, "audio files")
+    };
+    if file.size() > cap {
+        return Err(CanopyError::new(
+            ErrorCode::TooLarge,
+            format!("{what} over {} MiB are not played here", cap >> 20),
+        ));
+    }
     Ok((file, mime))
 }
 
-/// The MIME type of the audio whose first bytes are `head`.
+/// The MIME type of the audio or video whose first bytes are `head`.
 pub fn media_mime(head: &[u8]) -> Option<&'static str> {
-    if head.starts_with(b"ID3")
+    if let Some(video) = super::container::video_container(head) {
+        Some(video.mime)
+    } else if head.starts_with(b"ID3")
         || (head.len() >= 2 && head[0] == 0xff && head[1] & 0xe0 == 0xe0 && head[1] & 0x06 != 0)
     {
         Some("audio/mpeg")
@@ -202,5 +209,11 @@ mod tests {
         assert_eq!(media_mime(b"fLaC"), Some("audio/flac"));
         assert_eq!(media_mime(b"\xff\xd8\xff\xe0"), None, "a JPEG is no MP3");
         assert_eq!(media_mime(b"%PDF-1.4"), None);
+        assert_eq!(media_mime(b"RIFF\0\0\0\0AVI LIST"), Some("video/x-msvideo"));
+        assert_eq!(
+            media_mime(b"\0\0\0\x18ftypisom\0\0\x02\0"),
+            Some("video/mp4"),
+            "a video is played too"
+        );
     }
 }

@@ -18,6 +18,9 @@ pub enum MediaKind {
     Photo,
     /// An audio file whose tags Canopy reads (MP3, FLAC, Ogg, WAV, M4A).
     Audio,
+    /// A video (MP4, QuickTime, WebM, Matroska, AVI, Ogg Theora...): its
+    /// facts and a poster frame by the sandboxed renderer.
+    Video,
 }
 
 /// A request about one media file: its handle, a page (from 1) and the
@@ -165,4 +168,45 @@ pub struct MediaStreamUrl {
 pub struct AudioCover {
     pub mime: String,
     pub base64: String,
+}
+
+/// A video's facts, as `ffprobe` tells them in the sandbox (each `None`
+/// when the file does not say).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct VideoDetails {
+    /// The container, told by the file's first bytes: "MP4", "WebM"...
+    pub container: String,
+    #[ts(type = "number | null")]
+    pub duration_ms: Option<u64>,
+    /// The picture as shown (a rotation of 90° swaps width and height).
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    /// "H.264 (High)", "VP9"...; `None` when there is no video stream.
+    pub video_codec: Option<String>,
+    /// "25 fps".
+    pub frame_rate: Option<String>,
+    /// "AAC · 48 kHz · stereo"; `None` when there is no sound.
+    pub audio_codec: Option<String>,
+    pub bit_rate_kbps: Option<u32>,
+    /// The container's MIME type with the codecs (RFC 6381 names), for the
+    /// window to ask its player whether it can play them (`canPlayType`):
+    /// `video/mp4; codecs="avc1.64000c, mp4a.40.2"`. Without `codecs` when
+    /// a codec has no such name.
+    pub play_mime: String,
+    /// The renderer ran with no network (see `PdfDocument`).
+    pub network_isolated: bool,
+}
+
+/// A video's poster frame: a PNG Canopy encoded itself at the pane's width
+/// from the frame `ffmpegthumbnailer` picked in the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct VideoPoster {
+    pub width: u32,
+    pub height: u32,
+    pub png_base64: String,
+    pub network_isolated: bool,
 }

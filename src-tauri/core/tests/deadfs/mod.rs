@@ -9,6 +9,10 @@
 //! <mount>/frozen.txt   its open is never answered
 //! <mount>/live/        a.txt, b.txt: answers at once
 //! <mount>/rules/       .gitignore (its open is never answered), c.txt
+//! <mount>/stalled.webm  1 MiB; opens, and a read within its first 4 KiB
+//!                      (a WebM header) answers, but any read past them is
+//!                      never answered (direct I/O: reads reach the
+//!                      filesystem as asked, without the kernel's read-ahead)
 //! ```
 //!
 //! [`DeadMount::dead_root`] mounts one whose own root never answers readdir:
@@ -47,7 +51,19 @@ const RULES: u64 = 8;
 const FROZEN_RULES: u64 = 9;
 const C: u64 = 10;
 const FROZEN_ZIP: u64 = 11;
+const STALLED: u64 = 12;
 const CONTENT: &[u8] = b"hello\n";
+/// `stalled.webm`'s size, and how much of its start answers.
+const STALLED_SIZE: u64 = 1024 * 1024;
+const STALLED_ANSWERED: u64 = 4096;
+
+/// The first bytes of `stalled.webm`: an EBML header naming WebM, then zeros.
+fn stalled_bytes(offset: u64, size: u32) -> Vec<u8> {
+    const HEAD: &[u8] = b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\xf7\x81\x01\x42\xf2\x81\x04\x42\xf3\x81\x08\x42\x82\x84webm\x42\x87\x81\x02\x42\x85\x81\x02";
+    (offset..offset + u64::from(size))
+        .map(|i| HEAD.get(i as usize).copied().unwrap_or(0))
+        .collect()
+}
 
 /// How many requests of each kind are held unanswered.
 #[derive(Debug, Default)]
@@ -55,6 +71,7 @@ pub struct Held {
     pub readdirs: AtomicUsize,
     pub lookups: AtomicUsize,
     pub opens: AtomicUsize,
+    pub reads: AtomicUsize,
 }
 
 struct DeadFs {
@@ -67,11 +84,13 @@ struct DeadFs {
     readdirs: Mutex<Vec<ReplyDirectory>>,
     lookups: Mutex<Vec<ReplyEntry>>,
     opens: Mutex<Vec<ReplyOpen>>,
+    reads: Mutex<Vec<ReplyData>>,
 }
 
 fn attr(ino: u64) -> FileAttr {
     let (kind, perm, size) = match ino {
         ROOT | DEAD | COLD | LIVE | RULES => (FileType::Directory, 0o755, 0),
+        STALLED => (FileType::RegularFile, 0o644, STALLED_SIZE),
         _ => (FileType::RegularFile, 0o644, CONTENT.len() as u64),
     };
     FileAttr {
@@ -101,6 +120,7 @@ fn children(ino: u64) -> &'static [(u64, FileType, &'static str)] {
             (FROZEN, FileType::RegularFile, "frozen.txt"),
             (LIVE, FileType::Directory, "live"),
             (RULES, FileType::Directory, "rules"),
+            (STALLED, FileType::RegularFile, "stalled.webm"),
         ],
         LIVE => &[
             (A, FileType::RegularFile, "a.txt"),
@@ -155,6 +175,8 @@ impl Filesystem for DeadFs {
         if ino.0 == FROZEN || ino.0 == FROZEN_RULES || ino.0 == FROZEN_ZIP {
             self.held.opens.fetch_add(1, Ordering::SeqCst);
             self.opens.lock().unwrap().push(reply);
+        } else if ino.0 == STALLED {
+            reply.opened(FileHandle(0), fuser::FopenFlags::FOPEN_DIRECT_IO);
         } else {
             reply.opened(FileHandle(0), fuser::FopenFlags::empty());
         }
@@ -163,7 +185,7 @@ impl Filesystem for DeadFs {
     fn read(
         &self,
         _req: &Request,
-        _ino: INodeNo,
+        ino: INodeNo,
         _fh: FileHandle,
         offset: u64,
         size: u32,
@@ -171,6 +193,15 @@ impl Filesystem for DeadFs {
         _lock: Option<LockOwner>,
         reply: ReplyData,
     ) {
+        if ino.0 == STALLED {
+            if offset + u64::from(size) <= STALLED_ANSWERED {
+                reply.data(&stalled_bytes(offset, size));
+            } else {
+                self.held.reads.fetch_add(1, Ordering::SeqCst);
+                self.reads.lock().unwrap().push(reply);
+            }
+            return;
+        }
         let start = (offset as usize).min(CONTENT.len());
         let end = (start + size as usize).min(CONTENT.len());
         reply.data(&CONTENT[start..end]);
@@ -249,6 +280,7 @@ impl DeadMount {
             readdirs: Mutex::default(),
             lookups: Mutex::default(),
             opens: Mutex::default(),
+            reads: Mutex::default(),
         };
         let mut config = Config::default();
         config.mount_options = vec![MountOption::RO, MountOption::FSName("canopy-dead".into())];
