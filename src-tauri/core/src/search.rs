@@ -23,11 +23,13 @@
 //! **Dead mounts.** The walk runs on a worker of [`crate::bounded`]: each
 //! folder (its open, its rules, its names) is one step at its entry in the
 //! parent, its path and its device, and each file searched is one step at
-//! its entry and its device, each with `TIME_BUDGET`. A step that does not
-//! return in time is left behind: that folder (or the folder of that file)
-//! is named in `problems` with `TIMEOUT`, its hits (and the folders below
-//! it) are not counted, and the walk goes on from the next folder on a
-//! fresh worker. Only a root that does not answer fails the whole search.
+//! its entry and its device, each with `TIME_BUDGET`. A folder's files are
+//! searched after its names are read, each as a work item of its own. A
+//! step that does not return in time is left behind: that folder or that
+//! file is named in `problems` with `TIMEOUT`, its hits (and for a folder,
+//! the folders below it) are not counted, and the walk goes on from the
+//! next item on a fresh worker. Only a root folder that does not answer
+//! fails the whole search; a file in it that hangs costs that file.
 #![forbid(unsafe_code)]
 
 use std::collections::VecDeque;
@@ -220,9 +222,11 @@ struct State<F> {
     /// Bumped when a job is left behind: its late writes are dropped.
     generation: u64,
     root_read: bool,
-    /// Folders found and not read yet, breadth-first.
-    queue: VecDeque<Pending<F>>,
-    /// The folder being read (relative), for the `TIMEOUT` of a job left behind.
+    /// Folders found and not read yet, breadth-first, each folder's files
+    /// to search ahead of them.
+    queue: VecDeque<Work<F>>,
+    /// The folder or file being read (relative), for the `TIMEOUT` of a
+    /// job left behind.
     current: Option<PathBuf>,
     result: SearchResult,
     /// Hits found so far (shown or skipped).
@@ -259,6 +263,30 @@ struct Pending<F> {
     rules: Option<Arc<IgnoreRules>>,
 }
 
+/// A regular file whose contents are to be searched, opened from its
+/// folder by name in a step of its own.
+struct PendingFile<F> {
+    dir: Arc<F>,
+    id: Identity,
+    name: Vec<u8>,
+    rel: PathBuf,
+}
+
+/// One item of the queue.
+enum Work<F> {
+    Folder(Pending<F>),
+    File(PendingFile<F>),
+}
+
+impl<F> Work<F> {
+    fn rel(&self) -> &Path {
+        match self {
+            Work::Folder(p) => &p.rel,
+            Work::File(f) => &f.rel,
+        }
+    }
+}
+
 /// Why the walk stops early.
 #[derive(Debug, Clone)]
 enum Stop {
@@ -276,6 +304,8 @@ struct Tally<F> {
     bytes_before: u64,
     found: SearchResult,
     children: Vec<Pending<F>>,
+    /// The folder's files to search, in name order.
+    files: Vec<PendingFile<F>>,
     stop: Option<Stop>,
 }
 
@@ -287,11 +317,13 @@ impl<F> Tally<F> {
             bytes_before: s.result.bytes,
             found: SearchResult::default(),
             children: Vec::new(),
+            files: Vec::new(),
             stop: None,
         }
     }
 
-    /// Adds the tally to the state, and its subfolders to the queue.
+    /// Adds the tally to the state, its files to the front of the queue
+    /// (next, in name order) and its subfolders to the back.
     fn commit(self, s: &mut State<F>) {
         let f = self.found;
         let r = &mut s.result;
@@ -309,7 +341,10 @@ impl<F> Tally<F> {
         }
         s.seen = self.seen;
         s.names = self.names;
-        s.queue.extend(self.children);
+        for f in self.files.into_iter().rev() {
+            s.queue.push_front(Work::File(f));
+        }
+        s.queue.extend(self.children.into_iter().map(Work::Folder));
         if s.stop.is_none() {
             s.stop = self.stop;
         }
@@ -347,8 +382,8 @@ fn step_deadline<S: Source>(sh: &Shared<S>) -> Instant {
     (Instant::now() + TIME_BUDGET).min(sh.deadline + TIME_BUDGET)
 }
 
-/// One job: the root if it was not read, then queued folders in order,
-/// until the queue is empty or the search stops.
+/// One job: the root if it was not read, then queued folders and files in
+/// order, until the queue is empty or the search stops.
 fn run<S: Source>(
     sh: &Shared<S>,
     st: &Mutex<State<S::Folder>>,
@@ -389,11 +424,14 @@ fn run<S: Source>(
                 s.stop = Some(stop);
                 return Ok(());
             }
-            s.current = Some(p.rel.clone());
+            s.current = Some(p.rel().to_path_buf());
             let tally = Tally::from(&s);
             (p, tally)
         };
-        let tally = job.child(&pending, tally);
+        let tally = match &pending {
+            Work::Folder(p) => job.child(p, tally),
+            Work::File(f) => job.file(tally, f),
+        };
         let mut s = lock(st);
         if s.generation != generation || watch.abandoned() {
             return Ok(());
@@ -508,8 +546,8 @@ impl<S: Source> Job<'_, S> {
     }
 
     /// Reads one folder: its names in byte order, each matched, each file
-    /// searched (a step of its own), each subfolder queued. The folder's
-    /// step is the current one.
+    /// to search and each subfolder queued. The folder's step is the
+    /// current one.
     fn folder(
         &mut self,
         t: &mut Tally<S::Folder>,
@@ -613,14 +651,12 @@ impl<S: Source> Job<'_, S> {
                     }
                 }
                 Some(_) if name_ok && kind == EntryKind::File => {
-                    if let Err(stop) = check(sh, t.names, t.bytes_before + t.found.bytes) {
-                        t.stop = Some(stop);
-                        return;
-                    }
-                    if let Err(stop) = self.file(t, &dir, id, &name, &path) {
-                        t.stop = Some(stop);
-                        return;
-                    }
+                    t.files.push(PendingFile {
+                        dir: dir.clone(),
+                        id,
+                        name: name.clone(),
+                        rel: path.clone(),
+                    });
                 }
                 _ => {}
             }
@@ -637,19 +673,29 @@ impl<S: Source> Job<'_, S> {
     }
 
     /// Searches one regular file's contents, as a step of its own at its
-    /// entry and its folder's device; the folder's step is over.
+    /// entry and its folder's device.
     fn file(
         &mut self,
+        mut tally: Tally<S::Folder>,
+        f: &PendingFile<S::Folder>,
+    ) -> Tally<S::Folder> {
+        if let Err(stop) = self.search_file(&mut tally, f) {
+            tally.stop = Some(stop);
+        }
+        self.watch.end();
+        tally
+    }
+
+    fn search_file(
+        &mut self,
         t: &mut Tally<S::Folder>,
-        dir: &S::Folder,
-        id: Identity,
-        name: &[u8],
-        rel: &Path,
+        f: &PendingFile<S::Folder>,
     ) -> Result<(), Stop> {
         let sh = self.sh;
         let Some(matcher) = &sh.matcher else {
             return Ok(());
         };
+        let (dir, id, name, rel) = (&*f.dir, f.id, &f.name[..], f.rel.as_path());
         let entry = Place::Entry {
             dev: id.dev,
             ino: id.ino,

@@ -299,6 +299,35 @@ async fn a_folder_that_does_not_answer_costs_only_itself_a_timeout() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_file_in_the_searched_root_that_hangs_costs_only_that_file() {
+    let t = Tree::new();
+    let point = t.dir("mnt");
+    chmod(&t);
+    // Declared after the tree: dropped first (aborted, unmounted) so the tree can go.
+    let mount = deadfs::DeadMount::on(&point);
+    let s = Server::start(&[&t.at("mnt")]).await;
+    // The mount's root answers; its frozen.txt never opens.
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.at("mnt")), "content": "hello"}),
+    )
+    .await
+    .ok();
+    assert!(
+        r.lines()
+            .iter()
+            .any(|l| l.starts_with("[TIMEOUT] frozen.txt: not responding")),
+        "the hung file is named, the search answers: {}",
+        r.text
+    );
+    assert!(r.text.contains("[SEARCHED] at least "), "{}", r.text);
+    assert!(
+        mount.held.opens.load(std::sync::atomic::Ordering::SeqCst) > 0,
+        "the search did try to open it"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_dead_mount_below_costs_only_its_folder_a_timeout() {
     let t = Tree::new();
     t.write("root/top.txt", b"hello\n");
