@@ -63,6 +63,7 @@ use crate::limits::{
 use crate::names::{decode_handle, encode_handle, escape_for_line, DisplayName};
 use crate::root::resolve_root;
 use crate::source::{EntryStream, Identity, Source, SourceFolder, Usage};
+use crate::walk::{is_one_segment, not_one_segment_error};
 use crate::wire::{
     ChildSize, Entry, EntryKind, FolderSizeReport, FolderSizes, Listing, OtherChildren, Shortfall,
     SizesProgress, SizesReport, SizesRequest,
@@ -1097,9 +1098,15 @@ fn read_folder<S: Source>(
             break;
         }
         let (mut read, mut met) = (0u64, 0u64);
+        let mut unsafe_name: Option<CanopyError> = None;
         let more = stream.next_batch(&mut |raw| {
             read += 1;
-            if raw.kind == Some(EntryKind::Folder) {
+            if !is_one_segment(raw.name) {
+                // A hostile source's `a/b` or `..`: never looked up or
+                // entered (it would name another place); its size is unknown.
+                out.tally.files += 1;
+                unsafe_name.get_or_insert_with(|| not_one_segment_error(raw.name));
+            } else if raw.kind == Some(EntryKind::Folder) {
                 met += 1;
                 push_name(&mut subs, raw.name);
             } else {
@@ -1110,6 +1117,9 @@ fn read_folder<S: Source>(
         });
         sh.entries.fetch_add(read, Relaxed);
         out.tally.folders += met;
+        if let Some(e) = unsafe_name {
+            out.error.get_or_insert(e);
+        }
         let more = match more {
             Ok(more) => more,
             Err(e) => {

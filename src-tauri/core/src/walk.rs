@@ -612,13 +612,13 @@ fn child_path(dir: &Path, name: &[u8]) -> PathBuf {
 /// Whether `name` is one plain path segment: not empty, `.` or `..`, and
 /// without a `/` or a NUL byte. A local folder never holds another kind; an
 /// archive or a hostile server can send one.
-fn is_one_segment(name: &[u8]) -> bool {
+pub(crate) fn is_one_segment(name: &[u8]) -> bool {
     !name.is_empty() && name != b"." && name != b".." && !name.contains(&b'/') && !name.contains(&0)
 }
 
 /// The error of an entry whose name is not one segment: it is listed as
 /// written (escaped), and never opened, previewed or followed.
-fn not_one_segment_error(name: &[u8]) -> CanopyError {
+pub(crate) fn not_one_segment_error(name: &[u8]) -> CanopyError {
     let why = if name.is_empty() {
         "the name is empty"
     } else if name.contains(&b'/') {

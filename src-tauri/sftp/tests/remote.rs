@@ -350,6 +350,39 @@ fn a_hostile_servers_name_with_a_slash_is_flagged_and_never_used_as_a_path() {
 }
 
 #[test]
+fn sizes_never_enter_or_look_up_a_hostile_servers_name_and_say_the_count_is_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("data");
+    fs::create_dir(&d).unwrap();
+    fs::write(d.join("plain"), b"plain").unwrap();
+    fs::write(d.join("slashfile"), b"x").unwrap();
+    fs::create_dir(d.join("slashdir")).unwrap();
+    fs::write(d.join("slashdir/inside"), b"x").unwrap();
+    let remote = relayed_source(
+        dir.path(),
+        0,
+        &[(b"slashfile", b"a/b"), (b"slashdir", b"../../etc")],
+    );
+    remote.connect().unwrap();
+    let r =
+        canopy_core::sizes(&remote, &d, &canopy_core::SizesCall::default(), None, None).unwrap();
+    let root = &r.root.sizes;
+    assert!(root.is_lower_bound, "{root:?}");
+    assert!(
+        root.shortfalls
+            .iter()
+            .any(|s| s.code == ErrorCode::UnsafeName),
+        "the reason is the name: {root:?}"
+    );
+    assert_eq!(root.folders, 0, "../../etc was never entered: {root:?}");
+    let log = fs::read_to_string(dir.path().join("sftp.log")).unwrap();
+    assert!(
+        !log.contains("/etc") && !log.contains("a/b"),
+        "nothing was asked of a hostile name's path: {log}"
+    );
+}
+
+#[test]
 fn non_utf8_and_hostile_names_round_trip() {
     let sshd = Sshd::start();
     let d = sshd.data();
