@@ -359,6 +359,16 @@ fn glob_match(hay: &[u32], segments: &[Vec<Atom>], starred: bool, steps: &mut u6
     true
 }
 
+/// How a filter pattern is read: `true` for a whole-name glob (it holds
+/// `*`, `?` or a closed `[...]`), `false` for a substring.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a pattern the filter refuses (empty, longer than
+/// `MAX_FILTER_BYTES`, holding NUL or `/`).
+pub fn is_glob(pattern: &str) -> Result<bool, CanopyError> {
+    Ok(NameFilter::parse(pattern)?.is_glob())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,14 +506,4 @@ mod tests {
             prop_assert_eq!(f.matches(name.as_bytes(), &mut FilterScratch::default()), want, "{} on {}", pattern, name);
         }
     }
-}
-
-/// How a filter pattern is read: `true` for a whole-name glob (it holds
-/// `*`, `?` or a closed `[...]`), `false` for a substring.
-///
-/// # Errors
-/// `INVALID_ARGUMENT` for a pattern the filter refuses (empty, longer than
-/// `MAX_FILTER_BYTES`, holding NUL or `/`).
-pub fn is_glob(pattern: &str) -> Result<bool, CanopyError> {
-    Ok(NameFilter::parse(pattern)?.is_glob())
 }

@@ -320,39 +320,6 @@ pub const LIMITS: Limits = Limits {
     saved_expanded_max: SAVED_EXPANDED_MAX as u32,
 };
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Writes `limit-values.ts` beside the ts-rs bindings (named like them, so the
-    /// staleness check that runs `export_bindings` regenerates it too).
-    #[test]
-    fn export_bindings_limits_values() {
-        let dir = std::env::var_os("TS_RS_EXPORT_DIR")
-            .expect("TS_RS_EXPORT_DIR is set in .cargo/config.toml");
-        let values = serde_json::to_value(LIMITS).unwrap();
-        let mut body = String::new();
-        for (key, value) in values.as_object().unwrap() {
-            body.push_str(&format!("  {key}: {value},\n"));
-        }
-        let text = format!(
-            "// Generated from src-tauri/core/src/limits.rs by `cargo test -p canopy-core`. Do not edit.\n\
-             import type {{ Limits }} from \"./Limits\";\n\nexport const LIMITS: Limits = {{\n{body}}};\n"
-        );
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(std::path::Path::new(&dir).join("limit-values.ts"), text).unwrap();
-    }
-
-    #[test]
-    fn a_default_reply_fits_the_reply_budget_exactly() {
-        assert_eq!(MAX_REPLY_ENTRIES, 50_500);
-        assert_eq!(
-            LIMITS.max_reply_entries,
-            u64::from(LIMITS.page) * (1 + u64::from(LIMITS.nested_cap))
-        );
-    }
-}
-
 /// The sandboxed renderer's address-space limit (`RLIMIT_AS`) for each child.
 pub const RENDER_ADDRESS_SPACE: u64 = 512 * 1024 * 1024;
 /// The renderer's CPU limit (`RLIMIT_CPU`), in seconds, for each child.
@@ -406,3 +373,36 @@ pub const VIDEO_HEAD_BYTES: usize = 1024;
 pub const VIDEO_FIELD_CHARS: usize = 120;
 /// The most the tag reader allocates for one item (a tag, a picture).
 pub const AUDIO_ALLOCATION_LIMIT: usize = 8 * 1024 * 1024;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes `limit-values.ts` beside the ts-rs bindings (named like them, so the
+    /// staleness check that runs `export_bindings` regenerates it too).
+    #[test]
+    fn export_bindings_limits_values() {
+        let dir = std::env::var_os("TS_RS_EXPORT_DIR")
+            .expect("TS_RS_EXPORT_DIR is set in .cargo/config.toml");
+        let values = serde_json::to_value(LIMITS).unwrap();
+        let mut body = String::new();
+        for (key, value) in values.as_object().unwrap() {
+            body.push_str(&format!("  {key}: {value},\n"));
+        }
+        let text = format!(
+            "// Generated from src-tauri/core/src/limits.rs by `cargo test -p canopy-core`. Do not edit.\n\
+             import type {{ Limits }} from \"./Limits\";\n\nexport const LIMITS: Limits = {{\n{body}}};\n"
+        );
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(std::path::Path::new(&dir).join("limit-values.ts"), text).unwrap();
+    }
+
+    #[test]
+    fn a_default_reply_fits_the_reply_budget_exactly() {
+        assert_eq!(MAX_REPLY_ENTRIES, 50_500);
+        assert_eq!(
+            LIMITS.max_reply_entries,
+            u64::from(LIMITS.page) * (1 + u64::from(LIMITS.nested_cap))
+        );
+    }
+}

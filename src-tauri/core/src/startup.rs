@@ -133,6 +133,42 @@ pub fn startup_from_forwarded(argv: &[String], cwd: &str) -> Result<Option<Start
     Ok(Some(startup_from_arg(Some(path.into_os_string()))))
 }
 
+/// What `canopy PATH` opens: a folder opens as itself, and so does an
+/// archive (told by its first bytes); anything else opens its folder with it
+/// selected; no argument opens the home folder. A path that does not exist,
+/// or does not answer within the folder budget, is opened anyway, so the
+/// window shows its error.
+pub fn startup_from_arg(arg: Option<std::ffi::OsString>) -> Startup {
+    let Some(arg) = arg else {
+        return Startup {
+            folder: RootSpec::Text("~".into()),
+            select: None,
+        };
+    };
+    let path = absolute(Path::new(&arg)).unwrap_or_else(|_| PathBuf::from(&arg));
+    // Looking the path up may hang on a dead mount: then it is opened as a
+    // folder, and its listing says it is not responding.
+    let probe = path.clone();
+    let (is_dir, exists) = bounded::call(Place::path(&path), TIME_BUDGET, move |_| {
+        let is_dir = std::fs::metadata(&probe).is_ok_and(|m| m.is_dir());
+        // An archive opens like a folder.
+        let opens =
+            is_dir || crate::archive::archive_file_format(&crate::LocalFs::new(), &probe).is_some();
+        (opens, std::fs::symlink_metadata(&probe).is_ok())
+    })
+    .unwrap_or((true, true));
+    match path.parent() {
+        Some(parent) if exists && !is_dir => Startup {
+            folder: RootSpec::Handle(encode_handle(parent)),
+            select: Some(encode_handle(&path)),
+        },
+        _ => Startup {
+            folder: RootSpec::Handle(encode_handle(&path)),
+            select: None,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,41 +318,5 @@ mod tests {
         let err =
             startup_from_forwarded(&["canopy".into(), "--handle=!!".into()], "/").unwrap_err();
         assert!(err.contains("--handle="), "{err}");
-    }
-}
-
-/// What `canopy PATH` opens: a folder opens as itself, and so does an
-/// archive (told by its first bytes); anything else opens its folder with it
-/// selected; no argument opens the home folder. A path that does not exist,
-/// or does not answer within the folder budget, is opened anyway, so the
-/// window shows its error.
-pub fn startup_from_arg(arg: Option<std::ffi::OsString>) -> Startup {
-    let Some(arg) = arg else {
-        return Startup {
-            folder: RootSpec::Text("~".into()),
-            select: None,
-        };
-    };
-    let path = absolute(Path::new(&arg)).unwrap_or_else(|_| PathBuf::from(&arg));
-    // Looking the path up may hang on a dead mount: then it is opened as a
-    // folder, and its listing says it is not responding.
-    let probe = path.clone();
-    let (is_dir, exists) = bounded::call(Place::path(&path), TIME_BUDGET, move |_| {
-        let is_dir = std::fs::metadata(&probe).is_ok_and(|m| m.is_dir());
-        // An archive opens like a folder.
-        let opens =
-            is_dir || crate::archive::archive_file_format(&crate::LocalFs::new(), &probe).is_some();
-        (opens, std::fs::symlink_metadata(&probe).is_ok())
-    })
-    .unwrap_or((true, true));
-    match path.parent() {
-        Some(parent) if exists && !is_dir => Startup {
-            folder: RootSpec::Handle(encode_handle(parent)),
-            select: Some(encode_handle(&path)),
-        },
-        _ => Startup {
-            folder: RootSpec::Handle(encode_handle(&path)),
-            select: None,
-        },
     }
 }

@@ -143,7 +143,7 @@ pub(crate) fn decoder<R: Read + Send + 'static>(
                 return Err(too_big_window(u64::from(dict)));
             }
             let reader = lzma_rust2::LzmaReader::new_with_props(input, size, props, dict, None)
-                .map_err(|e| damaged_data(e))?;
+                .map_err(damaged_data)?;
             Box::new(reader)
         }
     })

@@ -147,13 +147,11 @@ fn octal(field: &[u8]) -> Option<u64> {
         return Some(v);
     }
     // Octal digits after leading spaces, up to the first other byte (NUL or space).
-    let digits = field
+    let mut digits = field
         .iter()
         .skip_while(|&&b| b == b' ')
         .take_while(|b| (b'0'..=b'7').contains(b));
-    digits.fold(Some(0u64), |v, &d| {
-        v?.checked_mul(8)?.checked_add(u64::from(d - b'0'))
-    })
+    digits.try_fold(0u64, |v, &d| v.checked_mul(8)?.checked_add(u64::from(d - b'0')))
 }
 
 /// `size` rounded up to whole blocks, if that is a number.

@@ -24,11 +24,19 @@ use crate::source::{
 };
 use crate::wire::{ArchiveFormat, ArchiveSummary, EntryKind};
 
+/// An archive read from a file of the source.
+type Opened<S> = Arc<Archive<Blob<<S as Source>::File>>>;
+/// The archives opened last, with what their (outermost) file was then.
+type Cache<S> = Arc<Mutex<Vec<(PathBuf, FileStamp, Opened<S>)>>>;
+/// A path split where it enters an archive: the innermost archive, the
+/// outermost archive file's path, and the names inside.
+type Split<'p, S> = (Opened<S>, PathBuf, Vec<&'p [u8]>);
+
 /// A source and the archives inside it (see the module docs).
 pub struct WithArchives<S: Source> {
     inner: S,
     /// The archives opened last, with what their (outermost) file was then.
-    cache: Arc<Mutex<Vec<(PathBuf, FileStamp, Arc<Archive<Blob<S::File>>>)>>>,
+    cache: Cache<S>,
 }
 
 impl<S: Source> Clone for WithArchives<S> {
@@ -97,7 +105,7 @@ impl<S: Source> WithArchives<S> {
     fn split<'p>(
         &self,
         path: &'p Path,
-    ) -> io::Result<(Arc<Archive<Blob<S::File>>>, PathBuf, Vec<&'p [u8]>)> {
+    ) -> io::Result<Split<'p, S>> {
         // From the top down: the first prefix that is a regular file ends the
         // real filesystem's part (however deep the path runs inside it).
         let mut prefix = PathBuf::new();

@@ -434,7 +434,7 @@ pub(crate) fn index<F: SourceFile>(file: &F, dir: &Directory) -> io::Result<(Tre
         let mut at = 0u64;
         while at < dir.len {
             records += 1;
-            if records % DEADLINE_EVERY == 0 && Instant::now() > deadline {
+            if records.is_multiple_of(DEADLINE_EVERY) && Instant::now() > deadline {
                 let read = if placing { "placing" } else { "counting" };
                 return Err(CanopyError::new(
                     ErrorCode::Timeout,

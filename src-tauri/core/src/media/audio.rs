@@ -115,7 +115,7 @@ fn read_details(file: impl SourceFile) -> Result<AudioDetails, CanopyError> {
     let props = tagged.properties();
     let tag = tagged.primary_tag().or_else(|| tagged.first_tag());
     let text = |f: fn(&lofty::tag::Tag) -> Option<std::borrow::Cow<'_, str>>| {
-        tag.and_then(|t| f(t)).and_then(|s| clean(&s))
+        tag.and_then(f).and_then(|s| clean(&s))
     };
     let mut cover = None;
     let mut cover_too_large = false;
@@ -141,7 +141,7 @@ fn read_details(file: impl SourceFile) -> Result<AudioDetails, CanopyError> {
         album: text(|t| t.album()),
         track: tag.and_then(|t| t.track()),
         track_total: tag.and_then(|t| t.track_total()),
-        duration_ms: (!duration.is_zero()).then(|| duration.as_millis() as u64),
+        duration_ms: (!duration.is_zero()).then_some(duration.as_millis() as u64),
         codec: codec_name(tagged.file_type()).to_string(),
         bit_rate_kbps: props.audio_bitrate().or(props.overall_bitrate()),
         sample_rate: props.sample_rate(),

@@ -383,29 +383,6 @@ fn exit_as(status: libc::c_int) -> ! {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_zombie_leader_gives_its_exit_status_and_a_live_one_none() {
-        // A command name with spaces and parentheses, then state Z and 49 more fields.
-        let mut zombie = b"4242 (a) b (c) Z".to_vec();
-        for i in 4..=52 {
-            zombie.extend_from_slice(format!(" {}", if i == 52 { 256 } else { 0 }).as_bytes());
-        }
-        assert_eq!(
-            parse_stat(&zombie),
-            Some(256),
-            "exit code 1, as waitpid would say"
-        );
-        let running = String::from_utf8(zombie).unwrap().replace(" Z ", " S ");
-        assert_eq!(parse_stat(running.as_bytes()), None);
-        assert_eq!(parse_env(b"12:5"), Some((12, 5)));
-        assert_eq!(parse_env(b"12"), None);
-    }
-}
-
 /// The pipe's write end that [`on_signal`] writes the signal's number to.
 static SIGNAL_PIPE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
 
@@ -486,5 +463,28 @@ pub fn one_malloc_arena() {
     // SAFETY: mallopt only sets a malloc parameter; no thread has started yet.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zombie_leader_gives_its_exit_status_and_a_live_one_none() {
+        // A command name with spaces and parentheses, then state Z and 49 more fields.
+        let mut zombie = b"4242 (a) b (c) Z".to_vec();
+        for i in 4..=52 {
+            zombie.extend_from_slice(format!(" {}", if i == 52 { 256 } else { 0 }).as_bytes());
+        }
+        assert_eq!(
+            parse_stat(&zombie),
+            Some(256),
+            "exit code 1, as waitpid would say"
+        );
+        let running = String::from_utf8(zombie).unwrap().replace(" Z ", " S ");
+        assert_eq!(parse_stat(running.as_bytes()), None);
+        assert_eq!(parse_env(b"12:5"), Some((12, 5)));
+        assert_eq!(parse_env(b"12"), None);
     }
 }
