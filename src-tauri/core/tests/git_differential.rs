@@ -12,10 +12,9 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use canopy_core::names::decode_handle;
 use canopy_core::wire::Entry;
@@ -228,47 +227,7 @@ fn git(repo: &Path, home: &Path) -> Command {
 
 /// What `git check-ignore` says of each path: ignored, and by which rule.
 fn git_verdicts(repo: &Path, home: &Path, paths: &[Vec<u8>]) -> Vec<(bool, String)> {
-    let mut child = git(repo, home)
-        .args(["check-ignore", "--no-index", "--stdin", "-z", "-v", "-n"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("git is needed for this test (scripts/test installs it): it could not be started");
-    let mut input = Vec::new();
-    for p in paths {
-        input.extend_from_slice(p);
-        input.push(0);
-    }
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "git check-ignore failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Four fields a path: source, line, pattern (with its `!`), path.
-    let fields: Vec<&[u8]> = out.stdout.split(|&b| b == 0).collect();
-    let verdicts: Vec<(bool, String)> = fields
-        .chunks(4)
-        .filter(|c| c.len() == 4)
-        .map(|c| {
-            let ignored = !c[0].is_empty() && !c[2].starts_with(b"!");
-            (
-                ignored,
-                format!(
-                    "{}:{}:{}",
-                    c[0].escape_ascii(),
-                    c[1].escape_ascii(),
-                    c[2].escape_ascii()
-                ),
-            )
-        })
-        .collect();
-    assert_eq!(verdicts.len(), paths.len(), "one verdict a path");
-    verdicts
+    check_ignore(git(repo, home), paths)
 }
 
 /// Every path the listing shows, relative to `repo`.

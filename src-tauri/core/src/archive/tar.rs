@@ -151,7 +151,9 @@ fn octal(field: &[u8]) -> Option<u64> {
         .iter()
         .skip_while(|&&b| b == b' ')
         .take_while(|b| (b'0'..=b'7').contains(b));
-    digits.try_fold(0u64, |v, &d| v.checked_mul(8)?.checked_add(u64::from(d - b'0')))
+    digits.try_fold(0u64, |v, &d| {
+        v.checked_mul(8)?.checked_add(u64::from(d - b'0'))
+    })
 }
 
 /// `size` rounded up to whole blocks, if that is a number.

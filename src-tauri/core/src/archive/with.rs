@@ -102,10 +102,7 @@ impl<S: Source> WithArchives<S> {
     /// # Errors
     /// `ENOTDIR` when no regular file on the way is an archive; the source's
     /// error when one cannot be opened.
-    fn split<'p>(
-        &self,
-        path: &'p Path,
-    ) -> io::Result<Split<'p, S>> {
+    fn split<'p>(&self, path: &'p Path) -> io::Result<Split<'p, S>> {
         // From the top down: the first prefix that is a regular file ends the
         // real filesystem's part (however deep the path runs inside it).
         let mut prefix = PathBuf::new();

@@ -475,3 +475,52 @@ pub fn git_ignores(dir: &Path, path: &str) -> bool {
         ),
     }
 }
+
+/// What `git check-ignore --no-index -v -n` says of each path, run as
+/// `git` is set up (its folder and environment): ignored or not, and by
+/// which rule (source:line:pattern), one verdict a path.
+pub fn check_ignore(mut git: Command, paths: &[Vec<u8>]) -> Vec<(bool, String)> {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = git
+        .args(["check-ignore", "--no-index", "--stdin", "-z", "-v", "-n"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("git is needed for this test (scripts/test installs it): it could not be started");
+    let input: Vec<u8> = paths
+        .iter()
+        .flat_map(|p| p.iter().copied().chain([0]))
+        .collect();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "git check-ignore failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Four fields a path: source, line, pattern (with its `!`), path.
+    let fields: Vec<&[u8]> = out.stdout.split(|&b| b == 0).collect();
+    let verdicts: Vec<(bool, String)> = fields
+        .chunks(4)
+        .filter(|c| c.len() == 4)
+        .map(|c| {
+            let ignored = !c[0].is_empty() && !c[2].starts_with(b"!");
+            let why = match c[0].is_empty() {
+                true => "no rule matches".to_string(),
+                false => format!(
+                    "{}:{}: {}",
+                    c[0].escape_ascii(),
+                    c[1].escape_ascii(),
+                    c[2].escape_ascii()
+                ),
+            };
+            (ignored, why)
+        })
+        .collect();
+    assert_eq!(verdicts.len(), paths.len(), "git gives one verdict a path");
+    verdicts
+}
