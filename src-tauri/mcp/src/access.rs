@@ -41,13 +41,24 @@ pub fn intersect(server: &[PathBuf], client: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-/// The path a `file://` URI names (percent-escapes decoded to bytes), or
+/// The path a `file:` URI names (percent-escapes decoded to bytes), or
 /// `None` for any other URI, a host other than the local one, or a path
-/// that is not absolute.
+/// that is not absolute. As RFC 8089 reads it: the scheme in any case,
+/// `file:///p`, `file://localhost/p` and `file:/p` alike.
 pub fn file_uri_path(uri: &str) -> Option<PathBuf> {
-    let rest = uri.strip_prefix("file://")?;
-    let path = match rest.strip_prefix("localhost") {
-        Some(p) => p,
+    let (scheme, rest) = uri.split_once(':')?;
+    if !scheme.eq_ignore_ascii_case("file") {
+        return None;
+    }
+    let path = match rest.strip_prefix("//") {
+        Some(authority_and_path) => {
+            let slash = authority_and_path.find('/')?;
+            let host = &authority_and_path[..slash];
+            if !(host.is_empty() || host.eq_ignore_ascii_case("localhost")) {
+                return None;
+            }
+            &authority_and_path[slash..]
+        }
         None => rest,
     };
     if !path.starts_with('/') {
@@ -119,6 +130,12 @@ mod tests {
             Some(p("/home/u/my proj"))
         );
         assert_eq!(file_uri_path("file://localhost/tmp/x"), Some(p("/tmp/x")));
+        // RFC 8089: no authority, and the scheme and host in any case.
+        assert_eq!(file_uri_path("file:/tmp/x"), Some(p("/tmp/x")));
+        assert_eq!(file_uri_path("FILE:///tmp/x"), Some(p("/tmp/x")));
+        assert_eq!(file_uri_path("File://LocalHost/tmp/x"), Some(p("/tmp/x")));
+        assert_eq!(file_uri_path("file:tmp/x"), None, "not absolute");
+        assert_eq!(file_uri_path("files:///tmp/x"), None);
         let raw = file_uri_path("file:///tmp/caf%E9").unwrap();
         assert_eq!(raw.as_os_str().as_bytes(), b"/tmp/caf\xe9");
         for bad in [

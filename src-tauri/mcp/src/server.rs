@@ -281,15 +281,15 @@ fn lexical(path: &Path) -> PathBuf {
 /// Any other is dropped without being looked at, so the roots a client
 /// lists tell nothing of what exists outside (a client root reached only
 /// through a symlink elsewhere is dropped too).
-fn client_root(path: &Path, server: &[PathBuf]) -> Option<PathBuf> {
-    let path = lexical(path);
+/// A client root as a real folder: `Err` when it is no folder here (it
+/// cannot be used), `Ok(None)` when it shares nothing with the server's
+/// roots (it narrows them to nothing).
+fn client_root(path: &Path, server: &[PathBuf]) -> Result<Option<PathBuf>, CanopyError> {
+    let real = engine::real_folder(&lexical(path))?;
     let near = server
         .iter()
-        .any(|r| access::within(&path, r) || access::within(r, &path));
-    if !near {
-        return None;
-    }
-    engine::real_folder(&path).ok()
+        .any(|r| access::within(&real, r) || access::within(r, &real));
+    Ok(near.then_some(real))
 }
 
 pub(crate) async fn blocking<T: Send + 'static>(
@@ -444,18 +444,45 @@ impl Canopy {
             Ok(Err(e)) => Err(format!("the client could not list its roots: {e}")),
             Err(_) => Err("the client did not list its roots in time".into()),
         };
-        let (client, fallback) = match uris {
+        let uris = match uris {
             Ok(uris) => {
                 let near = server.clone();
-                let client = blocking(move || {
-                    Ok(uris
-                        .iter()
-                        .filter_map(|p| client_root(p, &near))
-                        .collect::<Vec<_>>())
+                let count = uris.len();
+                let (client, usable) = blocking(move || {
+                    let mut client = Vec::new();
+                    let mut usable = 0;
+                    for p in &uris {
+                        if let Ok(found) = client_root(p, &near) {
+                            usable += 1;
+                            client.extend(found);
+                        }
+                    }
+                    Ok((client, usable))
                 })
                 .await?;
-                (client, None)
+                if usable == 0 {
+                    Err(format!(
+                        "none of the client's {count} roots is a folder on this machine"
+                    ))
+                } else {
+                    if client.is_empty() {
+                        self.notify(
+                            ctx,
+                            LoggingLevel::Warning,
+                            format!(
+                                "the client's roots share no folder with the server's --root folders ({}): every path is refused",
+                                roots_text(&server)
+                            ),
+                        )
+                        .await;
+                    }
+                    Ok(client)
+                }
             }
+            Err(why) => Err(why),
+        };
+        let (client, fallback) = match uris {
+            Ok(client) => (client, None),
             Err(why) => {
                 let why = format!(
                     "{why}; using the server's --root folders: {}",

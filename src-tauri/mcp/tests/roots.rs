@@ -90,7 +90,61 @@ async fn usable_client_roots_outside_the_server_folders_still_allow_nothing() {
     assert_eq!(s.list(list_args(&root)).await.code(), "DENIED");
     let roots = common::Reply::of(s.call("list_roots", json!({})).await).ok();
     assert_eq!(roots.structured["roots"], json!([]), "{}", roots.text);
-    assert!(logs_after(&s, 1).await.is_empty(), "no fallback");
+    assert!(
+        !roots.text.contains("[FALLBACK]"),
+        "no fallback: {}",
+        roots.text
+    );
+    let logs = logs_after(&s, 1).await;
+    assert!(
+        logs.len() == 1 && logs[0].1.contains("share no folder"),
+        "but the agent is told why everything is refused: {logs:?}"
+    );
+}
+
+#[tokio::test]
+async fn rfc_8089_file_uris_narrow_like_the_usual_form_never_widen() {
+    let t = Tree::new();
+    let a = t.dir("a");
+    let b = t.dir("b");
+    for uri in [
+        format!("file:{}", path_arg(&a)),
+        format!("FILE://{}", path_arg(&a)),
+        format!("file://LOCALHOST{}", path_arg(&a)),
+    ] {
+        let s = Server::start_with(Start {
+            roots: vec![a.clone(), b.clone()],
+            client_roots: Some(Arc::new(Mutex::new(vec![uri.clone()]))),
+            ..Start::default()
+        })
+        .await;
+        s.list(list_args(&a)).await.ok();
+        assert_eq!(s.list(list_args(&b)).await.code(), "DENIED", "{uri}");
+        let roots = common::Reply::of(s.call("list_roots", json!({})).await).ok();
+        assert_eq!(roots.structured["roots"], json!([path_arg(&a)]), "{uri}");
+    }
+}
+
+#[tokio::test]
+async fn client_roots_that_are_no_folder_here_fall_back_and_say_so() {
+    let t = Tree::new();
+    t.file("f.txt");
+    let s = Server::start_with(start(
+        &t,
+        vec![
+            format!("file://{}", path_arg(&t.at("missing"))),
+            format!("file://{}", path_arg(&t.at("f.txt"))),
+        ],
+    ))
+    .await;
+    let r = s.list(list_args(&t.path())).await.ok();
+    assert!(r.text.contains("[FILE] f.txt"), "{}", r.text);
+    let logs = logs_after(&s, 1).await;
+    assert!(
+        logs.iter()
+            .any(|(l, m)| l == "warning" && m.contains("is a folder on this machine")),
+        "{logs:?}"
+    );
 }
 
 #[tokio::test]
