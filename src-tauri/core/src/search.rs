@@ -102,6 +102,9 @@ pub struct SearchResult {
     pub bytes: u64,
     /// Files skipped as binary.
     pub binary: u64,
+    /// Entries hidden because git would ignore them (`hide_ignored`):
+    /// neither matched nor read.
+    pub ignored: u64,
     /// Files read only to `SEARCH_FILE_BYTES`.
     pub truncated: u64,
     /// Entries (folders or files) that could not be read.
@@ -333,6 +336,7 @@ impl<F> Tally<F> {
         r.files += f.files;
         r.bytes += f.bytes;
         r.binary += f.binary;
+        r.ignored += f.ignored;
         r.truncated += f.truncated;
         // `problem` counts the named ones again as it keeps them.
         r.failed += f.failed - f.problems.len() as u64;
@@ -611,7 +615,10 @@ impl<S: Source> Job<'_, S> {
                     &mut self.scratch,
                     &mut meter,
                 ) {
-                    Ok(true) => continue,
+                    Ok(true) => {
+                        t.found.ignored += 1;
+                        continue;
+                    }
                     Ok(false) => {}
                     Err(_) => {
                         t.stop = Some(
@@ -636,7 +643,9 @@ impl<S: Source> Job<'_, S> {
                 .name
                 .as_ref()
                 .is_none_or(|f| f.matches(&name, &mut self.fscratch));
-            if kind == EntryKind::File {
+            // A name search reads every file's name; a content search counts
+            // the files it reads (in `search_file`).
+            if kind == EntryKind::File && sh.matcher.is_none() {
                 t.found.files += 1;
             }
             match &sh.matcher {
@@ -709,6 +718,7 @@ impl<S: Source> Job<'_, S> {
             t.found.problem(rel.to_path_buf(), u.error());
             return Ok(());
         }
+        t.found.files += 1;
         let file = match sh.source.open_child_file(dir, name, &sh.root.join(rel)) {
             Ok(f) => f,
             Err(e) => {

@@ -29,8 +29,9 @@ fn help() -> String {
     format!(
         "{USAGE}\n\n\
          Serves Canopy's bounded folder listing and file preview to AI agents over MCP (stdio).\n\
-         Tools: list_directory (paged, sorted; every reply within {reply} characters),\n\
-         find_in_folder (names matching a pattern, over the whole folder) and read_file.\n\
+         Tools (every reply within {reply} characters): list_directory (paged, sorted, ignore-aware),\n\
+         search (names or contents across a tree), find_in_folder (names in one folder),\n\
+         read_file and read_files (bytes or lines), file_info, folder_sizes and list_roots.\n\
          Only folders inside a --root (real paths: symlinks and .. are resolved) are shown;\n\
          when the client offers roots, only folders inside both.\n\
          A --root sftp://[user@]host[:port]/DIR serves a server's folder over SFTP, through the system's\n\

@@ -601,7 +601,7 @@ fn instructions(roots: &[PathBuf], remote: Option<&str>) -> String {
         ),
     };
     format!(
-        "Canopy lists folders (in name, size, modified or type order), finds entries of a folder by name, and reads files, read-only, under: {}{place}.{archives} Every reply fits {} characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call find_in_folder rather than paging a huge folder for a name.",
+"Canopy lists folders (in name, size, modified or type order), searches a whole tree by name or content (search), reads files by bytes or lines (read_file, read_files), states a file's facts (file_info) and folder sizes (folder_sizes), read-only, under: {}{place} (list_roots names them).{archives} What git would ignore is hidden unless include_ignored is true. Every reply fits {} characters; follow [NEXT] cursors to page, list a folder by its path to see what a listing left out, and call search (a whole tree) or find_in_folder (one huge folder) rather than paging for a name.",
         roots_text(roots),
         tools::grouped(MCP_REPLY_CHARS as u64)
     )

@@ -103,6 +103,55 @@ async fn names_below_a_repository_are_those_git_lists() {
 }
 
 #[tokio::test]
+async fn what_ignore_rules_hid_is_counted_and_files_are_those_read() {
+    let t = Tree::new();
+    assert!(Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(t.path())
+        .status()
+        .unwrap()
+        .success());
+    t.write(".gitignore", b"build/\n");
+    t.write("build/out.txt", b"needle\n");
+    t.write("src/a.txt", b"needle\n");
+    t.write("src/b.log", b"needle\n");
+    chmod(&t);
+    let s = Server::start(&[&t.path()]).await;
+    // An ignored folder asked for by its path: nothing silently missing.
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.at("build")), "content": "needle"}),
+    )
+    .await
+    .ok();
+    assert!(
+        r.text
+            .contains("1 entries hidden as git would ignore them (include_ignored: true"),
+        "{}",
+        r.text
+    );
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.at("build")), "content": "needle", "include_ignored": true}),
+    )
+    .await
+    .ok();
+    assert_eq!(r.lines()[0], "out.txt:1: needle", "{}", r.text);
+    // A content search counts the files whose contents it read.
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.at("src")), "name": "*.txt", "content": "needle"}),
+    )
+    .await
+    .ok();
+    assert!(
+        r.text.contains("[SEARCHED] 1 folders, 1 files, 7 bytes"),
+        "{}",
+        r.text
+    );
+}
+
+#[tokio::test]
 async fn content_hits_match_grep_and_every_page_shows_each_once() {
     let t = Tree::new();
     for d in 0..20 {

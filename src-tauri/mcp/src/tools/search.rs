@@ -275,6 +275,12 @@ impl Canopy {
         if found.binary > 0 {
             footer.push_str(&format!("; {} binary files skipped", found.binary));
         }
+        if found.ignored > 0 {
+            footer.push_str(&format!(
+                "; {} entries hidden as git would ignore them (include_ignored: true searches them)",
+                found.ignored
+            ));
+        }
         if found.truncated > 0 {
             footer.push_str(&format!(
                 "; {} files read only to {SEARCH_FILE_MIB} MiB",
