@@ -210,6 +210,21 @@ fn forward(
                 format!("line {start} lies past the first {LINE_SCAN_BYTES} bytes (or what could be read in time); read the file by offset"),
             ));
         }
+        if start == 1 && seen == 0 {
+            // An empty file's head: no lines, as its tail says.
+            return Ok(Lines {
+                text: String::new(),
+                encoding,
+                lossy: false,
+                first: None,
+                shown: 0,
+                offset: 0,
+                length: 0,
+                size,
+                total,
+                cut: false,
+            });
+        }
         return Err(CanopyError::invalid(format!(
             "line {start} is past the last line ({seen})"
         )));
@@ -380,6 +395,18 @@ mod tests {
 
     #[test]
     fn a_last_line_without_a_line_end_is_a_line() {
+        for w in [LineWindow::Head(1), LineWindow::Tail(1)] {
+            let l = read(b"", w, 100).unwrap();
+            assert_eq!(
+                (l.text.as_str(), l.shown, l.total),
+                ("", 0, LineTotal::Exact(0)),
+                "{w:?}"
+            );
+        }
+        assert!(
+            read(b"a\n", LineWindow::Range { start: 2, count: 1 }, 100).is_err(),
+            "a line past the last is still refused"
+        );
         let l = read(b"a\nb\nc", LineWindow::Tail(2), 100).unwrap();
         assert_eq!(l.text, "b\nc");
         assert_eq!(l.total, LineTotal::Exact(3));
