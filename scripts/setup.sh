@@ -19,6 +19,19 @@ E2E_PKGS=(poppler-utils ffmpegthumbnailer ffmpeg xvfb xauth webkit2gtk-driver li
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
+# Clippy gates the suite (`cargo clippy ... -D warnings`): rustup's default
+# profile has it; a minimal toolchain gets it added.
+ensure_clippy() {
+  if cargo clippy --version >/dev/null 2>&1; then return; fi
+  if command -v rustup >/dev/null; then
+    say "adding clippy (rustup component add clippy)"
+    rustup component add clippy
+  else
+    echo "cargo clippy is missing: install it with your Rust (rustup component add clippy)." >&2; exit 1
+  fi
+}
+
+
 version_at_least() { # have want
   [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
 }
