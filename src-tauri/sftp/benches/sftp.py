@@ -10,8 +10,13 @@ makes a folder of 200,000 empty files, and times, each --runs times:
     with the exact total, connection set-up included);
   * `echo 'ls -1f DIR' | sftp -b - host > /dev/null` (OpenSSH's client
     listing the same folder, connection set-up included): the baseline;
-  * `sshfs` + `ls -f | wc -l` when sshfs is installed (gvfs's `gio list
-    sftp://` needs a desktop session's gvfs daemon: not run headless);
+  * `gio mount` + `gio list sftp://… | wc -l` + `gio mount -u` (gvfs, as
+    Nautilus reads a server) when gvfs-backends is installed: one private
+    D-Bus session for the whole run (as a desktop has), its gvfsd started by
+    D-Bus with an `ssh` first on its PATH that adds `-F CONFIG`, and HOME and
+    the XDG folders in the temporary folder (nothing of the machine's own
+    setup is read or changed);
+  * `sshfs` + `ls -f | wc -l` when sshfs is installed;
   * `canopy-list DIR` (the local listing of the same folder): the RSS baseline.
 
 Peak RSS is /usr/bin/time's %M: the largest single process of the command's
@@ -114,6 +119,28 @@ def run(argv):
     return wall, rss
 
 
+def gvfs_session(tmp, config):
+    """A private D-Bus session whose gvfsd reaches the bench server: (address,
+    process, runtime folder), or None when gvfs's sftp backend or dbus-daemon is missing."""
+    if not (os.path.exists("/usr/libexec/gvfsd-sftp") and shutil.which("dbus-daemon") and shutil.which("gio")):
+        print("not measured (not installed): gio list (apt install gvfs-backends)", file=sys.stderr)
+        return None
+    home = os.path.join(tmp, "gvfs-home")
+    wrap = os.path.join(home, "bin")
+    os.makedirs(wrap)
+    with open(os.path.join(wrap, "ssh"), "w") as f:
+        f.write(f'#!/bin/sh\nexec /usr/bin/ssh -F {config} "$@"\n')
+    os.chmod(os.path.join(wrap, "ssh"), 0o755)
+    # gvfsd-sftp puts ssh's ControlPath socket here: a socket's path must stay under 108 bytes.
+    runtime = tempfile.mkdtemp(prefix="g", dir="/tmp")
+    env = dict(os.environ, PATH=wrap + ":" + os.environ["PATH"], HOME=home,
+               XDG_CACHE_HOME=f"{home}/cache", XDG_CONFIG_HOME=f"{home}/config",
+               XDG_DATA_HOME=f"{home}/data", XDG_RUNTIME_DIR=runtime, GIO_USE_VOLUME_MONITOR="unix")
+    daemon = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return daemon.stdout.readline().strip(), daemon, runtime
+
+
 def count_requests(log):
     """SFTP requests in an sftp-server -l DEBUG3 log, by name."""
     counts = {}
@@ -148,7 +175,7 @@ def main():
     server = Server(tmp, "sshd", user, "internal-sftp", as_root=False)
     url = f"sftp://bench{big}"
     cases = [
-        ("canopy-list sftp:// (first page, exact total)", [cl, url, "--ssh-config", server.config], "sftp ls -1 | wc -l (sorted, counted)"),
+        ("canopy-list sftp:// (first page, exact total)", [cl, url, "--ssh-config", server.config], "sftp ls -1f"),
         ("sftp ls -1f", f"echo 'ls -1f {big}' | sftp -F {server.config} -b - bench", None),
         ("sftp ls -1 | wc -l (sorted, counted)",
          f"echo 'ls -1 {big}' | sftp -F {server.config} -b - bench | wc -l", None),
@@ -158,6 +185,13 @@ def main():
         os.makedirs(mnt)
         cases.append(("sshfs + ls -f | wc -l (mount included)",
                       f"sshfs -F {server.config} bench:{big} {mnt} && ls -f {mnt} | wc -l; fusermount -u {mnt}",
+                      "canopy-list sftp:// (first page, exact total)"))
+    session = gvfs_session(tmp, server.config)
+    if session:
+        gio = f"sftp://bench{big}"
+        cases.append(("gio mount + list | wc -l (gvfs, mount included)",
+                      ["env", f"DBUS_SESSION_BUS_ADDRESS={session[0]}", "sh", "-c",
+                       f"gio mount {gio} && gio list {gio} | wc -l; gio mount -u {gio}"],
                       "canopy-list sftp:// (first page, exact total)"))
     cases.append(("canopy-list DIR (local, same folder)", [cl, big], None))
     # One warm-up each (the server's dentry cache, the binaries' pages).
@@ -178,6 +212,10 @@ def main():
     said = (f"total {folder['total']:,}" + (" (a lower bound: the request's time ran out)"
                                               if folder.get("countIsLowerBound") else " (exact)"))
     server.stop()
+    if session:
+        session[1].kill()
+        session[1].wait()
+        shutil.rmtree(session[2], ignore_errors=True)
     med = {k: statistics.median(v) for k, v in wall.items()}
     print(f"{args.entries:,} entries on loopback, median of {args.runs} runs")
     print(f"{'command':48} {'median ms':>10} {'ratio':>24} {'peak RSS KiB':>13}")
