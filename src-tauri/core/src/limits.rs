@@ -206,6 +206,10 @@ pub const MCP_PROGRESS_INTERVAL: Duration = Duration::from_millis(500);
 /// `canopy-mcp`: the most characters an error result's text holds. Its
 /// message may quote what the agent sent (a path, a value); a longer one is cut.
 pub const MCP_ERROR_CHARS: usize = 2_000;
+/// Characters of a path `folder_sizes` writes in its heading lines (the
+/// folder counted, a reason's example): a deep path of escaped names can be
+/// far longer than the reply, and the heading is always written.
+pub const MCP_HEADING_PATH_CHARS: usize = 1_000;
 /// `canopy-mcp`: the largest `read_file` offset (a file offset is a signed 64-bit number).
 pub const MCP_MAX_OFFSET: u64 = i64::MAX as u64;
 /// `canopy-mcp`: tool calls that touch the filesystem at once; the rest wait

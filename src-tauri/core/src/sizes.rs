@@ -201,6 +201,8 @@ struct Cand {
     apparent: u64,
     items: u64,
     lower: bool,
+    /// A mount point of another filesystem: not entered (its figures are zero).
+    other_disk: bool,
     /// [`Reported::Largest`]: this folder's report and those kept inside
     /// it, named in the answer while it stays among the largest.
     nested: Vec<FolderSizeReport>,
@@ -222,17 +224,24 @@ impl Top {
     }
 
     fn keep(&mut self, c: Cand, by_apparent: bool) {
-        let measure = |c: &Cand| if by_apparent { c.apparent } else { c.disk };
+        // Larger first; among equal sizes, the name first in byte order, so
+        // which children are kept never depends on the order they finished in.
+        fn key(c: &Cand, by_apparent: bool) -> (u64, std::cmp::Reverse<&[u8]>) {
+            let measure = if by_apparent { c.apparent } else { c.disk };
+            (measure, std::cmp::Reverse(&c.name))
+        }
+        let new = key(&c, by_apparent);
         if self.largest.len() == SIZES_LARGEST {
-            let smallest = self.largest.last().map_or(0, measure);
-            if measure(&c) <= smallest {
+            if self
+                .largest
+                .last()
+                .is_some_and(|last| new <= key(last, by_apparent))
+            {
                 return;
             }
             self.largest.pop();
         }
-        let at = self.largest.partition_point(|k| {
-            (measure(k), std::cmp::Reverse(&k.name)) >= (measure(&c), std::cmp::Reverse(&c.name))
-        });
+        let at = self.largest.partition_point(|k| key(k, by_apparent) >= new);
         self.largest.insert(at, c);
     }
 
@@ -635,6 +644,7 @@ impl<S: Source> Shared<S> {
                 } else {
                     Vec::new()
                 };
+                let other_disk = n.state().other_disk;
                 let cand = Cand {
                     name: n.name.clone(),
                     kind: EntryKind::Folder,
@@ -642,6 +652,7 @@ impl<S: Source> Shared<S> {
                     apparent: figures.apparent,
                     items: 1 + figures.files + figures.folders,
                     lower: n.lower.load(Relaxed),
+                    other_disk,
                     nested,
                 };
                 parent.state().top.add(cand, self.by_apparent());
@@ -1289,6 +1300,7 @@ fn stat_names<S: Source>(
                     apparent: u.apparent,
                     items: 1,
                     lower: false,
+                    other_disk: false,
                     nested: Vec::new(),
                 },
                 sh.by_apparent(),
@@ -1539,6 +1551,7 @@ fn report_of<S: Source>(sh: &Shared<S>, n: &Arc<Sized>, done: bool) -> FolderSiz
                     apparent: c.apparent,
                     items: c.items,
                     is_lower_bound: c.lower,
+                    other_disk: c.other_disk,
                 }
             })
             .collect();

@@ -233,6 +233,25 @@ fn a_mount_point_below_is_left_out_as_du_x_leaves_it_and_flagged() {
         folder(&r, "a").sizes.apparent < 1 << 20,
         "its 3 MiB are not counted"
     );
+    let as_child = folder(&r, "a")
+        .largest
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|c| c.name == "m")
+        .expect("the mount point is among a's children");
+    assert!(
+        as_child.other_disk,
+        "among its parent's largest it says it is another disk too (a face showing only the parent's rows must not read it as empty)"
+    );
+    let file = folder(&r, "a")
+        .largest
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|c| c.name == "file")
+        .unwrap();
+    assert!(!file.other_disk);
 }
 
 #[test]
@@ -445,6 +464,44 @@ fn the_observer_hears_each_reported_folder_done_once_with_its_largest() {
         .collect();
     assert_eq!(inner, vec!["big", "small"]);
     assert_eq!(a.others.as_ref().unwrap().count, 0);
+}
+
+#[test]
+fn among_equal_sizes_the_largest_are_the_first_names_whatever_order_they_finish_in() {
+    let t = Tree::new();
+    // Equal sizes, made in an order that is neither the names' nor (likely) the folder's.
+    let mut names: Vec<String> = (0..40).map(|i| format!("f{i:02}")).collect();
+    names.sort_by_key(|n| n.bytes().rev().collect::<Vec<u8>>());
+    for n in &names {
+        t.write(&format!("eq/{n}"), &[7u8; 5000]);
+    }
+    for threads in [1, 4] {
+        let r = sizes(
+            &LocalFs::new(),
+            &t.path().join("eq"),
+            &SizesCall {
+                report: Reported::Depth(0),
+                threads,
+                ..SizesCall::default()
+            },
+            None,
+            None,
+        )
+        .unwrap();
+        let kept: Vec<&str> = r
+            .root
+            .largest
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|c| c.name.as_str())
+            .collect();
+        let first: Vec<String> = (0..10).map(|i| format!("f{i:02}")).collect();
+        assert_eq!(
+            kept, first,
+            "{threads} thread(s): ties go to the first names"
+        );
+    }
 }
 
 #[test]

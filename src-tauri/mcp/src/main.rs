@@ -121,6 +121,17 @@ fn remote_roots(
 }
 
 fn main() -> ExitCode {
+    // The pid the client waits for is never one a dead mount can hold: it
+    // exits once the server has, even with a call stuck in the kernel.
+    canopy_core::supervisor::supervise();
+    let code = run();
+    // A worker left in a call on a dead mount keeps the process from
+    // finishing its exit: the client still reads the end of the stream now.
+    canopy_core::supervisor::close_standard_output();
+    code
+}
+
+fn run() -> ExitCode {
     let args = match parse(std::env::args_os().skip(1)) {
         Ok(Some(a)) => a,
         Ok(None) => {

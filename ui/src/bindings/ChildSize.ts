@@ -21,4 +21,9 @@ handle: string, kind: EntryKind, diskUsage: number, apparent: number,
 /**
  * 1 for a file; 1 + files + folders below for a folder.
  */
-items: number, isLowerBound: boolean, };
+items: number, isLowerBound: boolean, 
+/**
+ * A folder that is the mount point of another filesystem: not
+ * entered, its figures are zero (as `FolderSizes.otherDisk`).
+ */
+otherDisk?: boolean, };

@@ -68,7 +68,8 @@ function childBar(c: ChildSize, whole: number, measure: SizeMeasure, pick: (hand
   bar.style.width = `${(share * 100).toFixed(2)}%`;
   // The button's name is what it shows (name, size, share, items): the icon is decoration.
   const kind = icon(c.kind === "folder" ? "folder" : c.kind === "file" ? "file" : c.kind === "symlink" ? "symlink" : "special");
-  const items = c.kind === "folder" ? plural(c.items, "item", "items") : "";
+  // A mount point is not entered: its zero is "not counted", not "empty".
+  const items = c.otherDisk ? "another disk" : c.kind === "folder" ? plural(c.items, "item", "items") : "";
   const b = el(
     "button",
     { type: "button", class: "space-item", "data-handle": c.handle, "data-kind": c.kind },
@@ -78,7 +79,9 @@ function childBar(c: ChildSize, whole: number, measure: SizeMeasure, pick: (hand
     el("span", { class: "space-share" }, shareText(share)),
     el("span", { class: "space-items" }, items),
   );
-  b.title = `Select ${plainName(c.name, c.nameParts)} in the tree`;
+  b.title = c.otherDisk
+    ? `Another disk is mounted at ${plainName(c.name, c.nameParts)}: not entered nor counted (as du -x). Select it in the tree`
+    : `Select ${plainName(c.name, c.nameParts)} in the tree`;
   b.addEventListener("click", () => pick(c.handle));
   return b;
 }

@@ -103,6 +103,11 @@ pub struct ChildSize {
     /// 1 for a file; 1 + files + folders below for a folder.
     pub items: u64,
     pub is_lower_bound: bool,
+    /// A folder that is the mount point of another filesystem: not
+    /// entered, its figures are zero (as `FolderSizes.otherDisk`).
+    #[serde(skip_serializing_if = "is_false")]
+    #[ts(as = "Option<bool>", optional)]
+    pub other_disk: bool,
 }
 
 /// The children of a folder not among its `largest`, summed.

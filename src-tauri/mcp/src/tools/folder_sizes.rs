@@ -8,7 +8,7 @@
 //! as if it were exact.
 
 use canopy_core::cancel::CancelToken;
-use canopy_core::limits::{MCP_REPLY_CHARS, SIZES_LARGEST};
+use canopy_core::limits::{MCP_HEADING_PATH_CHARS, MCP_REPLY_CHARS, SIZES_LARGEST};
 use canopy_core::text::{human_bytes, line_name, tag};
 use canopy_core::wire::{ChildSize, EntryKind, FolderSizeReport, FolderSizes, SizesReport};
 use canopy_core::{CanopyError, Reported, SizesCall};
@@ -122,11 +122,32 @@ fn share(part: u64, whole: u64) -> String {
     format!("{:.1}%", part as f64 * 100.0 / whole as f64)
 }
 
+/// `path` whole when it is at most [`MCP_HEADING_PATH_CHARS`] characters,
+/// else its start and how much was left out (a heading line is written
+/// before the reply's budget is counted, so it must stay short).
+fn heading_path(path: &str) -> String {
+    match path.char_indices().nth(MCP_HEADING_PATH_CHARS) {
+        None => path.to_string(),
+        Some((at, _)) => format!(
+            "{} [cut: {} more characters]",
+            &path[..at],
+            grouped(path[at..].chars().count() as u64)
+        ),
+    }
+}
+
 fn reasons(sizes: &FolderSizes) -> Vec<String> {
     let mut out: Vec<String> = sizes
         .shortfalls
         .iter()
-        .map(|s| format!("{} in {} folder(s), e.g. {}", s.code, s.count, s.example))
+        .map(|s| {
+            format!(
+                "{} in {} folder(s), e.g. {}",
+                s.code,
+                s.count,
+                heading_path(&s.example)
+            )
+        })
         .collect();
     if sizes.other_disk {
         out.push("another filesystem: not entered".into());
@@ -155,7 +176,8 @@ fn render(report: &SizesReport, shown: &str, measure: Measure) -> (String, Folde
     };
     let root = &report.root.sizes;
     let mut text = format!(
-        "[SIZE] {shown} {}{} {} ({} files, {} folders below)\n",
+        "[SIZE] {} {}{} {} ({} files, {} folders below)\n",
+        heading_path(shown),
         bound(root.is_lower_bound),
         human_bytes(measure.of(root)),
         measure_name,
@@ -202,6 +224,14 @@ fn render(report: &SizesReport, shown: &str, measure: Measure) -> (String, Folde
         for child in folder.largest.iter().flatten() {
             let bytes = measure.of_child(child);
             let name = line_name(&child.name, child.name_parts.as_deref());
+            if child.other_disk {
+                // Its zero is "not counted", never "empty".
+                lines.push_str(&format!(
+                    "{indent}{}{name}  another filesystem: not entered\n",
+                    tag(child.kind)
+                ));
+                continue;
+            }
             lines.push_str(&format!(
                 "{indent}{}{name}  {}{}  {}  {} item(s)\n",
                 tag(child.kind),
@@ -336,5 +366,110 @@ impl Canopy {
     ) -> CallToolResult {
         let outcome = self.folder_sizes_call(args, ctx.clone()).await;
         self.finish_noted("folder_sizes", &ctx, outcome).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use canopy_core::wire::Shortfall;
+    use canopy_core::ErrorCode;
+
+    fn sizes(lower: bool, shortfalls: Vec<Shortfall>) -> FolderSizes {
+        FolderSizes {
+            disk_usage: 4096,
+            apparent: 10,
+            files: 1,
+            folders: 0,
+            is_lower_bound: lower,
+            shortfalls,
+            other_disk: false,
+        }
+    }
+
+    fn child(name: &str) -> ChildSize {
+        ChildSize {
+            name: name.into(),
+            name_parts: None,
+            handle: format!("h-{name}"),
+            kind: EntryKind::Folder,
+            disk_usage: 4096,
+            apparent: 10,
+            items: 2,
+            is_lower_bound: false,
+            other_disk: false,
+        }
+    }
+
+    fn report(path: &str, root_sizes: FolderSizes, largest: Vec<ChildSize>) -> SizesReport {
+        SizesReport {
+            request_id: 0,
+            root: FolderSizeReport {
+                handle: "h-root".into(),
+                path: path.into(),
+                depth: 0,
+                sizes: root_sizes,
+                done: true,
+                largest: Some(largest),
+                others: None,
+            },
+            folders: Vec::new(),
+            entries: 2,
+            elapsed_ms: 1,
+            budget_cut: None,
+        }
+    }
+
+    /// A path of 40 escaped 255-byte names: 61,239 characters.
+    fn deep_escaped_path() -> String {
+        vec!["\\u{1b}".repeat(255); 40].join("/")
+    }
+
+    #[test]
+    fn headings_with_paths_longer_than_the_reply_stay_within_it_and_keep_the_rows() {
+        let long = deep_escaped_path();
+        let shortfalls = [ErrorCode::Denied, ErrorCode::Timeout, ErrorCode::UnsafeName]
+            .into_iter()
+            .map(|code| Shortfall {
+                code,
+                count: 1,
+                example: long.clone(),
+            })
+            .collect();
+        let r = report("", sizes(true, shortfalls), vec![child("only")]);
+        let (text, out) = render(&r, &long, Measure { apparent: false });
+        assert!(
+            text.chars().count() <= MCP_REPLY_CHARS,
+            "{} characters",
+            text.chars().count()
+        );
+        assert!(
+            text.contains("[DIR] only  "),
+            "the one child row is shown, not cut for a heading: {text:.300}"
+        );
+        assert!(!out.truncated);
+        assert_eq!(
+            text.matches(&format!(
+                " [cut: {} more characters]",
+                grouped((long.chars().count() - MCP_HEADING_PATH_CHARS) as u64)
+            ))
+            .count(),
+            4,
+            "the counted folder's path and each reason's example say what they left out"
+        );
+    }
+
+    #[test]
+    fn a_mount_point_among_the_children_reads_not_entered_never_empty() {
+        let mut m = child("mnt");
+        m.other_disk = true;
+        m.disk_usage = 0;
+        let r = report("", sizes(false, Vec::new()), vec![child("data"), m]);
+        let (text, _) = render(&r, "/t", Measure { apparent: false });
+        assert!(
+            text.contains("  [DIR] mnt  another filesystem: not entered\n"),
+            "{text}"
+        );
+        assert!(!text.contains("[DIR] mnt  0 B"), "{text}");
     }
 }
