@@ -473,7 +473,7 @@ fn among_equal_sizes_the_largest_are_the_first_names_whatever_order_they_finish_
     let mut names: Vec<String> = (0..40).map(|i| format!("f{i:02}")).collect();
     names.sort_by_key(|n| n.bytes().rev().collect::<Vec<u8>>());
     for n in &names {
-        t.write(&format!("eq/{n}"), &[7u8; 5000]);
+        t.write(format!("eq/{n}"), &[7u8; 5000]);
     }
     for threads in [1, 4] {
         let r = sizes(
