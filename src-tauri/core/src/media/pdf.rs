@@ -390,10 +390,9 @@ fn too_large(what: String) -> CanopyError {
     CanopyError::new(ErrorCode::TooLarge, what)
 }
 
-/// The PNG the window shows, from the page's RGB pixels. Fast deflate and
-/// the `Up` filter: a page is mostly flat colour, which both catch; the PNG
-/// crosses IPC once and is decoded once, so a smaller file is not worth
-/// the time on the way to the screen.
+/// The PNG the window shows, from the page's RGB pixels, with fast
+/// deflate: the PNG crosses IPC once and is decoded once, so a smaller
+/// file is not worth the time on the way to the screen.
 fn encode_png(pixels: &[u8], width: u32, height: u32) -> Result<Vec<u8>, CanopyError> {
     let mut out = Vec::new();
     image::codecs::png::PngEncoder::new_with_quality(
