@@ -265,6 +265,20 @@ fn rotated_page_is_shrunk_to_the_panes_width_and_keeps_its_shape() {
 }
 
 #[test]
+fn page_taller_than_the_limit_is_too_large_not_a_crash() {
+    needs_poppler();
+    let dir = tempfile::tempdir().unwrap();
+    // A 10 x 2000 pt strip (the same length as 300 x 400, so the xref holds):
+    // 400 pixels wide it is 80,000 tall, past MAX_RENDER_HEIGHT.
+    let bytes = String::from_utf8(pdf(&["x"], "T", ""))
+        .unwrap()
+        .replace("[0 0 300 400]", "[0 0 10 2000]");
+    let p = write(dir.path(), "strip.pdf", bytes.as_bytes());
+    let err = pdf_page(&LocalFs::new(), &p, 1, 400, None).unwrap_err();
+    assert_eq!(err.code, ErrorCode::TooLarge, "{err:?}");
+}
+
+#[test]
 fn page_past_the_end_is_an_error_not_an_empty_page() {
     needs_poppler();
     let dir = tempfile::tempdir().unwrap();
