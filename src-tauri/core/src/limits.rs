@@ -342,8 +342,11 @@ pub const RENDER_STDERR_KEPT: usize = 4096;
 pub const MAX_RENDER_WIDTH: u32 = 2400;
 /// Narrowest page image the renderer makes, in pixels.
 pub const MIN_RENDER_WIDTH: u32 = 64;
+/// Tallest page image the app takes from the renderer, in pixels (a
+/// taller one is `TOO_LARGE`).
+pub const MAX_RENDER_HEIGHT: u32 = MAX_RENDER_WIDTH * 16;
 /// The most a decoded page image may hold in memory while the app encodes
-/// it again (its pixels, at 4 bytes each).
+/// it again (its pixels, at 4 bytes each; a PDF page's at 3).
 pub const RENDER_DECODE_BYTES: u64 = 256 * 1024 * 1024;
 /// The most text of one PDF page sent to the window, in bytes.
 pub const PDF_PAGE_TEXT_CAP: usize = 256 * 1024;

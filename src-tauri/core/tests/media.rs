@@ -17,6 +17,11 @@ use exif::{Field, In, Rational, Tag, Value};
 /// A PDF of `pages` pages, each with its text in Helvetica; `extra` goes
 /// into the catalog (actions...).
 fn pdf(pages: &[&str], title: &str, extra: &str) -> Vec<u8> {
+    pdf_with(pages, title, extra, "")
+}
+
+/// As [`pdf`], with `page_extra` in each page's dictionary (`/Rotate 90`...).
+fn pdf_with(pages: &[&str], title: &str, extra: &str, page_extra: &str) -> Vec<u8> {
     let mut objs: Vec<Vec<u8>> = Vec::new();
     let kids: Vec<String> = (0..pages.len())
         .map(|i| format!("{} 0 R", 5 + 2 * i))
@@ -33,9 +38,9 @@ fn pdf(pages: &[&str], title: &str, extra: &str) -> Vec<u8> {
     objs.push(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_vec());
     objs.push(format!("<< /Title ({title}) /Author (Ada Lovelace) >>").into_bytes());
     for (i, text) in pages.iter().enumerate() {
-        objs.push(format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 400] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>", 6 + 2 * i).into_bytes());
+        objs.push(format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 400] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R {page_extra} >>", 6 + 2 * i).into_bytes());
         objs.push(stream(
-            &format!("BT /F1 24 Tf 40 300 Td ({text}) Tj ET"),
+            &format!("BT /F1 24 Tf 40 300 Td ({text}) Tj ET 0.9 0.2 0.1 rg 20 20 120 60 re f"),
             "",
         ));
     }
@@ -171,6 +176,106 @@ fn pdf_page_width_is_clamped_to_the_limit() {
     let p = write(dir.path(), "doc.pdf", &pdf(&["x"], "T", ""));
     let page = pdf_page(&LocalFs::new(), &p, 1, 1_000_000, None).unwrap();
     assert_eq!(page.width, MAX_RENDER_WIDTH);
+}
+
+/// The page's pixels, as Canopy's PNG says them.
+fn page_pixels(page: &canopy_core::wire::PdfPage) -> image::RgbImage {
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(&page.png_base64)
+        .unwrap();
+    image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+        .unwrap()
+        .to_rgb8()
+}
+
+/// Page `page` of `p` as `pdftoppm -png` draws it alone at `width`.
+fn pdftoppm_pixels(p: &Path, page: u32, width: u32) -> image::RgbImage {
+    let n = page.to_string();
+    let out = std::process::Command::new("pdftoppm")
+        .args([
+            "-png",
+            "-f",
+            &n,
+            "-l",
+            &n,
+            "-scale-to-x",
+            &width.to_string(),
+        ])
+        .args(["-scale-to-y", "-1"])
+        .arg(p)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    image::load_from_memory_with_format(&out.stdout, image::ImageFormat::Png)
+        .unwrap()
+        .to_rgb8()
+}
+
+#[test]
+fn pdf_page_has_the_pixels_pdftoppm_draws() {
+    needs_poppler();
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "doc.pdf", &pdf(&["One", "Two"], "T", ""));
+    let page = pdf_page(&LocalFs::new(), &p, 2, 333, None).unwrap();
+    let ours = page_pixels(&page);
+    let theirs = pdftoppm_pixels(&p, 2, 333);
+    assert_eq!(ours.dimensions(), theirs.dimensions());
+    assert!(
+        ours == theirs,
+        "the renderer's raw pixels reach the window unchanged"
+    );
+}
+
+#[test]
+fn page_past_the_output_cap_comes_in_bands_with_the_same_pixels() {
+    needs_poppler();
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "doc.pdf", &pdf(&["Banded"], "T", ""));
+    // 2400 x 3200 RGB is 22 MiB of pixels: three jobs under the 8 MiB cap.
+    let page = pdf_page(&LocalFs::new(), &p, 1, MAX_RENDER_WIDTH, None).unwrap();
+    assert_eq!((page.width, page.height), (MAX_RENDER_WIDTH, 3200));
+    assert!(
+        (page.width * page.height * 3) as usize > canopy_core::limits::RENDER_OUTPUT_CAP,
+        "this page does not fit one job's output"
+    );
+    let ours = page_pixels(&page);
+    let theirs = pdftoppm_pixels(&p, 1, MAX_RENDER_WIDTH);
+    let differ = ours
+        .pixels()
+        .zip(theirs.pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(differ, 0, "the bands join into pdftoppm's own page");
+    assert_eq!(page.text, "Banded");
+}
+
+#[test]
+fn rotated_page_is_shrunk_to_the_panes_width_and_keeps_its_shape() {
+    needs_poppler();
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "turned.pdf",
+        &pdf_with(&["Sideways"], "T", "", "/Rotate 90"),
+    );
+    // pdftoppm scales a 300 x 400 pt page to 300 wide, then turns it: 400 x 300.
+    let page = pdf_page(&LocalFs::new(), &p, 1, 300, None).unwrap();
+    assert_eq!((page.width, page.height), (300, 225));
+    assert_eq!(page_pixels(&page).dimensions(), (300, 225));
+}
+
+#[test]
+fn page_taller_than_the_limit_is_too_large_not_a_crash() {
+    needs_poppler();
+    let dir = tempfile::tempdir().unwrap();
+    // A 10 x 2000 pt strip (the same length as 300 x 400, so the xref holds):
+    // 400 pixels wide it is 80,000 tall, past MAX_RENDER_HEIGHT.
+    let bytes = String::from_utf8(pdf(&["x"], "T", ""))
+        .unwrap()
+        .replace("[0 0 300 400]", "[0 0 10 2000]");
+    let p = write(dir.path(), "strip.pdf", bytes.as_bytes());
+    let err = pdf_page(&LocalFs::new(), &p, 1, 400, None).unwrap_err();
+    assert_eq!(err.code, ErrorCode::TooLarge, "{err:?}");
 }
 
 #[test]

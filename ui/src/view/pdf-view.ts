@@ -34,6 +34,7 @@ export class PdfView {
   private doc: PdfDocument | null = null;
   private page = 1;
   private inFlight: number | null = null;
+  private docInFlight: number | null = null;
   private imageUrl: string | null = null;
   private disposed = false;
 
@@ -58,29 +59,45 @@ export class PdfView {
     this.stage.append(el("p", { class: "muted" }, "Reading the PDF…"));
   }
 
-  /** Reads the document's facts, then shows its first page. */
+  /**
+   * Asks for the document's facts and its first page side by side: the page
+   * reaches the screen without waiting for the facts. When the facts cannot
+   * be read, their error is what the pane says (the page's job is stopped).
+   */
   async start(): Promise<void> {
     const requestId = nextRequestId++;
-    this.inFlight = requestId;
-    try {
-      this.doc = await this.backend.pdfDocument({ handle: this.handle, page: 1, width: 0, requestId });
-    } catch (err) {
-      if (this.disposed) return;
-      this.stage.replaceChildren(this.errorBox(toBackendError(err).toWire()));
-      return;
-    } finally {
-      if (this.inFlight === requestId) this.inFlight = null;
-    }
-    if (this.disposed) return;
-    this.renderFacts(this.doc);
-    this.nav.hidden = false;
-    await this.go(1);
+    this.docInFlight = requestId;
+    const facts: Promise<CanopyError | null> = this.backend
+      .pdfDocument({ handle: this.handle, page: 1, width: 0, requestId })
+      .then(
+        (doc) => {
+          if (this.disposed) return null;
+          this.doc = doc;
+          this.renderFacts(doc);
+          this.nav.hidden = false;
+          this.showPosition();
+          return null;
+        },
+        (err) => {
+          const wire = toBackendError(err).toWire();
+          if (this.disposed) return wire;
+          this.cancelInFlight();
+          this.stage.replaceChildren(this.errorBox(wire));
+          return wire;
+        },
+      )
+      .finally(() => {
+        if (this.docInFlight === requestId) this.docInFlight = null;
+      });
+    await Promise.all([facts, this.go(1, facts)]);
   }
 
   /** Stops whatever is rendering for this view: the selection moved on. */
   dispose(): void {
     this.disposed = true;
     this.cancelInFlight();
+    if (this.docInFlight !== null) void this.backend.cancelRender(this.docInFlight).catch(() => undefined);
+    this.docInFlight = null;
     if (this.imageUrl) URL.revokeObjectURL(this.imageUrl);
     this.imageUrl = null;
   }
@@ -102,15 +119,27 @@ export class PdfView {
     if (note) this.facts.after(el("p", { class: "special-note sandbox-note" }, note));
   }
 
-  private async go(page: number): Promise<void> {
+  /** Page, label and buttons as the page number and the facts say. */
+  private showPosition(): void {
     const doc = this.doc;
-    if (!doc || this.disposed) return;
-    page = Math.max(1, Math.min(page, doc.pages));
+    if (!doc) return;
+    this.field.value = String(this.page);
+    this.label.textContent = pageLabel(this.page, doc.pages);
+    this.prev.disabled = this.page <= 1;
+    this.next.disabled = this.page >= doc.pages;
+  }
+
+  /**
+   * Shows page `page`, rendered on demand. Before the facts are in (the first
+   * page only), `facts` says whether they failed: then their error stands
+   * and the page's own error is not shown.
+   */
+  private async go(page: number, facts?: Promise<CanopyError | null>): Promise<void> {
+    const doc = this.doc;
+    if (this.disposed || (!doc && !facts)) return;
+    if (doc) page = Math.max(1, Math.min(page, doc.pages));
     this.page = page;
-    this.field.value = String(page);
-    this.label.textContent = pageLabel(page, doc.pages);
-    this.prev.disabled = page <= 1;
-    this.next.disabled = page >= doc.pages;
+    this.showPosition();
     const kept = this.pages.get(page);
     if (kept) {
       this.cancelInFlight();
@@ -126,6 +155,8 @@ export class PdfView {
     try {
       rendered = await this.backend.pdfPage({ handle: this.handle, page, width, requestId });
     } catch (err) {
+      if (this.disposed || this.inFlight !== requestId) return;
+      if (facts && (await facts) !== null) return;
       if (this.disposed || this.inFlight !== requestId) return;
       this.inFlight = null;
       this.stage.replaceChildren(this.errorBox(toBackendError(err).toWire()));
