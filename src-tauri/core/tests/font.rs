@@ -427,3 +427,25 @@ fn sample_png_is_canopys_own() {
     use image::ImageDecoder as _;
     assert_eq!(dec.color_type(), image::ColorType::Rgba8);
 }
+
+#[test]
+fn font_claiming_giant_glyphs_is_drawn_within_the_pane_or_refused() {
+    // units-per-em 16 instead of 2048: every glyph 128 times its size, so
+    // the sample line would be some 100,000 pixels wide.
+    let dir = tempfile::tempdir().unwrap();
+    let mut f = std::fs::read(dejavu(dir.path(), "DejaVuSans.ttf")).unwrap();
+    let head = tables(&f).into_iter().find(|t| &t.0 == b"head").unwrap();
+    f[head.1 + 18..head.1 + 20].copy_from_slice(&16u16.to_be_bytes());
+    let p = dir.path().join("giant.ttf");
+    std::fs::write(&p, &f).unwrap();
+    let got = preview(&p, 800).unwrap();
+    assert_eq!(got.family, "DejaVu Sans", "the facts are read");
+    match (&got.sample, &got.sample_error) {
+        (Some(s), None) => assert!(s.width <= 800 && s.height <= 800 * 16, "{}x{}", s.width, s.height),
+        (None, Some(e)) => assert!(
+            matches!(e.code, ErrorCode::RenderFailed | ErrorCode::Timeout | ErrorCode::TooLarge),
+            "{e:?}"
+        ),
+        other => panic!("a sample or why not: {other:?}"),
+    }
+}

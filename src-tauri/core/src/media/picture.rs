@@ -82,7 +82,7 @@ pub fn photo_render<S: Source>(
     let h = (width * PHOTO_RENDER_TALL).to_string();
     let job = Job {
         program: &program,
-        args: ["thumbnail", FILE_ARG, "photo.png", &w, "--height", &h, "--size", "down"]
+        args: ["thumbnail", FILE_ARG, "photo.png", w.as_str(), "--height", h.as_str(), "--size", "down"]
             .iter()
             .map(OsString::from)
             // One worker thread: the child's address space is bounded.
