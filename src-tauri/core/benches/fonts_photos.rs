@@ -74,7 +74,11 @@ fn tiff(w: u32, h: u32) -> Vec<u8> {
 
 fn run(cmd: &mut Command) {
     let out = cmd.output().expect("the tool runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn main() {
@@ -87,19 +91,33 @@ fn main() {
     let f = font_preview(&LocalFs::new(), &font, 800, None).expect("font_preview");
     let text = f.sample_text.clone();
     let tools_alone = timed(runs, || {
-        run(Command::new("fc-query").arg("--format").arg("%{family[0]}\n%{charset}\n").arg(&font));
+        run(Command::new("fc-query")
+            .arg("--format")
+            .arg("%{family[0]}\n%{charset}\n")
+            .arg(&font));
         run(Command::new("hb-view")
-            .args(["--font-funcs=ft", "--font-size=40", "--margin=16", "--output-format=png", "--font-file"])
+            .args([
+                "--font-funcs=ft",
+                "--font-size=40",
+                "--margin=16",
+                "--output-format=png",
+                "--font-file",
+            ])
             .arg(&font)
             .arg("--text")
             .arg(&text));
     });
     let ours = timed(runs, || {
-        std::hint::black_box(font_preview(&LocalFs::new(), &font, 800, None).expect("font_preview"));
+        std::hint::black_box(
+            font_preview(&LocalFs::new(), &font, 800, None).expect("font_preview"),
+        );
     });
     println!("a font's facts and sample (DejaVu Sans), median of {runs}:");
     println!("  fc-query then hb-view alone:     {tools_alone:.1} ms");
-    println!("  canopy font_preview(800):        {ours:.1} ms ({:.2}x)", ours / tools_alone);
+    println!(
+        "  canopy font_preview(800):        {ours:.1} ms ({:.2}x)",
+        ours / tools_alone
+    );
 
     let photo = dir.join("scan.tif");
     std::fs::write(&photo, tiff(3000, 2000)).unwrap();
@@ -109,13 +127,26 @@ fn main() {
             .arg("thumbnail")
             .arg(&photo)
             .arg(&out)
-            .args(["800", "--height", "3200", "--size", "down", "--vips-concurrency=1"]));
+            .args([
+                "800",
+                "--height",
+                "3200",
+                "--size",
+                "down",
+                "--vips-concurrency=1",
+                "--vips-novector",
+            ]));
     });
     let drawn = timed(runs, || {
-        std::hint::black_box(photo_render(&LocalFs::new(), &photo, 800, None).expect("photo_render"));
+        std::hint::black_box(
+            photo_render(&LocalFs::new(), &photo, 800, None).expect("photo_render"),
+        );
     });
     println!("a 3000 x 2000 TIFF drawn at 800 px, median of {runs}:");
     println!("  vips thumbnail to a PNG alone:   {vips_alone:.1} ms");
-    println!("  canopy photo_render(800):        {drawn:.1} ms ({:.2}x)", drawn / vips_alone);
+    println!(
+        "  canopy photo_render(800):        {drawn:.1} ms ({:.2}x)",
+        drawn / vips_alone
+    );
     let _ = std::fs::remove_dir_all(Path::new(&dir));
 }

@@ -30,7 +30,10 @@ fn preview(p: &Path, width: u32) -> Result<FontPreview, CanopyError> {
 
 /// The sample's pixels, decoded.
 fn sample_image(f: &FontPreview) -> image::RgbaImage {
-    let s = f.sample.as_ref().unwrap_or_else(|| panic!("a sample: {:?}", f.sample_error));
+    let s = f
+        .sample
+        .as_ref()
+        .unwrap_or_else(|| panic!("a sample: {:?}", f.sample_error));
     let png = base64::engine::general_purpose::STANDARD
         .decode(&s.png_base64)
         .unwrap();
@@ -60,7 +63,10 @@ fn font_facts_equal_fc_querys_own() {
         let name = entry.unwrap().file_name();
         let p = dejavu(dir.path(), name.to_str().unwrap());
         let f = preview(&p, 800).unwrap();
-        let own = fc_query(&p, "%{family[0]}\n%{style[0]}\n%{fullname[0]}\n%{charset}\n%{spacing}\n%{fontversion}");
+        let own = fc_query(
+            &p,
+            "%{family[0]}\n%{style[0]}\n%{fullname[0]}\n%{charset}\n%{spacing}\n%{fontversion}",
+        );
         let lines: Vec<&str> = own.split('\n').collect();
         assert_eq!(f.family, lines[0], "{name:?}");
         assert_eq!(f.style.as_deref(), Some(lines[1]), "{name:?}");
@@ -112,21 +118,38 @@ fn sample_is_hb_views_drawing_at_most_the_panes_width() {
     assert_eq!(wide.sample_text, canopy_core::media::PANGRAM);
     // hb-view run by the test on the same font and text: the same picture size.
     let own = Command::new("hb-view")
-        .args(["--font-funcs=ft", "--font-size=40", "--margin=16", "--output-format=png", "--text"])
+        .args([
+            "--font-funcs=ft",
+            "--font-size=40",
+            "--margin=16",
+            "--output-format=png",
+            "--text",
+        ])
         .arg(&wide.sample_text)
         .args(["--font-file"])
         .arg(&p)
         .output()
         .expect("these tests need libharfbuzz-bin");
-    assert!(own.status.success(), "{}", String::from_utf8_lossy(&own.stderr));
+    assert!(
+        own.status.success(),
+        "{}",
+        String::from_utf8_lossy(&own.stderr)
+    );
     let own = image::load_from_memory(&own.stdout).unwrap();
     let img = sample_image(&wide);
     assert_eq!((img.width(), img.height()), (own.width(), own.height()));
     assert!(img.height() > 80, "two lines: {}", img.height());
-    let dark = img.pixels().filter(|p| p.0[0] < 100 && p.0[3] > 200).count();
+    let dark = img
+        .pixels()
+        .filter(|p| p.0[0] < 100 && p.0[3] > 200)
+        .count();
     assert!(dark > 500, "ink on the sample: {dark} dark pixels");
     let narrow = preview(&p, 300).unwrap();
-    assert_eq!(narrow.sample.as_ref().unwrap().width, 300, "shrunk to the pane");
+    assert_eq!(
+        narrow.sample.as_ref().unwrap().width,
+        300,
+        "shrunk to the pane"
+    );
     assert!(narrow.network_isolated, "the renderer had no network");
 }
 
@@ -149,7 +172,10 @@ fn font_is_told_by_its_first_bytes_not_its_name() {
     assert_eq!(media(&disguised), Some(MediaKind::Font));
     assert_eq!(media(&faked), None);
     assert_eq!(preview(&disguised, 400).unwrap().family, "DejaVu Sans");
-    assert_eq!(preview(&faked, 400).unwrap_err().code, ErrorCode::Unsupported);
+    assert_eq!(
+        preview(&faked, 400).unwrap_err().code,
+        ErrorCode::Unsupported
+    );
 }
 
 /// The sfnt's tables: (tag, offset, length).
@@ -252,7 +278,10 @@ fn woff_and_woff2_read_as_the_font_they_wrap() {
         let img = sample_image(&f);
         assert_eq!(
             (img.width(), img.height()),
-            (plain.sample.as_ref().unwrap().width, plain.sample.as_ref().unwrap().height),
+            (
+                plain.sample.as_ref().unwrap().width,
+                plain.sample.as_ref().unwrap().height
+            ),
             "{container}: the same sample as the plain font's"
         );
     }
@@ -261,16 +290,23 @@ fn woff_and_woff2_read_as_the_font_they_wrap() {
 #[test]
 fn collection_counts_its_faces_and_shows_the_first() {
     let dir = tempfile::tempdir().unwrap();
-    let fonts: Vec<Vec<u8>> = ["DejaVuSansMono.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSans.ttf"]
-        .iter()
-        .map(|n| std::fs::read(dejavu(dir.path(), n)).unwrap())
-        .collect();
+    let fonts: Vec<Vec<u8>> = [
+        "DejaVuSansMono.ttf",
+        "DejaVuSansMono-Bold.ttf",
+        "DejaVuSans.ttf",
+    ]
+    .iter()
+    .map(|n| std::fs::read(dejavu(dir.path(), n)).unwrap())
+    .collect();
     let ttc = dir.path().join("family.ttc");
     std::fs::write(&ttc, collection(&fonts)).unwrap();
     let f = preview(&ttc, 800).unwrap();
     assert_eq!(f.container, "font collection");
     assert_eq!(f.faces, 3);
-    assert_eq!((f.family.as_str(), f.style.as_deref()), ("DejaVu Sans Mono", Some("Book")));
+    assert_eq!(
+        (f.family.as_str(), f.style.as_deref()),
+        ("DejaVu Sans Mono", Some("Book"))
+    );
     assert_eq!(
         fc_query(&ttc, "%{family[0]}"),
         f.family,
@@ -290,7 +326,10 @@ fn garbage_and_cut_fonts_are_render_failures() {
         ("cut.ttf", real[..real.len() / 3].to_vec()),
         ("header-only.ttf", real[..12 + 16 * 3].to_vec()),
         ("empty-woff.woff", b"wOFF\0\x01\0\0".to_vec()),
-        ("lying.ttc", b"ttcf\0\x01\0\0\xff\xff\xff\xff\0\0\0\x10".to_vec()),
+        (
+            "lying.ttc",
+            b"ttcf\0\x01\0\0\xff\xff\xff\xff\0\0\0\x10".to_vec(),
+        ),
     ];
     for (name, bytes) in cases {
         let p = dir.path().join(name);
@@ -304,10 +343,7 @@ fn garbage_and_cut_fonts_are_render_failures() {
 fn fuzzed_fonts_are_answered_with_facts_or_a_failure_never_a_crash() {
     let dir = tempfile::tempdir().unwrap();
     let real = std::fs::read(dejavu(dir.path(), "DejaVuSansMono.ttf")).unwrap();
-    let glyf = tables(&real)
-        .into_iter()
-        .find(|t| &t.0 == b"glyf")
-        .unwrap();
+    let glyf = tables(&real).into_iter().find(|t| &t.0 == b"glyf").unwrap();
     let mut seed: u64 = 0x5eed_f0a7;
     let mut next = move || {
         seed ^= seed << 13;
@@ -397,7 +433,10 @@ fn link_swapped_after_open_still_shows_the_first_font() {
         other,
     };
     let f = font_preview(&source, &link, 400, None).unwrap();
-    assert_eq!(f.family, "DejaVu Sans", "the descriptor keeps the first file");
+    assert_eq!(
+        f.family, "DejaVu Sans",
+        "the descriptor keeps the first file"
+    );
     assert_eq!(
         std::fs::read_link(&link).unwrap().file_name().unwrap(),
         "DejaVuSerif.ttf",
@@ -441,9 +480,17 @@ fn font_claiming_giant_glyphs_is_drawn_within_the_pane_or_refused() {
     let got = preview(&p, 800).unwrap();
     assert_eq!(got.family, "DejaVu Sans", "the facts are read");
     match (&got.sample, &got.sample_error) {
-        (Some(s), None) => assert!(s.width <= 800 && s.height <= 800 * 16, "{}x{}", s.width, s.height),
+        (Some(s), None) => assert!(
+            s.width <= 800 && s.height <= 800 * 16,
+            "{}x{}",
+            s.width,
+            s.height
+        ),
         (None, Some(e)) => assert!(
-            matches!(e.code, ErrorCode::RenderFailed | ErrorCode::Timeout | ErrorCode::TooLarge),
+            matches!(
+                e.code,
+                ErrorCode::RenderFailed | ErrorCode::Timeout | ErrorCode::TooLarge
+            ),
             "{e:?}"
         ),
         other => panic!("a sample or why not: {other:?}"),

@@ -101,7 +101,11 @@ fn missing_font_and_photo_tools_name_their_packages() {
     let (_dir, font) = a_font();
     let err = font_preview(&LocalFs::new(), &font, 400, None).unwrap_err();
     assert_eq!(err.code, ErrorCode::ToolMissing);
-    assert!(err.message.contains("Debian package fontconfig"), "{}", err.message);
+    assert!(
+        err.message.contains("Debian package fontconfig"),
+        "{}",
+        err.message
+    );
     let tif = font.with_file_name("scan.tif");
     std::fs::write(&tif, b"II*\0\x08\0\0\0").unwrap();
     let err = photo_render(&LocalFs::new(), &tif, 400, None).unwrap_err();
@@ -134,12 +138,19 @@ fn a_font_that_crashes_the_renderer_costs_the_child_and_is_said() {
     assert_eq!(f.family, "DejaVu Sans", "the facts are still shown");
     let e = f.sample_error.expect("the sample's crash is said");
     assert_eq!(e.code, ErrorCode::RenderFailed);
-    assert!(e.message.contains("crashed") && e.message.contains("signal 11"), "{}", e.message);
+    assert!(
+        e.message.contains("crashed") && e.message.contains("signal 11"),
+        "{}",
+        e.message
+    );
     // One that hangs is killed at the renderer's deadline.
     let hanging = tools_with_hb_view("exec /bin/sleep 1000");
     std::env::set_var("CANOPY_TEST_TOOL_FOLDERS", hanging.path());
     let f = font_preview(&LocalFs::new(), &font, 400, None).unwrap();
-    assert_eq!(f.sample_error.expect("the hang is said").code, ErrorCode::Timeout);
+    assert_eq!(
+        f.sample_error.expect("the hang is said").code,
+        ErrorCode::Timeout
+    );
     // The facts' own tool crashing fails the preview with the crash said.
     let folder = tempfile::tempdir().unwrap();
     let script = folder.path().join("fc-query");

@@ -21,7 +21,13 @@ fn gradient(x: u32, y: u32, w: u32, h: u32) -> [u8; 3] {
 /// A baseline RGB TIFF, uncompressed, one strip: `claimed` is the size its
 /// header says (its pixels are `w` x `h`), with an orientation and a
 /// camera maker when given.
-fn tiff(w: u32, h: u32, claimed: (u32, u32), orientation: Option<u16>, make: Option<&str>) -> Vec<u8> {
+fn tiff(
+    w: u32,
+    h: u32,
+    claimed: (u32, u32),
+    orientation: Option<u16>,
+    make: Option<&str>,
+) -> Vec<u8> {
     let mut pixels = Vec::new();
     for y in 0..h {
         for x in 0..w {
@@ -110,7 +116,11 @@ fn near(a: [u8; 3], b: [u8; 3], by: u8) -> bool {
 #[test]
 fn tiff_is_drawn_at_the_panes_width_with_its_colours() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write(dir.path(), "scan.tif", &tiff(300, 200, (300, 200), None, None));
+    let p = write(
+        dir.path(),
+        "scan.tif",
+        &tiff(300, 200, (300, 200), None, None),
+    );
     let r = render(&p, 150).unwrap();
     assert_eq!(r.format, "TIFF");
     assert_eq!((r.width, r.height), (150, 100));
@@ -119,7 +129,10 @@ fn tiff_is_drawn_at_the_panes_width_with_its_colours() {
     for (x, y) in [(10, 10), (75, 50), (140, 90)] {
         let got = img.get_pixel(x, y).0;
         let want = gradient(x * 2, y * 2, 300, 200);
-        assert!(near([got[0], got[1], got[2]], want, 6), "({x},{y}): {got:?} for {want:?}");
+        assert!(
+            near([got[0], got[1], got[2]], want, 6),
+            "({x},{y}): {got:?} for {want:?}"
+        );
     }
     let big = render(&p, 2000).unwrap();
     assert_eq!((big.width, big.height), (300, 200), "never enlarged");
@@ -128,7 +141,11 @@ fn tiff_is_drawn_at_the_panes_width_with_its_colours() {
 #[test]
 fn tiff_drawn_equals_vips_own_drawing() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write(dir.path(), "scan.tif", &tiff(240, 160, (240, 160), None, None));
+    let p = write(
+        dir.path(),
+        "scan.tif",
+        &tiff(240, 160, (240, 160), None, None),
+    );
     let r = render(&p, 100).unwrap();
     let own = dir.path().join("own.png");
     let status = Command::new("vips")
@@ -154,7 +171,11 @@ fn tiff_drawn_equals_vips_own_drawing() {
 fn tiff_orientation_is_applied() {
     let dir = tempfile::tempdir().unwrap();
     // Orientation 6: the camera was turned; shown, it stands up.
-    let p = write(dir.path(), "turned.tif", &tiff(120, 60, (120, 60), Some(6), None));
+    let p = write(
+        dir.path(),
+        "turned.tif",
+        &tiff(120, 60, (120, 60), Some(6), None),
+    );
     let r = render(&p, 600).unwrap();
     assert_eq!((r.width, r.height), (60, 120), "turned 90°");
 }
@@ -162,7 +183,11 @@ fn tiff_orientation_is_applied() {
 #[test]
 fn tiff_details_still_come_from_its_exif() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write(dir.path(), "cam.tif", &tiff(40, 30, (40, 30), Some(1), Some("Canopy Cam")));
+    let p = write(
+        dir.path(),
+        "cam.tif",
+        &tiff(40, 30, (40, 30), Some(1), Some("Canopy Cam")),
+    );
     let d = photo_details(&LocalFs::new(), &p).unwrap();
     assert!(d.has_exif);
     assert_eq!(d.camera.as_deref(), Some("Canopy Cam"));
@@ -174,7 +199,10 @@ fn tiff_details_still_come_from_its_exif() {
     })
     .unwrap();
     assert_eq!(chunk.media, Some(MediaKind::Photo));
-    assert_eq!(chunk.image, None, "the window does not decode a TIFF itself");
+    assert_eq!(
+        chunk.image, None,
+        "the window does not decode a TIFF itself"
+    );
 }
 
 /// A PNG of the gradient, then `heif-enc` (libheif-examples) with `args`.
@@ -190,7 +218,11 @@ fn heif(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
         .arg(&png)
         .output()
         .expect("these tests need libheif-examples (scripts/setup.sh installs it)");
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
     out
 }
 
@@ -275,8 +307,16 @@ impl Source for SwapAfterOpen {
 #[test]
 fn link_swapped_after_open_still_draws_the_first_photo() {
     let dir = tempfile::tempdir().unwrap();
-    let first = write(dir.path(), "wide.tif", &tiff(200, 50, (200, 50), None, None));
-    let other = write(dir.path(), "tall.tif", &tiff(50, 200, (50, 200), None, None));
+    let first = write(
+        dir.path(),
+        "wide.tif",
+        &tiff(200, 50, (200, 50), None, None),
+    );
+    let other = write(
+        dir.path(),
+        "tall.tif",
+        &tiff(50, 200, (50, 200), None, None),
+    );
     let link = dir.path().join("chosen.tif");
     std::os::unix::fs::symlink(&first, &link).unwrap();
     let source = SwapAfterOpen {
@@ -284,5 +324,9 @@ fn link_swapped_after_open_still_draws_the_first_photo() {
         other,
     };
     let r = photo_render(&source, &link, 800, None).unwrap();
-    assert_eq!((r.width, r.height), (200, 50), "the descriptor keeps the first file");
+    assert_eq!(
+        (r.width, r.height),
+        (200, 50),
+        "the descriptor keeps the first file"
+    );
 }

@@ -65,8 +65,7 @@ fn sfnt_directory(head: &[u8]) -> bool {
         return false;
     };
     let first_tag = head.get(12..16);
-    (1..=64).contains(&n)
-        && first_tag.is_some_and(|t| t.iter().all(|c| (0x20..0x7f).contains(c)))
+    (1..=64).contains(&n) && first_tag.is_some_and(|t| t.iter().all(|c| (0x20..0x7f).contains(c)))
 }
 
 /// The faces a collection's header says it holds (1 for a single font).
@@ -132,16 +131,17 @@ pub fn font_preview<S: Source>(
         // A long answer (a variable font's many instances) is read up to
         // the cap: its first records are whole.
         Outcome::TooMuchOutput => facts,
-        Outcome::Exited(code) if code != 0 => {
-            return Err(CanopyError::new(
-                ErrorCode::RenderFailed,
-                "fontconfig (fc-query) cannot read this file as a font: it is cut, damaged or no font",
-            ))
-        }
+        Outcome::Exited(code) if code != 0 => return Err(CanopyError::new(
+            ErrorCode::RenderFailed,
+            "fontconfig (fc-query) cannot read this file as a font: it is cut, damaged or no font",
+        )),
         _ => finished("fc-query", facts)?,
     };
     let records = parse_query(&String::from_utf8_lossy(&facts.stdout));
-    let Some(first) = records.iter().find(|r| r.index & 0xffff == 0 && r.index >> 16 == 0) else {
+    let Some(first) = records
+        .iter()
+        .find(|r| r.index & 0xffff == 0 && r.index >> 16 == 0)
+    else {
         return Err(CanopyError::new(
             ErrorCode::RenderFailed,
             "fontconfig (fc-query) found no face in this font",
@@ -333,7 +333,9 @@ fn sample_text(charset: &str) -> String {
 fn weights(value: &str) -> (Option<u16>, Option<u16>) {
     let v = value.trim();
     if let Some(range) = v.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-        let mut parts = range.split_whitespace().filter_map(|p| p.parse::<f64>().ok());
+        let mut parts = range
+            .split_whitespace()
+            .filter_map(|p| p.parse::<f64>().ok());
         return match (parts.next(), parts.next()) {
             (Some(lo), Some(hi)) if lo < hi => (opentype_weight(lo), opentype_weight(hi)),
             (Some(lo), _) => (opentype_weight(lo), None),
@@ -379,9 +381,15 @@ mod tests {
     fn fonts_are_told_by_their_first_bytes() {
         let dejavu = b"\0\x01\0\0\0\x13\x01\0\0\x04\0\x30FFTM";
         assert_eq!(font_container(dejavu), Some("TrueType"));
-        assert_eq!(font_container(b"OTTO\0\x0c\0\x80\0\x03\0\x40CFF "), Some("OpenType (CFF)"));
+        assert_eq!(
+            font_container(b"OTTO\0\x0c\0\x80\0\x03\0\x40CFF "),
+            Some("OpenType (CFF)")
+        );
         assert_eq!(font_container(b"wOF2\0\x01\0\0"), Some("WOFF2"));
-        assert_eq!(font_container(b"ttcf\0\x01\0\0\0\0\0\x02"), Some("font collection"));
+        assert_eq!(
+            font_container(b"ttcf\0\x01\0\0\0\0\0\x02"),
+            Some("font collection")
+        );
         assert_eq!(
             font_container(b"\0\x01\0\0\0\0\0\0\0\0\0\0\x01\x02\x03\x04"),
             None,
@@ -411,6 +419,10 @@ mod tests {
         let greek = sample_text("391-3a9 3b1-3c9");
         assert!(greek.starts_with("ΑΒΓ"), "{greek}");
         assert_eq!(greek.chars().count(), FONT_SAMPLE_CHARS);
-        assert_eq!(sample_text("zz 110000-110010"), PANGRAM, "nonsense ranges are ignored");
+        assert_eq!(
+            sample_text("zz 110000-110010"),
+            PANGRAM,
+            "nonsense ranges are ignored"
+        );
     }
 }

@@ -82,12 +82,26 @@ pub fn photo_render<S: Source>(
     let h = (width * PHOTO_RENDER_TALL).to_string();
     let job = Job {
         program: &program,
-        args: ["thumbnail", FILE_ARG, "photo.png", w.as_str(), "--height", h.as_str(), "--size", "down"]
-            .iter()
-            .map(OsString::from)
-            // One worker thread: the child's address space is bounded.
-            .chain([OsString::from("--vips-concurrency=1")])
-            .collect(),
+        args: [
+            "thumbnail",
+            FILE_ARG,
+            "photo.png",
+            w.as_str(),
+            "--height",
+            h.as_str(),
+            "--size",
+            "down",
+        ]
+        .iter()
+        .map(OsString::from)
+        // One worker thread: the child's address space is bounded. No
+        // vector code: liborc writes the code it makes to a file, which the
+        // renderer's `RLIMIT_FSIZE` 0 refuses (the child would die of SIGXFSZ).
+        .chain([
+            OsString::from("--vips-concurrency=1"),
+            OsString::from("--vips-novector"),
+        ])
+        .collect(),
         file: Some(descriptor(&*file)?),
         max_output: RENDER_OUTPUT_CAP,
         deadline: RENDER_DEADLINE,
@@ -138,7 +152,15 @@ mod tests {
         assert_eq!(undecoded_photo(b"MM\0*\0\0\0\x08"), Some("TIFF"));
         assert_eq!(undecoded_photo(b"\0\0\0\x1cftypheic\0\0\0\0"), Some("HEIF"));
         assert_eq!(undecoded_photo(b"\0\0\0\x1cftypavif\0\0\0\0"), Some("AVIF"));
-        assert_eq!(undecoded_photo(b"\0\0\0\x1cftypisom\0\0\0\0"), None, "an MP4");
-        assert_eq!(undecoded_photo(b"\xff\xd8\xff\xe0"), None, "the window shows a JPEG");
+        assert_eq!(
+            undecoded_photo(b"\0\0\0\x1cftypisom\0\0\0\0"),
+            None,
+            "an MP4"
+        );
+        assert_eq!(
+            undecoded_photo(b"\xff\xd8\xff\xe0"),
+            None,
+            "the window shows a JPEG"
+        );
     }
 }

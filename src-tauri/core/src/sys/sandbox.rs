@@ -158,10 +158,7 @@ pub fn run(job: &Job<'_>) -> io::Result<Rendered> {
 /// # Errors
 /// As [`run`]; `InvalidInput` for a name that is not one plain segment.
 pub fn run_writing_to(job: &Job<'_>, name: &str) -> io::Result<Rendered> {
-    let plain = !name.is_empty()
-        && name != "."
-        && name != ".."
-        && !name.contains(['/', '\0']);
+    let plain = !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0']);
     if !plain {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -610,7 +607,11 @@ mod tests {
     #[test]
     fn named_output_reaches_the_pipe_and_no_file_is_written() {
         let bash = tool("bash");
-        let j = job(&bash, &["-c", "echo picture > out.png; echo other > real.txt"], None);
+        let j = job(
+            &bash,
+            &["-c", "echo picture > out.png; echo other > real.txt"],
+            None,
+        );
         let done = run_writing_to(&j, "out.png").unwrap();
         assert_eq!(
             String::from_utf8_lossy(&done.stdout),
