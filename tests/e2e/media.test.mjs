@@ -567,7 +567,6 @@ describe("PDFs and photos in the preview", () => {
         shown: img.getBoundingClientRect().width,
         pane: document.querySelector(".preview-body").clientWidth,
         facts: Object.fromEntries(Array.from(facts, (dt) => [dt.textContent, dt.nextElementSibling.textContent])),
-        type: document.querySelector(".preview-top")?.textContent,
         fonts: Array.from(document.fonts, (ff) => ff.family),
       };
     }, { what: "the font's sample and facts", timeout: 15000 });
@@ -578,7 +577,6 @@ describe("PDFs and photos in the preview", () => {
     assert.equal(f.facts.Style, "Bold");
     assert.equal(f.facts.Weight, "700 (Bold)");
     assert.equal(f.facts.Format, "TrueType");
-    assert.match(f.type, /font/);
     assert.ok(!f.fonts.some((name) => /DejaVu/i.test(name)), `no font face of the file in the window: ${f.fonts}`);
     await saveScreenshot(s, "media-font");
   });
