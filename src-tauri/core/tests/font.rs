@@ -191,7 +191,7 @@ fn tables(font: &[u8]) -> Vec<([u8; 4], usize, usize)> {
 }
 
 fn pad4(v: &mut Vec<u8>) {
-    while v.len() % 4 != 0 {
+    while !v.len().is_multiple_of(4) {
         v.push(0);
     }
 }

@@ -43,8 +43,8 @@ fn tiff(
         (262, 3, 1, 2),
     ];
     let make = make.map(|m| format!("{m}\0"));
-    if make.is_some() {
-        entries.push((271, 2, make.as_ref().unwrap().len() as u32, 0));
+    if let Some(m) = &make {
+        entries.push((271, 2, m.len() as u32, 0));
     }
     entries.push((273, 4, 1, 0)); // strip offset: filled below
     if let Some(o) = orientation {
