@@ -15,7 +15,11 @@ BUILD_PKGS=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev libxdo-de
 # sandboxed renderer (the .deb recommends it; the tests fail without it).
 # ffmpegthumbnailer, ffmpeg: a video's poster frame and its facts (ffprobe), in the same
 # renderer (the .deb recommends both); the tests also make their videos with ffmpeg.
-E2E_PKGS=(poppler-utils ffmpegthumbnailer ffmpeg xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux git libarchive-tools unzip zstd xz-utils bzip2 python3 openssh-server openssh-client)
+# fontconfig, libharfbuzz-bin, fonts-dejavu-core: a font's facts (fc-query) and sample line
+# (hb-view) in the same renderer (the .deb recommends the tools); the tests use DejaVu.
+# libvips-tools: TIFF, HEIF and AVIF photos drawn by vips in the renderer (recommended too).
+# libheif-examples, woff2: the tests make HEIC/AVIF photos (heif-enc) and WOFF2 fonts with them.
+E2E_PKGS=(poppler-utils ffmpegthumbnailer ffmpeg fontconfig libharfbuzz-bin fonts-dejavu-core libvips-tools libheif-examples woff2 xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux git libarchive-tools unzip zstd xz-utils bzip2 python3 openssh-server openssh-client)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

@@ -27,6 +27,8 @@ macro_rules! with_command_list {
             audio_details,
             video_details,
             video_poster,
+            photo_render,
+            font_preview,
             open_media_stream,
             close_media_stream,
             cancel_render,

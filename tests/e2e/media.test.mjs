@@ -3,8 +3,11 @@
 // GPS position shows its GPS line, a hostile PDF is rendered by a child that
 // is killed while the window answers, videos made here by ffmpeg show their
 // poster frame and details, play and stop, or say their codec is not
-// available, and without the renderer's tools the pane says which package
-// is missing.
+// available, a font shows its facts and a sample the renderer drew (the
+// font never loaded by the window; a broken one, or one that crashes the
+// renderer, is said), a TIFF and a HEIC photo are drawn by the renderer with
+// their details, and without the renderer's tools the pane says which
+// package is missing.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -163,6 +166,39 @@ function video(out, codec) {
   execFileSync("ffmpeg", ["-hide_banner", "-loglevel", "error", ...src, ...codec, "-y", out]);
 }
 
+/** A baseline RGB TIFF (uncompressed, one strip) of a gradient, naming its camera. */
+function gradientTiff(w, h, make) {
+  const pixels = Buffer.alloc(w * h * 3);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const o = 3 * (y * w + x);
+      pixels[o] = Math.floor((x * 255) / w);
+      pixels[o + 1] = Math.floor((y * 255) / h);
+      pixels[o + 2] = 140;
+    }
+  }
+  const makeBytes = Buffer.from(`${make}\0`, "latin1");
+  // [tag, type, count, value]; type 3 SHORT, 4 LONG, 2 ASCII.
+  const entries = [[256, 4, 1, w], [257, 4, 1, h], [258, 3, 3, "bps"], [259, 3, 1, 1], [262, 3, 1, 2], [271, 2, makeBytes.length, "make"], [273, 4, 1, "data"], [277, 3, 1, 3], [278, 4, 1, h], [279, 4, 1, pixels.length]];
+  const ifdSize = 2 + 12 * entries.length + 4;
+  const at = { bps: 8 + ifdSize, make: 8 + ifdSize + 6, data: 8 + ifdSize + 6 + makeBytes.length };
+  const ifd = Buffer.alloc(ifdSize);
+  ifd.writeUInt16LE(entries.length, 0);
+  entries.forEach(([tag, type, count, value], i) => {
+    const o = 2 + 12 * i;
+    ifd.writeUInt16LE(tag, o);
+    ifd.writeUInt16LE(type, o + 2);
+    ifd.writeUInt32LE(count, o + 4);
+    const v = typeof value === "string" ? at[value] : value;
+    if (type === 3 && count === 1) ifd.writeUInt16LE(v, o + 8);
+    else ifd.writeUInt32LE(v, o + 8);
+  });
+  const bps = Buffer.from([8, 0, 8, 0, 8, 0]);
+  return Buffer.concat([Buffer.from([0x49, 0x49, 42, 0, 8, 0, 0, 0]), ifd, bps, makeBytes, pixels]);
+}
+
+const DEJAVU = "/usr/share/fonts/truetype/dejavu";
+
 const PAGES = Array.from({ length: 12 }, (_, i) => `Page ${i + 1} of the notes`);
 const LAT = 48.85837;
 const LON = -2.294481;
@@ -179,7 +215,6 @@ before(() => {
   file(path.join(tmp, "src.pdf"), pdf(["A photo"], {}));
   execFileSync("pdftoppm", ["-jpeg", "-singlefile", "-scale-to", "240", path.join(tmp, "src.pdf"), path.join(tmp, "out")]);
   const jpeg = fs.readFileSync(path.join(tmp, "out.jpg"));
-  removeTree(tmp);
   // Videos made by ffmpeg: one this machine's GStreamer plays (VP8 and
   // Vorbis in WebM), one whose codec it has no decoder for (H.265 in MP4,
   // as phones record; WebKitGTK has none without gstreamer1.0-libav), and a cut one.
@@ -189,6 +224,15 @@ before(() => {
   video(whole, ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-an"]);
   const bytes = fs.readFileSync(whole);
   fs.writeFileSync(whole, bytes.subarray(0, bytes.length >> 1));
+  // A font (Debian's DejaVu Sans Bold, under a name that is not a font's),
+  // and one that is junk behind a TrueType header.
+  fs.copyFileSync(path.join(DEJAVU, "DejaVuSans-Bold.ttf"), path.join(root, "specimen.bin"));
+  const real = fs.readFileSync(path.join(DEJAVU, "DejaVuSans.ttf"));
+  file(path.join(root, "broken.ttf"), Buffer.concat([real.subarray(0, 64), Buffer.alloc(4000, 0xa5)]));
+  // A TIFF and a HEIC photo the window cannot decode itself.
+  file(path.join(root, "scan.tif"), gradientTiff(480, 320, "Canopy Scanner"));
+  execFileSync("heif-enc", ["-q", "80", "-o", path.join(root, "photo.heic"), path.join(tmp, "out.jpg")]);
+  removeTree(tmp);
   file(path.join(root, "IMG_2041.jpg"), withExif(jpeg, exifTiff({ make: "Canon", model: "Canon EOS R6", taken: "2024:05:01 14:03:22", lat: LAT, lon: LON })));
 });
 
@@ -511,6 +555,76 @@ describe("PDFs and photos in the preview", () => {
     await previewReady(s, "pre.code .line");
   });
 
+  test("a font shows its facts and a sample the renderer drew, and the window never loads the font", async () => {
+    await selectRow(s, "specimen.bin");
+    await previewReady(s, ".font-view");
+    const f = await s.waitFor(() => {
+      const img = document.querySelector("img.font-sample");
+      const facts = document.querySelectorAll(".font-facts dt");
+      if (!img || !img.complete || img.naturalWidth === 0 || facts.length === 0) return null;
+      return {
+        src: img.src.slice(0, 5),
+        alt: img.alt,
+        natural: [img.naturalWidth, img.naturalHeight],
+        shown: img.getBoundingClientRect().width,
+        pane: document.querySelector(".preview-body").clientWidth,
+        facts: Object.fromEntries(Array.from(facts, (dt) => [dt.textContent, dt.nextElementSibling.textContent])),
+        fonts: Array.from(document.fonts, (ff) => ff.family),
+      };
+    }, { what: "the font's sample and facts", timeout: 15000 });
+    assert.equal(f.src, "blob:", "the sample is Canopy's own PNG");
+    assert.match(f.alt, /^Sample of DejaVu Sans: The quick brown fox/);
+    assert.ok(f.shown <= f.pane, `the sample fits the pane: ${f.shown} of ${f.pane}`);
+    assert.equal(f.facts.Family, "DejaVu Sans");
+    assert.equal(f.facts.Style, "Bold");
+    assert.equal(f.facts.Weight, "700 (Bold)");
+    assert.equal(f.facts.Format, "TrueType");
+    assert.ok(!f.fonts.some((name) => /DejaVu/i.test(name)), `no font face of the file in the window: ${f.fonts}`);
+    await saveScreenshot(s, "media-font");
+  });
+
+  test("a broken font says the renderer could not read it, and the window goes on", async () => {
+    await selectRow(s, "broken.ttf");
+    const err = await s.waitFor(() => {
+      const e = document.querySelector(".font-view .preview-error");
+      return e && { code: e.dataset.code, text: e.textContent };
+    }, { what: "the font's failure", timeout: 15000 });
+    assert.equal(err.code, "RENDER_FAILED");
+    assert.match(err.text, /cannot read this file as a font/);
+    await saveScreenshot(s, "media-font-broken");
+    await selectRow(s, "a-notes.txt");
+    await previewReady(s, "pre.code .line");
+  });
+
+  test("a TIFF and a HEIC photo are drawn by the renderer, with their details", async () => {
+    await selectRow(s, "scan.tif");
+    const t = await s.waitFor(() => {
+      const img = document.querySelector("img.rendered-photo");
+      const details = document.querySelector(".photo-details");
+      if (!img || !img.complete || img.naturalWidth === 0 || !details) return null;
+      return {
+        src: img.src.slice(0, 5),
+        natural: [img.naturalWidth, img.naturalHeight],
+        info: document.querySelector(".photo-render .image-info")?.textContent,
+        facts: Object.fromEntries(Array.from(details.querySelectorAll("dt"), (dt) => [dt.textContent, dt.nextElementSibling.textContent])),
+      };
+    }, { what: "the TIFF drawn", timeout: 15000 });
+    assert.equal(t.src, "blob:");
+    assert.equal(Math.round((t.natural[0] / t.natural[1]) * 2), 3, `the TIFF keeps its 3:2 shape: ${t.natural}`);
+    assert.match(t.info, /^TIFF · drawn by the sandboxed renderer/);
+    assert.equal(t.facts.Camera, "Canopy Scanner", "its EXIF details still show");
+    await saveScreenshot(s, "media-tiff");
+    await selectRow(s, "photo.heic");
+    const h = await s.waitFor(() => {
+      const img = document.querySelector("img.rendered-photo");
+      const err = document.querySelector(".no-photo-preview");
+      if (err) return { error: err.textContent };
+      return img?.complete && img.naturalWidth > 0 ? { info: document.querySelector(".photo-render .image-info")?.textContent } : null;
+    }, { what: "the HEIC drawn", timeout: 15000 });
+    assert.match(h.info ?? h.error, /^HEIF · drawn by the sandboxed renderer/);
+    await saveScreenshot(s, "media-heic");
+  });
+
   test("a hostile PDF is rendered by a child that is killed when the selection moves on, and the window answers meanwhile", async () => {
     const app = appPidOf(s);
     await selectRow(s, "hostile.pdf");
@@ -599,6 +713,54 @@ describe("a video in the light and dark themes", () => {
   });
 });
 
+describe("a font in the light and dark themes", () => {
+  test("its sample and facts pass axe-core", async () => {
+    for (const theme of ["light", "dark"]) {
+      const d = await launch([root], { theme });
+      try {
+        await selectRow(d, "specimen.bin");
+        await d.waitFor(() => document.querySelector("img.font-sample")?.naturalWidth > 0 && document.querySelector(".font-facts dt") !== null, { what: "sample and facts", timeout: 15000 });
+        await saveScreenshot(d, `media-font-${theme}`);
+        assert.deepEqual(await axe(d), [], `axe-core, ${theme} theme, a font`);
+      } finally {
+        await d.quit();
+      }
+    }
+  });
+});
+
+describe("a font that crashes the renderer", () => {
+  let s;
+  let tools;
+  before(async () => {
+    // fontconfig's fc-query as it is, and an hb-view that dies as a crashing FreeType would.
+    tools = tempTree("canopy-e2e-tools-");
+    fs.symlinkSync("/usr/bin/fc-query", path.join(tools, "fc-query"));
+    file(path.join(tools, "hb-view"), "#!/bin/sh\nkill -SEGV $$\n");
+    fs.chmodSync(path.join(tools, "hb-view"), 0o755);
+    s = await launch([root], { env: { CANOPY_TEST_TOOL_FOLDERS: tools } });
+  });
+  after(async () => {
+    await s?.quit();
+    removeTree(tools);
+  });
+
+  test("costs the child: the pane says so, shows the facts, and the window lives", async () => {
+    await selectRow(s, "specimen.bin");
+    const r = await s.waitFor(() => {
+      const e = document.querySelector(".font-sample-error");
+      const facts = document.querySelectorAll(".font-facts dt");
+      return e && facts.length > 0 && { code: e.dataset.code, text: e.textContent, family: facts[0].nextElementSibling.textContent };
+    }, { what: "the crash said", timeout: 15000 });
+    assert.equal(r.code, "RENDER_FAILED");
+    assert.match(r.text, /the renderer failed on this font.*crashed or ran out of its memory \(signal 11\)/);
+    assert.equal(r.family, "DejaVu Sans");
+    await saveScreenshot(s, "media-font-renderer-crashed");
+    await selectRow(s, "a-notes.txt");
+    await previewReady(s, "pre.code .line");
+  });
+});
+
 describe("without the renderer's tools (poppler-utils, ffmpeg, ffmpegthumbnailer)", () => {
   let s;
   before(async () => {
@@ -629,5 +791,24 @@ describe("without the renderer's tools (poppler-utils, ffmpeg, ffmpegthumbnailer
     assert.equal(err.poster[0], "TOOL_MISSING");
     assert.match(err.poster[1], /ffmpegthumbnailer is not installed: install the Debian package ffmpegthumbnailer/);
     await saveScreenshot(s, "media-video-missing-tool");
+  });
+  test("a font says fontconfig is missing, and a TIFF has no preview but its details", async () => {
+    await selectRow(s, "specimen.bin");
+    const err = await s.waitFor(() => {
+      const e = document.querySelector(".font-view .preview-error");
+      return e && { code: e.dataset.code, text: e.textContent };
+    }, { what: "the font's missing tool" });
+    assert.equal(err.code, "TOOL_MISSING");
+    assert.match(err.text, /fc-query is not installed: install the Debian package fontconfig/);
+    await selectRow(s, "scan.tif");
+    const t = await s.waitFor(() => {
+      const e = document.querySelector(".no-photo-preview");
+      const camera = document.querySelector(".photo-details dd");
+      return e && camera && { code: e.dataset.code, text: e.textContent, camera: camera.textContent };
+    }, { what: "no preview, and the details" });
+    assert.equal(t.code, "TOOL_MISSING");
+    assert.match(t.text, /^No preview for this format: .*vips is not installed: install the Debian package libvips-tools/);
+    assert.equal(t.camera, "Canopy Scanner");
+    await saveScreenshot(s, "media-tiff-missing-tool");
   });
 });

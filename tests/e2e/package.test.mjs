@@ -35,7 +35,7 @@ describe("the .deb", () => {
     // The sandboxed renderer's PDF tools: recommended, so a minimal install still works.
     const recommends = dpkgDeb("-f", deb, "Recommends").trim();
     // ... and its video tools: ffmpegthumbnailer for poster frames, ffmpeg for ffprobe.
-    for (const tool of ["poppler-utils", "ffmpegthumbnailer", "ffmpeg"]) assert.match(recommends, new RegExp(`(^|, )${tool}(,|$| )`), `recommends ${tool}: ${recommends}`);
+    for (const tool of ["poppler-utils", "ffmpegthumbnailer", "ffmpeg", "fontconfig", "libharfbuzz-bin", "libvips-tools"]) assert.match(recommends, new RegExp(`(^|, )${tool}(,|$| )`), `recommends ${tool}: ${recommends}`);
     const desktop = execFileSync("sh", ["-c", 'dpkg-deb --fsys-tarfile "$1" | tar -xO usr/share/applications/Canopy.desktop', "sh", deb], { encoding: "utf8" });
     assert.match(desktop, /^Exec=canopy %f$/m, "a file manager passes the folder");
     assert.match(desktop, /^MimeType=inode\/directory;$/m, "offered for folders");

@@ -32,6 +32,8 @@ import type { PhotoDetails } from "./bindings/PhotoDetails";
 import type { AudioDetails } from "./bindings/AudioDetails";
 import type { VideoDetails } from "./bindings/VideoDetails";
 import type { VideoPoster } from "./bindings/VideoPoster";
+import type { PhotoRender } from "./bindings/PhotoRender";
+import type { FontPreview } from "./bindings/FontPreview";
 import type { MediaStreamUrl } from "./bindings/MediaStreamUrl";
 
 export interface Backend {
@@ -85,6 +87,10 @@ export interface PreviewBackend {
   videoDetails(request: MediaRequest): Promise<VideoDetails>;
   /** A video's poster frame at a width, from ffmpegthumbnailer in the sandbox (encoded again by the app). */
   videoPoster(request: MediaRequest): Promise<VideoPoster>;
+  /** A TIFF, HEIF or AVIF photo at a width, drawn by vips in the sandbox (encoded again by the app). */
+  photoRender(request: MediaRequest): Promise<PhotoRender>;
+  /** A font's facts and a sample line at a width, from fc-query and hb-view in the sandbox. */
+  fontPreview(request: MediaRequest): Promise<FontPreview>;
   /** Opens the file as the one stream the page may play (ending the last); its canopy-media: URL. */
   openMediaStream(handle: string): Promise<MediaStreamUrl>;
   /** Ends the stream: its URL answers nothing. */
@@ -160,6 +166,8 @@ export const tauriBackend: Backend & PreviewBackend = {
   audioDetails: (handle) => call<AudioDetails>("audio_details", { handle }),
   videoDetails: (request) => call<VideoDetails>("video_details", request),
   videoPoster: (request) => call<VideoPoster>("video_poster", request),
+  photoRender: (request) => call<PhotoRender>("photo_render", request),
+  fontPreview: (request) => call<FontPreview>("font_preview", request),
   openMediaStream: (handle) => call<MediaStreamUrl>("open_media_stream", { handle }),
   closeMediaStream: () => call<void>("close_media_stream"),
   cancelRender: async (requestId) => {

@@ -3,6 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { PageCache, audioFacts, codecMissingLine, durationText, gpsLine, loadingLine, pageFromField, pageLabel, pdfFacts, photoFacts, playerCanTry, sandboxNote, videoFacts } from "./media-words";
 import type { VideoDetails } from "./bindings/VideoDetails";
+import type { FontPreview } from "./bindings/FontPreview";
+import { fontFacts, noPhotoPreviewLine, sampleMissingLine, weightText } from "./media-words";
 
 describe("PDF pages", () => {
   it("says where the reader is", () => {
@@ -173,5 +175,71 @@ describe("video details", () => {
   it("says a poster frame's timeout is the poster's", async () => {
     const { renderSentence } = await import("./view/pdf-view");
     expect(renderSentence("TIMEOUT", "poster frame")).toMatch(/this poster frame took too long to render/);
+  });
+});
+
+describe("fonts", () => {
+  const dejavu: FontPreview = {
+    container: "TrueType",
+    family: "DejaVu Sans",
+    style: "Bold",
+    fullName: "DejaVu Sans Bold",
+    weight: 700,
+    weightTo: null,
+    slant: null,
+    monospaced: false,
+    variable: false,
+    namedInstances: 0,
+    faces: 1,
+    characters: 5777,
+    version: "2.370",
+    sampleText: "The quick brown fox jumps over the lazy dog\n0123456789",
+    sample: null,
+    sampleError: null,
+    networkIsolated: true,
+  };
+
+  it("names a weight on the OpenType scale, and a weight between names by its number", () => {
+    expect(weightText(700)).toBe("700 (Bold)");
+    expect(weightText(400)).toBe("400 (Regular)");
+    expect(weightText(450)).toBe("450");
+  });
+
+  it("lists a font's facts, a full name that only repeats family and style left out", () => {
+    expect(fontFacts(dejavu)).toEqual([
+      ["Family", "DejaVu Sans"],
+      ["Style", "Bold"],
+      ["Weight", "700 (Bold)"],
+      ["Characters", "5,777"],
+      ["Format", "TrueType"],
+      ["Version", "2.370"],
+    ]);
+  });
+
+  it("says a variable font's range, its instances, a collection's faces and a slant", () => {
+    const rows = fontFacts({ ...dejavu, style: "Italic", fullName: "Inter Variable Italic", family: "Inter", weight: 100, weightTo: 900, variable: true, namedInstances: 18, faces: 2, slant: "italic", monospaced: true, container: "font collection", characters: null, version: null });
+    expect(rows).toEqual([
+      ["Family", "Inter"],
+      ["Style", "Italic"],
+      ["Full name", "Inter Variable Italic"],
+      ["Weight", "100 (Thin) to 900 (Black) (variable)"],
+      ["Slant", "italic"],
+      ["Spacing", "monospaced"],
+      ["Variable", "yes, 18 named instances"],
+      ["Format", "font collection · 2 faces (the first is shown)"],
+    ]);
+  });
+
+  it("says why a sample is missing by its code, never the font's own words", () => {
+    expect(sampleMissingLine({ code: "RENDER_FAILED", message: "hb-view crashed (signal 11)" })).toContain("the renderer failed on this font");
+    expect(sampleMissingLine({ code: "TIMEOUT", message: "" })).toContain("took too long");
+    expect(sampleMissingLine({ code: "TOOL_MISSING", message: "" })).toContain("not installed");
+  });
+});
+
+describe("photos the window cannot decode", () => {
+  it("says there is no preview, and why", () => {
+    expect(noPhotoPreviewLine(null, { code: "RENDER_FAILED", message: "" })).toBe("No preview for this format: no decoder here could draw it.");
+    expect(noPhotoPreviewLine("HEIF", { code: "TOOL_MISSING", message: "" })).toBe("No preview for this HEIF photo: the renderer's decoder is not installed.");
   });
 });

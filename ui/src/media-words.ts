@@ -1,4 +1,4 @@
-// What the PDF and photo views say, and the pages they keep: pure, tested
+// What the PDF, photo, video and font views say, and the pages they keep: pure, tested
 // in Node (media-words.test.ts). The engine decided what a file is and what
 // its details are; this only puts them in words.
 
@@ -7,6 +7,8 @@ import type { PdfDocument } from "./bindings/PdfDocument";
 import type { PhotoDetails } from "./bindings/PhotoDetails";
 import type { AudioDetails } from "./bindings/AudioDetails";
 import type { VideoDetails } from "./bindings/VideoDetails";
+import type { FontPreview } from "./bindings/FontPreview";
+import type { CanopyError } from "./bindings/CanopyError";
 
 /** Rendered pages kept at most (the one shown among them). */
 export const PDF_PAGES_KEPT = 3;
@@ -154,4 +156,67 @@ export function codecMissingLine(d: VideoDetails): string {
 export function loadingLine(loaded: number, total: number): string {
   const mib = (n: number) => (n / (1024 * 1024)).toLocaleString("en-US", { maximumFractionDigits: n < 10 * 1024 * 1024 ? 1 : 0 });
   return total > 0 && Number.isFinite(total) ? `Loading the video to play it… ${mib(loaded)} of ${mib(total)} MiB` : "Loading the video to play it…";
+}
+
+/** The names the OpenType scale gives its weights. */
+const WEIGHT_NAMES: [number, string][] = [
+  [100, "Thin"],
+  [200, "Extra Light"],
+  [300, "Light"],
+  [350, "Semi Light"],
+  [380, "Book"],
+  [400, "Regular"],
+  [500, "Medium"],
+  [600, "Semi Bold"],
+  [700, "Bold"],
+  [800, "Extra Bold"],
+  [900, "Black"],
+  [1000, "Extra Black"],
+];
+
+/** "700 (Bold)"; a weight between two names is its number alone. */
+export function weightText(weight: number): string {
+  const name = WEIGHT_NAMES.find(([w]) => w === weight)?.[1];
+  return name ? `${weight} (${name})` : String(weight);
+}
+
+/** A font's facts as label/value rows, the ones it does not say left out. */
+export function fontFacts(f: FontPreview): [string, string][] {
+  const rows: [string, string][] = [["Family", f.family || "(no name)"]];
+  if (f.style) rows.push(["Style", f.style]);
+  if (f.fullName && f.fullName !== `${f.family} ${f.style ?? ""}`.trim()) rows.push(["Full name", f.fullName]);
+  if (f.weight != null) {
+    rows.push(["Weight", f.weightTo != null ? `${weightText(f.weight)} to ${weightText(f.weightTo)} (variable)` : weightText(f.weight)]);
+  }
+  if (f.slant) rows.push(["Slant", f.slant]);
+  if (f.monospaced) rows.push(["Spacing", "monospaced"]);
+  if (f.variable) rows.push(["Variable", f.namedInstances > 0 ? `yes, ${f.namedInstances.toLocaleString("en-US")} named instances` : "yes"]);
+  if (f.characters != null) rows.push(["Characters", f.characters.toLocaleString("en-US")]);
+  const format = [f.container];
+  if (f.faces > 1) format.push(`${f.faces.toLocaleString("en-US")} faces (the first is shown)`);
+  rows.push(["Format", format.join(" · ")]);
+  if (f.version) rows.push(["Version", f.version]);
+  return rows;
+}
+
+/** Why a font has no sample, in a sentence (the facts are shown above it). */
+export function sampleMissingLine(err: CanopyError): string {
+  switch (err.code) {
+    case "TOOL_MISSING":
+      return "No sample: the tool that draws it is not installed.";
+    case "TIMEOUT":
+      return "No sample: drawing it took too long; the renderer was stopped and the window is unaffected.";
+    case "RENDER_FAILED":
+      return "No sample: the renderer failed on this font (it may be damaged or hostile); it was stopped and the window is unaffected.";
+    default:
+      return "No sample could be drawn for this font.";
+  }
+}
+
+/** The line shown instead of a photo the renderer could not draw (its details follow). */
+export function noPhotoPreviewLine(format: string | null, err: CanopyError): string {
+  const what = format ? `this ${format} photo` : "this format";
+  if (err.code === "TOOL_MISSING") return `No preview for ${what}: the renderer's decoder is not installed.`;
+  if (err.code === "TIMEOUT") return `No preview for ${what}: drawing it took too long; the renderer was stopped.`;
+  return `No preview for ${what}: no decoder here could draw it.`;
 }

@@ -17,7 +17,8 @@
 //! - [`pdf_document`], [`pdf_page`] and [`photo_details`]: a PDF's facts and
 //!   pages through the sandboxed renderer, a photo's EXIF details;
 //!   [`video_details`] and [`video_poster`]: a video's facts and a poster
-//!   frame, through the same renderer;
+//!   frame, through the same renderer; [`photo_render`]: a TIFF, HEIF or
+//!   AVIF photo drawn by it; [`font_preview`]: a font's facts and sample line;
 //! - [`resolve_within`], [`confine_links`], [`real_path`]: looking only
 //!   inside a set of folders (`canopy-mcp`'s roots).
 //!
@@ -84,7 +85,8 @@ pub use lines::{read_lines, LineTotal, LineWindow, Lines};
 pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
 pub use media::{
-    audio_details, pdf_document, pdf_page, photo_details, video_details, video_poster,
+    audio_details, font_preview, pdf_document, pdf_page, photo_details, photo_render,
+    video_details, video_poster,
 };
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;

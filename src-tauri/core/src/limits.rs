@@ -378,6 +378,19 @@ pub const VIDEO_PROBE_CAP: usize = 256 * 1024;
 pub const VIDEO_HEAD_BYTES: usize = 1024;
 /// The longest codec or container name shown, in characters.
 pub const VIDEO_FIELD_CHARS: usize = 120;
+/// The most of `fc-query`'s answer read (one record a face and named
+/// instance, each with its charset); a longer answer is read up to here.
+pub const FONT_QUERY_CAP: usize = 1024 * 1024;
+/// The size the font's sample line is drawn at, in pixels.
+pub const FONT_SAMPLE_PX: u32 = 40;
+/// The characters of a sample made from what a font covers, when it has no
+/// Latin letters for the pangram.
+pub const FONT_SAMPLE_CHARS: usize = 24;
+/// The longest font name or style shown, in characters.
+pub const FONT_FIELD_CHARS: usize = 200;
+/// A photo rendered by the sandbox is at most this many times as tall as
+/// it is wide (a panorama standing up is shrunk to fit).
+pub const PHOTO_RENDER_TALL: u32 = 4;
 /// The most the tag reader allocates for one item (a tag, a picture).
 pub const AUDIO_ALLOCATION_LIMIT: usize = 8 * 1024 * 1024;
 

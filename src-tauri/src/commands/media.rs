@@ -1,5 +1,6 @@
-//! The media commands: a PDF's facts and pages, a photo's details, an
-//! audio file's tags, a video's facts and poster frame (see
+//! The media commands: a PDF's facts and pages, a photo's details (and the
+//! drawing of one the window cannot decode), an audio file's tags, a
+//! video's facts and poster frame, a font's facts and sample line (see
 //! `canopy_core::media`). A render job is registered under its request id
 //! so that `cancel_render` (sent when the selection moves on) kills its
 //! child at once.
@@ -8,8 +9,8 @@ use std::sync::{Arc, LazyLock};
 
 use canopy_core::cancel::CancelRegistry;
 use canopy_core::wire::{
-    parse_request, AudioDetails, MediaRequest, PdfDocument, PdfPage, PhotoDetails, RenderCancel,
-    VideoDetails, VideoPoster,
+    parse_request, AudioDetails, FontPreview, MediaRequest, PdfDocument, PdfPage, PhotoDetails,
+    PhotoRender, RenderCancel, VideoDetails, VideoPoster,
 };
 use canopy_core::CanopyError;
 use serde_json::Value;
@@ -107,6 +108,40 @@ pub async fn video_poster(
     blocking(move || {
         let job = RENDERS.register(req.request_id);
         canopy_core::video_poster(&source, &path, req.width, Some(&job.token))
+    })
+    .await
+}
+
+/// A TIFF, HEIF or AVIF photo at the pane's width (`vips` in the sandbox,
+/// encoded again by the app).
+#[tauri::command]
+pub async fn photo_render(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<PhotoRender, CanopyError> {
+    let req: MediaRequest = parse_request(request)?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    let source = state.source.clone();
+    blocking(move || {
+        let job = RENDERS.register(req.request_id);
+        canopy_core::photo_render(&source, &path, req.width, Some(&job.token))
+    })
+    .await
+}
+
+/// A font's facts (`fc-query`) and a sample line at the pane's width
+/// (`hb-view`), both in the sandbox: the window never loads the font.
+#[tauri::command]
+pub async fn font_preview(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<FontPreview, CanopyError> {
+    let req: MediaRequest = parse_request(request)?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    let source = state.source.clone();
+    blocking(move || {
+        let job = RENDERS.register(req.request_id);
+        canopy_core::font_preview(&source, &path, req.width, Some(&job.token))
     })
     .await
 }

@@ -39,11 +39,16 @@ const ZIP_COMMENT: &str = "made for the shell's tests";
 /// The app on the mock runtime with its `main` window, over a folder of a
 /// text file, an image, a script and a subfolder holding a zip.
 const TINY_WEBM: &[u8] = include_bytes!("tiny.webm");
+/// A 32 x 16 RGB TIFF (uncompressed strips), a gradient written byte by byte.
+const TINY_TIFF: &[u8] = include_bytes!("tiny.tif");
+/// Debian's DejaVu Sans (fonts-dejavu-core, which fontconfig depends on).
+const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
 struct Fixture {
     dir: TempDir,
     /// Beside `dir`, not in it (the listing and sizes cases count `dir`):
-    /// `tiny.webm`, 64 x 48, two VP8 frames of ffmpeg's testsrc (2 KB).
+    /// `tiny.webm`, 64 x 48, two VP8 frames of ffmpeg's testsrc (2 KB),
+    /// `tiny.tif` and `DejaVuSans.ttf`.
     videos: TempDir,
     _app: App<MockRuntime>,
     window: WebviewWindow<MockRuntime>,
@@ -66,6 +71,9 @@ impl Fixture {
         std::fs::write(dir.path().join("run.sh"), "#!/bin/sh\necho hi\n").unwrap();
         let videos = tempfile::tempdir().unwrap();
         std::fs::write(videos.path().join("tiny.webm"), TINY_WEBM).unwrap();
+        std::fs::write(videos.path().join("tiny.tif"), TINY_TIFF).unwrap();
+        std::fs::copy(DEJAVU, videos.path().join("DejaVuSans.ttf"))
+            .expect("these tests need fonts-dejavu-core (fontconfig's own font)");
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::fs::write(
             dir.path().join("sub/site.zip"),
@@ -117,6 +125,11 @@ impl Fixture {
 
     fn handle(&self, name: &str) -> String {
         encode_handle(&self.dir.path().join(name))
+    }
+
+    /// The handle of `name` beside `dir` (`tiny.tif`, `DejaVuSans.ttf`).
+    fn beside(&self, name: &str) -> String {
+        encode_handle(&self.videos.path().join(name))
     }
 
     /// The handle of `tiny.webm`.
@@ -522,6 +535,56 @@ fn cases(f: &Fixture) -> Vec<Case> {
             invalid: Some((
                 json!({ "request": { "handle": 5 } }),
                 Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "photo_render",
+            // vips in the sandbox; TIFF, HEIF and AVIF in core/tests/photo_render.rs.
+            valid: Some((
+                json!({ "request": { "handle": f.beside("tiny.tif"), "width": 64, "requestId": 11 } }),
+                |_, reply| {
+                    let p = json(reply.expect("a TIFF is drawn"));
+                    assert_eq!(p["format"], "TIFF", "{p}");
+                    assert_eq!(
+                        (p["width"].as_u64(), p["height"].as_u64()),
+                        (Some(32), Some(16)),
+                        "never enlarged: {p}"
+                    );
+                    assert!(
+                        p["pngBase64"]
+                            .as_str()
+                            .is_some_and(|b| b.starts_with("iVBORw0KGgo")),
+                        "a PNG"
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "handle": f.video(), "width": 64 } }),
+                Refusal::Code("UNSUPPORTED"),
+            )),
+        },
+        Case {
+            command: "font_preview",
+            // fc-query and hb-view in the sandbox; more in core/tests/font.rs.
+            valid: Some((
+                json!({ "request": { "handle": f.beside("DejaVuSans.ttf"), "width": 400, "requestId": 12 } }),
+                |_, reply| {
+                    let p = json(reply.expect("a font is read"));
+                    assert_eq!(p["family"], "DejaVu Sans", "{p}");
+                    assert_eq!(p["container"], "TrueType");
+                    assert_eq!(p["weight"], 400);
+                    assert!(p["sampleError"].is_null(), "{p}");
+                    assert!(
+                        p["sample"]["pngBase64"]
+                            .as_str()
+                            .is_some_and(|b| b.starts_with("iVBORw0KGgo")),
+                        "a PNG sample: {p}"
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "handle": f.beside("tiny.tif"), "width": 64 } }),
+                Refusal::Code("UNSUPPORTED"),
             )),
         },
         Case {

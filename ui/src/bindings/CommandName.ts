@@ -18,6 +18,8 @@ export type CommandName =
   | "audio_details"
   | "video_details"
   | "video_poster"
+  | "photo_render"
+  | "font_preview"
   | "open_media_stream"
   | "close_media_stream"
   | "cancel_render"

@@ -4,4 +4,4 @@
  * What a file is besides its bytes, told by its first bytes: the preview
  * pane shows these with a view of their own.
  */
-export type MediaKind = "pdf" | "photo" | "audio" | "video";
+export type MediaKind = "pdf" | "photo" | "audio" | "video" | "font";

@@ -5,8 +5,9 @@
 // (folder-summary.ts) under where its space goes once its size was counted
 // (space-view.ts), an archive's summary (archive-summary.ts), a PDF's
 // pages (pdf-view.ts), a photo's details (photo-details.ts), an audio
-// file's tags (audio-details.ts) and a video's poster, facts and player
-// (video-view.ts). Every read
+// file's tags (audio-details.ts), a video's poster, facts and player
+// (video-view.ts), a photo the window cannot decode (photo-render.ts) and a
+// font's facts and sample (font-view.ts). Every read
 // is a chunk ("Load more" appends the next); contents reach the DOM as text
 // nodes and elements created one by one. The confirm dialog and the find bar
 // are confirm-open.ts and find-bar.ts.
@@ -38,6 +39,8 @@ import { decodeBase64, hexLines } from "./hex";
 import { plainName, renderName } from "./name";
 import { PdfView } from "./pdf-view";
 import { VideoView } from "./video-view";
+import { FontView } from "./font-view";
+import { PhotoRenderView } from "./photo-render";
 import { photoDetailsBlock } from "./photo-details";
 import { audioDetailsBlock } from "./audio-details";
 import { fetchStream } from "../media-fetch";
@@ -61,7 +64,7 @@ interface Shown {
   nextOffset: number;
   size: number;
   more: boolean;
-  mode: "text" | "binary" | "image" | "archive" | "pdf" | "audio" | "video" | "none";
+  mode: "text" | "binary" | "image" | "archive" | "pdf" | "audio" | "video" | "font" | "none";
   text: TextView | null;
   typeLabel: string;
 }
@@ -83,6 +86,8 @@ export class PreviewPane {
   private pdf: PdfView | null = null;
   /** The video being shown: its render jobs, stream and player stop when the selection moves on. */
   private video: VideoView | null = null;
+  /** The font or undecoded photo being drawn by the renderer, whose job stops when the selection moves on. */
+  private drawn: FontView | PhotoRenderView | null = null;
   /** The audio playing from the app's stream, stopped when the selection moves on. */
   private player: HTMLAudioElement | null = null;
   private playerUrl: string | null = null;
@@ -365,6 +370,15 @@ export class PreviewPane {
         void this.video.start();
         return;
       }
+      if (chunk.media === "font") {
+        shown.mode = "font";
+        shown.typeLabel = "font";
+        const view = new FontView(this.backend, shown.node.entry.handle, () => this.body.clientWidth);
+        this.drawn = view;
+        this.body.replaceChildren(view.element);
+        void view.start();
+        return;
+      }
       if (chunk.media === "audio") {
         shown.mode = "audio";
         shown.typeLabel = "audio file";
@@ -380,11 +394,14 @@ export class PreviewPane {
         return;
       }
       if (chunk.media === "photo") {
-        // A photo format the window cannot decode (TIFF, HEIF): its details only.
+        // A photo format the window cannot decode (TIFF, HEIF, AVIF): drawn
+        // by the sandboxed renderer, or "No preview for this format"; its details either way.
         shown.mode = "image";
         shown.typeLabel = "photo";
-        this.body.replaceChildren(el("p", { class: "muted" }, "No preview for this format."));
-        await this.showPhotoDetails(token);
+        const view = new PhotoRenderView(this.backend, shown.node.entry.handle, () => this.body.clientWidth, plainName(shown.node.entry.name, shown.node.entry.nameParts));
+        this.drawn = view;
+        this.body.replaceChildren(view.element);
+        await Promise.all([view.start(), this.showPhotoDetails(token)]);
         return;
       }
       this.body.replaceChildren();
@@ -420,6 +437,8 @@ export class PreviewPane {
     this.pdf = null;
     this.video?.dispose();
     this.video = null;
+    this.drawn?.dispose();
+    this.drawn = null;
     if (this.player) {
       this.player.pause();
       this.player.removeAttribute("src");

@@ -1,10 +1,13 @@
 //! The files people actually open, previewed as they are: a PDF's pages and
 //! facts through the sandboxed renderer (`sys::sandbox`), a photo's EXIF
 //! details read with a budget, an audio file's tags, a video's facts
-//! (`ffprobe`) and poster frame (`ffmpegthumbnailer`) through the renderer.
+//! (`ffprobe`) and poster frame (`ffmpegthumbnailer`) through the renderer,
+//! a photo the window cannot decode (TIFF, HEIF, AVIF: `vips`) and a font's
+//! facts (`fc-query`) and sample line (`hb-view`) through it too.
 //!
 //! The front door for each: [`pdf_document`], [`pdf_page`], [`photo_details`],
-//! [`audio_details`], [`video_details`], [`video_poster`],
+//! [`photo_render`], [`audio_details`], [`video_details`], [`video_poster`],
+//! [`font_preview`],
 //! over any [`Source`] whose files are on the local disk. Each opens the
 //! file with the source's one regular-file open on a bounded worker (a fifo
 //! or a device is never opened; a dead mount costs `TIME_BUDGET`), so the
@@ -13,8 +16,10 @@
 
 mod audio;
 mod container;
+mod font;
 mod pdf;
 mod photo;
+mod picture;
 mod stream;
 mod video;
 
@@ -28,8 +33,10 @@ use crate::sys::sandbox::{self, Outcome, Rendered};
 
 pub use audio::audio_details;
 pub use container::{video_container, Container};
+pub use font::{font_container, font_preview, PANGRAM};
 pub use pdf::{pdf_document, pdf_page};
 pub use photo::photo_details;
+pub use picture::{photo_render, undecoded_photo};
 pub use stream::{media_mime, open_stream, parse_range, read_range, RangeReply};
 pub use video::{video_details, video_poster};
 
@@ -43,6 +50,9 @@ pub fn sniff_media(head: &[u8]) -> Option<crate::wire::MediaKind> {
     }
     if container::video_container(head).is_some() {
         return Some(MediaKind::Video);
+    }
+    if font::font_container(head).is_some() {
+        return Some(MediaKind::Font);
     }
     let jpeg = head.starts_with(b"\xff\xd8\xff");
     let tiff = head.starts_with(b"II*\0") || head.starts_with(b"MM\0*");
@@ -164,7 +174,8 @@ fn start_error(what: &str, e: std::io::Error) -> CanopyError {
     CanopyError::new(ErrorCode::RenderFailed, format!("cannot start {what}: {e}"))
 }
 
-/// Decodes the renderer's PNG (a page, a poster frame) (within `RENDER_DECODE_BYTES`) and encodes it
+/// Decodes the renderer's PNG (a page, a poster frame, a photo, a font's
+/// sample) (within `RENDER_DECODE_BYTES`) and encodes it
 /// again, no wider than `width`: the window decodes only this.
 pub(super) fn reencode(
     png: &[u8],

@@ -146,7 +146,34 @@ impl Drop for TempFolder {
 /// missing, no pipe, no temporary folder). How the child ended is
 /// [`Rendered::outcome`], never an error.
 pub fn run(job: &Job<'_>) -> io::Result<Rendered> {
+    run_in(job, None)
+}
+
+/// As [`run`], for a tool that writes only to a file it is named (its
+/// format told by the name's suffix): `name`, in the job's private folder,
+/// is a link to the child's own standard output, so what it writes there
+/// reaches the pipe (with the output cap) and `RLIMIT_FSIZE` 0 still holds
+/// for every real file. `name` is one plain segment (`page.png`).
+///
+/// # Errors
+/// As [`run`]; `InvalidInput` for a name that is not one plain segment.
+pub fn run_writing_to(job: &Job<'_>, name: &str) -> io::Result<Rendered> {
+    let plain = !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0']);
+    if !plain {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the output's name is not one plain segment",
+        ));
+    }
+    run_in(job, Some(name))
+}
+
+fn run_in(job: &Job<'_>, output_name: Option<&str>) -> io::Result<Rendered> {
     let temp = TempFolder::new()?;
+    if let Some(name) = output_name {
+        // Resolved by the child when it opens it: its own descriptor 1, the pipe.
+        std::os::unix::fs::symlink("/proc/self/fd/1", temp.0.join(name))?;
+    }
     let file_fd: Option<RawFd> = job.file.map(AsRawFd::as_raw_fd);
     let args: Vec<OsString> = job
         .args
@@ -649,6 +676,34 @@ mod tests {
             RENDER_OUTPUT_CAP,
             "exactly the cap is kept"
         );
+    }
+
+    #[test]
+    fn named_output_reaches_the_pipe_and_no_file_is_written() {
+        let bash = tool("bash");
+        let j = job(
+            &bash,
+            &["-c", "echo picture > out.png; echo other > real.txt"],
+            None,
+        );
+        let done = run_writing_to(&j, "out.png").unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&done.stdout),
+            "picture\n",
+            "what the tool wrote to its named output came through the pipe"
+        );
+        assert_eq!(
+            done.outcome,
+            Outcome::Signalled(libc::SIGXFSZ),
+            "a real file is still refused: {done:?}"
+        );
+        for bad in ["", "..", "a/b", "/tmp/x"] {
+            assert_eq!(
+                run_writing_to(&j, bad).unwrap_err().kind(),
+                io::ErrorKind::InvalidInput,
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]

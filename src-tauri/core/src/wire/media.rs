@@ -1,5 +1,5 @@
 //! What the window is told of the files people actually open: a PDF's
-//! facts and pages, a photo's EXIF details. Rendered by the sandboxed
+//! facts and pages, a photo's EXIF details, a font's facts and sample. Rendered by the sandboxed
 //! renderer (`sys::sandbox`) or read with a budget (`media`).
 #![forbid(unsafe_code)]
 
@@ -21,6 +21,10 @@ pub enum MediaKind {
     /// A video (MP4, QuickTime, WebM, Matroska, AVI, Ogg Theora...): its
     /// facts and a poster frame by the sandboxed renderer.
     Video,
+    /// A font (TrueType, OpenType, a collection, WOFF, WOFF2), told by its
+    /// first bytes: its facts and a sample line by the sandboxed renderer,
+    /// never loaded into the window.
+    Font,
 }
 
 /// A request about one media file: its handle, a page (from 1) and the
@@ -209,4 +213,72 @@ pub struct VideoPoster {
     pub height: u32,
     pub png_base64: String,
     pub network_isolated: bool,
+}
+
+/// A photo the window cannot decode (TIFF, HEIF, AVIF), rendered by the
+/// sandboxed renderer (`vips`) and encoded again by Canopy as a PNG at the
+/// pane's width, its EXIF orientation applied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct PhotoRender {
+    /// The format its first bytes say: "TIFF", "HEIF", "AVIF".
+    pub format: String,
+    pub width: u32,
+    pub height: u32,
+    pub png_base64: String,
+    pub network_isolated: bool,
+}
+
+/// A font's facts as `fc-query` (fontconfig) reads them in the sandbox,
+/// and a sample line `hb-view` (HarfBuzz) drew with it there: the window
+/// never loads the font itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct FontPreview {
+    /// What its first bytes say: "TrueType", "OpenType (CFF)", "WOFF2",
+    /// "TrueType collection"...
+    pub container: String,
+    /// The family of its first face, as fontconfig names it.
+    pub family: String,
+    /// "Bold Italic"...
+    pub style: Option<String>,
+    pub full_name: Option<String>,
+    /// Its weight on the OpenType scale (400 regular, 700 bold); for a
+    /// variable font, the lightest it goes.
+    pub weight: Option<u16>,
+    /// For a variable font, the heaviest it goes.
+    pub weight_to: Option<u16>,
+    /// "italic" or "oblique"; `None` for upright.
+    pub slant: Option<String>,
+    pub monospaced: bool,
+    /// A variable font (its design axes can be set).
+    pub variable: bool,
+    /// A variable font's named instances ("Light", "Bold"...) seen.
+    pub named_instances: u32,
+    /// The faces in the file (more than 1 for a collection).
+    pub faces: u32,
+    /// The characters its first face covers (fontconfig's charset).
+    pub characters: Option<u32>,
+    /// "2.370": its own version (the `head` table's revision).
+    pub version: Option<String>,
+    /// The text of the sample: a pangram and the digits, or the first
+    /// characters the font has when it has no Latin letters.
+    pub sample_text: String,
+    /// The sample as drawn, when it could be.
+    pub sample: Option<FontSample>,
+    /// Why there is no sample (the renderer crashed, hung, is missing).
+    pub sample_error: Option<crate::wire::CanopyError>,
+    pub network_isolated: bool,
+}
+
+/// A font's sample line: a PNG Canopy encoded itself from `hb-view`'s.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct FontSample {
+    pub width: u32,
+    pub height: u32,
+    pub png_base64: String,
 }
