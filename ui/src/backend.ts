@@ -33,6 +33,7 @@ import type { AudioDetails } from "./bindings/AudioDetails";
 import type { VideoDetails } from "./bindings/VideoDetails";
 import type { VideoPoster } from "./bindings/VideoPoster";
 import type { MediaStreamUrl } from "./bindings/MediaStreamUrl";
+import type { ServerState } from "./bindings/ServerState";
 
 export interface Backend {
   /**
@@ -60,6 +61,8 @@ export interface Backend {
   listenShell(onEvent: (event: ShellEvent) => void): Promise<void>;
   /** The view to remember when the window closes. */
   rememberView(view: SavedView): Promise<void>;
+  /** Where the connection to the server a handle is on stands (never connects, never waits). */
+  serverState(handle: string): Promise<ServerState>;
 }
 
 /** The preview's calls: bounded reads of one file, and the file actions. */
@@ -173,4 +176,5 @@ export const tauriBackend: Backend & PreviewBackend = {
     await invokeCommand<void>("listen_shell", { channel });
   },
   rememberView: (view) => call<void>("remember_view", view),
+  serverState: (handle) => call<ServerState>("server_state", { handle }),
 };

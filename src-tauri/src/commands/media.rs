@@ -29,6 +29,7 @@ pub async fn pdf_document(
 ) -> Result<PdfDocument, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || {
         let job = RENDERS.register(req.request_id);
@@ -45,6 +46,7 @@ pub async fn pdf_page(
 ) -> Result<PdfPage, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || {
         let job = RENDERS.register(req.request_id);
@@ -61,6 +63,7 @@ pub async fn photo_details(
 ) -> Result<PhotoDetails, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || canopy_core::photo_details(&source, &path)).await
 }
@@ -73,6 +76,7 @@ pub async fn audio_details(
 ) -> Result<AudioDetails, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || canopy_core::audio_details(&source, &path)).await
 }
@@ -86,6 +90,7 @@ pub async fn video_details(
 ) -> Result<VideoDetails, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || {
         let job = RENDERS.register(req.request_id);
@@ -103,6 +108,7 @@ pub async fn video_poster(
 ) -> Result<VideoPoster, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || {
         let job = RENDERS.register(req.request_id);
