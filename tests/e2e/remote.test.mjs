@@ -90,7 +90,7 @@ describe("a server's folder in the window", () => {
   after(async () => s?.quit());
 
   test("canopy sftp://… opens the folder: host: before the path, and connected", async () => {
-    await waitForRow(s, "notes.txt");
+    await scrollToRow(s, "notes.txt");
     const bar = await s.waitFor(
       () => {
         const c = document.querySelector(".connection");
@@ -187,7 +187,7 @@ describe("a server's folder in the window", () => {
       { what: "the connection to show connected again", timeout: 30000 },
     );
     assert.match(back, /reconnected 1×/);
-    await waitForRow(s, "notes.txt");
+    await scrollToRow(s, "notes.txt");
   });
 
   test("nothing on the server changed", () => {
@@ -199,7 +199,6 @@ describe("a server's folder in the dark theme", () => {
   test("looks right", async () => {
     const d = await launch([url()], { theme: "dark", env: env() });
     try {
-      await waitForRow(d, "notes.txt");
       await d.waitFor(() => document.querySelector(".connection")?.dataset.phase === "connected", { what: "connected" });
       await selectRow(d, "notes.txt");
       await previewReady(d, "pre.code .line");
