@@ -258,10 +258,7 @@ fn ssh_options() -> canopy_sftp::SshOptions {
 
 /// What the window opens at start: an `sftp://` or `ssh://` argument as
 /// typed, anything else as the engine's startup says.
-fn launch_of(
-    args: &[std::ffi::OsString],
-    loaded: canopy_core::saved_view::Loaded,
-) -> Launch {
+fn launch_of(args: &[std::ffi::OsString], loaded: canopy_core::saved_view::Loaded) -> Launch {
     match args.get(1).and_then(|a| canopy_sftp::places::startup_of(a)) {
         Some(startup) => Launch {
             startup,

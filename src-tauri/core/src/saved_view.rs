@@ -279,7 +279,10 @@ fn checked(mut r: Remembered) -> Remembered {
 /// A recent server as the window remembers one: an `sftp://` or `ssh://`
 /// URL of at most `RECENT_SERVER_MAX_BYTES`, with no control character.
 fn is_server_url(url: &str) -> bool {
-    let lower = url.get(..7).map(str::to_ascii_lowercase).unwrap_or_default();
+    let lower = url
+        .get(..7)
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
     (lower.starts_with("sftp://") || lower.starts_with("ssh://"))
         && url.len() <= RECENT_SERVER_MAX_BYTES
         && !url.chars().any(char::is_control)

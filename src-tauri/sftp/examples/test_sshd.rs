@@ -30,8 +30,14 @@ fn main() {
     for command in std::io::stdin().lock().lines() {
         let Ok(command) = command else { break };
         match command.trim() {
-            "stop" => sshd.sessions().into_iter().for_each(|p| common::signal(p, "STOP")),
-            "cont" => sshd.sessions().into_iter().for_each(|p| common::signal(p, "CONT")),
+            "stop" => sshd
+                .sessions()
+                .into_iter()
+                .for_each(|p| common::signal(p, "STOP")),
+            "cont" => sshd
+                .sessions()
+                .into_iter()
+                .for_each(|p| common::signal(p, "CONT")),
             "kill" => sshd.kill(),
             other => {
                 writeln!(out, "unknown command {other}").unwrap();

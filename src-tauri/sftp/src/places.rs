@@ -176,9 +176,7 @@ impl ServerFs {
     fn remote(&self, path: &Path) -> io::Result<PathBuf> {
         path.strip_prefix(&self.prefix)
             .map(|below| Path::new("/").join(below))
-            .map_err(|_| {
-                CanopyError::invalid("the path is not on this server").into_io()
-            })
+            .map_err(|_| CanopyError::invalid("the path is not on this server").into_io())
     }
 
     fn window(&self, remote: &Path) -> PathBuf {
@@ -241,7 +239,10 @@ impl Source for ServerFs {
     ) -> (IgnoreRules, Option<CanopyError>) {
         match self.remote(path) {
             Ok(remote) => self.fs.ignore_rules(&remote, meter),
-            Err(e) => (IgnoreRules::none(), Some(CanopyError::from_io(&e, "no rules"))),
+            Err(e) => (
+                IgnoreRules::none(),
+                Some(CanopyError::from_io(&e, "no rules")),
+            ),
         }
     }
 
@@ -254,7 +255,10 @@ impl Source for ServerFs {
     ) -> (IgnoreRules, Option<CanopyError>) {
         match self.remote(path) {
             Ok(remote) => self.fs.child_ignore_rules(parent, name, folder, &remote),
-            Err(e) => (IgnoreRules::none(), Some(CanopyError::from_io(&e, "no rules"))),
+            Err(e) => (
+                IgnoreRules::none(),
+                Some(CanopyError::from_io(&e, "no rules")),
+            ),
         }
     }
 
@@ -326,9 +330,14 @@ mod tests {
             let (t, back) = place_of(&path).unwrap().unwrap();
             assert_eq!((t, back.as_path()), (target(), remote));
         }
-        assert!(place_of(Path::new("/sftp:/ann@host/x")).is_none(), "absolute: local");
+        assert!(
+            place_of(Path::new("/sftp:/ann@host/x")).is_none(),
+            "absolute: local"
+        );
         assert!(place_of(Path::new("sftp:")).unwrap().is_err());
-        assert!(place_of(Path::new("sftp:/-oProxyCommand=x/y")).unwrap().is_err());
+        assert!(place_of(Path::new("sftp:/-oProxyCommand=x/y"))
+            .unwrap()
+            .is_err());
     }
 
     #[test]

@@ -64,7 +64,10 @@ impl Fixture {
 
     /// As [`Fixture::over`], reaching servers with `servers` (a test's own
     /// `sshd` and `ssh_config`, see `remote.rs`).
-    pub(super) fn with(source: canopy_core::LocalFs, servers: Option<canopy_sftp::Servers>) -> Fixture {
+    pub(super) fn with(
+        source: canopy_core::LocalFs,
+        servers: Option<canopy_sftp::Servers>,
+    ) -> Fixture {
         record_actions_instead();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), NOTES).unwrap();

@@ -46,7 +46,11 @@ fn list(f: &Fixture, root: Value) -> Result<Value, Value> {
 }
 
 fn entries(folder: &Value) -> Vec<&Value> {
-    folder["entries"].as_array().expect("entries").iter().collect()
+    folder["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .collect()
 }
 
 fn entry<'a>(listing: &'a Value, name: &str) -> &'a Value {
@@ -97,7 +101,11 @@ fn a_server_folder_lists_expands_locates_previews_and_counts_through_the_same_co
 
     // Parity: the same folder listed here.
     let local = list(&f, json!({ "handle": encode_handle(&sshd.data()) })).unwrap();
-    assert_eq!(shape(&listing), shape(&local), "names, kinds, sizes, counts");
+    assert_eq!(
+        shape(&listing),
+        shape(&local),
+        "names, kinds, sizes, counts"
+    );
     let many = entry(&listing, "many");
     assert_eq!(many["folder"]["total"], 150);
     let shown = entries(&many["folder"]).len();
@@ -127,14 +135,12 @@ fn a_server_folder_lists_expands_locates_previews_and_counts_through_the_same_co
         json!({ "handle": notes["handle"], "offset": 0, "length": 100 }),
     )
     .unwrap();
-    assert!(chunk["content"].to_string().contains("hello from the server"));
+    assert!(chunk["content"]
+        .to_string()
+        .contains("hello from the server"));
 
-    let located = call(
-        &f,
-        "locate",
-        json!({ "folder": root, "prefix": "not" }),
-    )
-    .expect("type-ahead on the server");
+    let located = call(&f, "locate", json!({ "folder": root, "prefix": "not" }))
+        .expect("type-ahead on the server");
     assert_eq!(located["matched"], true);
     let local_located = call(
         &f,
@@ -142,7 +148,10 @@ fn a_server_folder_lists_expands_locates_previews_and_counts_through_the_same_co
         json!({ "folder": encode_handle(&sshd.data()), "prefix": "not" }),
     )
     .unwrap();
-    assert_eq!(located, local_located, "same position as the local folder's");
+    assert_eq!(
+        located, local_located,
+        "same position as the local folder's"
+    );
 
     let sizes = call(
         &f,
@@ -208,7 +217,10 @@ fn a_stopped_server_is_lost_and_the_next_request_reconnects() {
     // good, whatever the server does next).
     let until = Instant::now() + Duration::from_secs(20);
     let mut lost = state(&f, &root);
-    while !lost["message"].as_str().unwrap_or("").contains("did not answer")
+    while !lost["message"]
+        .as_str()
+        .unwrap_or("")
+        .contains("did not answer")
         && Instant::now() < until
     {
         std::thread::sleep(Duration::from_millis(20));
@@ -217,7 +229,10 @@ fn a_stopped_server_is_lost_and_the_next_request_reconnects() {
     for pid in &sessions {
         signal(*pid, "CONT");
     }
-    assert_eq!(stalled["phase"], "lost", "not responding is lost: {stalled}");
+    assert_eq!(
+        stalled["phase"], "lost",
+        "not responding is lost: {stalled}"
+    );
     match &frozen {
         Err(e) => assert_eq!(e["code"], "TIMEOUT", "{e}"),
         Ok(l) => assert!(
