@@ -279,12 +279,15 @@ enum Refusal {
 
 type Reply = Result<InvokeResponseBody, Value>;
 
+/// What a well-formed call's reply must show.
+type Check = fn(&Fixture, Reply);
+
 /// One command's calls.
 struct Case {
     command: &'static str,
     /// A well-formed request and what its reply must show; `None` where it
     /// cannot run here (see the module's comment).
-    valid: Option<(Value, fn(&Fixture, Reply))>,
+    valid: Option<(Value, Check)>,
     /// A malformed request and its refusal; `None` for a command that takes
     /// no argument, so has none to get wrong.
     invalid: Option<(Value, Refusal)>,
