@@ -112,4 +112,6 @@ build_app_e2e() {
   cargo build --quiet --locked --features e2e
   # The dead FUSE mount the end-to-end suite mounts (a test tool, not shipped).
   cargo build --quiet --locked -p canopy-core --example dead_mount
+  # The tests' OpenSSH server (remote.test.mjs), from canopy-sftp's test fixture.
+  cargo build --quiet --locked -p canopy-sftp --example test_sshd
 }

@@ -39,6 +39,7 @@ macro_rules! with_command_list {
             watch_folders,
             listen_shell,
             remember_view,
+            server_state,
         }
     };
 }

@@ -9,6 +9,7 @@ use canopy_core::wire::ArchiveSummary;
 use canopy_core::wire::CopiedPath;
 use canopy_core::wire::Launch;
 use canopy_core::wire::SavedView;
+use canopy_core::wire::ServerState;
 use canopy_core::wire::{
     parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, ShellEvent,
     WatchRequest, WatchStatus,
@@ -24,7 +25,7 @@ use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::progress::ProgressReport;
-use crate::AppState;
+use crate::{AnySource, AppState};
 
 mod media;
 pub(crate) mod media_stream;
@@ -54,7 +55,7 @@ pub async fn list_directory<R: Runtime>(
     progress: Option<JavaScriptChannelId>,
 ) -> Result<Listing, CanopyError> {
     let req: ListRequest = parse_request(request)?;
-    let (cancels, source) = (state.cancels.clone(), state.source.clone());
+    let (cancels, source) = (state.cancels.clone(), state.source_for(&req.root)?);
     let report = progress.map(|id| ProgressReport::new(id.channel_on(webview), req.request_id));
     let observer = report.as_ref().map(ProgressReport::observer);
     let listing = blocking(move || {
@@ -79,7 +80,7 @@ pub async fn folder_sizes<R: Runtime>(
     progress: Option<JavaScriptChannelId>,
 ) -> Result<SizesReport, CanopyError> {
     let req: SizesRequest = parse_request(request)?;
-    let (cancels, source) = (state.cancels.clone(), state.source.clone());
+    let (cancels, source) = (state.cancels.clone(), state.source_for(&req.root)?);
     let channel = progress.map(|id| id.channel_on(webview));
     blocking(move || {
         let registration = cancels.register(req.request_id);
@@ -114,8 +115,12 @@ pub async fn locate(
     request: Option<Value>,
 ) -> Result<Located, CanopyError> {
     let req: LocateRequest = parse_request(request)?;
-    let source = state.source.clone();
-    blocking(move || canopy_core::locate(&source, &req)).await
+    let source = state.source_at(&canopy_core::names::decode_handle(&req.folder)?)?;
+    blocking(move || {
+        ready(&source)?;
+        canopy_core::locate(&source, &req)
+    })
+    .await
 }
 
 /// What the window opens first (from the command line, or the remembered view).
@@ -131,6 +136,12 @@ pub async fn watch_folders(
     request: Option<Value>,
 ) -> Result<WatchStatus, CanopyError> {
     let req: WatchRequest = parse_request(request)?;
+    for folder in &req.folders {
+        canopy_sftp::places::refuse_remote(
+            &canopy_core::names::decode_handle(folder)?,
+            "Live refresh",
+        )?;
+    }
     let watch = state.watch.clone();
     blocking(move || Ok(watch.set_folders(&req.folders))).await
 }
@@ -187,8 +198,12 @@ pub async fn read_preview(
 ) -> Result<PreviewChunk, CanopyError> {
     let req: PreviewRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.source.clone();
-    blocking(move || canopy_core::preview(&source, &path, req.offset, req.length)).await
+    let source = state.source_at(&path)?;
+    blocking(move || {
+        ready(&source)?;
+        canopy_core::preview(&source, &path, req.offset, req.length)
+    })
+    .await
 }
 
 /// A whole image (up to `IMAGE_CAP`) as raw bytes over IPC, no base64.
@@ -199,8 +214,12 @@ pub async fn read_image(
 ) -> Result<Response, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.source.clone();
-    let (bytes, _format) = blocking(move || canopy_core::preview_image(&source, &path)).await?;
+    let source = state.source_at(&path)?;
+    let (bytes, _format) = blocking(move || {
+        ready(&source)?;
+        canopy_core::preview_image(&source, &path)
+    })
+    .await?;
     Ok(Response::new(bytes))
 }
 
@@ -214,6 +233,7 @@ pub async fn archive_summary(
 ) -> Result<ArchiveSummary, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "Opening an archive")?;
     let source = state.source.clone();
     blocking(move || source.summary(&path)).await
 }
@@ -263,6 +283,7 @@ pub async fn reveal<R: Runtime>(
 ) -> Result<(), CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "Reveal in the file manager")?;
     blocking(move || {
         if record("reveal", &path)? {
             return Ok(());
@@ -280,6 +301,10 @@ pub async fn reveal<R: Runtime>(
 #[tauri::command]
 pub async fn open_default(request: Option<Value>) -> Result<(), CanopyError> {
     let req: FileRequest = parse_request(request)?;
+    canopy_sftp::places::refuse_remote(
+        &canopy_core::names::decode_handle(&req.handle)?,
+        "Open… (with the default application)",
+    )?;
     blocking(move || {
         let path = canopy_core::openable::check_openable_bounded(&req, Desktop::system())?;
         open::that_detached(&path).map_err(|e| {
@@ -301,7 +326,12 @@ pub async fn copy_path<R: Runtime>(
     request: Option<Value>,
 ) -> Result<CopiedPath, CanopyError> {
     let req: FileRequest = parse_request(request)?;
-    let copied = canopy_core::shell_quote::copy_text(&req)?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    // A server's entry copies as its `sftp://` URL.
+    let copied = match canopy_sftp::places::url_of_window_path(&path) {
+        Some(url) => canopy_core::shell_quote::path_text(url?.as_bytes()),
+        None => canopy_core::shell_quote::copy_text(&req)?,
+    };
     let answer = CopiedPath {
         quoted: copied.quoted,
     };
@@ -343,5 +373,29 @@ pub async fn pick_folder<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>
             ErrorCode::Io,
             format!("the picked folder has no local path: {e}"),
         )),
+    }
+}
+
+/// Connects first when `source` is a server whose connection is not up,
+/// so the handshake has its own time, not the request's.
+fn ready(source: &AnySource) -> Result<(), CanopyError> {
+    match source {
+        canopy_core::Either::Left(_) => Ok(()),
+        canopy_core::Either::Right(server) => server.ready(),
+    }
+}
+
+/// Where the connection to the server a handle is on stands (connecting,
+/// connected, reconnecting, lost and why). Never connects, never waits.
+#[tauri::command]
+pub async fn server_state(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<ServerState, CanopyError> {
+    let req: FileRequest = parse_request(request)?;
+    let path = canopy_core::names::decode_handle(&req.handle)?;
+    match state.servers.for_path(&path) {
+        Some(server) => Ok(server?.state()),
+        None => Err(CanopyError::invalid("this path is not on a server")),
     }
 }

@@ -38,8 +38,9 @@ use std::sync::{Arc, Mutex};
 
 use canopy_core::cancel::CancelRegistry;
 use canopy_core::saved_view::{Remembered, SaveSchedule, SavedView, WindowPlacement};
-use canopy_core::wire::Launch;
 use canopy_core::wire::ShellEvent;
+use canopy_core::wire::{Launch, RootSpec};
+use canopy_core::CanopyError;
 use canopy_watch::FolderWatch;
 use tauri::{Builder, Manager, Runtime, WindowEvent};
 
@@ -64,6 +65,10 @@ pub struct AppState {
     /// seams of the `e2e` build), and the archives in it, opened like
     /// folders.
     pub source: canopy_core::WithArchives<canopy_core::LocalFs>,
+    /// Servers' folders (`sftp://`): one connection per server, made when
+    /// a path on it is first asked for. Their paths are window paths
+    /// (`canopy_sftp::places`), so each handle says where it is read.
+    pub servers: canopy_sftp::Servers,
     pub launch: Launch,
     pub watch: Arc<FolderWatch>,
     pub outbox: Arc<Outbox>,
@@ -80,7 +85,34 @@ pub struct AppState {
     pub writing: Mutex<()>,
 }
 
+/// Where a path is read: the local disk (and its archives), or a server.
+pub type AnySource =
+    canopy_core::Either<canopy_core::WithArchives<canopy_core::LocalFs>, canopy_sftp::ServerFs>;
+
 impl AppState {
+    /// The source `path` is read from: its server's for a window path on a
+    /// server, the local disk's otherwise. Nothing connects here.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a malformed server part.
+    pub fn source_at(&self, path: &std::path::Path) -> Result<AnySource, CanopyError> {
+        match self.servers.for_path(path) {
+            None => Ok(canopy_core::Either::Left(self.source.clone())),
+            Some(server) => server.map(canopy_core::Either::Right),
+        }
+    }
+
+    /// The source a request's root is read from (a URL typed, or a handle).
+    ///
+    /// # Errors
+    /// As [`AppState::source_at`].
+    pub fn source_for(&self, root: &RootSpec) -> Result<AnySource, CanopyError> {
+        match self.servers.for_root(root) {
+            None => Ok(canopy_core::Either::Left(self.source.clone())),
+            Some(server) => server.map(canopy_core::Either::Right),
+        }
+    }
+
     /// Writes what is remembered when [`SaveSchedule`] says: once changes
     /// pause, and at the latest a short while after the first unsaved one; a
     /// close or a SIGTERM writes at once.
@@ -146,7 +178,7 @@ pub fn configure<R: Runtime>(
     let builder = builder
         // First: a second instance hands over its path before anything else starts.
         .plugin(tauri_plugin_single_instance::init(|app, argv, cwd| {
-            let event = match canopy_core::startup::startup_from_forwarded(&argv, &cwd) {
+            let event = match forwarded(&argv, &cwd) {
                 Ok(Some(startup)) => Some(ShellEvent::Open { startup }),
                 Ok(None) => None,
                 Err(message) => Some(ShellEvent::Notice { message }),
@@ -201,6 +233,7 @@ fn app_state(
     Arc::new(AppState {
         cancels: Arc::default(),
         source: canopy_core::WithArchives::new(canopy_core::LocalFs::new().with_env_seams()),
+        servers: canopy_sftp::Servers::new(ssh_options()),
         launch,
         watch,
         outbox,
@@ -210,6 +243,43 @@ fn app_state(
         schedule: Mutex::default(),
         writing: Mutex::default(),
     })
+}
+
+/// How the window runs `ssh`: the user's own setup, or the config file
+/// `CANOPY_SSH_CONFIG` names (as `ssh -F`). No prompt yet (`BatchMode`): a
+/// key or agent must log in, or the window says `AUTH_FAILED`.
+fn ssh_options() -> canopy_sftp::SshOptions {
+    canopy_sftp::SshOptions {
+        config: std::env::var_os("CANOPY_SSH_CONFIG").map(PathBuf::from),
+        batch: true,
+        program: None,
+    }
+}
+
+/// What the window opens at start: an `sftp://` or `ssh://` argument as
+/// typed, anything else as the engine's startup says.
+fn launch_of(args: &[std::ffi::OsString], loaded: canopy_core::saved_view::Loaded) -> Launch {
+    match args.get(1).and_then(|a| canopy_sftp::places::startup_of(a)) {
+        Some(startup) => Launch {
+            startup,
+            restore: None,
+            servers: canopy_core::startup::recent_servers(&loaded.remembered),
+            notice: loaded.problem,
+        },
+        None => canopy_core::startup::launch(args, loaded),
+    }
+}
+
+/// What a second instance's arguments open in this window (see
+/// `canopy_core::startup::startup_from_forwarded`), a server's folder too.
+fn forwarded(argv: &[String], cwd: &str) -> Result<Option<canopy_core::wire::Startup>, String> {
+    match argv
+        .get(1)
+        .and_then(|a| canopy_sftp::places::startup_of(std::ffi::OsStr::new(a)))
+    {
+        Some(startup) => Ok(Some(startup)),
+        None => canopy_core::startup::startup_from_forwarded(argv, cwd),
+    }
 }
 
 /// Installs what the commands need (the plugins they call, the shared
@@ -243,7 +313,15 @@ fn context<R: Runtime>() -> tauri::Context<R> {
 pub fn run() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let cwd = std::env::current_dir().ok();
-    if let Some(rewritten) = canopy_core::startup::forwardable_args(&args, cwd.as_deref()) {
+    let remote = args
+        .get(1)
+        .is_some_and(|a| canopy_sftp::is_remote(a.as_encoded_bytes()));
+    let rewrite = if remote {
+        None
+    } else {
+        canopy_core::startup::forwardable_args(&args, cwd.as_deref())
+    };
+    if let Some(rewritten) = rewrite {
         // A path that is not UTF-8 would reach a running window garbled:
         // start again with it as a handle, which survives being forwarded.
         use std::os::unix::process::CommandExt;
@@ -265,7 +343,7 @@ pub fn run() {
         .map(canopy_core::saved_view::load)
         .unwrap_or_default();
     let window = loaded.remembered.window;
-    let launch = canopy_core::startup::launch(&args, loaded);
+    let launch = launch_of(&args, loaded);
     let app = configure(tauri::Builder::default(), launch, window, state_path)
         .build(context())
         .expect("error while starting Canopy");

@@ -35,6 +35,7 @@ import type { VideoPoster } from "./bindings/VideoPoster";
 import type { PhotoRender } from "./bindings/PhotoRender";
 import type { FontPreview } from "./bindings/FontPreview";
 import type { MediaStreamUrl } from "./bindings/MediaStreamUrl";
+import type { ServerState } from "./bindings/ServerState";
 
 export interface Backend {
   /**
@@ -62,6 +63,8 @@ export interface Backend {
   listenShell(onEvent: (event: ShellEvent) => void): Promise<void>;
   /** The view to remember when the window closes. */
   rememberView(view: SavedView): Promise<void>;
+  /** Where the connection to the server a handle is on stands (never connects, never waits). */
+  serverState(handle: string): Promise<ServerState>;
 }
 
 /** The preview's calls: bounded reads of one file, and the file actions. */
@@ -181,4 +184,5 @@ export const tauriBackend: Backend & PreviewBackend = {
     await invokeCommand<void>("listen_shell", { channel });
   },
   rememberView: (view) => call<void>("remember_view", view),
+  serverState: (handle) => call<ServerState>("server_state", { handle }),
 };

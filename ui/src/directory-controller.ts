@@ -44,6 +44,7 @@ import type { WatchShortfall } from "./bindings/WatchShortfall";
 import { DEFAULT_DEPTH, MAX_UI_DEPTH, NESTED_CAP, PAGE, SIZES_MAX_SHOWN } from "./limits";
 import { LiveRefresh } from "./live-refresh";
 import { OpenProgress } from "./open-progress";
+import { isServerUrl } from "./servers";
 import { openExpanded, ViewMemory, type RestoreHost } from "./restore";
 import {
   applyProgress,
@@ -320,6 +321,8 @@ export class DirectoryController {
       this.noteArchive(listing.root.handle);
       this.rootArchive = rootArchiveOf(listing.crumbs, this.archives);
       this.tree = treeFromListing(listing, opts.select ?? null);
+      // A server's folder opened by its URL: it becomes the most recent server.
+      if ("text" in spec && isServerUrl(spec.text)) this.memory.noteServer(spec.text);
       this.emit();
       return true;
     } catch (err) {
@@ -721,6 +724,16 @@ export class DirectoryController {
       this.notice = event.message;
       this.emit();
     }
+  }
+
+  /** The servers connected to lately (`sftp://` URLs, newest first). */
+  get recentServers(): readonly string[] {
+    return this.memory.servers;
+  }
+
+  /** The recent servers the saved view had (at start). */
+  setRecentServers(servers: readonly string[]): void {
+    this.memory.setServers(servers);
   }
 
   /** Re-reads these folders (those still in the tree). */

@@ -21,7 +21,7 @@ const SENTENCES: Record<ErrorCode, string> = {
   CORRUPT: "the archive is damaged (cut short, or its records contradict each other); what could be read is shown",
   ENCRYPTED: "this entry is encrypted: its name is listed, its content cannot be shown",
   RATIO: "decompressing stopped: this expands to far more than its compressed size (a possible zip bomb)",
-  UNSUPPORTED: "this archive uses a kind of compression or a feature Canopy does not read",
+  UNSUPPORTED: "Canopy does not do this here (an archive's compression or feature it does not read, or an action only a local file allows)",
   TOO_DEEP: "this archive lies inside too many archives to open here",
   DUPLICATE: "another entry of the archive has this same path; both are listed",
   HOST_KEY_UNKNOWN: "this server's identity (its host key) is not known yet, so Canopy did not connect; check the fingerprint and add it with the ssh command shown",

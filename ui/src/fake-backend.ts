@@ -41,6 +41,7 @@ import type { LocateRequest } from "./bindings/LocateRequest";
 import type { Located } from "./bindings/Located";
 import type { Launch } from "./bindings/Launch";
 import type { SavedView } from "./bindings/SavedView";
+import type { ServerState } from "./bindings/ServerState";
 import type { ShellEvent } from "./bindings/ShellEvent";
 import type { WatchStatus } from "./bindings/WatchStatus";
 import type { ChildSize, FolderSizeReport, FolderSizes, SizesProgress, SizesReport, SizesRequest } from "./sizes-wire";
@@ -279,7 +280,7 @@ export class FakeBackend implements Backend {
   launch: Launch | null = null;
 
   async startupTarget(): Promise<Launch> {
-    return this.launch ?? { startup: { folder: { handle: this.rootPath }, select: null }, restore: null, notice: null };
+    return this.launch ?? { startup: { folder: { handle: this.rootPath }, select: null }, restore: null, notice: null, servers: [] };
   }
 
   /** Every watchFolders call's folders, in order. */
@@ -310,6 +311,15 @@ export class FakeBackend implements Backend {
   }
 
   readonly remembered: SavedView[] = [];
+
+  /** What serverState answers, and the handles it was asked about. */
+  serverAnswer: ServerState = { server: "host", phase: "connected", reconnects: 0 };
+  readonly serverCalls: string[] = [];
+
+  async serverState(handle: string): Promise<ServerState> {
+    this.serverCalls.push(handle);
+    return { ...this.serverAnswer };
+  }
 
   async rememberView(view: SavedView): Promise<void> {
     this.remembered.push(view);

@@ -32,6 +32,10 @@ export const FILTER_DEBOUNCE_MS = 250;
 export const FIND_DEBOUNCE_MS = 150;
 /** Most expanded folders remembered across a restart. */
 export const SAVED_EXPANDED_MAX = LIMITS.savedExpandedMax;
+/** Most recent servers remembered ("Connect to server…"). */
+export const RECENT_SERVERS_MAX = LIMITS.recentServersMax;
+/** How often (ms) the window asks where a server's connection stands while one of its folders is open. UI only. */
+export const SERVER_STATE_POLL_MS = 1000;
 /** Opening a folder: its progress ("Reading… 12 folders, 34,512 names") shows once it has taken this long (ms), so a fast listing never flickers. */
 export const PROGRESS_DELAY_MS = 300;
 /** Opening a folder: screen readers hear its progress at most this often (ms); the text on screen follows every report. */

@@ -12,6 +12,7 @@
 // no listing of its own beyond the re-reads.
 
 import { watchableFolders, type ArchiveRef } from "./archives";
+import { serverOf } from "./servers";
 import type { Backend } from "./backend";
 import { BackendError, toBackendError } from "./backend";
 import type { ListSettings } from "./bindings/ListSettings";
@@ -74,7 +75,8 @@ export class LiveRefresh {
     if (t.root === this.followedRoot) return null;
     this.followedRoot = t.root;
     const expanded = expandedFolders(t);
-    const folders = watchableFolders(t, this.host.rootArchive());
+    // A server's folders are never watched (refresh with F5): the shell refuses them.
+    const folders = serverOf(t.path) ? [] : watchableFolders(t, this.host.rootArchive());
     const key = folders.join("\n");
     if (key !== this.watchedKey) {
       this.watchedKey = key;

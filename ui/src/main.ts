@@ -16,6 +16,10 @@ import { TreeView } from "./view/tree-view";
 import { guardWebview } from "./view/webview-guard";
 import { measureName, sizeText } from "./view/size-words";
 import type { SizesState } from "./sizes-state";
+import type { ControllerSnapshot } from "./directory-controller";
+import type { ServerState } from "./bindings/ServerState";
+import { phaseWords, REMOTE_LIMITS, serverOf } from "./servers";
+import { ServerWatch } from "./server-watch";
 
 guardWebview(document);
 
@@ -34,16 +38,35 @@ app.replaceChildren(
   el("footer", { class: "bottom" }, status, live),
 );
 
+let shown: ControllerSnapshot | null = null;
+let server: ServerState | null = null;
+const serverWatch = new ServerWatch(tauriBackend, (state) => {
+  server = state;
+  pathBar.showConnection(state);
+  if (shown) footer(shown);
+});
+
 controller.subscribe((s) => {
+  shown = s;
   toolbar.update(s);
   pathBar.update(s);
   tree.update(s);
   preview.update(s);
-  status.textContent = s.notice ?? rootSummary(s.tree?.root ?? null, s.sizes);
-  live.hidden = s.liveShortfall === null;
-  live.textContent = s.liveShortfall ? liveNotice(s.liveShortfall.kind, s.unwatchedCount) : "";
-  live.title = s.liveShortfall?.message ?? "";
+  const remote = s.tree !== null && serverOf(s.tree.path) !== null;
+  serverWatch.follow(remote ? s.tree!.root.handle : null);
+  footer(s);
 });
+
+/** The status bar and, beside it, what does not refresh live or a lost connection. */
+function footer(s: ControllerSnapshot): void {
+  const remote = s.tree !== null && serverOf(s.tree.path) !== null;
+  const summary = rootSummary(s.tree?.root ?? null, s.sizes);
+  status.textContent = s.notice ?? (remote ? [summary, REMOTE_LIMITS].filter(Boolean).join(" · ") : summary);
+  const trouble = remote && server && (server.phase === "lost" || server.phase === "reconnecting") ? phaseWords(server).text : null;
+  live.hidden = trouble === null && s.liveShortfall === null;
+  live.textContent = trouble ?? (s.liveShortfall ? liveNotice(s.liveShortfall.kind, s.unwatchedCount) : "");
+  live.title = trouble ?? s.liveShortfall?.message ?? "";
+}
 
 /** "1,234 entries · 3.4 GiB disk usage · 30 ignored · order is partial: 800 of 1,234 checked", or the filter's matches. */
 function rootSummary(f: FolderState | null, sizes: SizesState): string {
@@ -102,6 +125,7 @@ if (import.meta.env.MODE === "e2e") installTestHooks(controller, preview);
 void (async () => {
   await tauriBackend.listenShell((e) => controller.onShellEvent(e)).catch((err) => console.warn("no live refresh:", err));
   const launch = await tauriBackend.startupTarget();
+  controller.setRecentServers(launch.servers);
   let opened = false;
   if (launch.restore) {
     opened = await controller.restore(launch.restore);

@@ -12,7 +12,8 @@ import type { Backend } from "./backend";
 import type { ListSettings } from "./bindings/ListSettings";
 import type { SavedView } from "./bindings/SavedView";
 import type { RootSpec } from "./bindings/RootSpec";
-import { SAVED_EXPANDED_MAX } from "./limits";
+import { RECENT_SERVERS_MAX, SAVED_EXPANDED_MAX } from "./limits";
+import { rememberServer } from "./servers";
 import { expandedFolders, findNode, type TreeState } from "./tree-state";
 
 /** What restoring needs of the controller. */
@@ -71,28 +72,48 @@ export async function openExpanded(
  * The view to remember for `tree` under `settings`. A filter is never
  * remembered: it belongs to one folder, and a restored view opens unfiltered.
  */
-export function viewOf(tree: TreeState, settings: ListSettings, expanded: readonly string[]): SavedView {
+export function viewOf(tree: TreeState, settings: ListSettings, expanded: readonly string[], servers: readonly string[] = []): SavedView {
   const { filter: _perFolder, ...kept } = settings;
   return {
     folder: tree.root.handle,
     ...kept,
     expanded: expanded.slice(0, SAVED_EXPANDED_MAX),
     selected: tree.selected,
+    ...(servers.length ? { servers: servers.slice(0, RECENT_SERVERS_MAX) } : {}),
   };
 }
 
 /** Reports the view to remember whenever it changes (at most once per change). */
 export class ViewMemory {
   private followed = "";
+  /** The servers connected to lately (`sftp://` URLs), newest first. */
+  private recent: string[] = [];
+  private last: { tree: TreeState; settings: ListSettings } | null = null;
 
   constructor(private readonly backend: Backend) {}
 
+  get servers(): readonly string[] {
+    return this.recent;
+  }
+
+  /** The recent servers as the saved view had them (at start). */
+  setServers(servers: readonly string[]): void {
+    this.recent = servers.slice(0, RECENT_SERVERS_MAX);
+  }
+
+  /** A server was connected to: it goes first, and the view is remembered again. */
+  noteServer(url: string): void {
+    this.recent = rememberServer(this.recent, url, RECENT_SERVERS_MAX);
+    if (this.last) this.follow(this.last.tree, this.last.settings, null, true);
+  }
+
   /** `expanded`: the tree's expanded folders when already computed, else null. */
-  follow(tree: TreeState, settings: ListSettings, expanded: string[] | null): void {
+  follow(tree: TreeState, settings: ListSettings, expanded: string[] | null, force = false): void {
+    this.last = { tree, settings };
     const key = `${tree.root.handle}\n${JSON.stringify(settings)}\n${tree.selected ?? ""}`;
-    if (!expanded && key === this.followed) return;
+    if (!expanded && !force && key === this.followed) return;
     this.followed = key;
-    const view = viewOf(tree, settings, expanded ?? expandedFolders(tree));
+    const view = viewOf(tree, settings, expanded ?? expandedFolders(tree), this.recent);
     void this.backend.rememberView(view).catch(() => undefined);
   }
 }

@@ -190,6 +190,18 @@ impl<A: Source, B: Source> Source for Either<A, B> {
         both!(self, s => s.paced())
     }
 
+    fn resolve(&self, spec: &crate::wire::RootSpec) -> Result<PathBuf, CanopyError> {
+        both!(self, s => s.resolve(spec))
+    }
+
+    fn shown_path(&self, path: &Path) -> String {
+        both!(self, s => s.shown_path(path))
+    }
+
+    fn is_crumb(&self, ancestor: &Path) -> bool {
+        both!(self, s => s.is_crumb(ancestor))
+    }
+
     fn ignore_rules(
         &self,
         path: &Path,

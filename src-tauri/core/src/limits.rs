@@ -164,6 +164,10 @@ pub const SAVE_MAX_DELAY: Duration = Duration::from_secs(2);
 pub const SAVED_VIEW_MAX_BYTES: u64 = 1024 * 1024;
 /// Most expanded folders remembered across a restart (in tree order).
 pub const SAVED_EXPANDED_MAX: usize = 4096;
+/// Most recent servers ("Connect to server…") remembered, newest first.
+pub const RECENT_SERVERS_MAX: usize = 8;
+/// Longest `sftp://` URL remembered as a recent server.
+pub const RECENT_SERVER_MAX_BYTES: usize = 2048;
 
 /// `canopy-mcp`: the most characters one tool reply's text holds (about
 /// 10,000 tokens), whatever the folder or file.
@@ -322,6 +326,7 @@ pub const LIMITS: Limits = Limits {
     max_preview_chunk: MAX_PREVIEW_CHUNK,
     image_cap: IMAGE_CAP,
     saved_expanded_max: SAVED_EXPANDED_MAX as u32,
+    recent_servers_max: RECENT_SERVERS_MAX as u32,
 };
 
 /// The sandboxed renderer's address-space limit (`RLIMIT_AS`) for each child.

@@ -36,7 +36,10 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::file::{open_regular_at, RegularOpen};
-use crate::limits::{SAVED_EXPANDED_MAX, SAVED_VIEW_MAX_BYTES, SAVE_MAX_DELAY, SAVE_QUIET};
+use crate::limits::{
+    RECENT_SERVERS_MAX, RECENT_SERVER_MAX_BYTES, SAVED_EXPANDED_MAX, SAVED_VIEW_MAX_BYTES,
+    SAVE_MAX_DELAY, SAVE_QUIET,
+};
 use crate::names::decode_handle;
 pub use crate::wire::SavedView;
 
@@ -265,10 +268,24 @@ fn checked(mut r: Remembered) -> Remembered {
         v.expanded.retain(|h| decode_handle(h).is_ok());
         v.expanded.truncate(SAVED_EXPANDED_MAX);
         v.selected = v.selected.filter(|h| decode_handle(h).is_ok());
+        v.servers.retain(|url| is_server_url(url));
+        v.servers.truncate(RECENT_SERVERS_MAX);
         v
     });
     r.window = r.window.filter(|w| w.width > 0 && w.height > 0);
     r
+}
+
+/// A recent server as the window remembers one: an `sftp://` or `ssh://`
+/// URL of at most `RECENT_SERVER_MAX_BYTES`, with no control character.
+fn is_server_url(url: &str) -> bool {
+    let lower = url
+        .get(..7)
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    (lower.starts_with("sftp://") || lower.starts_with("ssh://"))
+        && url.len() <= RECENT_SERVER_MAX_BYTES
+        && !url.chars().any(char::is_control)
 }
 
 fn reason(e: &io::Error) -> String {
@@ -348,6 +365,7 @@ mod tests {
                 encode_handle(&folder.join("a/b")),
             ],
             selected: Some(encode_handle(&folder.join("a/b/c.txt"))),
+            servers: vec!["sftp://ann@files.example:2222/srv".into()],
         }
     }
 
@@ -615,6 +633,13 @@ mod tests {
         let path = dir.path().join("state.json");
         let mut v = view(dir.path());
         v.expanded.push("not a handle!".into());
+        v.servers = vec![
+            "/home/ann".into(),
+            "sftp://bell\u{7}@host/".into(),
+            format!("sftp://host/{}", "x".repeat(RECENT_SERVER_MAX_BYTES)),
+        ];
+        v.servers
+            .extend((0..RECENT_SERVERS_MAX + 3).map(|i| format!("SFTP://host{i}/srv")));
         v.expanded.extend(
             (0..SAVED_EXPANDED_MAX + 10).map(|i| encode_handle(&dir.path().join(format!("f{i}")))),
         );
@@ -632,6 +657,13 @@ mod tests {
             "at most SAVED_EXPANDED_MAX folders are restored"
         );
         assert_eq!(got.window, None, "a zero-size window is not restored");
+        assert_eq!(
+            got_view.servers,
+            (0..RECENT_SERVERS_MAX)
+                .map(|i| format!("SFTP://host{i}/srv"))
+                .collect::<Vec<_>>(),
+            "only sftp:// URLs without control characters, at most RECENT_SERVERS_MAX"
+        );
 
         let mut deep = view(dir.path());
         deep.settings.depth = crate::limits::MAX_DEPTH + 1;

@@ -61,7 +61,6 @@ use crate::limits::{
     TIME_BUDGET,
 };
 use crate::names::{decode_handle, encode_handle, escape_for_line, DisplayName};
-use crate::root::resolve_root;
 use crate::source::{EntryStream, Identity, Source, SourceFolder, Usage};
 use crate::walk::{is_one_segment, not_one_segment_error};
 use crate::wire::{
@@ -1638,6 +1637,6 @@ pub fn sizes_request<S: Source>(
         ..SizesCall::default()
     };
     check_reported(&call.report)?;
-    let root = resolve_root(&req.root)?;
+    let root = source.resolve(&req.root)?;
     sizes(source, &root, &call, cancel, observer)
 }

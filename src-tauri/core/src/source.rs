@@ -397,6 +397,29 @@ pub trait Source: Clone + Send + Sync + 'static {
         (IgnoreRules::none(), None)
     }
 
+    /// The path a request's root names in this source: by default a local
+    /// one ([`resolve_root`](crate::resolve_root)). A source whose paths are
+    /// not the local disk's (a server's, in the window) resolves its own.
+    ///
+    /// # Errors
+    /// As [`resolve_root`](crate::resolve_root), or the source's own.
+    fn resolve(&self, spec: &crate::wire::RootSpec) -> Result<std::path::PathBuf, CanopyError> {
+        crate::root::resolve_root(spec)
+    }
+
+    /// `path` as a person reads it (a listing's `path`, lossy).
+    fn shown_path(&self, path: &Path) -> String {
+        path.to_string_lossy().into_owned()
+    }
+
+    /// Whether the path bar shows `ancestor` (of a listed folder) as a
+    /// step: every ancestor by default; a source whose paths start with a
+    /// server's name leaves out what lies above the server.
+    fn is_crumb(&self, ancestor: &Path) -> bool {
+        let _ = ancestor;
+        true
+    }
+
     /// The rules for the child folder `name` (opened as `folder`, at
     /// `path`) of a folder whose rules are `parent`.
     fn child_ignore_rules(

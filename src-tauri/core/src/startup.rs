@@ -46,12 +46,14 @@ pub fn path_arg(args: &[OsString]) -> Result<Option<PathBuf>, String> {
 /// What the window opens at start, given the command line and the saved state.
 pub fn launch(args: &[OsString], loaded: Loaded) -> Launch {
     let mut notice = loaded.problem;
+    let servers = recent_servers(&loaded.remembered);
     match path_arg(args) {
         Ok(Some(path)) => {
             return Launch {
                 startup: startup_from_arg(Some(path.into_os_string())),
                 restore: None,
                 notice,
+                servers,
             }
         }
         Err(message) => notice = Some(message),
@@ -65,13 +67,24 @@ pub fn launch(args: &[OsString], loaded: Loaded) -> Launch {
             },
             restore: Some(view),
             notice,
+            servers,
         },
         None => Launch {
             startup: startup_from_arg(None),
             restore: None,
             notice,
+            servers,
         },
     }
+}
+
+/// The servers connected to lately, from the saved view.
+pub fn recent_servers(remembered: &crate::saved_view::Remembered) -> Vec<String> {
+    remembered
+        .view
+        .as_ref()
+        .map(|v| v.servers.clone())
+        .unwrap_or_default()
 }
 
 /// The arguments to run with instead, when a path argument would not survive
@@ -189,6 +202,7 @@ mod tests {
                     settings: crate::wire::ListSettings::default(),
                     expanded: vec![],
                     selected: None,
+                    servers: vec![],
                 }),
                 window: None,
             },

@@ -87,7 +87,6 @@ use crate::limits::{
 };
 use crate::names::{encode_handle, DisplayName};
 use crate::order::Order;
-use crate::root::resolve_root;
 use crate::select::{select, Candidate, Reading, Selection, Stop, Window};
 use crate::source::{Identity, Meta, Observer, Source, SourceFolder};
 use crate::wire::{
@@ -1224,7 +1223,7 @@ pub fn list<S: Source>(
     }
     entry.error = top.error;
     entry.folder = Some(Box::new(top.folder));
-    let mut crumbs = crumbs_of(root);
+    let mut crumbs = crumbs_of(source, root);
     if let Some((file, format)) = root_archive {
         if file.as_path() == root {
             entry.archive = Some(format);
@@ -1237,7 +1236,7 @@ pub fn list<S: Source>(
     }
     Ok(Listing {
         request_id: call.request_id,
-        path: root.to_string_lossy().into_owned(),
+        path: source.shown_path(root),
         crumbs,
         settings: settings.clone(),
         root: entry,
@@ -1278,9 +1277,10 @@ fn check_depth(depth: u32) -> Result<(), CanopyError> {
     Ok(())
 }
 
-fn crumbs_of(path: &Path) -> Vec<Crumb> {
+fn crumbs_of<S: Source>(source: &S, path: &Path) -> Vec<Crumb> {
     let mut crumbs: Vec<Crumb> = path
         .ancestors()
+        .filter(|p| source.is_crumb(p))
         .map(|p| {
             let shown = DisplayName::of(p.file_name().unwrap_or(p.as_os_str()));
             Crumb {
@@ -1308,7 +1308,7 @@ pub fn list_request<S: Source>(
 ) -> Result<Listing, CanopyError> {
     // Before the root is resolved (which may ask the filesystem).
     check_settings(&req.settings, false)?;
-    let root = resolve_root(&req.root)?;
+    let root = source.resolve(&req.root)?;
     let call = ListCall {
         offset: req.offset,
         after: req.after.clone(),

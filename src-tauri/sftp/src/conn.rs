@@ -168,6 +168,13 @@ impl Conn {
         }
     }
 
+    /// Whether `ssh` has ended (the server closed the connection, or it
+    /// was killed): the connection is lost even before a call finds out.
+    fn ended(&self) -> bool {
+        let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+        matches!(child.try_wait(), Ok(Some(_)))
+    }
+
     /// A call has waited for its reply longer than the engine waits for a step.
     fn stalled(&self) -> bool {
         let pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
@@ -289,6 +296,14 @@ impl Host {
         match (&state, self.current()) {
             (ConnectionState::Connected, Some(conn)) => match conn.lost() {
                 Some(why) => ConnectionState::Lost(why),
+                None if conn.ended() => {
+                    ConnectionState::Lost("the server closed the connection".into())
+                }
+                // The next request reconnects: it is as good as lost.
+                None if conn.stalled() => ConnectionState::Lost(format!(
+                    "not responding: no answer for over {} s",
+                    TIME_BUDGET.as_secs()
+                )),
                 None => state,
             },
             _ => state,
@@ -312,7 +327,7 @@ impl Host {
     /// the connection lost, is a reason to reconnect).
     pub fn for_request(&self) -> Result<Arc<Conn>, CanopyError> {
         if let Some(conn) = self.current() {
-            if conn.lost().is_none() && !conn.stalled() {
+            if conn.lost().is_none() && !conn.stalled() && !conn.ended() {
                 return Ok(conn);
             }
         }
@@ -320,10 +335,14 @@ impl Host {
         // Another request may have reconnected while this one waited.
         let old = self.current();
         if let Some(conn) = &old {
-            if conn.lost().is_none() && !conn.stalled() {
+            if conn.lost().is_none() && !conn.stalled() && !conn.ended() {
                 return Ok(conn.clone());
             }
-            conn.lose("a call waited for its reply longer than a folder's time".into());
+            conn.lose(if conn.ended() {
+                "the server closed the connection".into()
+            } else {
+                "a call waited for its reply longer than a folder's time".into()
+            });
         }
         self.set_state(if old.is_some() {
             ConnectionState::Reconnecting

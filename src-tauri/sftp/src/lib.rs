@@ -22,11 +22,13 @@
 #![forbid(unsafe_code)]
 
 mod conn;
+pub mod places;
 mod source;
 mod ssh;
 pub mod url;
 
 pub use conn::ConnectionState;
+pub use places::{ServerFs, Servers};
 pub use source::{SftpFile, SftpFolder, SftpFs};
 pub use ssh::SshOptions;
 pub use url::{is_remote, parse, url_of, RemotePath, RemoteUrl, Target};

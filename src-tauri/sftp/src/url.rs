@@ -67,6 +67,13 @@ pub fn parse(url: &[u8]) -> Result<RemoteUrl, CanopyError> {
             let user = user.split(';').next().unwrap_or(user);
             let user = String::from_utf8(decode(user.as_bytes())?)
                 .map_err(|_| CanopyError::invalid("the user name is not UTF-8"))?;
+            if user.contains(':') {
+                // `user:password@host`: a password is never taken from a
+                // URL (it would be kept with the URL, in the recent servers).
+                return Err(CanopyError::invalid(
+                    "a password in the URL is not used: give the user name alone (a key or agent logs in)",
+                ));
+            }
             (Some(user), hp)
         }
         None => (None, authority),
@@ -248,6 +255,8 @@ mod tests {
             b"sftp://host:22x/",
             b"sftp://ho%st/",
             b"sftp://a%20b@host/",
+            b"sftp://ann:secret@host/",
+            b"sftp://ann%3Asecret@host/",
             b"sftp://host/a%00b",
             b"sftp://host/a%zz",
             b"http://host/",

@@ -30,6 +30,7 @@ pub async fn pdf_document(
 ) -> Result<PdfDocument, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || {
         let job = RENDERS.register(req.request_id);
@@ -46,6 +47,7 @@ pub async fn pdf_page(
 ) -> Result<PdfPage, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || {
         let job = RENDERS.register(req.request_id);
@@ -62,6 +64,7 @@ pub async fn photo_details(
 ) -> Result<PhotoDetails, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || canopy_core::photo_details(&source, &path)).await
 }
@@ -74,6 +77,7 @@ pub async fn audio_details(
 ) -> Result<AudioDetails, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || canopy_core::audio_details(&source, &path)).await
 }
@@ -87,6 +91,7 @@ pub async fn video_details(
 ) -> Result<VideoDetails, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || {
         let job = RENDERS.register(req.request_id);
@@ -104,6 +109,7 @@ pub async fn video_poster(
 ) -> Result<VideoPoster, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "This preview")?;
     let source = state.source.clone();
     blocking(move || {
         let job = RENDERS.register(req.request_id);

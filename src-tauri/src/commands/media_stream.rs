@@ -49,6 +49,7 @@ pub async fn open_media_stream(
 ) -> Result<MediaStreamUrl, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
+    canopy_sftp::places::refuse_remote(&path, "Playing")?;
     let source = state.source.clone();
     super::blocking(move || {
         let (file, mime) = open_stream(&source, &path)?;

@@ -44,7 +44,7 @@ const TINY_TIFF: &[u8] = include_bytes!("tiny.tif");
 /// Debian's DejaVu Sans (fonts-dejavu-core, which fontconfig depends on).
 const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
-struct Fixture {
+pub(super) struct Fixture {
     dir: TempDir,
     /// Beside `dir`, not in it (the listing and sizes cases count `dir`):
     /// `tiny.webm`, 64 x 48, two VP8 frames of ffmpeg's testsrc (2 KB),
@@ -64,6 +64,15 @@ impl Fixture {
     /// The app listing from `source` (the local filesystem, maybe with test
     /// seams), and the archives in it, as the app does.
     fn over(source: canopy_core::LocalFs) -> Fixture {
+        Fixture::with(source, None)
+    }
+
+    /// As [`Fixture::over`], reaching servers with `servers` (a test's own
+    /// `sshd` and `ssh_config`, see `remote.rs`).
+    pub(super) fn with(
+        source: canopy_core::LocalFs,
+        servers: Option<canopy_sftp::Servers>,
+    ) -> Fixture {
         record_actions_instead();
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), NOTES).unwrap();
@@ -88,6 +97,9 @@ impl Fixture {
         let mut state = Arc::into_inner(crate::app_state(launch, None, None))
             .expect("nothing else holds the new state");
         state.source = canopy_core::WithArchives::new(source);
+        if let Some(servers) = servers {
+            state.servers = servers;
+        }
         let sent = Arc::new(Mutex::new(Vec::new()));
         let heard = Arc::clone(&sent);
         let app = crate::with_commands(mock_builder(), Arc::new(state))
@@ -139,7 +151,7 @@ impl Fixture {
 
     /// Invokes `command` with `args` (the `invoke` call's second argument)
     /// from the app's own page.
-    fn invoke(&self, command: &str, args: Value) -> Result<InvokeResponseBody, Value> {
+    pub(super) fn invoke(&self, command: &str, args: Value) -> Result<InvokeResponseBody, Value> {
         self.invoke_from(command, args, "tauri://localhost")
     }
 
@@ -252,7 +264,7 @@ fn picked_folder() -> PathBuf {
 }
 
 /// The lines of the action log that name `path`.
-fn recorded(path: &Path) -> Vec<String> {
+pub(super) fn recorded(path: &Path) -> Vec<String> {
     let log = std::fs::read(action_log()).unwrap_or_default();
     let path = path.as_os_str().as_encoded_bytes();
     log.split(|&b| b == b'\n')
@@ -262,7 +274,7 @@ fn recorded(path: &Path) -> Vec<String> {
 }
 
 /// A JSON reply's body.
-fn json(reply: InvokeResponseBody) -> Value {
+pub(super) fn json(reply: InvokeResponseBody) -> Value {
     match reply {
         InvokeResponseBody::Json(text) => serde_json::from_str(&text).unwrap(),
         InvokeResponseBody::Raw(bytes) => panic!("expected JSON, got {} raw bytes", bytes.len()),
@@ -716,6 +728,24 @@ fn cases(f: &Fixture) -> Vec<Case> {
             )),
             invalid: Some((
                 json!({ "request": { "folder": f.folder() } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "server_state",
+            // A server nothing has been asked of: known, not connected, and
+            // never connected by asking (`remote.rs` connects to a real one).
+            valid: Some((
+                json!({ "request": { "handle": encode_handle(Path::new("sftp:/ann@files.example:2222/srv")) } }),
+                |_, reply| {
+                    assert_eq!(
+                        json(reply.unwrap()),
+                        json!({ "server": "ann@files.example:2222", "phase": "idle", "reconnects": 0 })
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "handle": f.folder() } }),
                 Refusal::Code("INVALID_ARGUMENT"),
             )),
         },

@@ -5,3 +5,7 @@
 
 mod command_list;
 mod ipc;
+mod remote;
+// The test `sshd` of canopy-sftp's tests, shared by path.
+#[path = "../../sftp/tests/common/mod.rs"]
+mod sshd;

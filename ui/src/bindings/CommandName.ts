@@ -29,4 +29,5 @@ export type CommandName =
   | "pick_folder"
   | "watch_folders"
   | "listen_shell"
-  | "remember_view";
+  | "remember_view"
+  | "server_state";

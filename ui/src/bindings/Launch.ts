@@ -13,4 +13,9 @@ restore: SavedView | null,
 /**
  * Something to say at start, e.g. that the saved view was ignored.
  */
-notice: string | null, };
+notice: string | null, 
+/**
+ * The servers connected to lately (`sftp://` URLs, newest first), from
+ * the saved view whatever the window opens.
+ */
+servers: Array<string>, };

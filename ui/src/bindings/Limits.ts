@@ -19,4 +19,8 @@ requestTimeMs: number, maxReplyEntries: number, maxNamesRead: number, maxStuckTh
 /**
  * `SAVED_EXPANDED_MAX`.
  */
-savedExpandedMax: number, };
+savedExpandedMax: number, 
+/**
+ * `RECENT_SERVERS_MAX`.
+ */
+recentServersMax: number, };

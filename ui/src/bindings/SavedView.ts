@@ -23,6 +23,12 @@ expanded: Array<string>,
  */
 selected: string | null, 
 /**
+ * The servers connected to lately, as `sftp://` URLs (no secret: a
+ * URL never holds a password), newest first, at most
+ * `RECENT_SERVERS_MAX`.
+ */
+servers?: Array<string>, 
+/**
  * Levels read, 1..=`MAX_DEPTH` (default `DEFAULT_DEPTH`).
  */
 depth: number, 

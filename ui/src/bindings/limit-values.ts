@@ -13,6 +13,7 @@ export const LIMITS: Limits = {
   nestedCap: 100,
   page: 500,
   previewChunk: 262144,
+  recentServersMax: 8,
   requestTimeMs: 5000,
   savedExpandedMax: 4096,
   timeBudgetMs: 2000,

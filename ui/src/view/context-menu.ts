@@ -7,6 +7,8 @@ import { button, el } from "./dom";
 export interface MenuItem {
   label: string;
   run: () => void;
+  /** Why it is not offered here: shown, disabled, with this reason. */
+  disabled?: string;
 }
 
 export class ContextMenu {
@@ -30,10 +32,12 @@ export class ContextMenu {
     this.close();
     if (items.length === 0) return;
     const buttons = items.map((item) => {
-      const b = button(item.label, { role: "menuitem", class: "menu-item" });
+      const b = item.disabled
+        ? button(item.label, { role: "menuitem", class: "menu-item", "aria-disabled": "true", title: item.disabled }, item.label, el("span", { class: "menu-reason" }, ` — ${item.disabled}`))
+        : button(item.label, { role: "menuitem", class: "menu-item" });
       b.addEventListener("click", () => {
         this.close();
-        item.run();
+        if (!item.disabled) item.run();
       });
       return b;
     });

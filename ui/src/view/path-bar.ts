@@ -1,17 +1,23 @@
 // The path bar: breadcrumbs for the open folder, editable as text. A path that
 // cannot be opened shows its code and a sentence; the tree stays as it was.
+// A server's folder shows `host:` before its path, and where the connection
+// stands (connecting, connected, reconnecting, lost) beside it; its text is
+// the folder's `sftp://` URL.
 
 import type { ControllerSnapshot, DirectoryController } from "../directory-controller";
 import { describeError } from "../errors";
 import { button, el } from "./dom";
 import { icon } from "./icons";
 import { plainName, renderName } from "./name";
+import type { ServerState } from "../bindings/ServerState";
+import { phaseWords, serverOf } from "../servers";
 
 export class PathBar {
   readonly element: HTMLElement;
   private readonly crumbs: HTMLElement;
   private readonly input: HTMLInputElement;
   private readonly error: HTMLElement;
+  private readonly connection: HTMLElement;
   private editing = false;
   private path = "";
 
@@ -28,10 +34,12 @@ export class PathBar {
     const edit = button("Edit path (Ctrl+L)", { class: "icon-only" }, icon("edit"));
     edit.addEventListener("click", () => this.startEditing());
     this.error = el("div", { class: "open-error", role: "alert", hidden: "" });
+    this.connection = el("span", { class: "connection", role: "status", "data-phase": "", hidden: "" });
     this.element = el(
       "div",
       { class: "path-bar" },
       el("nav", { "aria-label": "Path", class: "crumb-nav" }, this.crumbs, this.input),
+      this.connection,
       edit,
       this.error,
     );
@@ -89,15 +97,38 @@ export class PathBar {
     const t = s.tree;
     if (!t || t.path === this.path) return;
     this.path = t.path;
+    const server = serverOf(t.path);
+    this.crumbs.classList.toggle("remote", server !== null);
+    if (!server) this.showConnection(null);
     const items = t.crumbs.map((c, i) => {
       const last = i === t.crumbs.length - 1;
+      // A server's folder: its first step is the server, `host:`.
+      const host = server !== null && i === 0;
       // Escape markers as in the tree: a folder's name never shows raw
       // separators, bidi or invisible characters here either.
-      const b = button(plainName(c.name, c.nameParts), { "data-handle": c.handle, class: "crumb" }, renderName(c.name, c.nameParts, "crumb-name"));
+      const b = host
+        ? button(`${c.name}: the server's top folder`, { "data-handle": c.handle, class: "crumb crumb-server" }, `${c.name}:`)
+        : button(plainName(c.name, c.nameParts), { "data-handle": c.handle, class: "crumb" }, renderName(c.name, c.nameParts, "crumb-name"));
       if (last) b.setAttribute("aria-current", "location");
       return el("li", {}, b);
     });
     this.crumbs.replaceChildren(...items);
     if (!this.editing) this.stopEditing();
+  }
+
+  /** Where the connection to the open folder's server stands; null: a local folder. */
+  showConnection(state: ServerState | null): void {
+    if (!state) {
+      this.connection.hidden = true;
+      this.connection.textContent = "";
+      this.connection.dataset.phase = "";
+      return;
+    }
+    const words = phaseWords(state);
+    this.connection.hidden = false;
+    this.connection.dataset.phase = state.phase;
+    this.connection.dataset.tone = words.tone;
+    this.connection.title = words.text;
+    this.connection.textContent = state.phase === "connected" ? "connected" : state.phase === "lost" ? "connection lost" : `${state.phase}…`;
   }
 }

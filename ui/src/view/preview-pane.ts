@@ -15,6 +15,7 @@
 // An entry inside an archive has no file of its own on disk: its file
 // actions act on the archive file holding it, and say so ("Open archive…").
 
+import { NOT_ON_SERVER, serverOf } from "../servers";
 import type { PreviewBackend } from "../backend";
 import { toBackendError } from "../backend";
 import type { ControllerSnapshot } from "../directory-controller";
@@ -75,6 +76,8 @@ export class PreviewPane {
   private readonly body: HTMLElement;
   private readonly status: HTMLElement;
   private shown: Shown | null = null;
+  /** The tree is a server's folder: Reveal and Open… are not offered. */
+  private remote = false;
   private token = 0;
   private imageUrl: string | null = null;
   private readonly wrap: WrapSetting = { wrap: false };
@@ -120,6 +123,7 @@ export class PreviewPane {
   update(s: ControllerSnapshot): void {
     this.sizes = s.sizes;
     const t = s.tree;
+    this.remote = t !== null && serverOf(t.path) !== null;
     const hit = t && t.selected ? findNode(t, t.selected) : null;
     if (!t || !hit) {
       if (this.shown) this.showEmpty();
@@ -255,7 +259,14 @@ export class PreviewPane {
       }),
     );
     actions.append(copy, reveal);
-    if (holder) {
+    if (this.remote) {
+      // Shown, not offered, with why: a server's file has no place on this desktop.
+      reveal.disabled = true;
+      reveal.title = `Reveal: ${NOT_ON_SERVER}`;
+      const open = button("Open…", { "data-action": "open-default", title: `Open…: ${NOT_ON_SERVER}` });
+      open.disabled = true;
+      actions.append(open);
+    } else if (holder) {
       const open = button("Open archive…", { "data-action": "open-default", title: `Open the archive with the default application${onArchive}` });
       open.addEventListener("click", () => this.confirmOpenArchive(holder));
       actions.append(open);

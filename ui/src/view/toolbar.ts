@@ -1,4 +1,4 @@
-// Back, Forward, Up, Open folder…, depth (1–5), dotfiles, Hide ignored, Refresh,
+// Back, Forward, Up, Open folder…, Connect to server… (connect-dialog.ts), depth (1–5), dotfiles, Hide ignored, Refresh,
 // and while a folder opens, a spinner with how far it got (progress-note.ts);
 // then the folder-sizes controls (sizes-controls.ts).
 
@@ -6,6 +6,7 @@ import type { Backend } from "../backend";
 import { toBackendError } from "../backend";
 import type { ControllerSnapshot, DirectoryController } from "../directory-controller";
 import { MAX_UI_DEPTH } from "../limits";
+import { connectDialog } from "./connect-dialog";
 import { button, el } from "./dom";
 import { icon } from "./icons";
 import { ProgressNote } from "./progress-note";
@@ -32,6 +33,7 @@ export class Toolbar {
     this.up = button("Up (Alt+Up)", { class: "icon-only" }, icon("up"));
     const refresh = button("Refresh (F5)", { class: "icon-only" }, icon("refresh"));
     const openFolder = button("Open folder…", { class: "with-icon" }, icon("open"), "Open folder…");
+    const connect = button("Connect to server…", { "data-action": "connect-server", title: "Open a server's folder over SFTP (ssh)" });
     this.depth = el("select", { "aria-label": "Depth", title: "Levels listed at once" });
     for (let d = 1; d <= MAX_UI_DEPTH; d++) this.depth.append(el("option", { value: String(d) }, String(d)));
     this.dotfiles = el("input", { type: "checkbox" });
@@ -45,6 +47,7 @@ export class Toolbar {
     this.up.addEventListener("click", () => void controller.goUp());
     refresh.addEventListener("click", () => void controller.refresh());
     openFolder.addEventListener("click", () => void this.pickFolder());
+    connect.addEventListener("click", () => connectDialog(controller, () => connect.focus()));
     this.depth.addEventListener("change", () => void controller.setDepth(Number(this.depth.value)));
     this.dotfiles.addEventListener("change", () => void controller.setShowDotfiles(this.dotfiles.checked));
     this.hideIgnored.addEventListener("change", () => void controller.setHideIgnored(this.hideIgnored.checked));
@@ -57,6 +60,7 @@ export class Toolbar {
       this.up,
       refresh,
       openFolder,
+      connect,
       el("label", { class: "field" }, "Depth ", this.depth),
       el("label", { class: "field" }, this.dotfiles, " Dotfiles"),
       el("label", { class: "field", title: "Leave out what git would ignore (.gitignore, .git/info/exclude, ~/.config/git/ignore)" }, this.hideIgnored, " Hide ignored"),

@@ -22,6 +22,7 @@ import { TypeAhead } from "../type-ahead";
 import { flatten, isComplete, type FlatView, type FolderState, type Row, type TreeNode, type TreeState } from "../tree-state";
 import { ColumnHeaders } from "./column-headers";
 import { ContextMenu, type MenuItem } from "./context-menu";
+import { NOT_ON_SERVER, serverOf } from "../servers";
 import { el } from "./dom";
 import { FilterBar } from "./filter-bar";
 import { onTreeKey, type TreeKeyTarget } from "./tree-keys";
@@ -320,6 +321,11 @@ export class TreeView {
     }
     // Counted below a real folder only: sizes never follow a link, nor enter an archive.
     if (node.entry.kind === "folder") add("Sizes: what is big in here", () => void this.controller.computeSizes(handle));
+    // A server's entry: what only a local file can do is shown, with why not.
+    if (this.state && serverOf(this.state.path)) {
+      for (const action of ["Open…", "Reveal", "Live refresh"])
+        items.push({ label: action, run: () => undefined, disabled: NOT_ON_SERVER });
+    }
     this.menu.open(items, x, y, () => this.tree.focus());
   }
 

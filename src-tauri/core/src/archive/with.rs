@@ -476,6 +476,22 @@ impl<S: Source> Source for WithArchives<S> {
         self.inner.ignore_rules(path, meter)
     }
 
+    fn paced(&self) -> bool {
+        self.inner.paced()
+    }
+
+    fn resolve(&self, spec: &crate::wire::RootSpec) -> Result<PathBuf, CanopyError> {
+        self.inner.resolve(spec)
+    }
+
+    fn shown_path(&self, path: &Path) -> String {
+        self.inner.shown_path(path)
+    }
+
+    fn is_crumb(&self, ancestor: &Path) -> bool {
+        self.inner.is_crumb(ancestor)
+    }
+
     fn child_ignore_rules(
         &self,
         parent: &IgnoreRules,

@@ -95,6 +95,9 @@ pub struct Launch {
     pub restore: Option<SavedView>,
     /// Something to say at start, e.g. that the saved view was ignored.
     pub notice: Option<String>,
+    /// The servers connected to lately (`sftp://` URLs, newest first), from
+    /// the saved view whatever the window opens.
+    pub servers: Vec<String>,
 }
 
 /// What the window shows, as the window reports it.
@@ -117,6 +120,12 @@ pub struct SavedView {
     pub expanded: Vec<String>,
     /// Handle of the selected entry.
     pub selected: Option<String>,
+    /// The servers connected to lately, as `sftp://` URLs (no secret: a
+    /// URL never holds a password), newest first, at most
+    /// `RECENT_SERVERS_MAX`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub servers: Vec<String>,
 }
 
 /// `copy_path`'s answer.
@@ -155,6 +164,8 @@ pub struct Limits {
     pub image_cap: u64,
     /// `SAVED_EXPANDED_MAX`.
     pub saved_expanded_max: u32,
+    /// `RECENT_SERVERS_MAX`.
+    pub recent_servers_max: u32,
 }
 
 impl<'de> Deserialize<'de> for SavedView {
@@ -165,6 +176,8 @@ impl<'de> Deserialize<'de> for SavedView {
             folder: String,
             expanded: Vec<String>,
             selected: Option<String>,
+            #[serde(default)]
+            servers: Vec<String>,
             #[serde(flatten)]
             settings: serde_json::Map<String, serde_json::Value>,
         }
@@ -176,6 +189,39 @@ impl<'de> Deserialize<'de> for SavedView {
             settings,
             expanded: own.expanded,
             selected: own.selected,
+            servers: own.servers,
         })
     }
+}
+
+/// Where the connection to a server stands (the window shows it beside a
+/// remote folder's path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub enum ConnectionPhase {
+    /// Not connected yet (nothing asked of the server).
+    Idle,
+    Connecting,
+    Connected,
+    /// Connecting again after the connection was lost.
+    Reconnecting,
+    /// Lost, and not reconnected yet: the next request reconnects.
+    Lost,
+}
+
+/// `server_state`'s answer: the connection of the server a handle is on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct ServerState {
+    /// `user@host:port` as the window shows it before the path.
+    pub server: String,
+    pub phase: ConnectionPhase,
+    /// Why it was lost (ssh's or the connection's words), when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub message: Option<String>,
+    /// How many times a lost connection was made again.
+    pub reconnects: u64,
 }

@@ -282,6 +282,9 @@ impl Sshd {
 
 impl Drop for Sshd {
     fn drop(&mut self) {
+        if self.child.is_none() {
+            return; // killed already
+        }
         for pid in self.sessions() {
             signal(pid, "CONT");
         }
