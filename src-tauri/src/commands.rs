@@ -233,8 +233,7 @@ pub async fn archive_summary(
 ) -> Result<ArchiveSummary, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    canopy_sftp::places::refuse_remote(&path, "Opening an archive")?;
-    let source = state.source.clone();
+    let source = state.local_source(&path, "Opening an archive")?;
     blocking(move || source.summary(&path)).await
 }
 

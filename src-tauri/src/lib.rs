@@ -63,8 +63,9 @@ pub struct AppState {
     pub cancels: Arc<CancelRegistry>,
     /// Where listings come from: the local filesystem (with the test
     /// seams of the `e2e` build), and the archives in it, opened like
-    /// folders.
-    pub source: canopy_core::WithArchives<canopy_core::LocalFs>,
+    /// folders. Commands reach it through [`AppState::source_at`] or
+    /// [`AppState::local_source`], never directly.
+    local: canopy_core::WithArchives<canopy_core::LocalFs>,
     /// Servers' folders (`sftp://`): one connection per server, made when
     /// a path on it is first asked for. Their paths are window paths
     /// (`canopy_sftp::places`), so each handle says where it is read.
@@ -97,9 +98,25 @@ impl AppState {
     /// `INVALID_ARGUMENT` for a malformed server part.
     pub fn source_at(&self, path: &std::path::Path) -> Result<AnySource, CanopyError> {
         match self.servers.for_path(path) {
-            None => Ok(canopy_core::Either::Left(self.source.clone())),
+            None => Ok(canopy_core::Either::Left(self.local.clone())),
             Some(server) => server.map(canopy_core::Either::Right),
         }
+    }
+
+    /// The local disk's source for `path`, which must not be on a server:
+    /// what only a local file allows (the sandboxed renderer, playing, an
+    /// archive's summary) asks here, so no such command can forget to
+    /// refuse a server's path.
+    ///
+    /// # Errors
+    /// `UNSUPPORTED` for a path on a server, saying `what` is not available.
+    pub fn local_source(
+        &self,
+        path: &std::path::Path,
+        what: &str,
+    ) -> Result<canopy_core::WithArchives<canopy_core::LocalFs>, CanopyError> {
+        canopy_sftp::places::refuse_remote(path, what)?;
+        Ok(self.local.clone())
     }
 
     /// The source a request's root is read from (a URL typed, or a handle).
@@ -108,7 +125,7 @@ impl AppState {
     /// As [`AppState::source_at`].
     pub fn source_for(&self, root: &RootSpec) -> Result<AnySource, CanopyError> {
         match self.servers.for_root(root) {
-            None => Ok(canopy_core::Either::Left(self.source.clone())),
+            None => Ok(canopy_core::Either::Left(self.local.clone())),
             Some(server) => server.map(canopy_core::Either::Right),
         }
     }
@@ -232,7 +249,7 @@ fn app_state(
     }));
     Arc::new(AppState {
         cancels: Arc::default(),
-        source: canopy_core::WithArchives::new(canopy_core::LocalFs::new().with_env_seams()),
+        local: canopy_core::WithArchives::new(canopy_core::LocalFs::new().with_env_seams()),
         servers: canopy_sftp::Servers::new(ssh_options()),
         launch,
         watch,

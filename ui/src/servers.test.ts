@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { DirectoryController } from "./directory-controller";
 import { FakeBackend, settle, type FakeNode } from "./fake-backend";
 import { RECENT_SERVERS_MAX } from "./limits";
-import { isServerUrl, pathOnServer, phaseWords, rememberServer, serverOf, serverUrl } from "./servers";
+import { isServerUrl, phaseWords, rememberServer, serverOf, serverUrl } from "./servers";
 import { ServerWatch } from "./server-watch";
 
 const form = (f: Partial<{ host: string; user: string; port: string; path: string }>) => ({ host: "", user: "", port: "", path: "", ...f });
@@ -39,11 +39,9 @@ describe("the Connect to server dialog's URL", () => {
 });
 
 describe("a server folder's path", () => {
-  it("names its server and the path on it; a local path names none", () => {
+  it("names its server; a local path names none", () => {
     expect(serverOf("sftp://ann@box:2222/srv/data")).toBe("ann@box:2222");
-    expect(pathOnServer("sftp://ann@box:2222/srv/data")).toBe("/srv/data");
     expect(serverOf("sftp://box")).toBe("box");
-    expect(pathOnServer("sftp://box")).toBe("/");
     expect(serverOf("/home/ann/sftp://x")).toBeNull();
     expect(serverOf("/srv")).toBeNull();
     expect(isServerUrl("SSH://box/x")).toBe(true);

@@ -33,15 +33,6 @@ export function serverOf(path: string): string | null {
   return authority === "" ? null : authority;
 }
 
-/** The path on the server of a server folder's path ("/" at least); null for a local one. */
-export function pathOnServer(path: string): string | null {
-  const m = SCHEME.exec(path);
-  if (!m) return null;
-  const rest = path.slice(m[0].length);
-  const slash = rest.indexOf("/");
-  return slash < 0 ? "/" : rest.slice(slash);
-}
-
 /** Every byte but letters, digits and `-._~/` percent-encoded (as the engine's `url_of`). */
 function encodePath(text: string): string {
   let out = "";

@@ -335,6 +335,9 @@ pub const RENDER_ADDRESS_SPACE: u64 = 512 * 1024 * 1024;
 pub const RENDER_CPU_SECONDS: u64 = 5;
 /// The most a renderer's child may write (a PNG or text); more kills it.
 pub const RENDER_OUTPUT_CAP: usize = 8 * 1024 * 1024;
+/// The most an image Canopy encodes for the window may take (it crosses
+/// IPC once, as base64): a larger one is `TOO_LARGE`, never sent.
+pub const WINDOW_IMAGE_CAP: usize = 16 * 1024 * 1024;
 /// How long one renderer job (one page, one poster frame) may take before
 /// its process group is killed.
 pub const RENDER_DEADLINE: Duration = Duration::from_secs(5);

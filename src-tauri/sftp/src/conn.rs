@@ -273,8 +273,12 @@ pub(crate) struct Host {
     pub target: Target,
     options: SshOptions,
     conn: Mutex<Option<Arc<Conn>>>,
-    /// Held while connecting: at most one connect in flight per host.
-    connecting: Mutex<()>,
+    /// Held while connecting: at most one connect in flight per host. It
+    /// holds the last attempt's failure, which the requests that waited for
+    /// that attempt share instead of each making one more.
+    connecting: Mutex<Option<CanopyError>>,
+    /// Connect attempts finished (counted while `connecting` is held).
+    attempts: AtomicU64,
     state: Mutex<ConnectionState>,
     reconnects: AtomicU64,
 }
@@ -285,7 +289,8 @@ impl Host {
             target,
             options,
             conn: Mutex::new(None),
-            connecting: Mutex::new(()),
+            connecting: Mutex::new(None),
+            attempts: AtomicU64::new(0),
             state: Mutex::new(ConnectionState::Idle),
             reconnects: AtomicU64::new(0),
         }
@@ -331,13 +336,23 @@ impl Host {
                 return Ok(conn);
             }
         }
-        let _one = self.connecting.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = self.attempts.load(Ordering::SeqCst);
+        let mut last_failure = self.connecting.lock().unwrap_or_else(|e| e.into_inner());
         // Another request may have reconnected while this one waited.
         let old = self.current();
         if let Some(conn) = &old {
             if conn.lost().is_none() && !conn.stalled() && !conn.ended() {
                 return Ok(conn.clone());
             }
+        }
+        // ...or tried and failed: its answer is this request's too (a dead
+        // server costs one connect's wait, not one per request queued).
+        if self.attempts.load(Ordering::SeqCst) != seen {
+            if let Some(e) = last_failure.as_ref() {
+                return Err(e.clone());
+            }
+        }
+        if let Some(conn) = &old {
             conn.lose(if conn.ended() {
                 "the server closed the connection".into()
             } else {
@@ -353,6 +368,8 @@ impl Host {
         let opened = runtime()
             .handle()
             .block_on(Conn::open(&self.target, &self.options, dev));
+        self.attempts.fetch_add(1, Ordering::SeqCst);
+        *last_failure = opened.as_ref().err().cloned();
         match opened {
             Ok(conn) => {
                 let conn = Arc::new(conn);

@@ -40,6 +40,30 @@ fn authority(target: &Target) -> String {
     url::url_of(target, Path::new(""))["sftp://".len()..].to_string()
 }
 
+/// A server's path as the path bar shows it: as it is, but for `%` and any
+/// byte that is not UTF-8, which are `%`-escaped, so the URL typed back
+/// (Ctrl+L, Enter) opens the same folder (`a%41` is not `aA`).
+fn shown_remote_path(bytes: &[u8]) -> String {
+    escaped(bytes, true)
+}
+
+/// `bytes` as text, each byte that is not UTF-8 written `%XX` (and each
+/// `%` too with `percent`): [`url::parse`] reads the same bytes back.
+fn escaped(bytes: &[u8], percent: bool) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        if percent {
+            out.push_str(&chunk.valid().replace('%', "%25"));
+        } else {
+            out.push_str(chunk.valid());
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// The window path of `remote` (an absolute path on the server) on `target`.
 pub fn window_path(target: &Target, remote: &Path) -> PathBuf {
     let mut out = PathBuf::from(SCHEME);
@@ -79,11 +103,12 @@ pub fn url_of_window_path(path: &Path) -> Option<Result<String, CanopyError>> {
     place_of(path).map(|placed| placed.map(|(target, remote)| url::url_of(&target, &remote)))
 }
 
-/// What `canopy sftp://…` (or `ssh://…`) opens: the URL as typed; `None`
-/// for any other argument.
+/// What `canopy sftp://…` (or `ssh://…`) opens: the URL as typed (a byte
+/// that is not UTF-8 escaped, so the same folder opens); `None` for any
+/// other argument.
 pub fn startup_of(arg: &OsStr) -> Option<Startup> {
     url::is_remote(arg.as_bytes()).then(|| Startup {
-        folder: RootSpec::Text(arg.to_string_lossy().into_owned()),
+        folder: RootSpec::Text(escaped(arg.as_bytes(), false)),
         select: None,
     })
 }
@@ -292,13 +317,14 @@ impl Source for ServerFs {
         Ok(self.window(&remote))
     }
 
-    /// `sftp://user@host:port/path`, the path as it is (lossy), not encoded.
+    /// `sftp://user@host:port/path`, readable, and read back by
+    /// [`url::parse`] as the same folder (see [`shown_remote_path`]).
     fn shown_path(&self, path: &Path) -> String {
         let remote = self.remote(path).unwrap_or_else(|_| path.to_path_buf());
         format!(
             "sftp://{}{}",
             authority(self.fs.target()),
-            remote.to_string_lossy()
+            shown_remote_path(remote.as_os_str().as_bytes())
         )
     }
 
@@ -310,6 +336,48 @@ impl Source for ServerFs {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_shown_path_typed_back_is_the_same_folder() {
+        for raw in [
+            &b"/srv/a%41"[..],
+            b"/srv/50%off",
+            b"/srv/bad\xff\xfename",
+            b"/srv/with space/\xc3\xa9t\xc3\xa9",
+            b"/srv/%",
+        ] {
+            let shown = format!("sftp://host{}", super::shown_remote_path(raw));
+            let back = crate::url::parse(shown.as_bytes()).expect(&shown);
+            assert_eq!(
+                back.path,
+                crate::url::RemotePath::Absolute(std::path::PathBuf::from(
+                    <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(raw)
+                )),
+                "{shown}"
+            );
+        }
+        assert_eq!(
+            super::shown_remote_path("/srv/été x".as_bytes()),
+            "/srv/été x"
+        );
+        // A launch argument that is not UTF-8 opens the folder it names.
+        let arg = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
+            b"sftp://host/srv/bad\xff",
+        );
+        let Some(canopy_core::wire::Startup {
+            folder: canopy_core::wire::RootSpec::Text(text),
+            ..
+        }) = super::startup_of(arg)
+        else {
+            panic!("a URL opens as text")
+        };
+        assert_eq!(
+            crate::url::parse(text.as_bytes()).unwrap().path,
+            crate::url::RemotePath::Absolute(std::path::PathBuf::from(
+                <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"/srv/bad\xff")
+            ))
+        );
+    }
+
     use super::*;
 
     fn target() -> Target {

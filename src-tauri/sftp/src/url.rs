@@ -63,15 +63,22 @@ pub fn parse(url: &[u8]) -> Result<RemoteUrl, CanopyError> {
         .map_err(|_| CanopyError::invalid("the server's name is not UTF-8"))?;
     let (user, host_port) = match authority.rsplit_once('@') {
         Some((user, hp)) => {
-            // `user;fingerprint=…` (the URI draft's parameters) is not a login name.
-            let user = user.split(';').next().unwrap_or(user);
+            // Checked on the whole of what is before the `@`, decoded: a
+            // password is never taken from a URL, wherever it is written
+            // (`user:pw`, `user;x:pw`, `user;password=pw`), since the URL is
+            // kept, in the recent servers. The URI draft's `;` parameters
+            // (`;fingerprint=…`) are refused for the same reason: nothing
+            // but the user name is kept.
             let user = String::from_utf8(decode(user.as_bytes())?)
                 .map_err(|_| CanopyError::invalid("the user name is not UTF-8"))?;
             if user.contains(':') {
-                // `user:password@host`: a password is never taken from a
-                // URL (it would be kept with the URL, in the recent servers).
                 return Err(CanopyError::invalid(
                     "a password in the URL is not used: give the user name alone (a key or agent logs in)",
+                ));
+            }
+            if user.contains(';') {
+                return Err(CanopyError::invalid(
+                    "connection parameters after ';' in the URL are not used: give the user name alone",
                 ));
             }
             (Some(user), hp)
@@ -257,6 +264,10 @@ mod tests {
             b"sftp://a%20b@host/",
             b"sftp://ann:secret@host/",
             b"sftp://ann%3Asecret@host/",
+            // After a `;` the password was once not looked for, and the URL kept.
+            b"sftp://ann;x:secret@host/",
+            b"sftp://ann;password=secret@host/",
+            b"sftp://ann;fingerprint=ssh-ed25519-aa@host/",
             b"sftp://host/a%00b",
             b"sftp://host/a%zz",
             b"http://host/",

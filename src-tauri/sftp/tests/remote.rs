@@ -800,3 +800,72 @@ fn a_frozen_connection_holds_back_no_other_connection_to_the_same_host() {
         Some(0)
     );
 }
+
+/// Requests queued behind a connect that fails share its answer: a server
+/// that never answers costs one connect's wait, not one per request (every
+/// selection move in the window asks for a connection).
+#[test]
+fn requests_waiting_on_a_failing_connect_share_its_failure_instead_of_each_trying_again() {
+    use std::net::TcpListener;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // A server that takes the connection and never says a word (no banner).
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    {
+        let accepted = accepted.clone();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            for s in silent.incoming().flatten() {
+                accepted.fetch_add(1, Ordering::SeqCst);
+                held.push(s);
+            }
+        });
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config");
+    fs::write(
+        &config,
+        format!(
+            "Host silent\n  HostName 127.0.0.1\n  Port {port}\n  User nobody\n  IdentitiesOnly yes\n\
+             IdentityAgent none\n  UserKnownHostsFile /dev/null\n  GlobalKnownHostsFile /dev/null\n\
+             StrictHostKeyChecking yes\n  ControlMaster no\n  LogLevel ERROR\n"
+        ),
+    )
+    .unwrap();
+    let source = Arc::new(canopy_sftp::SftpFs::new(
+        canopy_sftp::Target {
+            user: None,
+            host: "silent".into(),
+            port: None,
+        },
+        canopy_sftp::SshOptions {
+            config: Some(config),
+            batch: true,
+            program: None,
+        },
+    ));
+    let first = {
+        let s = source.clone();
+        std::thread::spawn(move || s.connect())
+    };
+    // The second asks while the first is still waiting for the banner.
+    while accepted.load(Ordering::SeqCst) == 0 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second = {
+        let s = source.clone();
+        std::thread::spawn(move || s.connect())
+    };
+    let a = first.join().unwrap().expect_err("nobody answers");
+    let b = second.join().unwrap().expect_err("nobody answers");
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        1,
+        "one connect for both requests ({a:?} / {b:?})"
+    );
+    assert_eq!(a, b, "the waiting request got the attempt's own answer");
+    // A request after that failure tries again.
+    let _ = source.connect();
+    assert_eq!(accepted.load(Ordering::SeqCst), 2);
+}

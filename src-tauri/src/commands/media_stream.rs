@@ -49,8 +49,7 @@ pub async fn open_media_stream(
 ) -> Result<MediaStreamUrl, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    canopy_sftp::places::refuse_remote(&path, "Playing")?;
-    let source = state.source.clone();
+    let source = state.local_source(&path, "Playing")?;
     super::blocking(move || {
         let (file, mime) = open_stream(&source, &path)?;
         let name = random_name()?;

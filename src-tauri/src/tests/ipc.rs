@@ -96,7 +96,7 @@ impl Fixture {
         // signal handlers, or a state file.
         let mut state = Arc::into_inner(crate::app_state(launch, None, None))
             .expect("nothing else holds the new state");
-        state.source = canopy_core::WithArchives::new(source);
+        state.local = canopy_core::WithArchives::new(source);
         if let Some(servers) = servers {
             state.servers = servers;
         }

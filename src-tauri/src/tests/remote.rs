@@ -178,6 +178,14 @@ fn what_only_a_local_file_can_do_is_refused_for_a_servers_entry() {
         ("archive_summary", json!({ "handle": notes })),
         ("photo_details", json!({ "handle": notes })),
         ("pdf_document", json!({ "handle": notes, "requestId": 4 })),
+        (
+            "photo_render",
+            json!({ "handle": notes, "width": 64, "requestId": 5 }),
+        ),
+        (
+            "font_preview",
+            json!({ "handle": notes, "width": 400, "requestId": 6 }),
+        ),
         ("open_media_stream", json!({ "handle": notes })),
         ("watch_folders", json!({ "folders": [root] })),
     ] {

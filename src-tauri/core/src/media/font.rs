@@ -12,18 +12,16 @@
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::sync::Arc;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 
-use super::{descriptor, finished, open, reencode, start_error, tool};
-use crate::bounded::{self, Place};
+use super::{descriptor, finished, open_with_head, reencode, start_error, tool};
 use crate::cancel::CancelToken;
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{
     FONT_FIELD_CHARS, FONT_QUERY_CAP, FONT_SAMPLE_CHARS, FONT_SAMPLE_PX, MAX_RENDER_WIDTH,
-    MIN_RENDER_WIDTH, RENDER_DEADLINE, RENDER_OUTPUT_CAP, TIME_BUDGET,
+    MIN_RENDER_WIDTH, RENDER_DEADLINE, RENDER_OUTPUT_CAP,
 };
 use crate::source::Source;
 use crate::sys::sandbox::{self, Job, Outcome, FILE_ARG};
@@ -86,7 +84,8 @@ fn args(list: &[&str]) -> Vec<OsString> {
 
 /// A font's facts (`fc-query`) and a sample line drawn with it (`hb-view`,
 /// `width` pixels wide at most, clamped to `MIN_RENDER_WIDTH..=MAX_RENDER_WIDTH`),
-/// both in the sandbox, side by side. The sample's own failure (the drawing
+/// both in the sandbox, one after the other within one `RENDER_DEADLINE`
+/// (the drawing gets what the facts left). The sample's own failure (the drawing
 /// tool crashed, hung or is missing) is [`FontPreview::sample_error`], with
 /// the facts still shown.
 ///
@@ -103,14 +102,9 @@ pub fn font_preview<S: Source>(
     cancel: Option<&CancelToken>,
 ) -> Result<FontPreview, CanopyError> {
     let width = width.clamp(MIN_RENDER_WIDTH, MAX_RENDER_WIDTH);
+    let started = std::time::Instant::now();
     let query = tool("fc-query", FONTCONFIG)?;
-    let file = Arc::new(open(source, path)?);
-    let head = {
-        let f = file.clone();
-        bounded::call(Place::path(path), TIME_BUDGET, move |_| {
-            crate::preview::read_at(&*f, 0, 16)
-        })??
-    };
+    let (file, head) = open_with_head(source, path, 16)?;
     let container = font_container(&head).ok_or_else(|| {
         CanopyError::new(
             ErrorCode::Unsupported,
@@ -148,7 +142,9 @@ pub fn font_preview<S: Source>(
         ));
     };
     let sample_text = sample_text(&first.charset);
-    let sample = draw_sample(fd, &sample_text, width, cancel);
+    // One deadline for the preview: the drawing gets what the facts left.
+    let left = RENDER_DEADLINE.saturating_sub(started.elapsed());
+    let sample = draw_sample(fd, &sample_text, width, left, cancel);
     let named_instances = records
         .iter()
         .filter(|r| r.index & 0xffff == 0 && r.index >> 16 != 0)
@@ -194,6 +190,7 @@ fn draw_sample(
     fd: &std::fs::File,
     text: &str,
     width: u32,
+    deadline: std::time::Duration,
     cancel: Option<&CancelToken>,
 ) -> Result<FontSample, CanopyError> {
     let view = tool("hb-view", HARFBUZZ)?;
@@ -214,7 +211,7 @@ fn draw_sample(
         ],
         file: Some(fd),
         max_output: RENDER_OUTPUT_CAP,
-        deadline: RENDER_DEADLINE,
+        deadline,
         cancel,
     })
     .map_err(|e| start_error("hb-view", e))?;
@@ -298,9 +295,13 @@ fn charset_ranges(charset: &str) -> impl Iterator<Item = (u32, u32)> + '_ {
     })
 }
 
+/// Characters the ranges cover, counted as written (a hostile answer that
+/// repeats `0-10ffff` saturates rather than wrapping).
 fn charset_size(charset: &str) -> Option<u32> {
-    let n: u32 = charset_ranges(charset).map(|(lo, hi)| hi - lo + 1).sum();
-    (n > 0).then_some(n)
+    let n: u64 = charset_ranges(charset)
+        .map(|(lo, hi)| u64::from(hi - lo) + 1)
+        .sum();
+    (n > 0).then(|| u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// The pangram when the font covers it; else its first printable characters.
@@ -376,6 +377,13 @@ fn opentype_weight(fc: f64) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_charset_repeating_every_character_saturates_and_never_wraps() {
+        let hostile = vec!["0-10ffff"; 5000].join(" ");
+        assert_eq!(charset_size(&hostile), Some(u32::MAX));
+        assert_eq!(charset_size("20-7e a0"), Some(96));
+    }
 
     #[test]
     fn fonts_are_told_by_their_first_bytes() {

@@ -24,6 +24,7 @@ mod stream;
 mod video;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::bounded::{self, Place};
 use crate::error::{CanopyError, ErrorCode};
@@ -89,6 +90,21 @@ fn open<S: Source>(source: &S, path: &Path) -> Result<S::File, CanopyError> {
     bounded::call(Place::path(path), TIME_BUDGET, move |_| {
         source.open_file(&owned)
     })?
+}
+
+/// Opens the regular file at `path` and reads its first `len` bytes (what
+/// tells its kind), each on a bounded worker.
+fn open_with_head<S: Source>(
+    source: &S,
+    path: &Path,
+    len: usize,
+) -> Result<(Arc<S::File>, Vec<u8>), CanopyError> {
+    let file = Arc::new(open(source, path)?);
+    let f = file.clone();
+    let head = bounded::call(Place::path(path), TIME_BUDGET, move |_| {
+        crate::preview::read_at(&*f, 0, len)
+    })??;
+    Ok((file, head))
 }
 
 /// The program `tool` of the Debian package `package`, or `TOOL_MISSING`.
@@ -215,7 +231,24 @@ pub(super) fn reencode(
         image::ExtendedColorType::Rgba8,
     )
     .map_err(bad)?;
-    Ok((out, rgba.width(), rgba.height()))
+    Ok((for_window(out, what)?, rgba.width(), rgba.height()))
+}
+
+/// The PNG Canopy encoded for the window, or `TOO_LARGE` past
+/// `WINDOW_IMAGE_CAP` (a tall, noisy page or photo would otherwise cross IPC
+/// whole, however large).
+pub(super) fn for_window(png: Vec<u8>, what: &str) -> Result<Vec<u8>, CanopyError> {
+    if png.len() > crate::limits::WINDOW_IMAGE_CAP {
+        return Err(CanopyError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "this {what}'s image takes {} MiB, more than the {} MiB shown",
+                png.len() >> 20,
+                crate::limits::WINDOW_IMAGE_CAP >> 20
+            ),
+        ));
+    }
+    Ok(png)
 }
 
 use image::ImageEncoder as _;

@@ -407,7 +407,7 @@ fn encode_png(pixels: &[u8], width: u32, height: u32) -> Result<Vec<u8>, CanopyE
             format!("the page image could not be encoded: {e}"),
         )
     })?;
-    Ok(out)
+    super::for_window(out, "page")
 }
 
 /// Text bytes as UTF-8 (lossy), the form feed that ends a page dropped.
@@ -419,6 +419,26 @@ fn cut_text(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_image_too_large_for_the_window_is_too_large_never_sent() {
+        // Noise does not compress: 2400 x 2600 pixels take about 18 MiB as a PNG.
+        let (w, h) = (2400u32, 2600u32);
+        let mut x: u32 = 0x9e37_79b9;
+        let pixels: Vec<u8> = (0..w as usize * h as usize * 3)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x as u8
+            })
+            .collect();
+        let e = encode_png(&pixels, w, h).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TooLarge, "{e:?}");
+        // A page of the same size that compresses is shown.
+        let plain = vec![255u8; pixels.len()];
+        assert!(encode_png(&plain, w, h).unwrap().len() < crate::limits::WINDOW_IMAGE_CAP);
+    }
 
     #[test]
     fn info_lines_are_read() {

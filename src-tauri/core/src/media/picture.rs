@@ -10,18 +10,15 @@
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::sync::Arc;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 
-use super::{descriptor, finished, open, reencode, start_error, tool};
-use crate::bounded::{self, Place};
+use super::{descriptor, finished, open_with_head, reencode, start_error, tool};
 use crate::cancel::CancelToken;
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{
     MAX_RENDER_WIDTH, MIN_RENDER_WIDTH, PHOTO_RENDER_TALL, RENDER_DEADLINE, RENDER_OUTPUT_CAP,
-    TIME_BUDGET,
 };
 use crate::source::Source;
 use crate::sys::sandbox::{self, Job, Outcome, FILE_ARG};
@@ -65,13 +62,7 @@ pub fn photo_render<S: Source>(
 ) -> Result<PhotoRender, CanopyError> {
     let width = width.clamp(MIN_RENDER_WIDTH, MAX_RENDER_WIDTH);
     let program = tool("vips", VIPS)?;
-    let file = Arc::new(open(source, path)?);
-    let head = {
-        let f = file.clone();
-        bounded::call(Place::path(path), TIME_BUDGET, move |_| {
-            crate::preview::read_at(&*f, 0, 16)
-        })??
-    };
+    let (file, head) = open_with_head(source, path, 16)?;
     let format = undecoded_photo(&head).ok_or_else(|| {
         CanopyError::new(
             ErrorCode::Unsupported,

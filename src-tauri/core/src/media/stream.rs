@@ -44,13 +44,7 @@ pub fn open_stream<S: Source>(
     source: &S,
     path: &Path,
 ) -> Result<(Arc<S::File>, &'static str), CanopyError> {
-    let file = Arc::new(super::open(source, path)?);
-    let head = {
-        let f = file.clone();
-        bounded::call(Place::path(path), TIME_BUDGET, move |_| {
-            crate::preview::read_at(&*f, 0, VIDEO_HEAD_BYTES)
-        })??
-    };
+    let (file, head) = super::open_with_head(source, path, VIDEO_HEAD_BYTES)?;
     let mime = media_mime(&head).ok_or_else(|| {
         CanopyError::new(
             ErrorCode::Unsupported,

@@ -14,20 +14,18 @@
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::sync::Arc;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::Value;
 
 use super::container::{video_container, Container};
-use super::{descriptor, finished, open, reencode, start_error, tool};
-use crate::bounded::{self, Place};
+use super::{descriptor, finished, open, open_with_head, reencode, start_error, tool};
 use crate::cancel::CancelToken;
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{
-    MAX_RENDER_WIDTH, MIN_RENDER_WIDTH, RENDER_DEADLINE, RENDER_OUTPUT_CAP, TIME_BUDGET,
-    VIDEO_FIELD_CHARS, VIDEO_HEAD_BYTES, VIDEO_PROBE_CAP,
+    MAX_RENDER_WIDTH, MIN_RENDER_WIDTH, RENDER_DEADLINE, RENDER_OUTPUT_CAP, VIDEO_FIELD_CHARS,
+    VIDEO_HEAD_BYTES, VIDEO_PROBE_CAP,
 };
 use crate::source::Source;
 use crate::sys::sandbox::{self, Job, FILE_ARG};
@@ -61,13 +59,7 @@ pub fn video_details<S: Source>(
     cancel: Option<&CancelToken>,
 ) -> Result<VideoDetails, CanopyError> {
     let program = tool("ffprobe", FFMPEG)?;
-    let file = Arc::new(open(source, path)?);
-    let head = {
-        let f = file.clone();
-        bounded::call(Place::path(path), TIME_BUDGET, move |_| {
-            crate::preview::read_at(&*f, 0, VIDEO_HEAD_BYTES)
-        })??
-    };
+    let (file, head) = open_with_head(source, path, VIDEO_HEAD_BYTES)?;
     let container = video_container(&head).ok_or_else(|| {
         CanopyError::new(
             ErrorCode::Unsupported,
