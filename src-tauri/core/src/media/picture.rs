@@ -5,7 +5,7 @@
 //! again here, so the window only ever decodes Canopy's own PNG. The
 //! format is told by the file's first bytes; the tool gets its `/dev/fd/N`
 //! and writes to a name in its private folder that leads to its pipe
-//! (`sandbox::run_writing_to`), so it still can write no file.
+//! (`sandbox::run_writing_to`), so it still writes no byte to a file.
 #![forbid(unsafe_code)]
 
 use std::ffi::OsString;
