@@ -4,6 +4,8 @@
 //! depends on) copied here, wrapped here as WOFF, WOFF2 (`woff2_compress`)
 //! and a collection; hostile ones are cut, made of junk or fuzzed.
 
+mod common;
+
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,7 +14,8 @@ use base64::Engine as _;
 use canopy_core::cancel::CancelToken;
 use canopy_core::preview::{read_preview_bounded, PreviewRequest};
 use canopy_core::wire::{FontPreview, MediaKind};
-use canopy_core::{font_preview, names::encode_handle, CanopyError, ErrorCode, LocalFs, Source};
+use canopy_core::{font_preview, names::encode_handle, CanopyError, ErrorCode, LocalFs};
+use common::SwapAfterOpen;
 
 const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu";
 
@@ -404,28 +407,6 @@ fn fifo_named_like_a_font_is_never_opened() {
     // SAFETY (test): making a fifo at a path of our own.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     assert_eq!(preview(&fifo, 400).unwrap_err().code, ErrorCode::NotAFile);
-}
-
-/// The local disk, but a link's target is swapped for another file right
-/// after the renderer's file was opened through it.
-#[derive(Clone)]
-struct SwapAfterOpen {
-    link: PathBuf,
-    other: PathBuf,
-}
-
-impl Source for SwapAfterOpen {
-    type Folder = <LocalFs as Source>::Folder;
-    type File = <LocalFs as Source>::File;
-    fn open_folder(&self, path: &Path) -> std::io::Result<Self::Folder> {
-        LocalFs::new().open_folder(path)
-    }
-    fn open_file(&self, path: &Path) -> Result<Self::File, CanopyError> {
-        let file = LocalFs::new().open_file(path)?;
-        std::fs::remove_file(&self.link).unwrap();
-        std::os::unix::fs::symlink(&self.other, &self.link).unwrap();
-        Ok(file)
-    }
 }
 
 #[test]

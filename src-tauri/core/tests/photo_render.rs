@@ -3,6 +3,8 @@
 //! here byte by byte (so a lying header is easy to make), HEIF and AVIF
 //! by libheif's own `heif-enc` from a PNG made here.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -10,8 +12,9 @@ use base64::Engine as _;
 use canopy_core::preview::{read_preview_bounded, PreviewRequest};
 use canopy_core::wire::{MediaKind, PhotoRender};
 use canopy_core::{
-    names::encode_handle, photo_details, photo_render, CanopyError, ErrorCode, LocalFs, Source,
+    names::encode_handle, photo_details, photo_render, CanopyError, ErrorCode, LocalFs,
 };
+use common::SwapAfterOpen;
 
 /// The colour of the gradient at (x, y) of a `w` x `h` picture.
 fn gradient(x: u32, y: u32, w: u32, h: u32) -> [u8; 3] {
@@ -280,28 +283,6 @@ fn photo_render_refuses_what_the_window_shows_itself_and_never_opens_a_fifo() {
     // SAFETY (test): making a fifo at a path of our own.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     assert_eq!(render(&fifo, 100).unwrap_err().code, ErrorCode::NotAFile);
-}
-
-/// The local disk, but a link's target is swapped right after the
-/// renderer's file was opened through it.
-#[derive(Clone)]
-struct SwapAfterOpen {
-    link: PathBuf,
-    other: PathBuf,
-}
-
-impl Source for SwapAfterOpen {
-    type Folder = <LocalFs as Source>::Folder;
-    type File = <LocalFs as Source>::File;
-    fn open_folder(&self, path: &Path) -> std::io::Result<Self::Folder> {
-        LocalFs::new().open_folder(path)
-    }
-    fn open_file(&self, path: &Path) -> Result<Self::File, CanopyError> {
-        let file = LocalFs::new().open_file(path)?;
-        std::fs::remove_file(&self.link).unwrap();
-        std::os::unix::fs::symlink(&self.other, &self.link).unwrap();
-        Ok(file)
-    }
 }
 
 #[test]

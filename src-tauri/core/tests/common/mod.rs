@@ -524,3 +524,25 @@ pub fn check_ignore(mut git: Command, paths: &[Vec<u8>]) -> Vec<(bool, String)> 
     assert_eq!(verdicts.len(), paths.len(), "git gives one verdict a path");
     verdicts
 }
+
+/// The local disk, but a link's target is swapped for another file right
+/// after a file was opened through it: what was opened must be what is shown.
+#[derive(Clone)]
+pub struct SwapAfterOpen {
+    pub link: PathBuf,
+    pub other: PathBuf,
+}
+
+impl canopy_core::Source for SwapAfterOpen {
+    type Folder = <LocalFs as canopy_core::Source>::Folder;
+    type File = <LocalFs as canopy_core::Source>::File;
+    fn open_folder(&self, path: &Path) -> std::io::Result<Self::Folder> {
+        LocalFs::new().open_folder(path)
+    }
+    fn open_file(&self, path: &Path) -> Result<Self::File, CanopyError> {
+        let file = LocalFs::new().open_file(path)?;
+        std::fs::remove_file(&self.link).unwrap();
+        std::os::unix::fs::symlink(&self.other, &self.link).unwrap();
+        Ok(file)
+    }
+}
