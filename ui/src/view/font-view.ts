@@ -12,11 +12,10 @@ import { fontFacts, sampleMissingLine, sandboxNote } from "../media-words";
 import { decodeBase64 } from "./hex";
 import { el } from "./dom";
 import { renderSentence } from "./pdf-view";
+import { deviceRatio, renderWidth } from "./render-width";
 
 let nextRequestId = 2_000_000;
 
-/** The sample is this much narrower than the pane (its padding and a scroll bar). */
-const PANE_MARGIN = 40;
 
 export class FontView {
   readonly element: HTMLElement;
@@ -35,8 +34,8 @@ export class FontView {
   }
 
   async start(): Promise<void> {
-    const ratio = window.devicePixelRatio || 1;
-    const width = Math.max(64, Math.round((this.paneWidth() - PANE_MARGIN) * ratio));
+    const ratio = deviceRatio();
+    const width = renderWidth(this.paneWidth());
     const requestId = nextRequestId++;
     this.inFlight = requestId;
     let f: FontPreview;

@@ -15,11 +15,10 @@ import { describeError } from "../errors";
 import { PageCache, pageFromField, pageLabel, pdfFacts, sandboxNote } from "../media-words";
 import { decodeBase64 } from "./hex";
 import { button, el } from "./dom";
+import { deviceRatio, renderWidth } from "./render-width";
 
 let nextRequestId = 1;
 
-/** Shown pages are this much narrower than the pane (its padding and a scroll bar). */
-const PANE_MARGIN = 40;
 
 export class PdfView {
   readonly element: HTMLElement;
@@ -150,7 +149,7 @@ export class PdfView {
     const requestId = nextRequestId++;
     this.inFlight = requestId;
     this.stage.replaceChildren(el("p", { class: "muted pdf-rendering" }, `Rendering page ${page}…`));
-    const width = Math.max(64, Math.round((this.paneWidth() - PANE_MARGIN) * (window.devicePixelRatio || 1)));
+    const width = renderWidth(this.paneWidth());
     let rendered: PdfPage;
     try {
       rendered = await this.backend.pdfPage({ handle: this.handle, page, width, requestId });
@@ -172,7 +171,7 @@ export class PdfView {
     if (this.imageUrl) URL.revokeObjectURL(this.imageUrl);
     const bytes = decodeBase64(p.pngBase64);
     this.imageUrl = URL.createObjectURL(new Blob([bytes as BlobPart], { type: "image/png" }));
-    const ratio = window.devicePixelRatio || 1;
+    const ratio = deviceRatio();
     const img = el("img", {
       class: "pdf-page-image",
       alt: `Page ${p.page}`,

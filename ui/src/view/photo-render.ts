@@ -12,11 +12,10 @@ import type { PhotoRender } from "../bindings/PhotoRender";
 import { noPhotoPreviewLine } from "../media-words";
 import { decodeBase64 } from "./hex";
 import { el } from "./dom";
+import { deviceRatio, renderWidth } from "./render-width";
 
 let nextRequestId = 3_000_000;
 
-/** The picture is this much narrower than the pane (its padding and a scroll bar). */
-const PANE_MARGIN = 40;
 
 export class PhotoRenderView {
   readonly element: HTMLElement = el("div", { class: "photo-render" }, el("p", { class: "muted" }, "Drawing the photo…"));
@@ -34,8 +33,8 @@ export class PhotoRenderView {
   ) {}
 
   async start(): Promise<void> {
-    const ratio = window.devicePixelRatio || 1;
-    const width = Math.max(64, Math.round((this.paneWidth() - PANE_MARGIN) * ratio));
+    const ratio = deviceRatio();
+    const width = renderWidth(this.paneWidth());
     const requestId = nextRequestId++;
     this.inFlight = requestId;
     let r: PhotoRender;

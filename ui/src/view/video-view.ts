@@ -21,11 +21,10 @@ import { codecMissingLine, loadingLine, playerCanTry, sandboxNote, videoFacts } 
 import { decodeBase64 } from "./hex";
 import { button, el } from "./dom";
 import { renderSentence } from "./pdf-view";
+import { deviceRatio, renderWidth } from "./render-width";
 
 let nextRequestId = 1_000_000;
 
-/** The poster is this much narrower than the pane (its padding and a scroll bar). */
-const PANE_MARGIN = 40;
 
 /** What the player's error codes mean here: 3 (decode) and 4 (source not supported) are a missing codec. */
 const CODEC_ERRORS = new Set([3, 4]);
@@ -117,7 +116,7 @@ export class VideoView {
   }
 
   private async loadPoster(): Promise<void> {
-    const width = Math.max(64, Math.round((this.paneWidth() - PANE_MARGIN) * (window.devicePixelRatio || 1)));
+    const width = renderWidth(this.paneWidth());
     let p: VideoPoster;
     try {
       p = await this.render((requestId) => this.backend.videoPoster({ handle: this.handle, page: 1, width, requestId }));
@@ -128,7 +127,7 @@ export class VideoView {
       return;
     }
     if (this.disposed) return;
-    const ratio = window.devicePixelRatio || 1;
+    const ratio = deviceRatio();
     this.posterUrl = URL.createObjectURL(new Blob([decodeBase64(p.pngBase64) as BlobPart], { type: "image/png" }));
     const img = el("img", {
       class: "video-poster",
