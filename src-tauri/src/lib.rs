@@ -270,6 +270,7 @@ fn ssh_options() -> canopy_sftp::SshOptions {
         config: std::env::var_os("CANOPY_SSH_CONFIG").map(PathBuf::from),
         batch: true,
         program: None,
+        askpass: None,
     }
 }
 

@@ -115,6 +115,10 @@ pub const SFTP_REPLY_WAIT: Duration = Duration::from_millis(2_750);
 /// Longest time `ssh` may take to reach a server and finish its handshake
 /// (its `ConnectTimeout`), and the SFTP session to start after it.
 pub const SFTP_CONNECT_TIME: Duration = Duration::from_secs(10);
+/// Longest a password or passphrase prompt waits for the user before it
+/// is cancelled (the connect it holds then fails `AUTH_FAILED`). While a
+/// prompt is open the connect's own time (`SFTP_CONNECT_TIME`) is paused.
+pub const ASKPASS_WAIT: Duration = Duration::from_secs(120);
 /// Lines of `ssh`'s own messages kept to explain a failed connection.
 pub const SSH_MESSAGE_LINES: usize = 64;
 

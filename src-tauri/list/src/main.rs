@@ -231,6 +231,7 @@ fn list_path(args: &Args) -> Result<Listing, CanopyError> {
                 config: args.ssh_config.clone(),
                 batch: true,
                 program: None,
+                askpass: None,
             },
         );
         // Connecting (and finding the home folder) is not a folder's read:

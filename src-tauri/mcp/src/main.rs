@@ -101,6 +101,7 @@ fn remote_roots(
                     // An agent's server never prompts.
                     batch: true,
                     program: None,
+                    askpass: None,
                 };
                 let fs = SftpFs::new(url.target.clone(), options);
                 server = Some(fs.clone());

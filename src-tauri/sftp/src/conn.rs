@@ -25,6 +25,7 @@ use openssh_sftp_client::error::SftpErrorKind;
 use openssh_sftp_client::{Error as SftpError, Sftp, SftpOptions};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
+use crate::askpass::Askpass;
 use crate::ssh::{self, Messages, SshOptions};
 use crate::url::Target;
 
@@ -80,6 +81,29 @@ impl Conn {
     async fn open(target: &Target, options: &SshOptions, dev: u64) -> Result<Conn, CanopyError> {
         let label = label(target);
         let mut cmd = tokio::process::Command::from(ssh::command(target, options));
+        // Its prompts go to the app's askpass, unless it runs in batch mode.
+        let askpass = options
+            .askpass
+            .as_ref()
+            .filter(|_| !options.batch)
+            .map(|a| (a.clone(), a.begin(&label)));
+        if let Some((a, connect)) = &askpass {
+            cmd.envs(a.env(*connect));
+        }
+        let started = Self::start(target, cmd, dev, label, askpass.as_ref()).await;
+        if let Some((a, connect)) = &askpass {
+            a.end(*connect);
+        }
+        started
+    }
+
+    async fn start(
+        target: &Target,
+        mut cmd: tokio::process::Command,
+        dev: u64,
+        label: String,
+        askpass: Option<&(Arc<Askpass>, u64)>,
+    ) -> Result<Conn, CanopyError> {
         cmd.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
@@ -104,11 +128,20 @@ impl Conn {
             }
         });
         let options = SftpOptions::new().flush_interval(Duration::ZERO);
-        let started = tokio::time::timeout(
-            SFTP_CONNECT_TIME + Duration::from_secs(1),
-            Sftp::new(stdin, stdout, options),
-        )
-        .await;
+        let wait = SFTP_CONNECT_TIME + Duration::from_secs(1);
+        let mut session = std::pin::pin!(Sftp::new(stdin, stdout, options));
+        let mut deadline = Instant::now() + wait;
+        let started = loop {
+            match tokio::time::timeout_at(deadline.into(), &mut session).await {
+                Ok(done) => break Ok(done),
+                // While the user is asked for a secret the connect waits
+                // for them; its own time runs again from the answer.
+                Err(late) => match askpass.and_then(|(a, connect)| a.waits_until(*connect, wait)) {
+                    Some(later) if later > Instant::now() => deadline = later,
+                    _ => break Err(late),
+                },
+            }
+        };
         match started {
             Ok(Ok(sftp)) => Ok(Conn {
                 sftp,
@@ -128,10 +161,7 @@ impl Conn {
                 if said.lines.is_empty() {
                     let timed_out = failed.is_err();
                     let why = match failed {
-                        Err(_) => format!(
-                            "no SFTP session within {} s",
-                            SFTP_CONNECT_TIME.as_secs() + 1
-                        ),
+                        Err(_) => format!("no SFTP session within {} s", wait.as_secs()),
                         Ok(Err(e)) => e.to_string(),
                         Ok(Ok(_)) => unreachable!(),
                     };

@@ -21,12 +21,14 @@
 //! its own); the engine does not.
 #![forbid(unsafe_code)]
 
+pub mod askpass;
 mod conn;
 pub mod places;
 mod source;
 mod ssh;
 pub mod url;
 
+pub use askpass::{Askpass, SecretQuestion};
 pub use conn::ConnectionState;
 pub use places::{ServerFs, Servers};
 pub use source::{SftpFile, SftpFolder, SftpFs};

@@ -26,6 +26,9 @@ pub struct SshOptions {
     pub batch: bool,
     /// The `ssh` program (default `ssh`, found on `PATH`).
     pub program: Option<PathBuf>,
+    /// Where a password or passphrase prompt goes when `batch` is off
+    /// (without one, `ssh` finds no way to ask and the login fails).
+    pub askpass: Option<std::sync::Arc<crate::askpass::Askpass>>,
 }
 
 /// The `ssh` command that opens the SFTP subsystem on `target`.

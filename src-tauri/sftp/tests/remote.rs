@@ -846,6 +846,7 @@ fn requests_waiting_on_a_failing_connect_share_its_failure_instead_of_each_tryin
             config: Some(config),
             batch: true,
             program: None,
+            askpass: None,
         },
     ));
     let first = {

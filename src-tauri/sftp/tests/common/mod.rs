@@ -202,6 +202,7 @@ impl Sshd {
             config: Some(config.to_path_buf()),
             batch: true,
             program: None,
+            askpass: None,
         }
     }
 
@@ -316,6 +317,7 @@ pub fn recorded_source(dir: &Path) -> SftpFs {
             config: None,
             batch: true,
             program: Some(wrapper),
+            askpass: None,
         },
     )
 }
@@ -491,6 +493,7 @@ while True:
             config: None,
             batch: true,
             program: Some(wrapper),
+            askpass: None,
         },
     )
 }

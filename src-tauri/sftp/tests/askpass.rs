@@ -1,0 +1,229 @@
+//! `ssh`'s passphrase prompts through `canopy_sftp::askpass`, against the
+//! tests' real `sshd` (see `common`) and the real `ssh`, with a user key
+//! that has a passphrase. `ssh` runs this test binary as its `SSH_ASKPASS`,
+//! as it runs the window's binary in the app: `main` first checks whether
+//! it was started so (hence `harness = false`), else runs the tests, each
+//! on a thread of its own (`cargo test … -- NAME` runs those whose name
+//! contains NAME).
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use canopy_core::limits::SFTP_CONNECT_TIME;
+use canopy_core::ErrorCode;
+use canopy_sftp::askpass::{Askpass, SecretQuestion, Zeroizing};
+use canopy_sftp::{SftpFs, SshOptions, Target};
+use common::*;
+
+const PASSPHRASE: &str = "correct horse";
+
+/// The askpass `ssh` runs: this binary.
+fn helper() -> PathBuf {
+    std::env::current_exe().unwrap()
+}
+
+/// A server that takes only a key locked with `PASSPHRASE`, and the
+/// client config that offers that key.
+fn locked_key_server() -> (Sshd, PathBuf) {
+    let sshd = Sshd::start();
+    let p = sshd.dir.path();
+    let out = Command::new("ssh-keygen")
+        .args([
+            "-q", "-t", "ed25519", "-N", PASSPHRASE, "-C", "locked", "-f",
+        ])
+        .arg(p.join("locked_key"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    fs::copy(p.join("locked_key.pub"), p.join("authorized_keys")).unwrap();
+    let config = sshd.write_client_config("config-locked", "known_hosts", "locked_key");
+    (sshd, config)
+}
+
+type Asked = Arc<Mutex<Vec<SecretQuestion>>>;
+
+/// A source whose prompts are answered by `answer` (called with how many
+/// were asked before), and the questions asked.
+fn source(
+    config: &Path,
+    batch: bool,
+    answer: impl Fn(usize) -> Option<&'static str> + Send + Sync + 'static,
+) -> (SftpFs, Asked) {
+    let asked: Asked = Arc::default();
+    let log = asked.clone();
+    let askpass = Askpass::start(helper(), move |q| {
+        let n = {
+            let mut log = log.lock().unwrap();
+            log.push(q.clone());
+            log.len() - 1
+        };
+        answer(n).map(|s| Zeroizing::new(s.to_string()))
+    })
+    .unwrap();
+    let fs = SftpFs::new(
+        Target {
+            user: None,
+            host: HOST.into(),
+            port: None,
+        },
+        SshOptions {
+            config: Some(config.to_path_buf()),
+            batch,
+            program: None,
+            askpass: Some(askpass),
+        },
+    );
+    (fs, asked)
+}
+
+fn a_key_s_passphrase_is_asked_once_with_the_server_and_the_login_goes_through() {
+    let (sshd, config) = locked_key_server();
+    fs::write(sshd.data().join("hello.txt"), b"hi").unwrap();
+    let (remote, asked) = source(&config, false, |_| Some(PASSPHRASE));
+    remote.connect().unwrap();
+    let asked = asked.lock().unwrap();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0].server, HOST);
+    assert!(
+        asked[0].prompt.contains("passphrase") && asked[0].prompt.contains("locked_key"),
+        "ssh's own words: {}",
+        asked[0].prompt
+    );
+}
+
+fn a_cancelled_prompt_is_auth_failed_and_not_asked_again() {
+    let (_sshd, config) = locked_key_server();
+    let (remote, asked) = source(&config, false, |_| None);
+    let e = remote.connect().unwrap_err();
+    assert_eq!(e.code, ErrorCode::AuthFailed, "{e:?}");
+    assert_eq!(asked.lock().unwrap().len(), 1);
+}
+
+fn a_wrong_passphrase_is_asked_again_as_ssh_does_then_the_right_one_logs_in() {
+    let (_sshd, config) = locked_key_server();
+    let (remote, asked) = source(&config, false, |n| {
+        Some(if n == 0 { "wrong" } else { PASSPHRASE })
+    });
+    remote.connect().unwrap();
+    assert_eq!(asked.lock().unwrap().len(), 2);
+}
+
+fn only_wrong_passphrases_end_auth_failed() {
+    let (_sshd, config) = locked_key_server();
+    let (remote, asked) = source(&config, false, |_| Some("wrong"));
+    let e = remote.connect().unwrap_err();
+    assert_eq!(e.code, ErrorCode::AuthFailed, "{e:?}");
+    // ssh's NumberOfPasswordPrompts (3 by default).
+    assert_eq!(asked.lock().unwrap().len(), 3);
+}
+
+fn scripts_in_batch_mode_are_never_asked() {
+    let (_sshd, config) = locked_key_server();
+    let (remote, asked) = source(&config, true, |_| Some(PASSPHRASE));
+    let e = remote.connect().unwrap_err();
+    assert_eq!(e.code, ErrorCode::AuthFailed, "{e:?}");
+    assert!(asked.lock().unwrap().is_empty());
+}
+
+fn the_connect_waits_for_a_user_slower_than_its_own_time() {
+    let (_sshd, config) = locked_key_server();
+    let slow = SFTP_CONNECT_TIME + Duration::from_secs(3);
+    let (remote, asked) = source(&config, false, move |_| {
+        std::thread::sleep(slow);
+        Some(PASSPHRASE)
+    });
+    remote.connect().unwrap();
+    assert_eq!(asked.lock().unwrap().len(), 1);
+}
+
+fn an_unknown_host_key_is_never_asked_about_even_when_the_config_says_ask() {
+    let (sshd, _) = locked_key_server();
+    fs::write(sshd.dir.path().join("empty_known_hosts"), b"").unwrap();
+    let config = sshd.write_client_config("config-ask", "empty_known_hosts", "locked_key");
+    let text = fs::read_to_string(&config)
+        .unwrap()
+        .replace("StrictHostKeyChecking yes", "StrictHostKeyChecking ask");
+    fs::write(&config, text).unwrap();
+    let (remote, asked) = source(&config, false, |_| Some("yes"));
+    let e = remote.connect().unwrap_err();
+    assert_eq!(e.code, ErrorCode::HostKeyUnknown, "{e:?}");
+    let fingerprint = fingerprint(&sshd.dir.path().join("host_key.pub"));
+    assert!(e.message.contains(&fingerprint), "{}", e.message);
+    assert!(asked.lock().unwrap().is_empty(), "the user was not asked");
+    let known = fs::read_to_string(sshd.dir.path().join("empty_known_hosts")).unwrap();
+    assert!(known.is_empty(), "no key was added: {known}");
+}
+
+type Case = (&'static str, fn());
+
+const CASES: &[Case] = &[
+    (
+        "a_key_s_passphrase_is_asked_once_with_the_server_and_the_login_goes_through",
+        a_key_s_passphrase_is_asked_once_with_the_server_and_the_login_goes_through,
+    ),
+    (
+        "a_cancelled_prompt_is_auth_failed_and_not_asked_again",
+        a_cancelled_prompt_is_auth_failed_and_not_asked_again,
+    ),
+    (
+        "a_wrong_passphrase_is_asked_again_as_ssh_does_then_the_right_one_logs_in",
+        a_wrong_passphrase_is_asked_again_as_ssh_does_then_the_right_one_logs_in,
+    ),
+    (
+        "only_wrong_passphrases_end_auth_failed",
+        only_wrong_passphrases_end_auth_failed,
+    ),
+    (
+        "scripts_in_batch_mode_are_never_asked",
+        scripts_in_batch_mode_are_never_asked,
+    ),
+    (
+        "the_connect_waits_for_a_user_slower_than_its_own_time",
+        the_connect_waits_for_a_user_slower_than_its_own_time,
+    ),
+    (
+        "an_unknown_host_key_is_never_asked_about_even_when_the_config_says_ask",
+        an_unknown_host_key_is_never_asked_about_even_when_the_config_says_ask,
+    ),
+];
+
+fn main() {
+    if let Some(code) = canopy_sftp::askpass::helper_main() {
+        std::process::exit(code);
+    }
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let chosen: Vec<&Case> = CASES
+        .iter()
+        .filter(|(name, _)| filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str())))
+        .collect();
+    println!("\nrunning {} tests", chosen.len());
+    let running: Vec<_> = chosen
+        .iter()
+        .map(|&&(name, case)| (name, std::thread::spawn(case)))
+        .collect();
+    let mut failed = Vec::new();
+    for (name, thread) in running {
+        let ok = thread.join().is_ok();
+        println!("test {name} ... {}", if ok { "ok" } else { "FAILED" });
+        if !ok {
+            failed.push(name);
+        }
+    }
+    println!(
+        "\ntest result: {}. {} passed; {} failed",
+        if failed.is_empty() { "ok" } else { "FAILED" },
+        chosen.len() - failed.len(),
+        failed.len()
+    );
+    if !failed.is_empty() {
+        std::process::exit(101);
+    }
+}
