@@ -40,6 +40,7 @@ macro_rules! with_command_list {
             listen_shell,
             remember_view,
             server_state,
+            answer_secret,
         }
     };
 }

@@ -11,8 +11,8 @@ use canopy_core::wire::Launch;
 use canopy_core::wire::SavedView;
 use canopy_core::wire::ServerState;
 use canopy_core::wire::{
-    parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, ShellEvent,
-    WatchRequest, WatchStatus,
+    parse_request, CancelRequest, ListRequest, Listing, LocateRequest, Located, SecretAnswer,
+    ShellEvent, WatchRequest, WatchStatus,
 };
 use canopy_core::wire::{FileRequest, PreviewChunk, PreviewRequest};
 use canopy_core::wire::{SizesProgress, SizesReport, SizesRequest};
@@ -397,4 +397,16 @@ pub async fn server_state(
         Some(server) => Ok(server?.state()),
         None => Err(CanopyError::invalid("this path is not on a server")),
     }
+}
+
+/// The window's answer to `ssh`'s password or passphrase prompt `id` (an
+/// `askSecret` event): the secret, or `null` to cancel.
+#[tauri::command]
+pub async fn answer_secret(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<(), CanopyError> {
+    let req: SecretAnswer = parse_request(request)?;
+    let answer = req.secret.map(canopy_sftp::askpass::Zeroizing::new);
+    state.secrets.answer(req.id, answer)
 }

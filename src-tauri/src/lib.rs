@@ -29,6 +29,7 @@ mod commands;
 mod outbox;
 mod placement;
 mod progress;
+mod secrets;
 #[cfg(test)]
 mod tests;
 pub mod window;
@@ -73,6 +74,8 @@ pub struct AppState {
     pub launch: Launch,
     pub watch: Arc<FolderWatch>,
     pub outbox: Arc<Outbox>,
+    /// `ssh`'s password and passphrase prompts waiting for the window.
+    pub secrets: Arc<secrets::Secrets>,
     /// The view as the window last reported it.
     pub view: Mutex<Option<SavedView>>,
     /// Where the window is; updated as it moves and resizes.
@@ -247,13 +250,15 @@ fn app_state(
             overflow: c.overflow,
         })
     }));
+    let secrets = Arc::new(secrets::Secrets::new(Arc::clone(&outbox)));
     Arc::new(AppState {
         cancels: Arc::default(),
         local: canopy_core::WithArchives::new(canopy_core::LocalFs::new().with_env_seams()),
-        servers: canopy_sftp::Servers::new(ssh_options()),
+        servers: canopy_sftp::Servers::new(ssh_options(&secrets)),
         launch,
         watch,
         outbox,
+        secrets,
         view: Mutex::new(None),
         placement: Mutex::new(window),
         state_path,
@@ -263,14 +268,21 @@ fn app_state(
 }
 
 /// How the window runs `ssh`: the user's own setup, or the config file
-/// `CANOPY_SSH_CONFIG` names (as `ssh -F`). No prompt yet (`BatchMode`): a
-/// key or agent must log in, or the window says `AUTH_FAILED`.
-fn ssh_options() -> canopy_sftp::SshOptions {
+/// `CANOPY_SSH_CONFIG` names (as `ssh -F`). A password or passphrase is
+/// asked in the window: `ssh`'s askpass is this very binary, which `main`
+/// starts as `canopy_sftp::askpass::helper_main` when `ssh` runs it. If
+/// that cannot be set up, no prompt (`BatchMode`): a key or agent must log in.
+fn ssh_options(secrets: &Arc<secrets::Secrets>) -> canopy_sftp::SshOptions {
+    let asking = Arc::clone(secrets);
+    let askpass = std::env::current_exe()
+        .and_then(|exe| canopy_sftp::Askpass::start(exe, move |q| asking.ask(q)))
+        .map_err(|e| eprintln!("canopy: password prompts are off: {e}"))
+        .ok();
     canopy_sftp::SshOptions {
         config: std::env::var_os("CANOPY_SSH_CONFIG").map(PathBuf::from),
-        batch: true,
+        batch: askpass.is_none(),
         program: None,
-        askpass: None,
+        askpass,
     }
 }
 

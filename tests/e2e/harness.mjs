@@ -61,24 +61,29 @@ function launcher(app, configHome, env) {
 
 /**
  * Starts Canopy on `args` and waits until its window shows a listing (or an
- * error). Each session gets a fresh XDG_CONFIG_HOME unless `configHome` is
- * given (a restart test passes the same one twice); `env` adds variables
- * (null unsets one); `app` runs another build (the installed package).
+ * error), or until `ready` (a page function) answers true. Each session gets
+ * a fresh XDG_CONFIG_HOME unless `configHome` is given (a restart test passes
+ * the same one twice); `env` adds variables (null unsets one); `app` runs
+ * another build (the installed package). A window that never gets ready is
+ * closed before the error is thrown (the driver takes one session at a time).
  */
-export async function launch(args = [], { theme = "light", configHome = freshConfigHome(), env = {}, app = APP } = {}) {
+export async function launch(args = [], { theme = "light", configHome = freshConfigHome(), env = {}, app = APP, ready = null } = {}) {
   const s = await Session.start(driverUrl(theme), launcher(app, configHome, env), args);
   s.configHome = configHome;
-  await s.waitFor(
-    () => {
-      const err = document.querySelector(".open-error");
-      return (
-        document.querySelector('[role="tree"] [role="treeitem"]') !== null ||
-        (err !== null && !err.hidden) ||
-        document.querySelector(".status-bar")?.textContent === "0 entries"
-      );
-    },
-    { what: "the first listing", timeout: 30000 },
-  );
+  const firstListing = () => {
+    const err = document.querySelector(".open-error");
+    return (
+      document.querySelector('[role="tree"] [role="treeitem"]') !== null ||
+      (err !== null && !err.hidden) ||
+      document.querySelector(".status-bar")?.textContent === "0 entries"
+    );
+  };
+  try {
+    await s.waitFor(ready ?? firstListing, { what: ready ? "the window to be ready" : "the first listing", timeout: 30000 });
+  } catch (e) {
+    await s.quit().catch(() => undefined);
+    throw e;
+  }
   return s;
 }
 

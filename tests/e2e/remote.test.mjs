@@ -5,8 +5,10 @@
 // CANOPY_SSH_CONFIG) serves a folder; `canopy sftp://…` opens it, the path
 // bar says `host:` and the connection's state, a truncated remote folder
 // shows all of itself, a remote text file previews, Open…/Reveal/live
-// refresh are shown as not available, and a server that freezes shows the
-// connection lost, then reconnected by the next refresh. Nothing on the
+// refresh are shown as not available, a server that freezes shows the
+// connection lost, then reconnected by the next refresh, and a key locked
+// with a passphrase is unlocked from the window's own dialog (ssh runs the
+// app's binary as its askpass). Nothing on the
 // server changes (its files are compared before and after).
 
 import { after, before, describe, test } from "node:test";
@@ -253,6 +255,68 @@ describe("a server whose host key is not known", () => {
       assert.match(error.text, /`ssh canopy-test`/, "the one command that adds it");
       assert.equal(fs.readFileSync(empty, "utf8"), "", "nothing was added to known_hosts");
       await shot(s, "remote-host-key-unknown");
+    } finally {
+      await s.quit();
+    }
+  });
+});
+
+describe("a key locked with a passphrase", () => {
+  const dialog = () =>
+    document.querySelector("[data-secret-dialog]")
+      ? {
+          id: document.querySelector("[data-secret-dialog]").dataset.secretDialog,
+          server: document.querySelector("[data-secret-server]").textContent,
+          prompt: document.querySelector("[data-secret-prompt]").textContent,
+          type: document.querySelector('[data-field="secret"]').type,
+          focused: document.activeElement?.dataset.field ?? null,
+        }
+      : null;
+  const answer = async (s, text) => {
+    const field = await s.find('[data-field="secret"]');
+    await s.type(field, text);
+    await s.clickCss('[data-action="send-secret"]');
+  };
+
+  test("asks in the window: a wrong passphrase is asked again, the right one opens the folder", async () => {
+    const s = await launch([url()], { env: { CANOPY_SSH_CONFIG: server.lockedConfig }, ready: () => document.querySelector("[data-secret-dialog]") !== null });
+    try {
+      const first = await s.waitFor(dialog, { what: "the passphrase dialog" });
+      assert.equal(first.server, server.host);
+      assert.match(first.prompt, /passphrase for key .*locked_key/);
+      assert.equal(first.type, "password");
+      assert.equal(first.focused, "secret", "the field has the focus");
+      await shot(s, "remote-passphrase");
+      await answer(s, "not it");
+      const second = await s.waitFor(
+        (firstId) => {
+          const d = document.querySelector("[data-secret-dialog]");
+          return d && d.dataset.secretDialog !== firstId ? d.dataset.secretDialog : null;
+        },
+        { what: "ssh to ask again", args: [first.id] },
+      );
+      assert.ok(second);
+      await answer(s, server.passphrase);
+      await s.waitFor(() => document.querySelector(".connection")?.dataset.phase === "connected", { what: "connected" });
+      await scrollToRow(s, "notes.txt");
+      assert.equal(await s.exec(() => document.querySelector("[data-secret-dialog]")), null, "the dialog is gone");
+    } finally {
+      await s.quit();
+    }
+  });
+
+  test("Cancel ends the login: AUTH_FAILED, with ssh's reason", async () => {
+    const s = await launch([url()], { env: { CANOPY_SSH_CONFIG: server.lockedConfig }, ready: () => document.querySelector("[data-secret-dialog]") !== null });
+    try {
+      await s.waitFor(dialog, { what: "the passphrase dialog" });
+      await s.clickCss('[data-action="cancel-secret"]');
+      const error = await s.waitFor(() => {
+        const e = document.querySelector(".open-error");
+        return e && !e.hidden ? { code: e.querySelector(".error-code")?.textContent, text: e.textContent } : null;
+      }, { what: "the refusal" });
+      assert.equal(error.code, "AUTH_FAILED");
+      assert.match(error.text, /Permission denied/);
+      assert.equal(await s.exec(() => document.querySelector("[data-secret-dialog]")), null);
     } finally {
       await s.quit();
     }

@@ -65,6 +65,8 @@ export interface Backend {
   rememberView(view: SavedView): Promise<void>;
   /** Where the connection to the server a handle is on stands (never connects, never waits). */
   serverState(handle: string): Promise<ServerState>;
+  /** Answers ssh's password or passphrase prompt `id` (`null`: cancel). */
+  answerSecret(id: number, secret: string | null): Promise<void>;
 }
 
 /** The preview's calls: bounded reads of one file, and the file actions. */
@@ -185,4 +187,5 @@ export const tauriBackend: Backend & PreviewBackend = {
   },
   rememberView: (view) => call<void>("remember_view", view),
   serverState: (handle) => call<ServerState>("server_state", { handle }),
+  answerSecret: (id, secret) => call<void>("answer_secret", { id, secret }),
 };

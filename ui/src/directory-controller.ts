@@ -720,10 +720,11 @@ export class DirectoryController {
       this.live.changed(event.folders);
     }
     else if (event.type === "open") void this.open(event.startup.folder, { select: event.startup.select });
-    else {
+    else if (event.type === "notice") {
       this.notice = event.message;
       this.emit();
     }
+    // ssh's prompts (askSecret, secretWithdrawn) are the secret dialog's (main.ts).
   }
 
   /** The servers connected to lately (`sftp://` URLs, newest first). */

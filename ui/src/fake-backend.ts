@@ -321,6 +321,13 @@ export class FakeBackend implements Backend {
     return { ...this.serverAnswer };
   }
 
+  /** The answers given to ssh's prompts, in order. */
+  readonly secretAnswers: { id: number; secret: string | null }[] = [];
+
+  async answerSecret(id: number, secret: string | null): Promise<void> {
+    this.secretAnswers.push({ id, secret });
+  }
+
   async rememberView(view: SavedView): Promise<void> {
     this.remembered.push(view);
   }

@@ -20,6 +20,7 @@ import type { ControllerSnapshot } from "./directory-controller";
 import type { ServerState } from "./bindings/ServerState";
 import { phaseWords, REMOTE_LIMITS, serverOf } from "./servers";
 import { ServerWatch } from "./server-watch";
+import { SecretPrompts } from "./view/secret-dialog";
 
 guardWebview(document);
 
@@ -123,7 +124,10 @@ document.addEventListener("keydown", (e) => {
 if (import.meta.env.MODE === "e2e") installTestHooks(controller, preview);
 
 void (async () => {
-  await tauriBackend.listenShell((e) => controller.onShellEvent(e)).catch((err) => console.warn("no live refresh:", err));
+  const secrets = new SecretPrompts(tauriBackend.answerSecret);
+  await tauriBackend
+    .listenShell((e) => secrets.handle(e) || controller.onShellEvent(e))
+    .catch((err) => console.warn("no live refresh:", err));
   const launch = await tauriBackend.startupTarget();
   controller.setRecentServers(launch.servers);
   let opened = false;

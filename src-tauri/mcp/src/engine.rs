@@ -119,10 +119,13 @@ impl Opened {
     /// disk; inside an archive, the archive file's device, and its number
     /// mixed with the names inside it (the top bit set, as the engine marks
     /// an archive's folders), so a cursor continues only the folder of the
-    /// archive file it was issued for.
+    /// archive file it was issued for. On a server, the server's lasting
+    /// device (a reconnect makes a new device number, and a cursor outlives
+    /// the connection it was issued on).
     pub fn binding(&self) -> (u64, u64) {
+        let dev = canopy_sftp::lasting_device(self.dev);
         let Some(names) = &self.inside else {
-            return (self.dev, self.ino);
+            return (dev, self.ino);
         };
         // FNV-1a: stable within the server's run, which is all a cursor outlives.
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -134,7 +137,7 @@ impl Opened {
         {
             h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
         }
-        (self.dev, h | 1 << 63)
+        (dev, h | 1 << 63)
     }
 }
 

@@ -203,6 +203,57 @@ async fn a_remote_root_is_listed_and_read_with_the_same_confinement() {
     );
 }
 
+/// A cursor outlives the connection it was issued on: the server's
+/// sessions are killed between two pages, and the next page comes over a
+/// new connection.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cursor_continues_its_folder_after_a_reconnect() {
+    let sshd = Sshd::start();
+    let root = tree(&sshd);
+    let many = root.join("many");
+    fs::create_dir(&many).unwrap();
+    for i in 0..6000 {
+        fs::write(many.join(format!("{i:05}")), b"").unwrap();
+    }
+    let s = start(&sshd, &root, None).await;
+    let path = many.to_str().unwrap();
+    let first = s.list(json!({ "path": path, "depth": 1 })).await.ok();
+    let cursor = first.next_cursor().expect("6000 names do not fit one page");
+    for pid in sshd.sessions() {
+        sshd::signal(pid, "KILL");
+    }
+    // The first request after the kill may find the connection gone (an
+    // error that says so); the one after it reconnects.
+    let mut next = s
+        .list(json!({ "path": path, "depth": 1, "cursor": cursor }))
+        .await;
+    if next.code() == "IO" {
+        next = s
+            .list(json!({ "path": path, "depth": 1, "cursor": cursor }))
+            .await;
+    }
+    let next = next.ok();
+    let names = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("[FILE] "))
+            .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+            .collect()
+    };
+    let (a, b) = (names(&first.text), names(&next.text));
+    assert!(
+        !a.is_empty() && !b.is_empty(),
+        "{}\n{}",
+        first.text,
+        next.text
+    );
+    assert!(
+        a.iter().all(|n| !b.contains(n)),
+        "the next page continues: {} then {}",
+        a[0],
+        b[0]
+    );
+}
+
 #[test]
 fn a_remote_root_that_is_missing_or_mixed_exits_2() {
     let sshd = Sshd::start();

@@ -3,8 +3,9 @@
 //! `ssh_config` in a temporary folder) for a test that is not written in
 //! Rust: the window's end-to-end tests (`tests/e2e/remote.test.mjs`).
 //!
-//! Prints one JSON line: `{"config", "data", "host", "port"}` (the client
-//! config to give `ssh -F`, the folder the server's files are made in, the
+//! Prints one JSON line: `{"config", "lockedConfig", "passphrase", "data",
+//! "host", "port"}` (the client config to give `ssh -F`, one that offers
+//! only a key locked with `passphrase`, the folder the server's files are made in, the
 //! config's `Host` alias, the port). Then reads commands, one a line:
 //! `stop` / `cont` send SIGSTOP / SIGCONT to the sessions' `sshd`
 //! processes (a server that freezes), `kill` kills the server and every
@@ -20,6 +21,8 @@ fn main() {
     let mut sshd = common::Sshd::start();
     let line = serde_json::json!({
         "config": sshd.config(),
+        "lockedConfig": sshd.locked_key_config(),
+        "passphrase": common::PASSPHRASE,
         "data": sshd.data(),
         "host": common::HOST,
         "port": sshd.port,

@@ -433,3 +433,15 @@ fn device_number(target: &Target) -> u64 {
     let key = label(target);
     (1 << 63) | (crate::fnv(key.as_bytes()) & 0x7fff_ffff_0000_0000) | (n & 0xffff_ffff)
 }
+
+/// The part of a device number of [`device_number`] that names its server:
+/// the same for every connection to it (they differ in the low 32 bits);
+/// any other device number (a local one) as it is. For what outlives one
+/// connection, such as `canopy-mcp`'s paging cursors.
+pub fn lasting_device(dev: u64) -> u64 {
+    if dev >> 63 == 1 {
+        dev & !0xffff_ffff
+    } else {
+        dev
+    }
+}

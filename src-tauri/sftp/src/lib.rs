@@ -29,7 +29,7 @@ mod ssh;
 pub mod url;
 
 pub use askpass::{Askpass, SecretQuestion};
-pub use conn::ConnectionState;
+pub use conn::{lasting_device, ConnectionState};
 pub use places::{ServerFs, Servers};
 pub use source::{SftpFile, SftpFolder, SftpFs};
 pub use ssh::SshOptions;

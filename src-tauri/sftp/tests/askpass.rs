@@ -10,7 +10,6 @@ mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,28 +19,16 @@ use canopy_sftp::askpass::{Askpass, SecretQuestion, Zeroizing};
 use canopy_sftp::{SftpFs, SshOptions, Target};
 use common::*;
 
-const PASSPHRASE: &str = "correct horse";
-
 /// The askpass `ssh` runs: this binary.
 fn helper() -> PathBuf {
     std::env::current_exe().unwrap()
 }
 
-/// A server that takes only a key locked with `PASSPHRASE`, and the
-/// client config that offers that key.
+/// A server that takes a key locked with `PASSPHRASE`, and the client
+/// config that offers only that key.
 fn locked_key_server() -> (Sshd, PathBuf) {
     let sshd = Sshd::start();
-    let p = sshd.dir.path();
-    let out = Command::new("ssh-keygen")
-        .args([
-            "-q", "-t", "ed25519", "-N", PASSPHRASE, "-C", "locked", "-f",
-        ])
-        .arg(p.join("locked_key"))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    fs::copy(p.join("locked_key.pub"), p.join("authorized_keys")).unwrap();
-    let config = sshd.write_client_config("config-locked", "known_hosts", "locked_key");
+    let config = sshd.locked_key_config();
     (sshd, config)
 }
 

@@ -749,6 +749,16 @@ fn cases(f: &Fixture) -> Vec<Case> {
                 Refusal::Code("INVALID_ARGUMENT"),
             )),
         },
+        Case {
+            command: "answer_secret",
+            // No prompt is open: an answer to nothing is refused (`remote.rs`
+            // answers a real one).
+            valid: None,
+            invalid: Some((
+                json!({ "request": { "id": 7, "secret": "hunter2" } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
     ]
 }
 
@@ -1105,4 +1115,43 @@ fn a_folder_inside_an_archive_is_not_watched_and_says_nothing() {
         json!({ "watched": 1, "unwatched": [], "shortfall": null }),
         "only the real folder is watched"
     );
+}
+
+/// `ssh`'s password prompt reaches the page as an `askSecret` event on its
+/// shell channel; `answer_secret` hands the secret back to the prompt
+/// once, and a second answer to it is refused.
+#[test]
+fn a_password_prompt_reaches_the_page_and_its_answer_goes_back_once() {
+    let f = Fixture::new();
+    f.invoke("listen_shell", json!({ "channel": "__CHANNEL__:61" }))
+        .unwrap();
+    let state = Arc::clone(&f._app.state::<Arc<crate::AppState>>());
+    let question = canopy_sftp::SecretQuestion {
+        id: 5,
+        server: "ann@files.example:2222".into(),
+        prompt: "Enter passphrase for key '/home/ann/.ssh/id_ed25519':".into(),
+    };
+    let asking = std::thread::spawn(move || state.secrets.ask(&question).map(|s| s.to_string()));
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while f.sent_to(61).is_empty() {
+        assert!(std::time::Instant::now() < until, "the page was asked");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(
+        f.sent_to(61),
+        [json!({
+            "type": "askSecret",
+            "id": 5,
+            "server": "ann@files.example:2222",
+            "prompt": "Enter passphrase for key '/home/ann/.ssh/id_ed25519':",
+        })]
+    );
+    let answer = json!({ "request": { "id": 5, "secret": "correct horse" } });
+    assert_eq!(
+        json(f.invoke("answer_secret", answer.clone()).unwrap()),
+        Value::Null
+    );
+    assert_eq!(asking.join().unwrap().as_deref(), Some("correct horse"));
+    let again = f.invoke("answer_secret", answer).unwrap_err();
+    assert_eq!(again["code"], "INVALID_ARGUMENT", "{again}");
 }

@@ -30,4 +30,5 @@ export type CommandName =
   | "watch_folders"
   | "listen_shell"
   | "remember_view"
-  | "server_state";
+  | "server_state"
+  | "answer_secret";

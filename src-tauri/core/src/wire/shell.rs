@@ -83,6 +83,43 @@ pub enum ShellEvent {
     Open { startup: Startup },
     /// Something the window should say (e.g. a path that could not be passed).
     Notice { message: String },
+    /// `ssh` asks for a password or a key's passphrase to reach `server`:
+    /// `prompt` is its words (a server's keyboard-interactive prompt is the
+    /// server's choice: text, at most 1,000 characters). Answered with
+    /// `answer_secret`, once.
+    AskSecret {
+        #[ts(type = "number")]
+        id: u64,
+        server: String,
+        prompt: String,
+    },
+    /// The question `id` is no longer asked (it waited too long, or was
+    /// answered): the window closes its dialog.
+    SecretWithdrawn {
+        #[ts(type = "number")]
+        id: u64,
+    },
+}
+
+/// `answer_secret`'s request: the secret for question `id`, or `null` to
+/// cancel. The secret is passed to `ssh` once and kept nowhere.
+#[derive(Clone, PartialEq, Eq, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct SecretAnswer {
+    #[ts(type = "number")]
+    pub id: u64,
+    pub secret: Option<String>,
+}
+
+impl std::fmt::Debug for SecretAnswer {
+    // Never prints the secret (an error or a log line might show it).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SecretAnswer")
+            .field("id", &self.id)
+            .field("secret", &self.secret.as_ref().map(|_| "(hidden)"))
+            .finish()
+    }
 }
 
 /// What the window gets at start.

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 use canopy_sftp::{SftpFs, SshOptions, Target};
 
 pub const HOST: &str = "canopy-test";
+/// The passphrase of the key `Sshd::locked_key_config` adds.
+pub const PASSPHRASE: &str = "correct horse";
 
 pub struct Sshd {
     pub dir: tempfile::TempDir,
@@ -186,6 +188,25 @@ impl Sshd {
         let path = p.join(name);
         fs::write(&path, text).unwrap();
         path
+    }
+
+    /// Adds a user key locked with `PASSPHRASE` to the server's accepted
+    /// keys; returns the client config that offers only that key.
+    pub fn locked_key_config(&self) -> PathBuf {
+        let p = self.dir.path();
+        run(Command::new("ssh-keygen")
+            .args([
+                "-q", "-t", "ed25519", "-N", PASSPHRASE, "-C", "locked", "-f",
+            ])
+            .arg(p.join("locked_key")));
+        let public = fs::read(p.join("locked_key.pub")).unwrap();
+        fs::OpenOptions::new()
+            .append(true)
+            .open(p.join("authorized_keys"))
+            .unwrap()
+            .write_all(&public)
+            .unwrap();
+        self.write_client_config("config-locked", "known_hosts", "locked_key")
     }
 
     pub fn config(&self) -> PathBuf {
