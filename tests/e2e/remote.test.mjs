@@ -286,6 +286,8 @@ describe("a key locked with a passphrase", () => {
       assert.match(first.prompt, /passphrase for key .*locked_key/);
       assert.equal(first.type, "password");
       assert.equal(first.focused, "secret", "the field has the focus");
+      const asked = await s.exec(() => document.querySelector("[data-open-target]")?.textContent);
+      assert.equal(asked, url(), "the path bar says what is being opened");
       await shot(s, "remote-passphrase");
       await answer(s, "not it");
       const second = await s.waitFor(
@@ -316,6 +318,8 @@ describe("a key locked with a passphrase", () => {
       }, { what: "the refusal" });
       assert.equal(error.code, "AUTH_FAILED");
       assert.match(error.text, /Permission denied/);
+      assert.equal(await s.exec(() => document.querySelector("[data-open-target]")?.textContent), url(), "what failed to open, to edit and try again");
+      await shot(s, "remote-auth-cancelled");
       assert.equal(await s.exec(() => document.querySelector("[data-secret-dialog]")), null);
     } finally {
       await s.quit();

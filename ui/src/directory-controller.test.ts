@@ -168,6 +168,24 @@ describe("directory-controller", () => {
     expect(c.snapshot().openError?.code).toBe("NOT_FOUND");
   });
 
+  it("says what is being opened while nothing is open yet, and keeps it when that fails", async () => {
+    const fake = new FakeBackend(tree());
+    fake.hold = true;
+    const c = new DirectoryController(fake);
+    const pending = c.open({ text: "sftp://files.example/srv" });
+    await settle();
+    expect(c.snapshot()).toMatchObject({ opening: true, openTarget: "sftp://files.example/srv" });
+    fake.failures.set("sftp://files.example/srv", "AUTH_FAILED");
+    fake.hold = false;
+    fake.held.splice(0).forEach((h) => h.resolve());
+    expect(await pending).toBe(false);
+    expect(c.snapshot()).toMatchObject({ opening: false, openTarget: "sftp://files.example/srv", openError: { code: "AUTH_FAILED" } });
+    await c.open({ handle: "/r" });
+    expect(c.snapshot().openTarget).toBeNull();
+    await c.open({ text: "/nope" });
+    expect(c.snapshot().openTarget, "a folder is open: the path bar shows it").toBeNull();
+  });
+
   it("history: back returns, forward goes again, up selects where we came from", async () => {
     const { c, state } = await opened();
     await c.openAsRoot("/r/small");

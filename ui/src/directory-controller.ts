@@ -88,6 +88,12 @@ export interface ControllerSnapshot {
   readonly openError: CanopyError | null;
   /** A folder is being opened. */
   readonly opening: boolean;
+  /**
+   * What was typed (a path or URL) for the folder being opened, or whose
+   * opening failed, while no folder is open yet (the path bar shows it
+   * instead of empty crumbs); null otherwise.
+   */
+  readonly openTarget: string | null;
   /** How far the opening got, once it has taken PROGRESS_DELAY_MS; null otherwise. */
   readonly progress: ListProgress | null;
   readonly canBack: boolean;
@@ -135,6 +141,7 @@ export class DirectoryController {
   private tree: TreeState | null = null;
   private openError: CanopyError | null = null;
   private opening = false;
+  private openTarget: string | null = null;
   private notice: string | null = null;
   private viewSettings: ListSettings = { ...DEFAULT_SETTINGS };
   private nextId = 1;
@@ -204,6 +211,7 @@ export class DirectoryController {
       tree: this.tree,
       openError: this.openError,
       opening: this.opening,
+      openTarget: this.tree ? null : this.openTarget,
       progress: this.progress.shown,
       canBack: this.back.length > 0,
       canForward: this.forward.length > 0,
@@ -290,6 +298,7 @@ export class DirectoryController {
     const key = "open";
     const p = this.begin(key);
     this.opening = true;
+    this.openTarget = "text" in spec ? spec.text : null;
     this.progress.start(p.requestId);
     this.emit();
     try {

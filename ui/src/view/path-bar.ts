@@ -20,6 +20,8 @@ export class PathBar {
   private readonly connection: HTMLElement;
   private editing = false;
   private path = "";
+  /** What is being opened (or failed to), shown while no folder is open. */
+  private shownTarget: string | null = null;
 
   constructor(private readonly controller: DirectoryController) {
     this.crumbs = el("ol", { class: "crumbs" });
@@ -46,7 +48,7 @@ export class PathBar {
     this.crumbs.addEventListener("click", (e) => {
       const b = (e.target as Element).closest?.("button[data-handle]");
       if (b) void this.controller.open({ handle: b.getAttribute("data-handle") ?? "" });
-      else if (e.target === this.crumbs) this.startEditing();
+      else if (e.target === this.crumbs || (e.target as Element).closest?.("[data-open-target]")) this.startEditing();
     });
     this.input.addEventListener("keydown", (e) => {
       if (e.key === "Enter") {
@@ -70,7 +72,7 @@ export class PathBar {
     this.editing = true;
     this.input.hidden = false;
     this.crumbs.hidden = true;
-    this.input.value = this.path;
+    this.input.value = this.shownTarget ?? this.path;
     this.input.focus();
     this.input.select();
   }
@@ -95,7 +97,17 @@ export class PathBar {
       this.error.replaceChildren();
     }
     const t = s.tree;
-    if (!t || t.path === this.path) return;
+    if (!t) {
+      // Nothing open yet (the first folder is being opened, or failed to):
+      // what was asked for, to read or to edit and try again.
+      if (s.openTarget !== null && s.openTarget !== this.shownTarget) {
+        this.shownTarget = s.openTarget;
+        this.crumbs.replaceChildren(el("li", {}, button(`Edit ${s.openTarget}`, { class: "crumb crumb-pending", "data-open-target": "" }, s.openTarget)));
+      }
+      return;
+    }
+    if (t.path === this.path && this.shownTarget === null) return;
+    this.shownTarget = null;
     this.path = t.path;
     const server = serverOf(t.path);
     this.crumbs.classList.toggle("remote", server !== null);
