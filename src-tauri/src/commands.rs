@@ -153,6 +153,11 @@ pub async fn listen_shell(
     channel: Channel<ShellEvent>,
 ) -> Result<(), CanopyError> {
     state.outbox.attach(channel);
+    // A page that listens again (reloaded) is shown the prompts still open;
+    // the page ignores one it shows already.
+    for question in state.askpass.iter().flat_map(|a| a.asking()) {
+        state.outbox.send(crate::secrets::ask_event(&question));
+    }
     Ok(())
 }
 
@@ -408,5 +413,8 @@ pub async fn answer_secret(
 ) -> Result<(), CanopyError> {
     let req: SecretAnswer = parse_request(request)?;
     let answer = req.secret.map(canopy_sftp::askpass::Zeroizing::new);
-    state.secrets.answer(req.id, answer)
+    match &state.askpass {
+        Some(askpass) => askpass.answer(req.id, answer),
+        None => Err(CanopyError::invalid("no password prompt is open")),
+    }
 }

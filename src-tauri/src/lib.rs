@@ -74,8 +74,9 @@ pub struct AppState {
     pub launch: Launch,
     pub watch: Arc<FolderWatch>,
     pub outbox: Arc<Outbox>,
-    /// `ssh`'s password and passphrase prompts waiting for the window.
-    pub secrets: Arc<secrets::Secrets>,
+    /// Where `ssh`'s password and passphrase prompts are asked (`None`:
+    /// it could not be set up, and `ssh` runs in batch mode).
+    pub askpass: Option<Arc<canopy_sftp::Askpass>>,
     /// The view as the window last reported it.
     pub view: Mutex<Option<SavedView>>,
     /// Where the window is; updated as it moves and resizes.
@@ -250,15 +251,15 @@ fn app_state(
             overflow: c.overflow,
         })
     }));
-    let secrets = Arc::new(secrets::Secrets::new(Arc::clone(&outbox)));
+    let askpass = start_askpass(&outbox);
     Arc::new(AppState {
         cancels: Arc::default(),
         local: canopy_core::WithArchives::new(canopy_core::LocalFs::new().with_env_seams()),
-        servers: canopy_sftp::Servers::new(ssh_options(&secrets)),
+        servers: canopy_sftp::Servers::new(ssh_options(askpass.clone())),
         launch,
         watch,
         outbox,
-        secrets,
+        askpass,
         view: Mutex::new(None),
         placement: Mutex::new(window),
         state_path,
@@ -267,17 +268,30 @@ fn app_state(
     })
 }
 
+/// Where `ssh`'s prompts are asked: in the window, with this very binary
+/// as `ssh`'s askpass (`main` runs `canopy_sftp::askpass::run_as_askpass`
+/// first). In the shell's own tests the binary is the test runner, so the
+/// askpass there is `/bin/false` (a prompt is refused).
+fn start_askpass(outbox: &Arc<Outbox>) -> Option<Arc<canopy_sftp::Askpass>> {
+    let program = if cfg!(test) {
+        Ok(PathBuf::from("/bin/false"))
+    } else {
+        std::env::current_exe()
+    };
+    let asker = secrets::WindowAsker {
+        outbox: Arc::clone(outbox),
+    };
+    program
+        .and_then(|exe| canopy_sftp::Askpass::start(exe, asker))
+        .map_err(|e| eprintln!("canopy: password prompts are off: {e}"))
+        .ok()
+}
+
 /// How the window runs `ssh`: the user's own setup, or the config file
 /// `CANOPY_SSH_CONFIG` names (as `ssh -F`). A password or passphrase is
-/// asked in the window: `ssh`'s askpass is this very binary, which `main`
-/// starts as `canopy_sftp::askpass::helper_main` when `ssh` runs it. If
-/// that cannot be set up, no prompt (`BatchMode`): a key or agent must log in.
-fn ssh_options(secrets: &Arc<secrets::Secrets>) -> canopy_sftp::SshOptions {
-    let asking = Arc::clone(secrets);
-    let askpass = std::env::current_exe()
-        .and_then(|exe| canopy_sftp::Askpass::start(exe, move |q| asking.ask(q)))
-        .map_err(|e| eprintln!("canopy: password prompts are off: {e}"))
-        .ok();
+/// asked in the window through `askpass`; without one, no prompt
+/// (`BatchMode`): a key or agent must log in.
+fn ssh_options(askpass: Option<Arc<canopy_sftp::Askpass>>) -> canopy_sftp::SshOptions {
     canopy_sftp::SshOptions {
         config: std::env::var_os("CANOPY_SSH_CONFIG").map(PathBuf::from),
         batch: askpass.is_none(),

@@ -736,6 +736,11 @@ export class DirectoryController {
     // ssh's prompts (askSecret, secretWithdrawn) are the secret dialog's (main.ts).
   }
 
+  /** Answers ssh's password or passphrase prompt `id` (`null`: cancel). */
+  answerSecret(id: number, secret: string | null): Promise<void> {
+    return this.backend.answerSecret(id, secret);
+  }
+
   /** The servers connected to lately (`sftp://` URLs, newest first). */
   get recentServers(): readonly string[] {
     return this.memory.servers;

@@ -124,7 +124,7 @@ document.addEventListener("keydown", (e) => {
 if (import.meta.env.MODE === "e2e") installTestHooks(controller, preview);
 
 void (async () => {
-  const secrets = new SecretPrompts(tauriBackend.answerSecret);
+  const secrets = new SecretPrompts((id, secret) => controller.answerSecret(id, secret));
   await tauriBackend
     .listenShell((e) => secrets.handle(e) || controller.onShellEvent(e))
     .catch((err) => console.warn("no live refresh:", err));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SecretPrompts, visiblePrompt, type ShowPrompt } from "./view/secret-dialog";
+import { SecretPrompts, type ShowPrompt } from "./view/secret-dialog";
 
 // The dialog itself is driven in the real window (tests/e2e/remote.test.mjs);
 // here, which prompt is shown when, and what is answered.
@@ -56,9 +56,19 @@ describe("ssh's password prompts", () => {
     expect(open).toEqual([]);
   });
 
-  it("show a server's chosen words as text with controls and direction marks visible, cut", () => {
-    expect(visiblePrompt("\u202egnp.exe\u0007\nline two\u2066")).toBe("\\u{202e}gnp.exe\\u{7}\nline two\\u{2066}");
-    expect(visiblePrompt("p".repeat(1000))).toBe(`${"p".repeat(400)}…`);
-    expect(visiblePrompt("Password:")).toBe("Password:");
+  it("ask a prompt shown again (to a reloaded page) once", () => {
+    const { p, answers, open } = prompts();
+    p.handle(ask(1));
+    p.handle(ask(2));
+    p.handle(ask(1));
+    p.handle(ask(2));
+    expect(open.map((o) => o.id)).toEqual([1]);
+    open[0]!.reply("a");
+    open[1]!.reply("b");
+    expect(open.map((o) => o.id)).toEqual([1, 2]);
+    expect(answers).toEqual([
+      { id: 1, secret: "a" },
+      { id: 2, secret: "b" },
+    ]);
   });
 });

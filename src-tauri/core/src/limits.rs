@@ -116,9 +116,20 @@ pub const SFTP_REPLY_WAIT: Duration = Duration::from_millis(2_750);
 /// (its `ConnectTimeout`), and the SFTP session to start after it.
 pub const SFTP_CONNECT_TIME: Duration = Duration::from_secs(10);
 /// Longest a password or passphrase prompt waits for the user before it
-/// is cancelled (the connect it holds then fails `AUTH_FAILED`). While a
-/// prompt is open the connect's own time (`SFTP_CONNECT_TIME`) is paused.
+/// is withdrawn (`ssh` is told no: `AUTH_FAILED`). While a prompt is open
+/// the connect's own time (`SFTP_CONNECT_TIME`) is paused.
 pub const ASKPASS_WAIT: Duration = Duration::from_secs(120);
+/// Longest prompt passed on to the user, in characters (a server chooses
+/// its keyboard-interactive prompt).
+pub const ASKPASS_PROMPT_CHARS: usize = 1_000;
+/// Longest secret passed back to `ssh`, in bytes.
+pub const ASKPASS_SECRET_MAX: usize = 4 * 1024;
+/// Longest request an askpass client may send (token, connect, kind,
+/// prompt), in bytes, and the time it has to send it in all.
+pub const ASKPASS_REQUEST_MAX: u64 = 16 * 1024;
+pub const ASKPASS_REQUEST_TIME: Duration = Duration::from_secs(5);
+/// Askpass clients served at once; more are refused at once.
+pub const ASKPASS_CLIENTS: usize = 8;
 /// Lines of `ssh`'s own messages kept to explain a failed connection.
 pub const SSH_MESSAGE_LINES: usize = 64;
 

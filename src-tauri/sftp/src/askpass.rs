@@ -3,27 +3,30 @@
 //! `ssh` asks for a secret by running the program `SSH_ASKPASS` names, the
 //! prompt as its one argument, and reading the answer from its output
 //! (`SSH_ASKPASS_REQUIRE=force`: always so, never a terminal). An [`Askpass`]
-//! names a program that calls [`helper_main`] (the window names its own
-//! binary): that small client hands the prompt to the `Askpass` over a Unix
-//! socket in a private folder (mode 0700, and a random token the client must
-//! send) and prints the answer.
+//! names a program that calls [`run_as_askpass`] first thing (the window
+//! names its own binary): that small client hands the prompt to the
+//! `Askpass` over a Unix socket in a private folder (mode 0700, and a
+//! random token the client must send) and prints the answer.
 //!
 //! What is asked is decided here, never by the client:
-//! - a password, passphrase or keyboard-interactive prompt reaches the app's
-//!   `ask`, with the server it is for (known from the connect that started
-//!   `ssh`, not from the prompt's words, which a server can choose);
-//! - a host-key question ("continue connecting (yes/no)?") and every other
-//!   yes/no confirmation are refused without being shown, so an unknown host
-//!   key fails as `HOST_KEY_UNKNOWN`, as in batch mode; host-key checking is
-//!   never weakened;
-//! - a prompt for a connect that has ended, or with a wrong token, is refused.
+//! - a password, passphrase or keyboard-interactive prompt is shown to the
+//!   user (the app's [`Asker`]) with the server it is for, known from the
+//!   connect that started `ssh`, not from the prompt's words (a server
+//!   chooses those);
+//! - a yes/no question (a host key to accept, keys to update, a use to
+//!   confirm) is refused without being shown, so an unknown host key fails
+//!   as `HOST_KEY_UNKNOWN`, as in batch mode: host-key checking is never
+//!   weakened;
+//! - a prompt with a wrong token, or for a connect that has ended, is
+//!   refused; a connect that ends withdraws its open prompts; a prompt not
+//!   answered within the `Askpass`'s wait (`ASKPASS_WAIT`) is withdrawn and
+//!   `ssh` is told no.
 //!
 //! The secret is in memory only while it crosses: never logged or stored,
-//! and each buffer that held it here is wiped ([`Zeroizing`]).
+//! and each buffer of ours that held it is wiped ([`Zeroizing`]).
 //!
 //! While a prompt is open the connect that asked waits for the user (its
-//! own time restarts when the prompt closes); the app's `ask` gives up
-//! after `ASKPASS_WAIT`.
+//! own time restarts when the prompt closes).
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -31,25 +34,22 @@ use std::ffi::OsString;
 use std::io::{self, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use canopy_core::limits::ASKPASS_WAIT;
+use canopy_core::limits::{
+    ASKPASS_CLIENTS, ASKPASS_PROMPT_CHARS, ASKPASS_REQUEST_MAX, ASKPASS_REQUEST_TIME,
+    ASKPASS_SECRET_MAX, ASKPASS_WAIT,
+};
+use canopy_core::CanopyError;
 pub use zeroize::Zeroizing;
 
 /// The variables a client reads: the socket, the token, the connect.
 const SOCKET_VAR: &str = "CANOPY_ASKPASS_SOCKET";
 const TOKEN_VAR: &str = "CANOPY_ASKPASS_TOKEN";
 const CONNECT_VAR: &str = "CANOPY_ASKPASS_CONNECT";
-/// Longest request a client may send (token, connect, kind, prompt).
-const REQUEST_MAX: u64 = 16 * 1024;
-/// Longest prompt shown, in characters (a server chooses its words).
-const PROMPT_CHARS: usize = 1_000;
-/// Longest secret passed back to `ssh`.
-const SECRET_MAX: usize = 4 * 1024;
-/// How long a client has to send its request.
-const REQUEST_TIME: Duration = Duration::from_secs(5);
 
 /// A prompt `ssh` wants answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,19 +59,21 @@ pub struct SecretQuestion {
     /// The server it is for, as `user@host:port`.
     pub server: String,
     /// `ssh`'s words (a key's passphrase, the password of `user@host`, or a
-    /// server's keyboard-interactive prompt), at most 1,000 characters.
+    /// server's keyboard-interactive prompt), at most `ASKPASS_PROMPT_CHARS`.
     pub prompt: String,
 }
 
-/// The app's answer: the secret, or `None` (cancelled, or no answer in time).
+/// The user's answer: the secret, or `None` (cancelled).
 pub type Answer = Option<Zeroizing<String>>;
-type Ask = dyn Fn(&SecretQuestion) -> Answer + Send + Sync;
 
-#[derive(Default)]
-struct Connects {
-    next_connect: u64,
-    next_question: u64,
-    open: HashMap<u64, Connect>,
+/// Where the questions are shown: the app's side. Its answers come back
+/// through [`Askpass::answer`].
+pub trait Asker: Send + Sync {
+    /// Shows `question` to the user.
+    fn show(&self, question: &SecretQuestion);
+    /// `id` is no longer asked (it waited too long, or its connect ended):
+    /// it is closed unanswered.
+    fn withdraw(&self, id: u64);
 }
 
 struct Connect {
@@ -82,14 +84,30 @@ struct Connect {
     answered: Option<Instant>,
 }
 
+struct Open {
+    connect: u64,
+    question: SecretQuestion,
+    reply: SyncSender<Answer>,
+}
+
+#[derive(Default)]
+struct State {
+    next_connect: u64,
+    next_question: u64,
+    connects: HashMap<u64, Connect>,
+    questions: HashMap<u64, Open>,
+}
+
 struct Shared {
     token: String,
-    ask: Box<Ask>,
-    connects: Mutex<Connects>,
+    asker: Box<dyn Asker>,
+    wait: Duration,
+    state: Mutex<State>,
+    clients: AtomicUsize,
     closing: AtomicBool,
 }
 
-/// The app's side: a socket the clients reach, and what it asks the user.
+/// The app's side: a socket the clients reach, and the questions open.
 pub struct Askpass {
     program: PathBuf,
     socket: PathBuf,
@@ -116,14 +134,23 @@ impl Drop for Askpass {
 
 impl Askpass {
     /// Listens for `program`'s prompts (a program that calls
-    /// [`helper_main`]) and asks them with `ask`, which blocks until the
-    /// user answers and should give up after `ASKPASS_WAIT`.
+    /// [`run_as_askpass`]) and shows them with `asker`; a prompt not
+    /// answered within `ASKPASS_WAIT` is withdrawn.
     ///
     /// # Errors
     /// When the private folder or the socket cannot be made.
-    pub fn start(
+    pub fn start(program: PathBuf, asker: impl Asker + 'static) -> io::Result<Arc<Askpass>> {
+        Self::waiting(program, asker, ASKPASS_WAIT)
+    }
+
+    /// As [`Askpass::start`], with prompts withdrawn after `wait`.
+    ///
+    /// # Errors
+    /// As [`Askpass::start`].
+    pub fn waiting(
         program: PathBuf,
-        ask: impl Fn(&SecretQuestion) -> Answer + Send + Sync + 'static,
+        asker: impl Asker + 'static,
+        wait: Duration,
     ) -> io::Result<Arc<Askpass>> {
         // The user's runtime folder when there is one (private to the
         // user), else the temporary folder; a folder of our own (0700) in it.
@@ -139,8 +166,10 @@ impl Askpass {
         let listener = UnixListener::bind(&socket)?;
         let shared = Arc::new(Shared {
             token: random_token()?,
-            ask: Box::new(ask),
-            connects: Mutex::default(),
+            asker: Box::new(asker),
+            wait,
+            state: Mutex::default(),
+            clients: AtomicUsize::new(0),
             closing: AtomicBool::new(false),
         });
         let serving = shared.clone();
@@ -155,12 +184,43 @@ impl Askpass {
         }))
     }
 
-    /// A connect to `server` begins: its number, for [`Askpass::env`].
-    pub(crate) fn begin(&self, server: &str) -> u64 {
-        let mut c = self.shared.lock();
-        c.next_connect += 1;
-        let n = c.next_connect;
-        c.open.insert(
+    /// The user's answer to question `id`.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` when `id` is not asked (any more).
+    pub fn answer(&self, id: u64, answer: Answer) -> Result<(), CanopyError> {
+        match self.shared.lock().questions.remove(&id) {
+            Some(open) => {
+                let _ = open.reply.try_send(answer);
+                Ok(())
+            }
+            None => Err(CanopyError::invalid(
+                "this password prompt is no longer asked (it waited too long, or the connection ended)",
+            )),
+        }
+    }
+
+    /// The questions open now, oldest first (to show them again, e.g. to a
+    /// window that was reloaded).
+    pub fn asking(&self) -> Vec<SecretQuestion> {
+        let mut open: Vec<SecretQuestion> = self
+            .shared
+            .lock()
+            .questions
+            .values()
+            .map(|o| o.question.clone())
+            .collect();
+        open.sort_by_key(|q| q.id);
+        open
+    }
+
+    /// A connect to `server` begins (the one that runs `ssh`): its number,
+    /// for [`Askpass::env`]; its prompts are asked until [`Askpass::end`].
+    pub fn begin(&self, server: &str) -> u64 {
+        let mut s = self.shared.lock();
+        s.next_connect += 1;
+        let n = s.next_connect;
+        s.connects.insert(
             n,
             Connect {
                 server: server.to_string(),
@@ -171,13 +231,32 @@ impl Askpass {
         n
     }
 
-    /// The connect has ended: its prompts are refused from now on.
-    pub(crate) fn end(&self, connect: u64) {
-        self.shared.lock().open.remove(&connect);
+    /// The connect has ended: its open prompts are withdrawn, and any of
+    /// its prompts is refused from now on.
+    pub fn end(&self, connect: u64) {
+        let withdrawn: Vec<u64> = {
+            let mut s = self.shared.lock();
+            s.connects.remove(&connect);
+            let ids: Vec<u64> = s
+                .questions
+                .iter()
+                .filter(|(_, o)| o.connect == connect)
+                .map(|(id, _)| *id)
+                .collect();
+            for id in &ids {
+                if let Some(open) = s.questions.remove(id) {
+                    let _ = open.reply.try_send(None);
+                }
+            }
+            ids
+        };
+        for id in withdrawn {
+            self.shared.asker.withdraw(id);
+        }
     }
 
     /// The environment `ssh` is run with for `connect`.
-    pub(crate) fn env(&self, connect: u64) -> Vec<(&'static str, OsString)> {
+    pub fn env(&self, connect: u64) -> Vec<(&'static str, OsString)> {
         vec![
             ("SSH_ASKPASS", self.program.clone().into_os_string()),
             ("SSH_ASKPASS_REQUIRE", "force".into()),
@@ -191,8 +270,8 @@ impl Askpass {
     /// while the user is asked, `wait` from the last answer after one;
     /// `None` when nothing was asked.
     pub(crate) fn waits_until(&self, connect: u64, wait: Duration) -> Option<Instant> {
-        let c = self.shared.lock();
-        let connect = c.open.get(&connect)?;
+        let s = self.shared.lock();
+        let connect = s.connects.get(&connect)?;
         if connect.asking > 0 {
             Some(Instant::now() + wait)
         } else {
@@ -202,8 +281,8 @@ impl Askpass {
 }
 
 impl Shared {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Connects> {
-        self.connects.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -213,19 +292,36 @@ fn random_token() -> io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// Counts a client served, until dropped.
+struct Served(Arc<Shared>);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.0.clients.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 fn serve(listener: &UnixListener, shared: &Arc<Shared>) {
     for stream in listener.incoming() {
         if shared.closing.load(Ordering::SeqCst) {
             return;
         }
-        let Ok(stream) = stream else { continue };
-        let shared = shared.clone();
-        // A prompt waits for the user: one thread each (they are few).
-        let _ = std::thread::Builder::new()
+        let Ok(mut stream) = stream else { continue };
+        if shared.clients.fetch_add(1, Ordering::SeqCst) >= ASKPASS_CLIENTS {
+            shared.clients.fetch_sub(1, Ordering::SeqCst);
+            let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
+            let _ = stream.write_all(b"0\n");
+            continue;
+        }
+        let served = Served(shared.clone());
+        // A prompt waits for the user: a thread each (at most ASKPASS_CLIENTS).
+        let spawned = std::thread::Builder::new()
             .name("canopy-askpass-prompt".into())
             .spawn(move || {
-                let _ = answer(stream, &shared);
+                let _ = answer(stream, &served.0);
+                drop(served);
             });
+        drop(spawned);
     }
 }
 
@@ -239,10 +335,27 @@ struct Request {
     prompt: String,
 }
 
+/// Reads a request: at most `ASKPASS_REQUEST_MAX` bytes within
+/// `ASKPASS_REQUEST_TIME` in all.
 fn read_request(stream: &mut UnixStream) -> io::Result<Request> {
-    stream.set_read_timeout(Some(REQUEST_TIME))?;
+    let until = Instant::now() + ASKPASS_REQUEST_TIME;
     let mut raw = Vec::new();
-    stream.take(REQUEST_MAX).read_to_end(&mut raw)?;
+    let mut chunk = [0u8; 4096];
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        stream.set_read_timeout(Some(left))?;
+        let n = stream.read(&mut chunk)?;
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&chunk[..n]);
+        if raw.len() as u64 > ASKPASS_REQUEST_MAX {
+            return Err(io::ErrorKind::InvalidData.into());
+        }
+    }
     let text = String::from_utf8_lossy(&raw);
     let mut parts = text.splitn(4, '\n');
     let bad = || io::Error::new(io::ErrorKind::InvalidData, "not an askpass request");
@@ -254,14 +367,34 @@ fn read_request(stream: &mut UnixStream) -> io::Result<Request> {
         token,
         connect,
         kind,
-        prompt: prompt.chars().take(PROMPT_CHARS).collect(),
+        prompt: prompt.chars().take(ASKPASS_PROMPT_CHARS).collect(),
     })
 }
 
-/// Whether `ssh` asks a yes/no question about a host key rather than for a secret.
-fn is_host_key_question(prompt: &str) -> bool {
+/// Whether `ssh` asks a yes/no question (a host key to accept, keys to
+/// update) rather than for a secret.
+fn is_yes_no_question(prompt: &str) -> bool {
     let p = prompt.to_ascii_lowercase();
-    p.contains("continue connecting") || p.contains("authenticity of host")
+    p.contains("yes/no") || p.contains("continue connecting") || p.contains("authenticity of host")
+}
+
+/// Marks a question being asked, until dropped (a panic included): the
+/// question is closed and its connect's time runs again.
+struct Asking<'a> {
+    shared: &'a Shared,
+    connect: u64,
+    id: u64,
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        let mut s = self.shared.lock();
+        s.questions.remove(&self.id);
+        if let Some(connect) = s.connects.get_mut(&self.connect) {
+            connect.asking -= 1;
+            connect.answered = Some(Instant::now());
+        }
+    }
 }
 
 fn answer(mut stream: UnixStream, shared: &Shared) -> io::Result<()> {
@@ -274,32 +407,61 @@ fn answer(mut stream: UnixStream, shared: &Shared) -> io::Result<()> {
         // A notice (e.g. "touch your security key"): nothing to answer.
         return stream.write_all(b"1\n");
     }
-    if is_host_key_question(&request.prompt) {
+    if is_yes_no_question(&request.prompt) {
         return refuse(stream);
     }
-    let question = {
-        let mut c = shared.lock();
-        c.next_question += 1;
-        let id = c.next_question;
-        let Some(connect) = c.open.get_mut(&request.connect) else {
-            drop(c);
+    let (send, answered) = sync_channel(1);
+    let (question, asking) = {
+        let mut s = shared.lock();
+        let Some(connect) = s.connects.get_mut(&request.connect) else {
+            drop(s);
             return refuse(stream);
         };
         connect.asking += 1;
-        SecretQuestion {
+        let server = connect.server.clone();
+        s.next_question += 1;
+        let id = s.next_question;
+        let question = SecretQuestion {
             id,
-            server: connect.server.clone(),
+            server,
             prompt: request.prompt,
+        };
+        s.questions.insert(
+            id,
+            Open {
+                connect: request.connect,
+                question: question.clone(),
+                reply: send,
+            },
+        );
+        let asking = Asking {
+            shared,
+            connect: request.connect,
+            id,
+        };
+        (question, asking)
+    };
+    shared.asker.show(&question);
+    let answer = match answered.recv_timeout(shared.wait) {
+        Ok(answer) => answer,
+        Err(_) => {
+            // Not answered in time, unless the answer came just now.
+            let still_asked = shared.lock().questions.remove(&question.id).is_some();
+            if still_asked {
+                shared.asker.withdraw(question.id);
+                None
+            } else {
+                answered.try_recv().ok().flatten()
+            }
         }
     };
-    let answer = (shared.ask)(&question);
-    if let Some(connect) = shared.lock().open.get_mut(&request.connect) {
-        connect.asking -= 1;
-        connect.answered = Some(Instant::now());
-    }
+    let connect_open = shared.lock().connects.contains_key(&request.connect);
+    drop(asking);
     match answer {
-        Some(secret) if secret.len() <= SECRET_MAX && !secret.contains('\n') => {
-            let mut reply = Zeroizing::new(Vec::with_capacity(secret.len() + 3));
+        Some(secret)
+            if connect_open && secret.len() <= ASKPASS_SECRET_MAX && !secret.contains('\n') =>
+        {
+            let mut reply = Zeroizing::new(Vec::with_capacity(secret.len() + 2));
             reply.extend_from_slice(b"1\n");
             reply.extend_from_slice(secret.as_bytes());
             stream.write_all(&reply)
@@ -313,20 +475,17 @@ fn answer(mut stream: UnixStream, shared: &Shared) -> io::Result<()> {
 /// argument) and prints the answer for `ssh`; returns the exit code (0
 /// answered, 1 refused or cancelled). `None` when the program was not
 /// started as an askpass (it goes on as itself).
-pub fn helper_main() -> Option<i32> {
-    let socket = std::env::var_os(SOCKET_VAR)?;
+pub fn run_as_askpass() -> Option<i32> {
+    let client = Client::from(|name| std::env::var_os(name))?;
     let prompt = std::env::args_os().nth(1).unwrap_or_default();
-    let token = std::env::var(TOKEN_VAR).unwrap_or_default();
-    let connect = std::env::var(CONNECT_VAR).unwrap_or_default();
     let kind = std::env::var("SSH_ASKPASS_PROMPT").unwrap_or_default();
-    let request = format!("{token}\n{connect}\n{kind}\n{}", prompt.to_string_lossy());
-    match ask_over(Path::new(&socket), request.as_bytes()) {
+    match client.ask(&kind, &prompt.to_string_lossy()) {
         Ok(Some(secret)) => {
+            let mut line = Zeroizing::new(Vec::with_capacity(secret.len() + 1));
+            line.extend_from_slice(secret.as_bytes());
+            line.push(b'\n');
             let mut out = io::stdout().lock();
-            let printed = out
-                .write_all(secret.as_bytes())
-                .and_then(|()| out.write_all(b"\n"))
-                .and_then(|()| out.flush());
+            let printed = out.write_all(&line).and_then(|()| out.flush());
             Some(i32::from(printed.is_err()))
         }
         Ok(None) => Some(1),
@@ -337,14 +496,52 @@ pub fn helper_main() -> Option<i32> {
     }
 }
 
-fn ask_over(socket: &Path, request: &[u8]) -> io::Result<Option<Zeroizing<String>>> {
+/// An askpass client: what `ssh`'s environment says of the `Askpass` to ask.
+pub struct Client {
+    socket: PathBuf,
+    token: String,
+    connect: String,
+}
+
+impl Client {
+    /// The client the variables name (as [`Askpass::env`] sets them), read
+    /// with `var`; `None` without a socket.
+    pub fn from(var: impl Fn(&str) -> Option<OsString>) -> Option<Client> {
+        let text = |name| {
+            var(name)
+                .map(|v| v.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        Some(Client {
+            socket: PathBuf::from(var(SOCKET_VAR)?),
+            token: text(TOKEN_VAR),
+            connect: text(CONNECT_VAR),
+        })
+    }
+
+    /// Asks `prompt` (`kind`: `SSH_ASKPASS_PROMPT` as `ssh` set it) and
+    /// waits for the answer: the secret, or `None` when refused or cancelled.
+    ///
+    /// # Errors
+    /// When the `Askpass` cannot be reached, or cuts the client off.
+    pub fn ask(&self, kind: &str, prompt: &str) -> io::Result<Answer> {
+        let request = format!("{}\n{}\n{kind}\n{prompt}", self.token, self.connect);
+        ask_over(&self.socket, request.as_bytes())
+    }
+}
+
+fn ask_over(socket: &Path, request: &[u8]) -> io::Result<Answer> {
     let mut stream = UnixStream::connect(socket)?;
     stream.write_all(request)?;
     stream.shutdown(std::net::Shutdown::Write)?;
     // The user may take their time: a little longer than the app waits.
-    stream.set_read_timeout(Some(ASKPASS_WAIT + REQUEST_TIME))?;
-    let mut reply = Zeroizing::new(Vec::new());
-    stream.take(2 + SECRET_MAX as u64).read_to_end(&mut reply)?;
+    stream.set_read_timeout(Some(ASKPASS_WAIT + ASKPASS_REQUEST_TIME))?;
+    // Room for the longest reply up front: the buffer never moves, so no
+    // copy of the secret is left unwiped.
+    let mut reply = Zeroizing::new(Vec::with_capacity(2 + ASKPASS_SECRET_MAX + 1));
+    stream
+        .take(2 + ASKPASS_SECRET_MAX as u64)
+        .read_to_end(&mut reply)?;
     match reply.strip_prefix(b"1\n") {
         Some(secret) => match std::str::from_utf8(secret) {
             Ok(s) => Ok(Some(Zeroizing::new(s.to_string()))),
@@ -358,15 +555,50 @@ fn ask_over(socket: &Path, request: &[u8]) -> io::Result<Option<Zeroizing<String
 mod tests {
     use super::*;
 
-    fn asked(answer: &'static str) -> (Arc<Askpass>, Arc<Mutex<Vec<SecretQuestion>>>) {
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let log = seen.clone();
-        let askpass = Askpass::start(PathBuf::from("/nonexistent"), move |q| {
-            log.lock().unwrap().push(q.clone());
-            Some(Zeroizing::new(answer.to_string()))
-        })
-        .unwrap();
-        (askpass, seen)
+    /// An asker that answers each question with what `answer` says
+    /// (`None`: leaves it open), and records what it was shown and told.
+    #[derive(Default)]
+    struct Recorder {
+        shown: Mutex<Vec<SecretQuestion>>,
+        withdrawn: Mutex<Vec<u64>>,
+    }
+
+    struct Answering {
+        record: Arc<Recorder>,
+        askpass: Arc<Mutex<Option<std::sync::Weak<Askpass>>>>,
+        answer: Option<&'static str>,
+    }
+
+    impl Asker for Answering {
+        fn show(&self, q: &SecretQuestion) {
+            self.record.shown.lock().unwrap().push(q.clone());
+            if let Some(a) = self.answer {
+                let askpass = self.askpass.lock().unwrap().clone().unwrap();
+                let id = q.id;
+                // Answers from another thread, as the window does.
+                std::thread::spawn(move || {
+                    if let Some(askpass) = askpass.upgrade() {
+                        let _ = askpass.answer(id, Some(Zeroizing::new(a.to_string())));
+                    }
+                });
+            }
+        }
+        fn withdraw(&self, id: u64) {
+            self.record.withdrawn.lock().unwrap().push(id);
+        }
+    }
+
+    fn asked(answer: Option<&'static str>, wait: Duration) -> (Arc<Askpass>, Arc<Recorder>) {
+        let record = Arc::new(Recorder::default());
+        let slot = Arc::new(Mutex::new(None));
+        let asker = Answering {
+            record: record.clone(),
+            askpass: slot.clone(),
+            answer,
+        };
+        let askpass = Askpass::waiting(PathBuf::from("/nonexistent"), asker, wait).unwrap();
+        *slot.lock().unwrap() = Some(Arc::downgrade(&askpass));
+        (askpass, record)
     }
 
     fn request(
@@ -382,54 +614,176 @@ mod tests {
             .map(|s| s.to_string())
     }
 
+    fn token(askpass: &Askpass) -> String {
+        askpass.shared.token.clone()
+    }
+
+    const LONG: Duration = Duration::from_secs(60);
+
     #[test]
     fn a_passphrase_prompt_reaches_the_app_with_the_server_it_is_for() {
-        let (askpass, seen) = asked("open sesame");
+        let (askpass, record) = asked(Some("open sesame"), LONG);
         let c = askpass.begin("ann@example:2222");
-        let token = askpass.shared.token.clone();
-        let got = request(&askpass, &token, c, "", "Enter passphrase for key '/k':");
+        let got = request(
+            &askpass,
+            &token(&askpass),
+            c,
+            "",
+            "Enter passphrase for key '/k':",
+        );
         assert_eq!(got.as_deref(), Some("open sesame"));
-        let seen = seen.lock().unwrap();
-        assert_eq!(seen.len(), 1);
-        assert_eq!(seen[0].server, "ann@example:2222");
-        assert_eq!(seen[0].prompt, "Enter passphrase for key '/k':");
+        let shown = record.shown.lock().unwrap();
+        assert_eq!(shown.len(), 1);
+        assert_eq!(shown[0].server, "ann@example:2222");
+        assert_eq!(shown[0].prompt, "Enter passphrase for key '/k':");
         assert!(askpass.waits_until(c, Duration::from_secs(10)).is_some());
+        assert!(askpass.asking().is_empty(), "answered: no longer open");
     }
 
     #[test]
-    fn a_wrong_token_an_ended_connect_and_host_key_questions_are_refused_unasked() {
-        let (askpass, seen) = asked("yes");
+    fn a_wrong_token_is_refused_unasked() {
+        let (askpass, record) = asked(Some("x"), LONG);
         let c = askpass.begin("h");
-        let token = askpass.shared.token.clone();
         assert_eq!(request(&askpass, "guess", c, "", "Password:"), None);
+        assert!(record.shown.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn yes_no_questions_are_refused_unasked() {
+        let (askpass, record) = asked(Some("yes"), LONG);
+        let c = askpass.begin("h");
+        let t = token(&askpass);
         let host_key = "The authenticity of host 'h (1.2.3.4)' can't be established.\n\
              ED25519 key fingerprint is SHA256:x.\n\
              Are you sure you want to continue connecting (yes/no/[fingerprint])?";
-        assert_eq!(request(&askpass, &token, c, "", host_key), None);
+        assert_eq!(request(&askpass, &t, c, "", host_key), None);
         assert_eq!(
-            request(&askpass, &token, c, "confirm", "Allow use of key?"),
+            request(&askpass, &t, c, "", "Accept updated hostkeys? (yes/no): "),
             None
         );
+        assert_eq!(
+            request(&askpass, &t, c, "confirm", "Allow use of key?"),
+            None
+        );
+        assert!(record.shown.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_prompt_for_an_ended_or_unknown_connect_is_refused_unasked() {
+        let (askpass, record) = asked(Some("x"), LONG);
+        let c = askpass.begin("h");
         askpass.end(c);
-        assert_eq!(request(&askpass, &token, c, "", "Password:"), None);
-        assert_eq!(request(&askpass, &token, 999, "", "Password:"), None);
-        assert!(seen.lock().unwrap().is_empty(), "nothing reached the user");
+        assert_eq!(
+            request(&askpass, &token(&askpass), c, "", "Password:"),
+            None
+        );
+        assert_eq!(
+            request(&askpass, &token(&askpass), 999, "", "Password:"),
+            None
+        );
+        assert!(record.shown.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_notice_is_shown_to_nobody_and_answered_empty() {
+        let (askpass, record) = asked(None, LONG);
+        let c = askpass.begin("h");
+        let got = request(
+            &askpass,
+            &token(&askpass),
+            c,
+            "none",
+            "Confirm user presence for key",
+        );
+        assert_eq!(got.as_deref(), Some(""));
+        assert!(record.shown.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_connect_that_ends_withdraws_its_open_prompt_and_ssh_is_told_no() {
+        let (askpass, record) = asked(None, LONG);
+        let c = askpass.begin("h");
+        let t = token(&askpass);
+        let a = askpass.clone();
+        let asking = std::thread::spawn(move || request(&a, &t, c, "", "Password:"));
+        while askpass.asking().is_empty() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let id = askpass.asking()[0].id;
+        askpass.end(c);
+        assert_eq!(asking.join().unwrap(), None);
+        assert_eq!(*record.withdrawn.lock().unwrap(), [id]);
+        assert!(askpass
+            .answer(id, Some(Zeroizing::new("late".into())))
+            .is_err());
+        assert_eq!(askpass.waits_until(c, LONG), None, "the connect is gone");
+    }
+
+    #[test]
+    fn a_prompt_nobody_answers_is_withdrawn_after_the_wait() {
+        let (askpass, record) = asked(None, Duration::from_millis(300));
+        let c = askpass.begin("h");
+        let got = request(&askpass, &token(&askpass), c, "", "Password:");
+        assert_eq!(got, None);
+        assert_eq!(record.withdrawn.lock().unwrap().len(), 1);
+        assert!(askpass.asking().is_empty());
+        assert!(
+            askpass.waits_until(c, Duration::from_secs(10)).is_some(),
+            "its time runs from the close"
+        );
+    }
+
+    #[test]
+    fn an_open_prompt_can_be_shown_again_and_is_answered_once() {
+        let (askpass, _) = asked(None, LONG);
+        let c = askpass.begin("h");
+        let t = token(&askpass);
+        let a = askpass.clone();
+        let asking = std::thread::spawn(move || request(&a, &t, c, "", "Password:"));
+        while askpass.asking().is_empty() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let open = askpass.asking();
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0].prompt, "Password:");
+        askpass
+            .answer(open[0].id, Some(Zeroizing::new("pw".into())))
+            .unwrap();
+        assert!(askpass.answer(open[0].id, None).is_err(), "answered once");
+        assert_eq!(asking.join().unwrap().as_deref(), Some("pw"));
     }
 
     #[test]
     fn a_server_chosen_prompt_is_cut_and_an_answer_with_a_line_break_is_refused() {
-        let (askpass, seen) = asked("two\nlines");
+        let (askpass, record) = asked(Some("two\nlines"), LONG);
         let c = askpass.begin("h");
-        let token = askpass.shared.token.clone();
         let long = "P".repeat(5_000);
-        assert_eq!(request(&askpass, &token, c, "", &long), None);
-        assert_eq!(seen.lock().unwrap()[0].prompt.chars().count(), PROMPT_CHARS);
+        assert_eq!(request(&askpass, &token(&askpass), c, "", &long), None);
+        let shown = record.shown.lock().unwrap();
+        assert_eq!(shown[0].prompt.chars().count(), ASKPASS_PROMPT_CHARS);
+    }
+
+    #[test]
+    fn clients_past_the_limit_are_refused_at_once() {
+        let (askpass, record) = asked(None, LONG);
+        // Clients that never finish sending hold their places.
+        let held: Vec<UnixStream> = (0..ASKPASS_CLIENTS)
+            .map(|_| UnixStream::connect(&askpass.socket).unwrap())
+            .collect();
+        std::thread::sleep(Duration::from_millis(200));
+        let c = askpass.begin("h");
+        let text = format!("{}\n{c}\n\nPassword:", token(&askpass));
+        // Refused: told no, or cut off (the client exits 1 either way).
+        let got = ask_over(&askpass.socket, text.as_bytes()).map(|a| a.map(|s| s.to_string()));
+        assert!(matches!(got, Ok(None) | Err(_)), "{got:?}");
+        assert!(record.shown.lock().unwrap().is_empty());
+        drop(held);
     }
 
     #[test]
     fn the_private_folder_is_the_users_alone() {
         use std::os::unix::fs::PermissionsExt;
-        let (askpass, _) = asked("x");
+        let (askpass, _) = asked(None, LONG);
         let dir = askpass.socket.parent().unwrap();
         let mode = std::fs::metadata(dir).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);

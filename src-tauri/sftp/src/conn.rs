@@ -77,24 +77,30 @@ impl Drop for Conn {
 }
 
 impl Conn {
-    /// Starts `ssh` and the SFTP session on it.
-    async fn open(target: &Target, options: &SshOptions, dev: u64) -> Result<Conn, CanopyError> {
+    /// Starts `ssh` and the SFTP session on it. `may_ask`: `ssh` may ask
+    /// for a password or passphrase through the askpass (only a connect made
+    /// outside any folder's time: the user may take a while); otherwise it
+    /// runs in batch mode.
+    async fn open(
+        target: &Target,
+        options: &SshOptions,
+        dev: u64,
+        may_ask: bool,
+    ) -> Result<Conn, CanopyError> {
         let label = label(target);
-        let mut cmd = tokio::process::Command::from(ssh::command(target, options));
-        // Its prompts go to the app's askpass, unless it runs in batch mode.
-        let askpass = options
+        let batch = options.batch || !may_ask;
+        let mut cmd = tokio::process::Command::from(ssh::command(target, options, batch));
+        // Its prompts go to the app's askpass, unless it runs in batch mode;
+        // the connect's prompts end with it, however it ends.
+        let asking = options
             .askpass
             .as_ref()
-            .filter(|_| !options.batch)
-            .map(|a| (a.clone(), a.begin(&label)));
-        if let Some((a, connect)) = &askpass {
-            cmd.envs(a.env(*connect));
+            .filter(|_| !batch)
+            .map(|a| Begun::new(a.clone(), &label));
+        if let Some(begun) = &asking {
+            cmd.envs(begun.askpass.env(begun.connect));
         }
-        let started = Self::start(target, cmd, dev, label, askpass.as_ref()).await;
-        if let Some((a, connect)) = &askpass {
-            a.end(*connect);
-        }
-        started
+        Self::start(target, cmd, dev, label, asking.as_ref()).await
     }
 
     async fn start(
@@ -102,7 +108,7 @@ impl Conn {
         mut cmd: tokio::process::Command,
         dev: u64,
         label: String,
-        askpass: Option<&(Arc<Askpass>, u64)>,
+        asking: Option<&Begun>,
     ) -> Result<Conn, CanopyError> {
         cmd.stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -136,7 +142,7 @@ impl Conn {
                 Ok(done) => break Ok(done),
                 // While the user is asked for a secret the connect waits
                 // for them; its own time runs again from the answer.
-                Err(late) => match askpass.and_then(|(a, connect)| a.waits_until(*connect, wait)) {
+                Err(late) => match asking.and_then(|b| b.askpass.waits_until(b.connect, wait)) {
                     Some(later) if later > Instant::now() => deadline = later,
                     _ => break Err(late),
                 },
@@ -161,7 +167,16 @@ impl Conn {
                 if said.lines.is_empty() {
                     let timed_out = failed.is_err();
                     let why = match failed {
-                        Err(_) => format!("no SFTP session within {} s", wait.as_secs()),
+                        Err(_) => {
+                            let asked = asking
+                                .is_some_and(|b| b.askpass.waits_until(b.connect, wait).is_some());
+                            let from = if asked {
+                                " of the last password answer"
+                            } else {
+                                ""
+                            };
+                            format!("no SFTP session within {} s{from}", wait.as_secs())
+                        }
                         Ok(Err(e)) => e.to_string(),
                         Ok(Ok(_)) => unreachable!(),
                     };
@@ -275,6 +290,25 @@ impl Conn {
     }
 }
 
+/// A connect that may ask the user, begun with the askpass until dropped.
+pub(crate) struct Begun {
+    askpass: Arc<Askpass>,
+    connect: u64,
+}
+
+impl Begun {
+    fn new(askpass: Arc<Askpass>, server: &str) -> Begun {
+        let connect = askpass.begin(server);
+        Begun { askpass, connect }
+    }
+}
+
+impl Drop for Begun {
+    fn drop(&mut self) {
+        self.askpass.end(self.connect);
+    }
+}
+
 /// An SFTP status as the OS error the engine reads.
 fn status_error(kind: SftpErrorKind, message: &impl std::fmt::Display) -> io::Error {
     match kind {
@@ -359,8 +393,9 @@ impl Host {
 
     /// The connection a new request runs on: the current one while it
     /// answers; otherwise a new one (a call stalled past a step's time, or
-    /// the connection lost, is a reason to reconnect).
-    pub fn for_request(&self) -> Result<Arc<Conn>, CanopyError> {
+    /// the connection lost, is a reason to reconnect). `may_ask`: a new one
+    /// may ask the user for a password (see [`Conn::open`]).
+    pub fn for_request(&self, may_ask: bool) -> Result<Arc<Conn>, CanopyError> {
         if let Some(conn) = self.current() {
             if conn.lost().is_none() && !conn.stalled() && !conn.ended() {
                 return Ok(conn);
@@ -395,9 +430,10 @@ impl Host {
             ConnectionState::Connecting
         });
         let dev = device_number(&self.target);
-        let opened = runtime()
-            .handle()
-            .block_on(Conn::open(&self.target, &self.options, dev));
+        let opened =
+            runtime()
+                .handle()
+                .block_on(Conn::open(&self.target, &self.options, dev, may_ask));
         self.attempts.fetch_add(1, Ordering::SeqCst);
         *last_failure = opened.as_ref().err().cloned();
         match opened {
@@ -431,16 +467,22 @@ fn device_number(target: &Target) -> u64 {
     static CONNECTIONS: AtomicU64 = AtomicU64::new(0);
     let n = CONNECTIONS.fetch_add(1, Ordering::Relaxed) + 1;
     let key = label(target);
-    (1 << 63) | (crate::fnv(key.as_bytes()) & 0x7fff_ffff_0000_0000) | (n & 0xffff_ffff)
+    REMOTE_DEVICE | (crate::fnv(key.as_bytes()) & SERVER_BITS) | (n & CONNECTION_BITS)
 }
+
+/// A device number's parts for a connection: the top bit (no local
+/// `st_dev` has it), 31 bits for the server, 32 counting connections.
+const REMOTE_DEVICE: u64 = 1 << 63;
+const SERVER_BITS: u64 = 0x7fff_ffff_0000_0000;
+const CONNECTION_BITS: u64 = 0xffff_ffff;
 
 /// The part of a device number of [`device_number`] that names its server:
 /// the same for every connection to it (they differ in the low 32 bits);
 /// any other device number (a local one) as it is. For what outlives one
 /// connection, such as `canopy-mcp`'s paging cursors.
 pub fn lasting_device(dev: u64) -> u64 {
-    if dev >> 63 == 1 {
-        dev & !0xffff_ffff
+    if dev & REMOTE_DEVICE != 0 {
+        dev & !CONNECTION_BITS
     } else {
         dev
     }

@@ -60,7 +60,9 @@ impl SftpFs {
     /// `HOST_KEY_UNKNOWN`, `HOST_KEY_CHANGED`, `AUTH_FAILED`, `TIMEOUT`, or
     /// `IO` with what `ssh` said.
     pub fn connect(&self) -> Result<(), CanopyError> {
-        self.host.for_request().map(drop)
+        // The only connect that may ask the user for a password: it runs
+        // outside any folder's time. The rest reconnect in batch mode.
+        self.host.for_request(true).map(drop)
     }
 
     /// The absolute path on the server of `path` (a home-relative one is
@@ -72,7 +74,7 @@ impl SftpFs {
         match path {
             RemotePath::Absolute(p) => Ok(p.clone()),
             RemotePath::Home(below) => {
-                let conn = self.host.for_request()?;
+                let conn = self.host.for_request(false)?;
                 let home = self
                     .host
                     .home(&conn)
@@ -93,7 +95,7 @@ impl SftpFs {
     /// # Errors
     /// As [`SftpFs::connect`]; the server's error (`NOT_FOUND` ...).
     pub fn real_path(&self, path: &Path) -> Result<(PathBuf, Meta, Identity), CanopyError> {
-        let conn = self.host.for_request()?;
+        let conn = self.host.for_request(false)?;
         let fs = &mut conn.sftp.fs();
         let real = conn
             .call(async { fs.canonicalize(path).await })
@@ -125,7 +127,7 @@ impl SftpFs {
     }
 
     fn conn(&self) -> io::Result<Arc<Conn>> {
-        self.host.for_request().map_err(CanopyError::into_io)
+        self.host.for_request(false).map_err(CanopyError::into_io)
     }
 }
 

@@ -32,7 +32,8 @@ pub struct SshOptions {
 }
 
 /// The `ssh` command that opens the SFTP subsystem on `target`.
-pub(crate) fn command(target: &Target, options: &SshOptions) -> std::process::Command {
+/// `batch`: with `BatchMode=yes` (no prompt), whatever `options` say.
+pub(crate) fn command(target: &Target, options: &SshOptions, batch: bool) -> std::process::Command {
     let program = options
         .program
         .clone()
@@ -49,7 +50,7 @@ pub(crate) fn command(target: &Target, options: &SshOptions) -> std::process::Co
     cmd.args(["-T", "-x", "-a", "-o", "ClearAllForwardings=yes"])
         .arg("-o")
         .arg(format!("ConnectTimeout={connect}"));
-    if options.batch {
+    if batch || options.batch {
         cmd.args(["-o", "BatchMode=yes"]);
     }
     if let Some(port) = target.port {
@@ -204,6 +205,7 @@ mod tests {
                 batch: true,
                 ..Default::default()
             },
+            false,
         );
         let args: Vec<_> = cmd
             .get_args()

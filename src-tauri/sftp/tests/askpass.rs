@@ -10,17 +10,17 @@ mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use canopy_core::limits::SFTP_CONNECT_TIME;
 use canopy_core::ErrorCode;
-use canopy_sftp::askpass::{Askpass, SecretQuestion, Zeroizing};
-use canopy_sftp::{SftpFs, SshOptions, Target};
+use canopy_sftp::askpass::{Asker, Askpass, SecretQuestion, Zeroizing};
+use canopy_sftp::{ConnectionState, SftpFs, SshOptions, Target};
 use common::*;
 
 /// The askpass `ssh` runs: this binary.
-fn helper() -> PathBuf {
+fn this_binary() -> PathBuf {
     std::env::current_exe().unwrap()
 }
 
@@ -33,25 +33,54 @@ fn locked_key_server() -> (Sshd, PathBuf) {
 }
 
 type Asked = Arc<Mutex<Vec<SecretQuestion>>>;
+type Answers = Box<dyn Fn(usize) -> Option<&'static str> + Send + Sync>;
 
-/// A source whose prompts are answered by `answer` (called with how many
-/// were asked before), and the questions asked.
-fn source(
-    config: &Path,
-    batch: bool,
-    answer: impl Fn(usize) -> Option<&'static str> + Send + Sync + 'static,
-) -> (SftpFs, Asked) {
-    let asked: Asked = Arc::default();
-    let log = asked.clone();
-    let askpass = Askpass::start(helper(), move |q| {
+/// The user, as the tests play them: each question is answered (from
+/// another thread, as the window answers) with what `answers` says for
+/// how many were asked before; `None` cancels.
+struct User {
+    asked: Asked,
+    answers: Answers,
+    askpass: Arc<Mutex<Weak<Askpass>>>,
+}
+
+impl Asker for User {
+    fn show(&self, q: &SecretQuestion) {
         let n = {
-            let mut log = log.lock().unwrap();
+            let mut log = self.asked.lock().unwrap();
             log.push(q.clone());
             log.len() - 1
         };
-        answer(n).map(|s| Zeroizing::new(s.to_string()))
-    })
-    .unwrap();
+        let answer = (self.answers)(n).map(|s| Zeroizing::new(s.to_string()));
+        let askpass = self.askpass.lock().unwrap().clone();
+        let id = q.id;
+        std::thread::spawn(move || {
+            if let Some(askpass) = askpass.upgrade() {
+                let _ = askpass.answer(id, answer);
+            }
+        });
+    }
+
+    fn withdraw(&self, _id: u64) {}
+}
+
+/// A source whose prompts are answered by `answers`, the questions asked,
+/// and `ssh` run as `program` (default the real one).
+fn source_running(
+    config: &Path,
+    batch: bool,
+    program: Option<PathBuf>,
+    answers: impl Fn(usize) -> Option<&'static str> + Send + Sync + 'static,
+) -> (SftpFs, Asked) {
+    let asked: Asked = Arc::default();
+    let slot = Arc::new(Mutex::new(Weak::new()));
+    let user = User {
+        asked: asked.clone(),
+        answers: Box::new(answers),
+        askpass: slot.clone(),
+    };
+    let askpass = Askpass::start(this_binary(), user).unwrap();
+    *slot.lock().unwrap() = Arc::downgrade(&askpass);
     let fs = SftpFs::new(
         Target {
             user: None,
@@ -61,11 +90,19 @@ fn source(
         SshOptions {
             config: Some(config.to_path_buf()),
             batch,
-            program: None,
+            program,
             askpass: Some(askpass),
         },
     );
     (fs, asked)
+}
+
+fn source(
+    config: &Path,
+    batch: bool,
+    answers: impl Fn(usize) -> Option<&'static str> + Send + Sync + 'static,
+) -> (SftpFs, Asked) {
+    source_running(config, batch, None, answers)
 }
 
 fn a_key_s_passphrase_is_asked_once_with_the_server_and_the_login_goes_through() {
@@ -109,12 +146,34 @@ fn only_wrong_passphrases_end_auth_failed() {
     assert_eq!(asked.lock().unwrap().len(), 3);
 }
 
-fn scripts_in_batch_mode_are_never_asked() {
-    let (_sshd, config) = locked_key_server();
-    let (remote, asked) = source(&config, true, |_| Some(PASSPHRASE));
+fn scripts_in_batch_mode_are_never_asked_and_ssh_is_given_no_askpass() {
+    let (sshd, config) = locked_key_server();
+    // An `ssh` that writes down its environment, then runs the real one.
+    let seen = sshd.dir.path().join("ssh-env");
+    let wrapper = sshd.dir.path().join("ssh-recording-env");
+    fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nenv > '{}'\nexec ssh \"$@\"\n", seen.display()),
+    )
+    .unwrap();
+    fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let (remote, asked) = source_running(&config, true, Some(wrapper), |_| Some(PASSPHRASE));
     let e = remote.connect().unwrap_err();
     assert_eq!(e.code, ErrorCode::AuthFailed, "{e:?}");
     assert!(asked.lock().unwrap().is_empty());
+    let env = fs::read_to_string(&seen).unwrap();
+    assert!(
+        env.lines().any(|l| l.starts_with("PATH=")),
+        "the wrapper ran: {env}"
+    );
+    assert!(
+        !env.contains("SSH_ASKPASS") && !env.contains("CANOPY_ASKPASS"),
+        "no askpass in batch mode: {env}"
+    );
 }
 
 fn the_connect_waits_for_a_user_slower_than_its_own_time() {
@@ -126,6 +185,37 @@ fn the_connect_waits_for_a_user_slower_than_its_own_time() {
     });
     remote.connect().unwrap();
     assert_eq!(asked.lock().unwrap().len(), 1);
+}
+
+/// A request that finds its connection gone reconnects inside its
+/// folder's time: it never asks (it fails as batch mode would); the next
+/// connect, made outside any folder's time, asks again.
+fn a_reconnect_inside_a_request_never_asks_the_next_connect_does() {
+    let (sshd, config) = locked_key_server();
+    let (remote, asked) = source(&config, false, |_| Some(PASSPHRASE));
+    remote.connect().unwrap();
+    assert_eq!(asked.lock().unwrap().len(), 1);
+    for pid in sshd.sessions() {
+        signal(pid, "KILL");
+    }
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while remote.state() == ConnectionState::Connected {
+        assert!(
+            std::time::Instant::now() < until,
+            "the connection is seen lost"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let e = remote.real_path(&sshd.data()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::AuthFailed, "{e:?}");
+    assert_eq!(
+        asked.lock().unwrap().len(),
+        1,
+        "not asked inside the request"
+    );
+    remote.connect().unwrap();
+    assert_eq!(asked.lock().unwrap().len(), 2, "asked by the connect");
+    remote.real_path(&sshd.data()).unwrap();
 }
 
 fn an_unknown_host_key_is_never_asked_about_even_when_the_config_says_ask() {
@@ -166,12 +256,16 @@ const CASES: &[Case] = &[
         only_wrong_passphrases_end_auth_failed,
     ),
     (
-        "scripts_in_batch_mode_are_never_asked",
-        scripts_in_batch_mode_are_never_asked,
+        "scripts_in_batch_mode_are_never_asked_and_ssh_is_given_no_askpass",
+        scripts_in_batch_mode_are_never_asked_and_ssh_is_given_no_askpass,
     ),
     (
         "the_connect_waits_for_a_user_slower_than_its_own_time",
         the_connect_waits_for_a_user_slower_than_its_own_time,
+    ),
+    (
+        "a_reconnect_inside_a_request_never_asks_the_next_connect_does",
+        a_reconnect_inside_a_request_never_asks_the_next_connect_does,
     ),
     (
         "an_unknown_host_key_is_never_asked_about_even_when_the_config_says_ask",
@@ -180,7 +274,7 @@ const CASES: &[Case] = &[
 ];
 
 fn main() {
-    if let Some(code) = canopy_sftp::askpass::helper_main() {
+    if let Some(code) = canopy_sftp::askpass::run_as_askpass() {
         std::process::exit(code);
     }
     let filter: Vec<String> = std::env::args()

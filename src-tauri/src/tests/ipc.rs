@@ -751,7 +751,8 @@ fn cases(f: &Fixture) -> Vec<Case> {
         },
         Case {
             command: "answer_secret",
-            // No prompt is open: an answer to nothing is refused (`remote.rs`
+            // No prompt is open: an answer to nothing is refused
+            // (`a_password_prompt_reaches_the_page_and_its_answer_goes_back_once`
             // answers a real one).
             valid: None,
             invalid: Some((
@@ -1117,36 +1118,53 @@ fn a_folder_inside_an_archive_is_not_watched_and_says_nothing() {
     );
 }
 
-/// `ssh`'s password prompt reaches the page as an `askSecret` event on its
-/// shell channel; `answer_secret` hands the secret back to the prompt
-/// once, and a second answer to it is refused.
+/// `ssh`'s password prompt (sent by an askpass client, as `canopy` run by
+/// `ssh` sends it) reaches the page as an `askSecret` event, its words
+/// escaped as a name's; a page that listens again is shown it again;
+/// `answer_secret` hands the secret to the client once, and a second
+/// answer is refused.
 #[test]
 fn a_password_prompt_reaches_the_page_and_its_answer_goes_back_once() {
     let f = Fixture::new();
     f.invoke("listen_shell", json!({ "channel": "__CHANNEL__:61" }))
         .unwrap();
     let state = Arc::clone(&f._app.state::<Arc<crate::AppState>>());
-    let question = canopy_sftp::SecretQuestion {
-        id: 5,
-        server: "ann@files.example:2222".into(),
-        prompt: "Enter passphrase for key '/home/ann/.ssh/id_ed25519':".into(),
+    let askpass = state.askpass.clone().expect("the askpass is set up");
+    let connect = askpass.begin("ann@files.example:2222");
+    let env = askpass.env(connect);
+    let client = canopy_sftp::askpass::Client::from(|name| {
+        env.iter().find(|(k, _)| *k == name).map(|(_, v)| v.clone())
+    })
+    .expect("the variables name the socket");
+    let asking = std::thread::spawn(move || {
+        client
+            .ask("", "(ann@files.example) Password\u{202e}:")
+            .unwrap()
+            .map(|s| s.to_string())
+    });
+    let wait_for = |channel: u32| {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while f.sent_to(channel).is_empty() {
+            assert!(std::time::Instant::now() < until, "the page was asked");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        f.sent_to(channel)
     };
-    let asking = std::thread::spawn(move || state.secrets.ask(&question).map(|s| s.to_string()));
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while f.sent_to(61).is_empty() {
-        assert!(std::time::Instant::now() < until, "the page was asked");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    assert_eq!(
-        f.sent_to(61),
-        [json!({
-            "type": "askSecret",
-            "id": 5,
-            "server": "ann@files.example:2222",
-            "prompt": "Enter passphrase for key '/home/ann/.ssh/id_ed25519':",
-        })]
-    );
-    let answer = json!({ "request": { "id": 5, "secret": "correct horse" } });
+    let shown = wait_for(61);
+    let id = askpass.asking()[0].id;
+    let event = json!({
+        "type": "askSecret",
+        "id": id,
+        "server": "ann@files.example:2222",
+        "prompt": "(ann@files.example) Password\u{202e}:",
+        "promptParts": [{ "text": "(ann@files.example) Password" }, { "escape": "\\u{202e}" }, { "text": ":" }],
+    });
+    assert_eq!(shown, std::slice::from_ref(&event));
+    // The page is reloaded: it listens on a new channel and is asked again.
+    f.invoke("listen_shell", json!({ "channel": "__CHANNEL__:62" }))
+        .unwrap();
+    assert_eq!(wait_for(62), [event]);
+    let answer = json!({ "request": { "id": id, "secret": "correct horse" } });
     assert_eq!(
         json(f.invoke("answer_secret", answer.clone()).unwrap()),
         Value::Null
@@ -1154,4 +1172,5 @@ fn a_password_prompt_reaches_the_page_and_its_answer_goes_back_once() {
     assert_eq!(asking.join().unwrap().as_deref(), Some("correct horse"));
     let again = f.invoke("answer_secret", answer).unwrap_err();
     assert_eq!(again["code"], "INVALID_ARGUMENT", "{again}");
+    askpass.end(connect);
 }

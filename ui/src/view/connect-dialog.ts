@@ -3,7 +3,9 @@
 // lately as one-press buttons. It makes an `sftp://` URL (servers.ts) and
 // opens it; the window then says how the connection went (the path bar's
 // error, the connection state). No password is asked or kept here: the
-// system's ssh logs in with the user's keys or agent.
+// system's ssh logs in with the user's keys or agent, and asks for a
+// password or passphrase it needs through the window's own dialog
+// (secret-dialog.ts).
 
 import type { DirectoryController } from "../directory-controller";
 import { serverUrl } from "../servers";
@@ -31,7 +33,7 @@ export function connectDialog(controller: DirectoryController, onDone: () => voi
     "form",
     { class: "confirm connect", role: "dialog", "aria-modal": "true", "aria-label": "Connect to server" },
     el("h2", {}, "Connect to server"),
-    el("p", { class: "muted" }, "Over SFTP, through your ssh setup (keys, agent, ~/.ssh/config). Nothing is written to the server."),
+    el("p", { class: "muted" }, "Over SFTP, through your ssh setup (keys, agent, ~/.ssh/config); a password or passphrase ssh needs is asked for. Nothing is written to the server."),
     host.row,
     user.row,
     port.row,

@@ -100,9 +100,10 @@ export class PathBar {
     if (!t) {
       // Nothing open yet (the first folder is being opened, or failed to):
       // what was asked for, to read or to edit and try again.
-      if (s.openTarget !== null && s.openTarget !== this.shownTarget) {
+      if (s.openTarget !== this.shownTarget) {
         this.shownTarget = s.openTarget;
-        this.crumbs.replaceChildren(el("li", {}, button(`Edit ${s.openTarget}`, { class: "crumb crumb-pending", "data-open-target": "" }, s.openTarget)));
+        const shown = s.openTarget === null ? [] : [el("li", {}, button(`Edit ${s.openTarget}`, { class: "crumb crumb-pending", "data-open-target": "" }, s.openTarget))];
+        this.crumbs.replaceChildren(...shown);
       }
       return;
     }

@@ -2,31 +2,21 @@
 // small modal dialog naming the server, with ssh's own words and a password
 // field. The answer goes back once (`answer_secret`); the field is emptied
 // and the dialog removed at once, so the secret stays in the page no longer
-// than it takes to send. Cancel, Esc or closing answers `null`. Prompts that
-// arrive while one is shown wait their turn; a prompt the app withdraws (it
-// waited too long) is dropped.
+// than it takes to send. Cancel or Esc answers `null`. Prompts that arrive
+// while one is shown wait their turn; one shown again (the app re-sends the
+// open prompts to a reloaded page) is not asked twice; a prompt the app
+// withdraws (it waited too long, or its connection ended) is dropped.
 //
 // The words are ssh's, but a server chooses its keyboard-interactive prompt:
-// they are shown as text, cut, with control and direction-changing
-// characters made visible (`\u{…}`), never as markup.
+// they are shown as a name is, with the engine's escapes (`promptParts`),
+// as text, never markup; the app already cut them.
 
 import type { ShellEvent } from "../bindings/ShellEvent";
 import { button, el } from "./dom";
+import { renderName } from "./name";
 
 type Ask = Extract<ShellEvent, { type: "askSecret" }>;
 type Answer = (id: number, secret: string | null) => Promise<void>;
-
-/** Longest prompt shown, in characters (the app already cuts at 1,000). */
-const PROMPT_SHOWN = 400;
-
-/** `text` with every control (but the line break) and bidi control visible. */
-export function visiblePrompt(text: string): string {
-  const cut = [...text].slice(0, PROMPT_SHOWN).join("");
-  const shown = cut.replace(/[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu, (c) =>
-    c === "\n" ? c : `\\u{${c.codePointAt(0)!.toString(16)}}`,
-  );
-  return [...text].length > PROMPT_SHOWN ? `${shown}…` : shown;
-}
 
 /** Shows `ask`; `reply` sends the answer and closes it. Returns a close that sends nothing. */
 export type ShowPrompt = (ask: Ask, reply: (secret: string | null) => void) => () => void;
@@ -43,7 +33,8 @@ export class SecretPrompts {
   /** Handles the app's `askSecret` and `secretWithdrawn`; false for other events. */
   handle(event: ShellEvent): boolean {
     if (event.type === "askSecret") {
-      this.queue.push(event);
+      const known = this.shown?.id === event.id || this.queue.some((q) => q.id === event.id);
+      if (!known) this.queue.push(event);
       this.next();
       return true;
     }
@@ -104,8 +95,8 @@ function secretDialog(ask: Ask, reply: (secret: string | null) => void): () => v
   const form = el(
     "form",
     { class: "confirm secret", role: "dialog", "aria-modal": "true", "aria-label": `Log in to ${ask.server}` },
-    el("h2", {}, "Log in to ", el("span", { class: "confirm-name", "data-secret-server": "" }, visiblePrompt(ask.server))),
-    el("p", { class: "secret-prompt confirm-name", "data-secret-prompt": "" }, visiblePrompt(ask.prompt)),
+    el("h2", {}, "Log in to ", el("span", { class: "confirm-name", "data-secret-server": "" }, ask.server)),
+    el("p", { class: "secret-prompt", "data-secret-prompt": "" }, renderName(ask.prompt, ask.promptParts, "confirm-name")),
     input,
     el("p", { class: "muted" }, "Asked by ssh. Canopy passes it to ssh once and keeps it nowhere."),
     el("div", { class: "confirm-buttons" }, cancel, send),

@@ -85,16 +85,21 @@ pub enum ShellEvent {
     Notice { message: String },
     /// `ssh` asks for a password or a key's passphrase to reach `server`:
     /// `prompt` is its words (a server's keyboard-interactive prompt is the
-    /// server's choice: text, at most 1,000 characters). Answered with
-    /// `answer_secret`, once.
+    /// server's choice: text, at most `ASKPASS_PROMPT_CHARS`), with
+    /// `promptParts` as a name's when it holds anything shown escaped.
+    /// Answered with `answer_secret`, once. Sent again to a page that
+    /// listens again while it is open.
     AskSecret {
         #[ts(type = "number")]
         id: u64,
         server: String,
         prompt: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        prompt_parts: Option<Vec<super::NamePart>>,
     },
-    /// The question `id` is no longer asked (it waited too long, or was
-    /// answered): the window closes its dialog.
+    /// The question `id` is no longer asked (it waited too long, or the
+    /// connect that asked it ended): the window closes its dialog.
     SecretWithdrawn {
         #[ts(type = "number")]
         id: u64,
