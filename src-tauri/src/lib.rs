@@ -183,7 +183,10 @@ impl AppState {
 /// remembered, then ends the process by that signal as it would have ended
 /// without the handler (see `canopy_core::supervisor::on_termination`).
 fn save_on_signals(state: Arc<AppState>) {
-    canopy_core::supervisor::on_termination(move || state.save());
+    canopy_core::supervisor::on_termination(move || {
+        state.save();
+        state.askpass.iter().for_each(|a| a.close());
+    });
 }
 
 /// Installs Canopy's plugins, state and commands on a builder. `window`
@@ -393,7 +396,9 @@ pub fn run() {
         .expect("error while starting Canopy");
     app.run(|handle, event| {
         if let tauri::RunEvent::Exit = event {
-            handle.state::<Arc<AppState>>().save();
+            let state = handle.state::<Arc<AppState>>();
+            state.save();
+            state.askpass.iter().for_each(|a| a.close());
         }
     });
 }

@@ -130,6 +130,9 @@ pub const ASKPASS_REQUEST_MAX: u64 = 16 * 1024;
 pub const ASKPASS_REQUEST_TIME: Duration = Duration::from_secs(5);
 /// Askpass clients served at once; more are refused at once.
 pub const ASKPASS_CLIENTS: usize = 8;
+/// Prompts shown for one connect (a wrong passphrase is asked again, as
+/// `ssh` does); past this they are refused unshown.
+pub const ASKPASS_PROMPTS: usize = 6;
 /// Lines of `ssh`'s own messages kept to explain a failed connection.
 pub const SSH_MESSAGE_LINES: usize = 64;
 

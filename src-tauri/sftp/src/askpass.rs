@@ -40,8 +40,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use canopy_core::limits::{
-    ASKPASS_CLIENTS, ASKPASS_PROMPT_CHARS, ASKPASS_REQUEST_MAX, ASKPASS_REQUEST_TIME,
-    ASKPASS_SECRET_MAX, ASKPASS_WAIT,
+    ASKPASS_CLIENTS, ASKPASS_PROMPTS, ASKPASS_PROMPT_CHARS, ASKPASS_REQUEST_MAX,
+    ASKPASS_REQUEST_TIME, ASKPASS_SECRET_MAX, ASKPASS_WAIT,
 };
 use canopy_core::CanopyError;
 pub use zeroize::Zeroizing;
@@ -80,8 +80,14 @@ struct Connect {
     server: String,
     /// Prompts being answered now.
     asking: usize,
-    /// When the last prompt closed.
+    /// Prompts shown so far.
+    asked: usize,
+    /// When the last prompt was answered.
     answered: Option<Instant>,
+    /// A prompt was cancelled (or withdrawn): `ssh` would only ask again
+    /// (a password is retried empty), so its later prompts are refused
+    /// unshown and the connect keeps its own time.
+    cancelled: bool,
 }
 
 struct Open {
@@ -161,7 +167,8 @@ impl Askpass {
         let dir = tempfile::Builder::new()
             .prefix("canopy-askpass-")
             .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .tempdir_in(base)?;
+            .tempdir_in(&base)?;
+        sweep_dead(&base, dir.path());
         let socket = dir.path().join("s");
         let listener = UnixListener::bind(&socket)?;
         let shared = Arc::new(Shared {
@@ -182,6 +189,14 @@ impl Askpass {
             shared,
             _dir: dir,
         }))
+    }
+
+    /// Removes the socket and its folder now (an app ended by a signal
+    /// never runs the `Drop` that would); no prompt reaches it after.
+    pub fn close(&self) {
+        if let Some(dir) = self.socket.parent() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 
     /// The user's answer to question `id`.
@@ -225,7 +240,9 @@ impl Askpass {
             Connect {
                 server: server.to_string(),
                 asking: 0,
+                asked: 0,
                 answered: None,
+                cancelled: false,
             },
         );
         n
@@ -286,6 +303,38 @@ impl Shared {
     }
 }
 
+/// Removes the folders in `base` that an `Askpass` of this user left when
+/// its process died (killed, it never cleaned up): ours by name and owner
+/// (the owner of `ours`, just made), with a socket nobody listens on.
+fn sweep_dead(base: &Path, ours: &Path) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(me) = std::fs::metadata(ours).map(|m| m.uid()) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let named = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with("canopy-askpass-"));
+        let owned_folder =
+            std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir() && m.uid() == me);
+        if !named || !owned_folder || path == ours {
+            continue;
+        }
+        let dead = matches!(
+            UnixStream::connect(path.join("s")),
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused
+        );
+        if dead {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
+}
+
 fn random_token() -> io::Result<String> {
     let mut bytes = [0u8; 16];
     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
@@ -306,7 +355,11 @@ fn serve(listener: &UnixListener, shared: &Arc<Shared>) {
         if shared.closing.load(Ordering::SeqCst) {
             return;
         }
-        let Ok(mut stream) = stream else { continue };
+        let Ok(mut stream) = stream else {
+            // Out of descriptors, say: wait a little rather than spin.
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
+        };
         if shared.clients.fetch_add(1, Ordering::SeqCst) >= ASKPASS_CLIENTS {
             shared.clients.fetch_sub(1, Ordering::SeqCst);
             let _ = stream.set_write_timeout(Some(Duration::from_millis(100)));
@@ -332,26 +385,33 @@ struct Request {
     /// `SSH_ASKPASS_PROMPT` as `ssh` set it: `confirm` (a yes/no question),
     /// `none` (a notice), or empty (a secret).
     kind: String,
+    /// Whether the whole prompt, before it was cut, is a yes/no question.
+    yes_no: bool,
     prompt: String,
 }
 
-/// Reads a request: at most `ASKPASS_REQUEST_MAX` bytes within
-/// `ASKPASS_REQUEST_TIME` in all.
+/// Reads a request, up to its closing NUL (a prompt from `ssh`'s command
+/// line holds none): at most `ASKPASS_REQUEST_MAX` bytes within
+/// `ASKPASS_REQUEST_TIME` in all. The client keeps its side open after it,
+/// so its going away can be seen while the user is asked.
 fn read_request(stream: &mut UnixStream) -> io::Result<Request> {
     let until = Instant::now() + ASKPASS_REQUEST_TIME;
     let mut raw = Vec::new();
-    let mut chunk = [0u8; 4096];
+    let mut byte = [0u8; 1];
     loop {
         let left = until.saturating_duration_since(Instant::now());
         if left.is_zero() {
             return Err(io::ErrorKind::TimedOut.into());
         }
         stream.set_read_timeout(Some(left))?;
-        let n = stream.read(&mut chunk)?;
-        if n == 0 {
+        // A byte at a time: nothing past the NUL is taken.
+        if stream.read(&mut byte)? == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        if byte[0] == 0 {
             break;
         }
-        raw.extend_from_slice(&chunk[..n]);
+        raw.push(byte[0]);
         if raw.len() as u64 > ASKPASS_REQUEST_MAX {
             return Err(io::ErrorKind::InvalidData.into());
         }
@@ -367,23 +427,38 @@ fn read_request(stream: &mut UnixStream) -> io::Result<Request> {
         token,
         connect,
         kind,
+        // Told apart whole: a question cut short may have lost its words.
+        yes_no: is_yes_no_question(prompt),
         prompt: prompt.chars().take(ASKPASS_PROMPT_CHARS).collect(),
     })
 }
 
-/// Whether `ssh` asks a yes/no question (a host key to accept, keys to
-/// update) rather than for a secret.
+/// Whether `ssh` asks a yes/no question (a host key to accept, a warning
+/// about one, keys to update, "type 'yes' or 'no'") rather than for a
+/// secret. Erring towards yes: such a prompt is refused, never shown.
 fn is_yes_no_question(prompt: &str) -> bool {
     let p = prompt.to_ascii_lowercase();
-    p.contains("yes/no") || p.contains("continue connecting") || p.contains("authenticity of host")
+    [
+        "yes/no",
+        "'yes' or 'no'",
+        "'yes', 'no'",
+        "continue connecting",
+        "authenticity of host",
+        "host key",
+        "fingerprint",
+    ]
+    .iter()
+    .any(|words| p.contains(words))
 }
 
 /// Marks a question being asked, until dropped (a panic included): the
-/// question is closed and its connect's time runs again.
+/// question is closed; its connect's time runs again from now when it was
+/// answered, and the connect is held cancelled when it was not.
 struct Asking<'a> {
     shared: &'a Shared,
     connect: u64,
     id: u64,
+    answered: bool,
 }
 
 impl Drop for Asking<'_> {
@@ -392,10 +467,32 @@ impl Drop for Asking<'_> {
         s.questions.remove(&self.id);
         if let Some(connect) = s.connects.get_mut(&self.connect) {
             connect.asking -= 1;
-            connect.answered = Some(Instant::now());
+            if self.answered {
+                connect.answered = Some(Instant::now());
+            } else {
+                connect.cancelled = true;
+            }
         }
     }
 }
+
+/// Whether the client that sent a request has gone (`ssh` ended it, or it
+/// died): its question is no longer asked by anyone.
+fn client_gone(stream: &mut UnixStream) -> bool {
+    if stream.set_nonblocking(true).is_err() {
+        return true;
+    }
+    let mut byte = [0u8; 1];
+    let gone = match stream.read(&mut byte) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => e.kind() != io::ErrorKind::WouldBlock,
+    };
+    gone || stream.set_nonblocking(false).is_err()
+}
+
+/// How often a waiting prompt checks that its client is still there.
+const CLIENT_CHECK: Duration = Duration::from_millis(200);
 
 fn answer(mut stream: UnixStream, shared: &Shared) -> io::Result<()> {
     let request = read_request(&mut stream)?;
@@ -407,17 +504,22 @@ fn answer(mut stream: UnixStream, shared: &Shared) -> io::Result<()> {
         // A notice (e.g. "touch your security key"): nothing to answer.
         return stream.write_all(b"1\n");
     }
-    if is_yes_no_question(&request.prompt) {
+    if request.yes_no {
         return refuse(stream);
     }
     let (send, answered) = sync_channel(1);
-    let (question, asking) = {
+    let (question, mut asking) = {
         let mut s = shared.lock();
-        let Some(connect) = s.connects.get_mut(&request.connect) else {
+        let Some(connect) = s
+            .connects
+            .get_mut(&request.connect)
+            .filter(|c| !c.cancelled && c.asked < ASKPASS_PROMPTS)
+        else {
             drop(s);
             return refuse(stream);
         };
         connect.asking += 1;
+        connect.asked += 1;
         let server = connect.server.clone();
         s.next_question += 1;
         let id = s.next_question;
@@ -438,24 +540,34 @@ fn answer(mut stream: UnixStream, shared: &Shared) -> io::Result<()> {
             shared,
             connect: request.connect,
             id,
+            answered: false,
         };
         (question, asking)
     };
     shared.asker.show(&question);
-    let answer = match answered.recv_timeout(shared.wait) {
-        Ok(answer) => answer,
-        Err(_) => {
-            // Not answered in time, unless the answer came just now.
-            let still_asked = shared.lock().questions.remove(&question.id).is_some();
-            if still_asked {
-                shared.asker.withdraw(question.id);
-                None
-            } else {
-                answered.try_recv().ok().flatten()
+    let until = Instant::now() + shared.wait;
+    let answer = loop {
+        let left = until.saturating_duration_since(Instant::now());
+        match answered.recv_timeout(left.min(CLIENT_CHECK)) {
+            Ok(answer) => break answer,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break None,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                if !left.is_zero() && !client_gone(&mut stream) {
+                    continue;
+                }
+                // Not answered in time, or nobody waits for the answer any
+                // more: withdrawn, unless the answer came just now.
+                let still_asked = shared.lock().questions.remove(&question.id).is_some();
+                if still_asked {
+                    shared.asker.withdraw(question.id);
+                    break None;
+                }
+                break answered.try_recv().ok().flatten();
             }
         }
     };
     let connect_open = shared.lock().connects.contains_key(&request.connect);
+    asking.answered = answer.is_some();
     drop(asking);
     match answer {
         Some(secret)
@@ -471,7 +583,7 @@ fn answer(mut stream: UnixStream, shared: &Shared) -> io::Result<()> {
 }
 
 /// Run first thing by a program that serves as `ssh`'s askpass: when its
-/// environment names an `Askpass` socket, asks it the prompt (the one
+/// environment names an `Askpass` (socket, token and connect all set), asks it the prompt (the one
 /// argument) and prints the answer for `ssh`; returns the exit code (0
 /// answered, 1 refused or cancelled). `None` when the program was not
 /// started as an askpass (it goes on as itself).
@@ -507,15 +619,11 @@ impl Client {
     /// The client the variables name (as [`Askpass::env`] sets them), read
     /// with `var`; `None` without a socket.
     pub fn from(var: impl Fn(&str) -> Option<OsString>) -> Option<Client> {
-        let text = |name| {
-            var(name)
-                .map(|v| v.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        };
+        let set = |name| var(name).filter(|v| !v.is_empty());
         Some(Client {
-            socket: PathBuf::from(var(SOCKET_VAR)?),
-            token: text(TOKEN_VAR),
-            connect: text(CONNECT_VAR),
+            socket: PathBuf::from(set(SOCKET_VAR)?),
+            token: set(TOKEN_VAR)?.to_string_lossy().into_owned(),
+            connect: set(CONNECT_VAR)?.to_string_lossy().into_owned(),
         })
     }
 
@@ -525,15 +633,15 @@ impl Client {
     /// # Errors
     /// When the `Askpass` cannot be reached, or cuts the client off.
     pub fn ask(&self, kind: &str, prompt: &str) -> io::Result<Answer> {
-        let request = format!("{}\n{}\n{kind}\n{prompt}", self.token, self.connect);
+        let request = format!("{}\n{}\n{kind}\n{prompt}\0", self.token, self.connect);
         ask_over(&self.socket, request.as_bytes())
     }
 }
 
 fn ask_over(socket: &Path, request: &[u8]) -> io::Result<Answer> {
     let mut stream = UnixStream::connect(socket)?;
+    // NUL-terminated, and this side left open: the app sees the client go.
     stream.write_all(request)?;
-    stream.shutdown(std::net::Shutdown::Write)?;
     // The user may take their time: a little longer than the app waits.
     stream.set_read_timeout(Some(ASKPASS_WAIT + ASKPASS_REQUEST_TIME))?;
     // Room for the longest reply up front: the buffer never moves, so no
@@ -608,7 +716,7 @@ mod tests {
         kind: &str,
         prompt: &str,
     ) -> Option<String> {
-        let text = format!("{token}\n{connect}\n{kind}\n{prompt}");
+        let text = format!("{token}\n{connect}\n{kind}\n{prompt}\0");
         ask_over(&askpass.socket, text.as_bytes())
             .unwrap()
             .map(|s| s.to_string())
@@ -665,7 +773,85 @@ mod tests {
             request(&askpass, &t, c, "confirm", "Allow use of key?"),
             None
         );
+        assert_eq!(
+            request(&askpass, &t, c, "", "Please type 'yes' or 'no': "),
+            None
+        );
+        // The question at the end of a long warning (a long known_hosts
+        // path): told apart before the prompt is cut for the user.
+        let warning = format!(
+            "Warning: the ED25519 host key for 'h' differs from the key for the IP address '1.2.3.4'\n\
+             Offending key for IP in {}:1\nMatching host key in {}:1\n\
+             Are you sure you want to continue connecting (yes/no)? ",
+            "/k".repeat(300),
+            "/k".repeat(300)
+        );
+        assert!(warning.chars().count() > ASKPASS_PROMPT_CHARS);
+        assert_eq!(request(&askpass, &t, c, "", &warning), None);
+        // ...and one so long that ssh itself cut it before the question.
+        let cut = format!(
+            "Warning: the ED25519 host key for 'h' differs from {}",
+            "x".repeat(1_000)
+        );
+        assert_eq!(request(&askpass, &t, c, "", &cut), None);
         assert!(record.shown.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn after_a_cancel_the_connect_is_asked_nothing_more() {
+        let (askpass, record) = asked(None, Duration::from_millis(300));
+        let c = askpass.begin("h");
+        let t = token(&askpass);
+        // Nobody answers: withdrawn, as a Cancel is.
+        assert_eq!(request(&askpass, &t, c, "", "Password:"), None);
+        assert_eq!(request(&askpass, &t, c, "", "Password:"), None);
+        assert_eq!(
+            record.shown.lock().unwrap().len(),
+            1,
+            "the retry was not shown"
+        );
+        assert_eq!(
+            askpass.waits_until(c, LONG),
+            None,
+            "nor does it hold the connect's time"
+        );
+    }
+
+    #[test]
+    fn a_connect_is_asked_at_most_askpass_prompts_times() {
+        let (askpass, record) = asked(Some("wrong"), LONG);
+        let c = askpass.begin("h");
+        let t = token(&askpass);
+        for _ in 0..ASKPASS_PROMPTS {
+            assert_eq!(
+                request(&askpass, &t, c, "", "Password:").as_deref(),
+                Some("wrong")
+            );
+        }
+        assert_eq!(request(&askpass, &t, c, "", "Password:"), None);
+        assert_eq!(record.shown.lock().unwrap().len(), ASKPASS_PROMPTS);
+    }
+
+    #[test]
+    fn a_prompt_whose_client_went_away_is_withdrawn() {
+        let (askpass, record) = asked(None, LONG);
+        let c = askpass.begin("h");
+        let mut client = UnixStream::connect(&askpass.socket).unwrap();
+        client
+            .write_all(format!("{}\n{c}\n\nPassword:\0", token(&askpass)).as_bytes())
+            .unwrap();
+        while askpass.asking().is_empty() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let id = askpass.asking()[0].id;
+        drop(client);
+        let until = Instant::now() + Duration::from_secs(10);
+        while record.withdrawn.lock().unwrap().is_empty() {
+            assert!(Instant::now() < until, "withdrawn");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert_eq!(*record.withdrawn.lock().unwrap(), [id]);
+        assert!(askpass.asking().is_empty());
     }
 
     #[test]
@@ -727,10 +913,6 @@ mod tests {
         assert_eq!(got, None);
         assert_eq!(record.withdrawn.lock().unwrap().len(), 1);
         assert!(askpass.asking().is_empty());
-        assert!(
-            askpass.waits_until(c, Duration::from_secs(10)).is_some(),
-            "its time runs from the close"
-        );
     }
 
     #[test]
@@ -772,12 +954,36 @@ mod tests {
             .collect();
         std::thread::sleep(Duration::from_millis(200));
         let c = askpass.begin("h");
-        let text = format!("{}\n{c}\n\nPassword:", token(&askpass));
+        let text = format!("{}\n{c}\n\nPassword:\0", token(&askpass));
         // Refused: told no, or cut off (the client exits 1 either way).
         let got = ask_over(&askpass.socket, text.as_bytes()).map(|a| a.map(|s| s.to_string()));
         assert!(matches!(got, Ok(None) | Err(_)), "{got:?}");
         assert!(record.shown.lock().unwrap().is_empty());
         drop(held);
+    }
+
+    #[test]
+    fn a_folder_left_by_a_dead_app_is_swept_and_a_live_ones_kept() {
+        let (live, _) = asked(None, LONG);
+        let base = live
+            .socket
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .to_path_buf();
+        // A dead app's folder: a socket file nobody listens on.
+        let dead = tempfile::Builder::new()
+            .prefix("canopy-askpass-")
+            .tempdir_in(&base)
+            .unwrap()
+            .keep();
+        drop(UnixListener::bind(dead.join("s")).unwrap());
+        let (next, _) = asked(None, LONG);
+        assert!(!dead.exists(), "swept");
+        assert!(live.socket.exists(), "a live app's socket is kept");
+        next.close();
+        assert!(!next.socket.exists(), "closed");
     }
 
     #[test]

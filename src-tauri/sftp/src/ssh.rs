@@ -79,7 +79,9 @@ impl Messages {
             self.offered_key = Some(key.to_string());
             return;
         }
-        if line.starts_with("debug") || line.is_empty() {
+        // `-v` also prints ssh's version first: not a reason (a server
+        // silent after its banner would read as "ssh: OpenSSH_9.2p1 …").
+        if line.starts_with("debug") || line.starts_with("OpenSSH_") || line.is_empty() {
             return;
         }
         if self.lines.len() >= keep {
@@ -195,6 +197,12 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn ssh_s_version_line_is_no_reason() {
+        let m = said(&["OpenSSH_9.2p1 Debian-2+deb12u3, OpenSSL 3.0.15 3 Sep 2024"]);
+        assert!(m.lines.is_empty(), "{:?}", m.lines);
     }
 
     #[test]
