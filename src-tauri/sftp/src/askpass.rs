@@ -84,10 +84,11 @@ struct Connect {
     asked: usize,
     /// When the last prompt was answered.
     answered: Option<Instant>,
-    /// A prompt was cancelled (or withdrawn): `ssh` would only ask again
-    /// (a password is retried empty), so its later prompts are refused
-    /// unshown and the connect keeps its own time.
-    cancelled: bool,
+    /// The prompts cancelled (or withdrawn): `ssh` asks the same again (a
+    /// password is retried empty, a server may ask forever), so each is
+    /// refused unshown from then on. Another prompt (a password after a
+    /// key's passphrase was cancelled) is still asked.
+    cancelled: Vec<String>,
 }
 
 struct Open {
@@ -242,7 +243,7 @@ impl Askpass {
                 asking: 0,
                 asked: 0,
                 answered: None,
-                cancelled: false,
+                cancelled: Vec::new(),
             },
         );
         n
@@ -453,11 +454,12 @@ fn is_yes_no_question(prompt: &str) -> bool {
 
 /// Marks a question being asked, until dropped (a panic included): the
 /// question is closed; its connect's time runs again from now when it was
-/// answered, and the connect is held cancelled when it was not.
+/// answered; when it was not, its prompt is not asked again.
 struct Asking<'a> {
     shared: &'a Shared,
     connect: u64,
     id: u64,
+    prompt: String,
     answered: bool,
 }
 
@@ -470,7 +472,7 @@ impl Drop for Asking<'_> {
             if self.answered {
                 connect.answered = Some(Instant::now());
             } else {
-                connect.cancelled = true;
+                connect.cancelled.push(std::mem::take(&mut self.prompt));
             }
         }
     }
@@ -513,7 +515,7 @@ fn answer(mut stream: UnixStream, shared: &Shared) -> io::Result<()> {
         let Some(connect) = s
             .connects
             .get_mut(&request.connect)
-            .filter(|c| !c.cancelled && c.asked < ASKPASS_PROMPTS)
+            .filter(|c| c.asked < ASKPASS_PROMPTS && !c.cancelled.contains(&request.prompt))
         else {
             drop(s);
             return refuse(stream);
@@ -540,6 +542,7 @@ fn answer(mut stream: UnixStream, shared: &Shared) -> io::Result<()> {
             shared,
             connect: request.connect,
             id,
+            prompt: question.prompt.clone(),
             answered: false,
         };
         (question, asking)
@@ -798,17 +801,32 @@ mod tests {
     }
 
     #[test]
-    fn after_a_cancel_the_connect_is_asked_nothing_more() {
+    fn a_cancelled_prompt_is_not_asked_again_but_another_is() {
         let (askpass, record) = asked(None, Duration::from_millis(300));
         let c = askpass.begin("h");
         let t = token(&askpass);
         // Nobody answers: withdrawn, as a Cancel is.
-        assert_eq!(request(&askpass, &t, c, "", "Password:"), None);
-        assert_eq!(request(&askpass, &t, c, "", "Password:"), None);
         assert_eq!(
-            record.shown.lock().unwrap().len(),
-            1,
-            "the retry was not shown"
+            request(&askpass, &t, c, "", "Enter passphrase for key '/k':"),
+            None
+        );
+        assert_eq!(request(&askpass, &t, c, "", "h's password:"), None);
+        assert_eq!(request(&askpass, &t, c, "", "h's password:"), None);
+        assert_eq!(
+            request(&askpass, &t, c, "", "Enter passphrase for key '/k':"),
+            None
+        );
+        let shown: Vec<String> = record
+            .shown
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|q| q.prompt.clone())
+            .collect();
+        assert_eq!(
+            shown,
+            ["Enter passphrase for key '/k':", "h's password:"],
+            "each retry was not shown"
         );
         assert_eq!(
             askpass.waits_until(c, LONG),
