@@ -198,8 +198,8 @@ fn run_in(job: &Job<'_>, output_name: Option<&str>) -> io::Result<Rendered> {
     let cpu = RENDER_CPU_SECONDS;
     let address_space = RENDER_ADDRESS_SPACE;
     // SAFETY: the closure runs in the forked child before exec and calls only
-    // async-signal-safe system calls (prctl, setrlimit, unshare, write,
-    // fcntl, close_range); it allocates nothing.
+    // async-signal-safe system calls (prctl, setrlimit, signal, unshare,
+    // write, fcntl, close_range); it allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
             if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
@@ -219,6 +219,13 @@ fn run_in(job: &Job<'_>, output_name: Option<&str>) -> io::Result<Rendered> {
             limit(libc::RLIMIT_CPU, cpu)?;
             limit(libc::RLIMIT_FSIZE, 0)?;
             limit(libc::RLIMIT_CORE, 0)?;
+            // A write past RLIMIT_FSIZE fails (EFBIG) instead of killing the
+            // tool: a tool that only tries to write a cache (fontconfig's,
+            // stale, for root) goes on with its job. The ignored disposition
+            // survives exec.
+            if libc::signal(libc::SIGXFSZ, libc::SIG_IGN) == libc::SIG_ERR {
+                return Err(io::Error::last_os_error());
+            }
             // Root may make a network namespace; anyone else only inside a
             // new user namespace (where the kernel allows unprivileged ones).
             let isolated = libc::unshare(libc::CLONE_NEWNET) == 0
@@ -695,8 +702,12 @@ mod tests {
         );
         assert_eq!(
             done.outcome,
-            Outcome::Signalled(libc::SIGXFSZ),
-            "a real file is still refused: {done:?}"
+            Outcome::Exited(1),
+            "a real file is still refused (the write fails): {done:?}"
+        );
+        assert!(
+            String::from_utf8_lossy(&done.stderr).contains("File too large"),
+            "{done:?}"
         );
         for bad in ["", "..", "a/b", "/tmp/x"] {
             assert_eq!(
@@ -712,7 +723,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("written");
         let done = sh(&format!(
-            "echo data > '{}'; echo data > here",
+            "echo data > '{}'; echo data > here; echo went on",
             target.display()
         ));
         assert!(
@@ -720,10 +731,11 @@ mod tests {
             "RLIMIT_FSIZE 0: nothing written ({done:?})"
         );
         assert_eq!(
-            done.outcome,
-            Outcome::Signalled(libc::SIGXFSZ),
-            "the write past the limit ends it"
+            String::from_utf8_lossy(&done.stdout),
+            "went on\n",
+            "a refused write fails, it does not kill the tool: {done:?}"
         );
+        assert_eq!(done.outcome, Outcome::Exited(0));
     }
 
     #[test]
