@@ -14,7 +14,8 @@
 //!   the caller never waits on a stuck child;
 //! - it runs with `RLIMIT_AS` [`RENDER_ADDRESS_SPACE`], `RLIMIT_CPU`
 //!   [`RENDER_CPU_SECONDS`], `RLIMIT_FSIZE` 0 (it can write no byte to a
-//!   file; truncating or deleting one it may write is not stopped),
+//!   file, and such a write fails rather than killing it: `SIGXFSZ` is
+//!   ignored; truncating or deleting one it may write is not stopped),
 //!   `RLIMIT_CORE` 0, `PR_SET_NO_NEW_PRIVS`, in a process group of its own, in
 //!   a new network namespace when the kernel allows one (as root, or through
 //!   a new user namespace otherwise; [`Rendered::network_isolated`] says
