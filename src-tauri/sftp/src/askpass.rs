@@ -304,6 +304,9 @@ impl Shared {
     }
 }
 
+/// How old a socket nobody listens on must be to be swept.
+const DEAD_AFTER: Duration = Duration::from_secs(60);
+
 /// Removes the folders in `base` that an `Askpass` of this user left when
 /// its process died (killed, it never cleaned up): ours by name and owner
 /// (the owner of `ours`, just made), with a socket nobody listens on.
@@ -326,10 +329,20 @@ fn sweep_dead(base: &Path, ours: &Path) {
         if !named || !owned_folder || path == ours {
             continue;
         }
-        let dead = matches!(
-            UnixStream::connect(path.join("s")),
-            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused
-        );
+        // A socket made over a minute ago that nobody listens on: an app
+        // just starting (bound, not listening yet) is younger than that.
+        let socket = path.join("s");
+        let old_socket = std::fs::symlink_metadata(&socket).is_ok_and(|m| {
+            use std::os::unix::fs::FileTypeExt;
+            m.file_type().is_socket()
+                && m.modified()
+                    .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > DEAD_AFTER))
+        });
+        let dead = old_socket
+            && matches!(
+                UnixStream::connect(&socket),
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused
+            );
         if dead {
             let _ = std::fs::remove_dir_all(&path);
         }
@@ -437,8 +450,31 @@ fn read_request(stream: &mut UnixStream) -> io::Result<Request> {
 /// Whether `ssh` asks a yes/no question (a host key to accept, a warning
 /// about one, keys to update, "type 'yes' or 'no'") rather than for a
 /// secret. Erring towards yes: such a prompt is refused, never shown.
+///
+/// `ssh`'s own secret prompts are known by their shape, whatever names
+/// they hold (a key's path, a user or host name may say "fingerprint"):
+/// `Enter passphrase for key '…': `, `Enter PIN for …`, `…'s password: `,
+/// each one line. A keyboard-interactive prompt is `(user@host) ` and the
+/// server's words, which are read without that prefix. Anything else is
+/// read whole, with every line (a host-key warning spans several).
 fn is_yes_no_question(prompt: &str) -> bool {
-    let p = prompt.to_ascii_lowercase();
+    if !prompt.contains('\n') {
+        let secret = (prompt.starts_with("Enter passphrase for ") && prompt.ends_with("': "))
+            || prompt.starts_with("Enter PIN for ")
+            || prompt.ends_with("'s password: ");
+        if secret {
+            return false;
+        }
+    }
+    let words = match prompt.strip_prefix('(').and_then(|p| p.split_once(") ")) {
+        Some((login, said)) if !prompt.contains('\n') && !login.contains(' ') => said,
+        _ => prompt,
+    };
+    says_yes_or_no(words)
+}
+
+fn says_yes_or_no(words: &str) -> bool {
+    let p = words.to_ascii_lowercase();
     [
         "yes/no",
         "'yes' or 'no'",
@@ -548,6 +584,11 @@ fn answer(mut stream: UnixStream, shared: &Shared) -> io::Result<()> {
         (question, asking)
     };
     shared.asker.show(&question);
+    if !shared.lock().questions.contains_key(&question.id) {
+        // Its connect ended between the question's making and its showing:
+        // the withdrawal may have gone first, so it goes again.
+        shared.asker.withdraw(question.id);
+    }
     let until = Instant::now() + shared.wait;
     let answer = loop {
         let left = until.saturating_duration_since(Instant::now());
@@ -801,6 +842,38 @@ mod tests {
     }
 
     #[test]
+    fn ssh_s_secret_prompts_are_asked_whatever_names_they_hold() {
+        let (askpass, record) = asked(Some("pw"), LONG);
+        let c = askpass.begin("h");
+        let t = token(&askpass);
+        for prompt in [
+            "Enter passphrase for key '/home/ann/.ssh/fingerprint_key': ",
+            "Enter passphrase for key '/keys/host key (yes/no)': ",
+            "fingerprint@build.fingerprint.com's password: ",
+            "(fingerprint@127.0.0.1) Verification code: ",
+            "Enter PIN for ED25519-SK key /home/ann/.ssh/yes/no: ",
+        ] {
+            assert_eq!(
+                request(&askpass, &t, c, "", prompt).as_deref(),
+                Some("pw"),
+                "{prompt}"
+            );
+        }
+        assert_eq!(record.shown.lock().unwrap().len(), 5);
+        // A server's own words after the login are still read.
+        assert_eq!(
+            request(
+                &askpass,
+                &t,
+                c,
+                "",
+                "(ann@h) Trust this host key? (yes/no): "
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn a_cancelled_prompt_is_not_asked_again_but_another_is() {
         let (askpass, record) = asked(None, Duration::from_millis(300));
         let c = askpass.begin("h");
@@ -997,6 +1070,16 @@ mod tests {
             .unwrap()
             .keep();
         drop(UnixListener::bind(dead.join("s")).unwrap());
+        // A young one may be an app that has bound but not yet listens.
+        let (young, _) = asked(None, LONG);
+        assert!(dead.exists(), "a socket under a minute old is kept");
+        drop(young);
+        let aged = std::process::Command::new("touch")
+            .args(["-h", "-d", "2 minutes ago"])
+            .arg(dead.join("s"))
+            .status()
+            .unwrap();
+        assert!(aged.success());
         let (next, _) = asked(None, LONG);
         assert!(!dead.exists(), "swept");
         assert!(live.socket.exists(), "a live app's socket is kept");
