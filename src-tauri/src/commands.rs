@@ -156,17 +156,7 @@ pub async fn listen_shell(
     // A page that listens again (reloaded) is shown the prompts still open;
     // the page ignores one it shows already.
     if let Some(askpass) = &state.askpass {
-        let open = askpass.asking();
-        for question in &open {
-            state.outbox.send(crate::secrets::ask_event(question));
-        }
-        // One withdrawn meanwhile may have been told before it was shown.
-        let still = askpass.asking();
-        for gone in open.iter().filter(|q| !still.iter().any(|s| s.id == q.id)) {
-            state
-                .outbox
-                .send(ShellEvent::SecretWithdrawn { id: gone.id });
-        }
+        askpass.show_again();
     }
     Ok(())
 }

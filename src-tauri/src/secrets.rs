@@ -22,7 +22,7 @@ pub struct WindowAsker {
 }
 
 /// The event that shows `question`.
-pub fn ask_event(question: &SecretQuestion) -> ShellEvent {
+fn ask_event(question: &SecretQuestion) -> ShellEvent {
     let prompt = DisplayName::new(question.prompt.as_bytes());
     ShellEvent::AskSecret {
         id: question.id,

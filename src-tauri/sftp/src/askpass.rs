@@ -230,6 +230,20 @@ impl Askpass {
         open
     }
 
+    /// Shows the questions open now again (to a window that was reloaded),
+    /// oldest first; one withdrawn meanwhile is withdrawn again after, as
+    /// its withdrawal may have gone before this show.
+    pub fn show_again(&self) {
+        let open = self.asking();
+        for question in &open {
+            self.shared.asker.show(question);
+        }
+        let still = self.asking();
+        for gone in open.iter().filter(|q| !still.iter().any(|s| s.id == q.id)) {
+            self.shared.asker.withdraw(gone.id);
+        }
+    }
+
     /// A connect to `server` begins (the one that runs `ssh`): its number,
     /// for [`Askpass::env`]; its prompts are asked until [`Askpass::end`].
     pub fn begin(&self, server: &str) -> u64 {
