@@ -8,13 +8,15 @@
 //! output, its session-bus connection and with it the single-instance name)
 //! until the mount is aborted.
 //!
-//! [`supervise`], called first thing in `main` while the process has one
-//! thread, forks. The child returns and is the program: engine, threads,
-//! window. The parent re-executes the same binary in a small mode (the
-//! `CANOPY_SUPERVISE` environment variable, checked for being really our
-//! child) that holds nothing of the caller's (its standard streams are
-//! `/dev/null`), touches no filesystem but `/proc`, and waits: when the
-//! program has exited it exits with the program's status. Promises:
+//! [`supervise`], called first thing in `main`, forks, and both sides start
+//! a fresh image of the same binary. The parent re-executes itself in a
+//! small mode (the `CANOPY_SUPERVISE` environment variable, checked for being
+//! really our child) that holds nothing of the caller's (its standard streams
+//! are `/dev/null`), touches no filesystem but `/proc`, and waits: when the
+//! program has exited it exits with the program's status. The child
+//! re-executes itself with the caller's command line and environment plus
+//! `CANOPY_PROGRAM` (checked for naming its parent and an open pipe), and is
+//! the program: engine, threads, window. Promises:
 //!
 //! - the pid the caller started exits, with the program's exit code or the
 //!   signal that ended it, as soon as the program has exited and been
@@ -30,18 +32,28 @@
 //! - signals sent to the pid (`kill`, a logout's SIGHUP and SIGTERM, SIGINT,
 //!   SIGQUIT, SIGUSR1/2) are passed to the program; a terminal's Ctrl-C,
 //!   which reaches the whole process group, is not passed twice;
-//! - when the supervisor itself is killed, the program gets SIGTERM.
+//! - when the supervisor itself is killed, the program gets SIGTERM;
+//! - the program inherits no library state across the fork: it is a new
+//!   image, with the caller's arguments and environment.
 //!
 //! Why a supervisor rather than helper processes for the calls themselves:
 //! the program's calls stay plain syscalls on the hot path (a pipe round trip
 //! per `stat` would cost more than the `stat`), the engine's descriptors stay
 //! ordinary descriptors that survive a rename, and every call is covered,
-//! including those on a device that answered before and then died. Why
-//! fork-then-exec in the parent rather than fork alone: the parent keeps the
-//! pid, and after `exec` it has a command line of its own, so the program
-//! stays the one process whose command line is the binary's (`ps`, tests).
-//! Only the parent execs; the child goes on from the fork, which is safe
-//! because the process has one thread then.
+//! including those on a device that answered before and then died. Why the
+//! parent keeps the pid: the caller waits for it. Why it, too, executes
+//! again: after `exec` it has a command line of its own (`ps`, tests), so the
+//! program stays the one process whose command line is the binary's.
+//!
+//! Why the child executes again instead of going on from the fork: a
+//! process is not single-threaded at the start of `main`. Libraries of the
+//! WebKit stack start a thread from their initializers when the binary is
+//! loaded (an allocator's scavenger, which takes the allocator's lock now and
+//! then). A child that went on from the fork inherited that lock as it was at
+//! the instant of the fork; when the other thread held it, the child waited
+//! forever for a thread it does not have (about one launch in twenty under
+//! load). Between the fork and the `exec`, the child runs only
+//! async-signal-safe calls on memory prepared before the fork.
 //!
 //! What a stuck program still holds until its call returns: its memory and
 //! the one descriptor the call is using. Without `/proc`, a program with a
@@ -54,6 +66,13 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// Names the program's pid and the read end of its lifeline pipe, in the
 /// supervisor's environment only.
 const ENV: &str = "CANOPY_SUPERVISE";
+/// Names the supervisor's pid and the write end of the lifeline pipe, in the
+/// program's environment at its start only (removed at once, so nothing the
+/// program starts inherits it).
+const PROGRAM_ENV: &str = "CANOPY_PROGRAM";
+/// Where the child finds its own binary again, even if the file it was
+/// started from has been replaced (an upgrade while it starts).
+const SELF_EXE: &std::ffi::CStr = c"/proc/self/exe";
 /// Signals passed from the supervisor to the program.
 const FORWARDED: [libc::c_int; 6] = [
     libc::SIGTERM,
@@ -89,9 +108,10 @@ fn forwarded_set() -> libc::sigset_t {
 }
 
 /// Splits the process into a supervisor (the caller's pid, which waits) and
-/// the program (a child, which returns from this call). Call it first in
-/// `main`, before any thread is started. When the process cannot fork, it
-/// returns and runs unsupervised.
+/// the program (a child running a fresh image of this binary, which returns
+/// from this call). Call it first in `main`: the code before it runs twice
+/// (in the first image and in the program's). When the process cannot fork
+/// or execute itself again, it returns and runs unsupervised.
 pub fn supervise() {
     if let Some(value) = std::env::var_os(ENV) {
         if let Some((pid, fd)) = parse_env(value.as_bytes()) {
@@ -108,9 +128,20 @@ pub fn supervise() {
         // Not our child (the variable was inherited or set by hand): run as the program.
         std::env::remove_var(ENV);
     }
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|p| CString::new(p.as_os_str().as_bytes()).ok());
+    if let Some(value) = std::env::var_os(PROGRAM_ENV) {
+        std::env::remove_var(PROGRAM_ENV);
+        if let Some((parent, fd)) = parse_env(value.as_bytes()) {
+            if become_program(parent, fd) {
+                return;
+            }
+        }
+        // Not started by our supervisor (inherited, or set by hand): supervise anew.
+    }
+    // Without a path to this binary, nothing can be executed again.
+    let Some(image) = ProgramImage::prepare() else {
+        return;
+    };
+    let exe = image.exe.clone();
     let arg0 = std::env::args_os()
         .next()
         .map(|a| a.as_bytes().to_vec())
@@ -118,9 +149,10 @@ pub fn supervise() {
     let arg0 = CString::new([arg0.as_slice(), ARG0_SUFFIX.as_bytes()].concat()).ok();
     let set = forwarded_set();
     let mut fds = [-1; 2];
-    // SAFETY: plain syscalls on local buffers; between fork and return the
+    // SAFETY: plain syscalls on local buffers; between fork and exec the
     // child runs only async-signal-safe calls (signal, sigprocmask, close,
-    // prctl, getppid, raise) and atexit, and the process has one thread.
+    // fcntl, prctl, getppid, raise, execve, _exit) on memory made before the
+    // fork.
     unsafe {
         if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) < 0 {
             return;
@@ -141,6 +173,12 @@ pub fn supervise() {
             return;
         }
         let parent = libc::getpid();
+        // The program's environment names the pipe's write end and this pid.
+        let Some(image) = image.with_program_env(parent, fds[1]) else {
+            libc::close(fds[0]);
+            libc::close(fds[1]);
+            return;
+        };
         let mut old: libc::sigset_t = std::mem::zeroed();
         // Blocked before the fork: a signal sent to the supervisor while it
         // starts is pending, then read from its signalfd, never lost.
@@ -159,18 +197,23 @@ pub fn supervise() {
                 libc::signal(libc::SIGCHLD, chld);
                 libc::sigprocmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
                 libc::close(fds[0]);
-                LIFELINE.store(fds[1], Ordering::SeqCst);
+                // The write end lives on across the exec (the program marks
+                // it close-on-exec again for what it starts).
+                libc::fcntl(fds[1], libc::F_SETFD, 0);
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
                 if libc::getppid() != parent {
                     libc::raise(libc::SIGTERM);
                 }
-                libc::atexit(close_files_if_calls_pending);
+                image.exec();
+                // Neither path could be executed: nothing of this image is
+                // safe to go on with, and the supervisor reports the failure.
+                libc::_exit(127);
             }
             child => {
                 libc::close(fds[1]);
                 // The read end lives on across the exec.
                 libc::fcntl(fds[0], libc::F_SETFD, 0);
-                if let (Some(exe), Some(arg0)) = (&exe, &arg0) {
+                if let Some(arg0) = &arg0 {
                     std::env::set_var(ENV, format!("{child}:{}", fds[0]));
                     let argv = [arg0.as_ptr(), std::ptr::null()];
                     libc::execv(exe.as_ptr(), argv.as_ptr());
@@ -178,6 +221,87 @@ pub fn supervise() {
                 // No exec (the binary is gone): supervise from here.
                 watch_over(child, fds[0]);
             }
+        }
+    }
+}
+
+/// In the program's image, started by our supervisor: keeps the lifeline's
+/// write end (close-on-exec again, so nothing the program starts holds it)
+/// and the parent-death signal. False when `parent` is not our parent or
+/// `fd` is not a pipe (the variable was inherited or set by hand).
+fn become_program(parent: libc::pid_t, fd: libc::c_int) -> bool {
+    // SAFETY: plain syscalls on a descriptor number and a local stat buffer.
+    unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        if fd < 3
+            || libc::getppid() != parent
+            || libc::fstat(fd, &mut stat) != 0
+            || stat.st_mode & libc::S_IFMT != libc::S_IFIFO
+        {
+            return false;
+        }
+        libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+        LIFELINE.store(fd, Ordering::SeqCst);
+        // Kept across the exec, set again for clarity; a supervisor that died
+        // in between is caught by the parent check.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+        if libc::getppid() != parent {
+            libc::raise(libc::SIGTERM);
+        }
+        libc::atexit(close_files_if_calls_pending);
+    }
+    true
+}
+
+/// The program's command line and environment, made before the fork (the
+/// child may not allocate: another thread may have held the allocator's
+/// lock at the fork).
+struct ProgramImage {
+    args: Vec<CString>,
+    env: Vec<CString>,
+    /// The path the binary was started from (tried after `/proc/self/exe`).
+    exe: CString,
+    argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+}
+
+impl ProgramImage {
+    fn prepare() -> Option<ProgramImage> {
+        let args = std::env::args_os()
+            .map(|a| CString::new(a.as_bytes()).ok())
+            .collect::<Option<Vec<_>>>()?;
+        let env = std::env::vars_os()
+            .filter(|(k, _)| k != ENV && k != PROGRAM_ENV)
+            .map(|(k, v)| CString::new([k.as_bytes(), b"=", v.as_bytes()].concat()).ok())
+            .collect::<Option<Vec<_>>>()?;
+        let exe = CString::new(std::env::current_exe().ok()?.as_os_str().as_bytes()).ok()?;
+        Some(ProgramImage {
+            args,
+            env,
+            exe,
+            argv: Vec::new(),
+            envp: Vec::new(),
+        })
+    }
+
+    fn with_program_env(mut self, parent: libc::pid_t, lifeline: libc::c_int) -> Option<Self> {
+        self.env
+            .push(CString::new(format!("{PROGRAM_ENV}={parent}:{lifeline}")).ok()?);
+        self.argv = self.args.iter().map(|a| a.as_ptr()).collect();
+        self.argv.push(std::ptr::null());
+        self.envp = self.env.iter().map(|e| e.as_ptr()).collect();
+        self.envp.push(std::ptr::null());
+        Some(self)
+    }
+
+    /// Executes the program; returns only if no path could be executed.
+    /// Async-signal-safe: it only reads memory made before the fork.
+    unsafe fn exec(&self) {
+        // SAFETY: argv and envp are null-terminated arrays of pointers into
+        // CStrings that `self` owns.
+        unsafe {
+            libc::execve(SELF_EXE.as_ptr(), self.argv.as_ptr(), self.envp.as_ptr());
+            libc::execve(self.exe.as_ptr(), self.argv.as_ptr(), self.envp.as_ptr());
         }
     }
 }
