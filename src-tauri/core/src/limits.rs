@@ -420,6 +420,133 @@ pub const PHOTO_RENDER_TALL: u32 = 4;
 /// The most the tag reader allocates for one item (a tag, a picture).
 pub const AUDIO_ALLOCATION_LIMIT: usize = 8 * 1024 * 1024;
 
+// ---- The numbers the docs state (see ARCHITECTURE.md, "Limits and the docs") ----
+
+/// How a number the docs state is written, so that `1.5 MiB`, `2.75 s` and
+/// `10,000` are each compared in the right unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Figure {
+    /// Entries, names, characters, threads, levels...: a plain number (or a
+    /// percentage).
+    Count(u64),
+    /// Bytes: written in B, KiB, MiB or GiB, or as a plain number of bytes.
+    Bytes(u64),
+    /// A time: written in ms, s or minutes.
+    Time(Duration),
+}
+
+/// `(name, figure)` for each constant named, so a name and its value cannot
+/// drift apart.
+macro_rules! documented {
+    ($($kind:ident $name:ident),* $(,)?) => {
+        &[$((stringify!($name), documented!(@$kind $name))),*]
+    };
+    (@count $name:ident) => { Figure::Count($name as u64) };
+    (@bytes $name:ident) => { Figure::Bytes($name as u64) };
+    (@time $name:ident) => { Figure::Time($name) };
+    (@seconds $name:ident) => { Figure::Time(Duration::from_secs($name)) };
+}
+
+/// Every constant of this module that the docs (`README.md`,
+/// `ARCHITECTURE.md`, `docs/*.md`) state. Each figure there is marked
+/// `<!-- limit: NAME -->` right after it; a test (`docs_numbers`) fails when
+/// a marked figure is not the value here, when a marker names a constant
+/// not listed here, or when a constant listed here is marked nowhere.
+pub const DOCUMENTED: &[(&str, Figure)] = documented![
+    // The listing.
+    count DEFAULT_DEPTH,
+    count MAX_DEPTH,
+    count NESTED_CAP,
+    count PAGE,
+    count MAX_PAGE,
+    bytes MAX_FILTER_BYTES,
+    count STAT_TIME_SHARE_PERCENT,
+    count REST_EXTENSIONS,
+    count REST_EXTENSION_BYTES,
+    count REST_GROUPS_SHOWN,
+    bytes MAX_IGNORE_FILE_BYTES,
+    count MAX_IGNORE_RULES,
+    bytes MAX_IGNORE_RULE_BYTES,
+    bytes MAX_IGNORE_COMPILED_BYTES,
+    time TIME_BUDGET,
+    time IGNORE_READ_TIME,
+    count MAX_REPLY_ENTRIES,
+    count MAX_NAMES_READ,
+    time REQUEST_TIME,
+    count MAX_STUCK_THREADS,
+    time LIST_PROGRESS_INTERVAL,
+    // Servers.
+    time SFTP_REPLY_WAIT,
+    time SFTP_CONNECT_TIME,
+    time ASKPASS_WAIT,
+    count ASKPASS_PROMPT_CHARS,
+    count ASKPASS_PROMPTS,
+    // Previews.
+    bytes PREVIEW_CHUNK,
+    bytes MAX_PREVIEW_CHUNK,
+    bytes IMAGE_CAP,
+    bytes HEX_VIEW_BYTES,
+    bytes SNIFF_BYTES,
+    // The window.
+    count MAX_WATCHED_FOLDERS,
+    time SAVE_QUIET,
+    time SAVE_MAX_DELAY,
+    bytes SAVED_VIEW_MAX_BYTES,
+    count SAVED_EXPANDED_MAX,
+    count RECENT_SERVERS_MAX,
+    // canopy-mcp.
+    count MCP_REPLY_CHARS,
+    count MCP_MAX_DEPTH,
+    bytes MCP_READ_CHUNK,
+    bytes LINE_SCAN_BYTES,
+    bytes SEARCH_FILE_BYTES,
+    bytes SEARCH_BYTES,
+    count SEARCH_LINE_CHARS,
+    count SEARCH_PROBLEMS,
+    count MCP_READ_FILES_MAX,
+    time MCP_PROGRESS_INTERVAL,
+    count MCP_ERROR_CHARS,
+    count MCP_HEADING_PATH_CHARS,
+    count MCP_CONCURRENT_CALLS,
+    count MAX_RESOLVE_STEPS,
+    time MCP_ROOTS_TIMEOUT,
+    // Folder sizes.
+    count MAX_SIZES_DEPTH,
+    count SIZES_MAX_ENTRIES,
+    time SIZES_REQUEST_TIME,
+    count SIZES_MAX_THREADS,
+    count SIZES_LARGEST,
+    count SIZES_EXPAND,
+    // Archives.
+    bytes ARCHIVE_SNIFF_BYTES,
+    count ARCHIVE_RATIO_MAX,
+    bytes ARCHIVE_RATIO_SLACK,
+    bytes ARCHIVE_SKIP_MAX,
+    time ARCHIVE_INDEX_TIME,
+    bytes ARCHIVE_WINDOW,
+    count ARCHIVE_CACHE,
+    bytes ARCHIVE_DICT_MAX,
+    count ARCHIVE_DUPLICATES_CHECKED,
+    count ARCHIVE_NESTING_MAX,
+    bytes ARCHIVE_NESTED_MEMORY_MAX,
+    bytes ARCHIVE_DIRECTORY_MAX,
+    // The sandboxed renderer and media.
+    bytes RENDER_ADDRESS_SPACE,
+    seconds RENDER_CPU_SECONDS,
+    bytes RENDER_OUTPUT_CAP,
+    bytes WINDOW_IMAGE_CAP,
+    time RENDER_DEADLINE,
+    bytes EXIF_READ_BUDGET,
+    bytes AUDIO_READ_BUDGET,
+    bytes COVER_ART_CAP,
+    bytes MEDIA_RANGE_CAP,
+    bytes MEDIA_PLAY_CAP,
+    bytes VIDEO_PLAY_CAP,
+];
+
+#[cfg(test)]
+mod docs_numbers;
+
 #[cfg(test)]
 mod tests {
     use super::*;
