@@ -3,7 +3,7 @@
 //!
 //! The rules mean what they mean to git: each line is read and matched as
 //! git does ([`crate::ignore_pattern`], git's own glob language over bytes,
-//! held to `git check-ignore` by a differential test); this module finds the
+//! held to git by a differential test); this module finds the
 //! files and layers them. Each file is read through the engine's
 //! regular-file open ([`crate::dirio::open_regular_at`]): never a fifo or a
 //! device, never a symlinked `.gitignore` (git does not follow one either;
@@ -53,9 +53,26 @@
 //! everything. A folder below the listed one whose `.git` is a repository
 //! starts that repository's rules; one whose `.git` is not keeps the rules
 //! around. A folder inside an ignored folder (the listed folder itself may
-//! be one, e.g. a build output folder) has every entry ignored, as
-//! git does not look inside an ignored folder. Names and rule lines are
-//! bytes: neither needs to be UTF-8.
+//! be one, e.g. a build output folder) has every untracked entry ignored,
+//! as git reads no ignore file below an ignored folder. Names and rule
+//! lines are bytes: neither needs to be UTF-8.
+//!
+//! **Tracked paths are never ignored** (git's rule: ignore rules apply to
+//! untracked paths only). The repository's index is read
+//! ([`crate::git_index`]; the one the `.git` file names for a worktree or a
+//! submodule; a confined source reads it only inside its folders) once per
+//! repository a listing meets: a file (or link, or anything not a folder)
+//! the index holds is shown whatever the rules say, and so is a folder
+//! that holds a tracked path or is a submodule; inside such a folder the
+//! rules name, the untracked entries stay hidden, as `git status --ignored`
+//! shows (held to it by `tests/git_differential.rs` and, on this project's
+//! own repository populated with real crates, `tests/git_real_repo.rs`).
+//! An index that cannot be used (corrupt, over `MAX_GIT_INDEX_BYTES`, not a
+//! regular file, over what the listing may hold, not read in time) leaves
+//! every entry of its repository shown but `.git`, since any may be
+//! tracked, and its folder says why. A server's repository (read over
+//! SFTP) has no index read: there the rules alone decide. Nothing is
+//! written, no lock taken, git never run.
 #![forbid(unsafe_code)]
 
 use std::ffi::OsStr;
