@@ -526,4 +526,19 @@ mod tests {
         assert!(matches!(r, Err(Fault::Corrupt(_))), "{r:?}");
         assert_eq!(visited, 0, "refused before any bit is visited");
     }
+
+    #[test]
+    fn reading_stops_at_the_folders_deadline() {
+        let names: Vec<Vec<u8>> = (0..5_000)
+            .map(|i| format!("f{i:05}").into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = names.iter().map(Vec::as_slice).collect();
+        let past = std::time::Instant::now() - std::time::Duration::from_secs(1);
+        let r = Tracked::read(
+            &InMemory(vec![(b"index", index(2, &refs))]),
+            usize::MAX,
+            &mut Meter::new(Some(past), None),
+        );
+        assert!(matches!(r, Err(Fault::Halted(Halt::Deadline))), "{r:?}");
+    }
 }
