@@ -3,7 +3,7 @@
 //!
 //! The rules mean what they mean to git: each line is read and matched as
 //! git does ([`crate::ignore_pattern`], git's own glob language over bytes,
-//! held to `git check-ignore` by a differential test); this module finds the
+//! held to git by a differential test); this module finds the
 //! files and layers them. Each file is read through the engine's
 //! regular-file open ([`crate::dirio::open_regular_at`]): never a fifo or a
 //! device, never a symlinked `.gitignore` (git does not follow one either;
@@ -13,11 +13,16 @@
 //! it. A file that cannot be used is not silently skipped: its folder
 //! carries an error naming the file and saying why (`NOT_A_FILE`,
 //! `TOO_LARGE`, `DENIED`, ...), and the rules of the other files still
-//! apply. Compiled rules cost memory until the listing ends and every name is
-//! matched against them, so one listing compiles at most `MAX_IGNORE_RULES`
-//! rules of `MAX_IGNORE_RULE_BYTES` in all, compiled to at most
-//! `MAX_IGNORE_COMPILED_BYTES`; a file whose rules would pass that is not
-//! used, and its folder says so (`TOO_LARGE`). Matching never backtracks,
+//! apply. Every name is matched against the rules that apply to its folder
+//! (its chain: the folder's `.gitignore`, those of the folders above it in
+//! its repository, `.git/info/exclude`, the global file), so one chain holds
+//! at most `MAX_IGNORE_RULES` rules of `MAX_IGNORE_RULE_BYTES`, compiled to
+//! at most `MAX_IGNORE_COMPILED_BYTES`; a file that would take its chain
+//! past that is not used, and its folder says so (`TOO_LARGE`). Folders of
+//! one listing whose chains fit are not affected by each other's rules. The
+//! compiled rules a listing holds at once (the chains of the folders still
+//! to be read) are bounded by `MAX_IGNORE_HELD_BYTES`, given back as they
+//! are dropped. Matching never backtracks,
 //! counts its steps, and stops at the folder's deadline or a cancel (the
 //! folder then says `TIMEOUT`, as a slow read does).
 //!
@@ -48,85 +53,43 @@
 //! everything. A folder below the listed one whose `.git` is a repository
 //! starts that repository's rules; one whose `.git` is not keeps the rules
 //! around. A folder inside an ignored folder (the listed folder itself may
-//! be one, e.g. a build output folder) has every entry ignored, as
-//! git does not look inside an ignored folder. Names and rule lines are
-//! bytes: neither needs to be UTF-8.
+//! be one, e.g. a build output folder) has every untracked entry ignored,
+//! as git reads no ignore file below an ignored folder. Names and rule
+//! lines are bytes: neither needs to be UTF-8.
+//!
+//! **Tracked paths are never ignored** (git's rule: ignore rules apply to
+//! untracked paths only). The repository's index is read
+//! ([`crate::git_index`]; the one the `.git` file names for a worktree or a
+//! submodule; a confined source reads it only inside its folders) once per
+//! repository a listing meets: a file (or link, or anything not a folder)
+//! the index holds is shown whatever the rules say, and so is a folder
+//! that holds a tracked path or is a submodule; inside such a folder the
+//! rules name, the untracked entries stay hidden, as `git status --ignored`
+//! shows (held to it by `tests/git_differential.rs` and, on this project's
+//! own repository populated with real crates, `tests/git_real_repo.rs`).
+//! An index that cannot be used (corrupt, over `MAX_GIT_INDEX_BYTES`, not a
+//! regular file, over what the listing may hold, not read in time) leaves
+//! every entry of its repository shown but `.git`, since any may be
+//! tracked, and its folder says why. A server's repository (read over
+//! SFTP) has no index read: there the rules alone decide. Nothing is
+//! written, no lock taken, git never run.
 #![forbid(unsafe_code)]
 
-use std::collections::HashSet;
 use std::ffi::OsStr;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::ops::Range;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::dirio::{Dir, SmallFile};
 use crate::error::{CanopyError, ErrorCode};
-use crate::ignore_pattern::{rule_lines, ByteSet, Halt, Meter, Pattern, States, Subject};
-use crate::limits::{
-    MAX_GIT_MARKER_BYTES, MAX_IGNORE_COMPILED_BYTES, MAX_IGNORE_FILE_BYTES, MAX_IGNORE_RULES,
-    MAX_IGNORE_RULE_BYTES,
-};
+use crate::git_index::Tracked;
+use crate::ignore_layer::{layer_of, Charge, Held, Layer, Pool, Spent};
+use crate::ignore_pattern::{ByteSet, Halt, Meter, States, Subject};
+use crate::limits::MAX_IGNORE_FILE_BYTES;
 use crate::local::LocalFs;
+use crate::repository::{git_dir, global_file, GitDir};
 use crate::wire::EntryKind;
-
-/// The rules of one ignore file, for the folder it applies from, in the
-/// file's order (the last that matches decides).
-struct Layer {
-    patterns: Box<[Pattern]>,
-}
-
-/// What one listing's rules have taken of its budget, or would.
-#[derive(Debug, Clone, Copy)]
-struct Spent {
-    rules: usize,
-    bytes: usize,
-    compiled: usize,
-}
-
-/// The rules one listing has compiled so far, shared by the rules of every
-/// folder it reads: compiled rules cost memory until the listing ends, and
-/// every name is matched against them, so their number, text and compiled
-/// size are bounded per listing.
-#[derive(Debug, Default)]
-struct RuleBudget {
-    rules: AtomicUsize,
-    bytes: AtomicUsize,
-    compiled: AtomicUsize,
-}
-
-impl RuleBudget {
-    fn spent(&self) -> Spent {
-        Spent {
-            rules: self.rules.load(Ordering::Relaxed),
-            bytes: self.bytes.load(Ordering::Relaxed),
-            compiled: self.compiled.load(Ordering::Relaxed),
-        }
-    }
-
-    /// Takes `want`, or says what was already taken.
-    fn take(&self, want: Spent) -> Result<(), Spent> {
-        let had = Spent {
-            rules: self.rules.fetch_add(want.rules, Ordering::Relaxed),
-            bytes: self.bytes.fetch_add(want.bytes, Ordering::Relaxed),
-            compiled: self.compiled.fetch_add(want.compiled, Ordering::Relaxed),
-        };
-        if !fits(had, want) {
-            self.rules.fetch_sub(want.rules, Ordering::Relaxed);
-            self.bytes.fetch_sub(want.bytes, Ordering::Relaxed);
-            self.compiled.fetch_sub(want.compiled, Ordering::Relaxed);
-            return Err(had);
-        }
-        Ok(())
-    }
-}
-
-/// True when `want` more fits in the listing's budget after `had`.
-fn fits(had: Spent, want: Spent) -> bool {
-    had.rules + want.rules <= MAX_IGNORE_RULES
-        && had.bytes + want.bytes <= MAX_IGNORE_RULE_BYTES
-        && had.compiled + want.compiled <= MAX_IGNORE_COMPILED_BYTES
-}
 
 /// What one folder's matching reuses from entry to entry.
 #[derive(Default)]
@@ -147,15 +110,18 @@ pub struct RuleText {
 #[derive(Clone, Default)]
 pub struct IgnoreRules {
     /// Shared by every folder's rules of one listing.
-    budget: Arc<RuleBudget>,
+    held: Arc<Held>,
     /// False outside a repository (and inside its `.git`): nothing is ignored.
     active: bool,
-    /// The folder lies inside an ignored folder: every entry is ignored.
+    /// The folder lies inside an ignored folder: every entry is ignored
+    /// (but what the repository tracks).
     all: bool,
     /// Layers with the path from each layer's folder to this folder, deepest
     /// first (the folder's own `.gitignore`, then its parents'), then
     /// `.git/info/exclude` and the global file.
     layers: Vec<(Arc<Layer>, PathBuf)>,
+    /// What the repository tracks, seen from this folder.
+    tracking: Tracking,
 }
 
 impl std::fmt::Debug for IgnoreRules {
@@ -165,6 +131,136 @@ impl std::fmt::Debug for IgnoreRules {
             .field("all", &self.all)
             .field("layers", &self.layers.len())
             .finish()
+    }
+}
+
+/// What a repository tracks, as far as the rules of a folder in it know.
+#[derive(Clone, Default)]
+enum Tracking {
+    /// Its index is not read (a server's repository): the rules alone decide.
+    #[default]
+    NotRead,
+    /// Its index could not be used: nothing but `.git` is hidden, since any
+    /// entry may be tracked.
+    Unknown,
+    Known(TrackedHere),
+}
+
+/// A repository's index, held by the listing while a folder needs it.
+struct Index {
+    tracked: Tracked,
+    _held: Charge,
+}
+
+/// The index seen from one folder: the paths below it.
+#[derive(Clone)]
+struct TrackedHere {
+    index: Arc<Index>,
+    /// The folder's path from the repository's top, `/` after each name.
+    dir: Vec<u8>,
+    /// The index's paths that start with `dir`.
+    range: Range<usize>,
+    /// A sparse index's entry for a folder above (or this one) stands for
+    /// everything git tracks below it: every entry counts as tracked.
+    covered: bool,
+}
+
+impl TrackedHere {
+    fn top(index: Arc<Index>) -> TrackedHere {
+        let range = 0..index.tracked.len();
+        TrackedHere {
+            index,
+            dir: Vec::new(),
+            range,
+            covered: false,
+        }
+    }
+
+    /// The same index seen from the folder `name` below.
+    fn enter(&mut self, name: &[u8]) {
+        self.dir.extend_from_slice(name);
+        self.dir.push(b'/');
+        let t = &self.index.tracked;
+        self.covered = self.covered || t.has(&self.dir, self.range.clone());
+        self.range = t.under(&self.dir, self.range.clone());
+    }
+
+    /// Whether git would keep the entry `name` (a real folder when
+    /// `is_dir`) whatever the rules say: a tracked file (or link, or
+    /// anything not a folder), or a folder that holds a tracked path or is
+    /// a submodule (git's `treat_path`: `index_file_exists`, then
+    /// `directory_exists_in_index`). `key` is scratch space.
+    fn keeps(&self, name: &[u8], is_dir: bool, key: &mut Vec<u8>) -> bool {
+        if self.covered {
+            return true;
+        }
+        let t = &self.index.tracked;
+        key.clear();
+        key.extend_from_slice(&self.dir);
+        key.extend_from_slice(name);
+        if !is_dir {
+            return t.has(key, self.range.clone());
+        }
+        if t.is_submodule(key, self.range.clone()) {
+            return true;
+        }
+        key.push(b'/');
+        !t.under(key, self.range.clone()).is_empty()
+    }
+}
+
+/// What `repo`'s index (in its git folder `git`) says it tracks, within
+/// what the listing may still hold, and why not when it cannot be used. A
+/// confined source reads it only inside its folders.
+fn tracking_of(
+    repo: &Path,
+    git: &GitDir,
+    fs: &LocalFs,
+    held: &Arc<Held>,
+    meter: &mut Meter<'_>,
+) -> (Tracking, Option<CanopyError>) {
+    let real = git.real_path();
+    let what = match &real {
+        Ok(p) => format!("the index {}", p.join("index").display()),
+        Err(_) => format!("the index of the repository {}", repo.display()),
+    };
+    if let Some(roots) = fs.ignore_within() {
+        let inside = real.is_ok_and(|p| roots.iter().any(|r| crate::within(&p, r)));
+        if !inside {
+            let why = format!(
+                "the git folder of the repository {} lies outside the folders Canopy may read, so which of its files \
+                 are tracked is not known, and nothing in it is hidden",
+                repo.display()
+            );
+            return (
+                Tracking::Unknown,
+                Some(CanopyError::new(ErrorCode::Denied, why)),
+            );
+        }
+    }
+    let tracked = match Tracked::read(git, held.room(Pool::Tracked), meter) {
+        Ok(t) => t,
+        Err(fault) => return (Tracking::Unknown, Some(fault.error(&what))),
+    };
+    match held.take(Pool::Tracked, tracked.held_bytes()) {
+        Ok(charge) => {
+            let index = Arc::new(Index {
+                tracked,
+                _held: charge,
+            });
+            (Tracking::Known(TrackedHere::top(index)), None)
+        }
+        Err(had) => {
+            let why = format!(
+                "{what} holds {} bytes of paths, and this listing already holds {had} of other repositories'; \
+                 which of its files are tracked is not known, so nothing in it is hidden; list it by itself",
+                tracked.held_bytes()
+            );
+            (
+                Tracking::Unknown,
+                Some(CanopyError::new(ErrorCode::TooLarge, why)),
+            )
+        }
     }
 }
 
@@ -197,60 +293,6 @@ fn kind_words(kind: EntryKind) -> &'static str {
     }
 }
 
-fn over_budget(what: &str, want: Spent, had: Spent) -> CanopyError {
-    CanopyError::new(
-        ErrorCode::TooLarge,
-        format!(
-            "{what} holds {} rules ({} bytes, {} bytes compiled) and this listing has already read {} ({} bytes, {} compiled); \
-             one listing compiles at most {MAX_IGNORE_RULES} rules of {MAX_IGNORE_RULE_BYTES} bytes, to at most \
-             {MAX_IGNORE_COMPILED_BYTES} bytes, so its rules are not used",
-            want.rules, want.bytes, want.compiled, had.rules, had.bytes, had.compiled
-        ),
-    )
-}
-
-/// Builds the rules of one file's text (named `what` in messages), within
-/// the listing's rule budget: a file whose rules do not fit is not used, and
-/// the error says why.
-fn layer_of(
-    text: &[u8],
-    what: &str,
-    budget: &RuleBudget,
-) -> (Option<Arc<Layer>>, Option<CanopyError>) {
-    // Counted before anything is compiled, so a file over the budget costs one scan.
-    let (rules, bytes) =
-        rule_lines(text).fold((0usize, 0usize), |(n, b), line| (n + 1, b + line.len()));
-    if rules == 0 {
-        return (None, None);
-    }
-    let counted = Spent {
-        rules,
-        bytes,
-        compiled: 0,
-    };
-    let had = budget.spent();
-    if !fits(had, counted) {
-        return (None, Some(over_budget(what, counted, had)));
-    }
-    // A rule that comes again later can never be the last match: only the
-    // last of identical lines is kept (5,000 copies of one costly rule cost one).
-    let mut seen = HashSet::new();
-    let mut last_of_each: Vec<&[u8]> = rule_lines(text)
-        .rev()
-        .filter(|line| seen.insert(*line))
-        .collect();
-    last_of_each.reverse();
-    let patterns: Box<[Pattern]> = last_of_each.into_iter().map(Pattern::parse).collect();
-    let want = Spent {
-        compiled: patterns.iter().map(Pattern::cost).sum(),
-        ..counted
-    };
-    match budget.take(want) {
-        Ok(()) => (Some(Arc::new(Layer { patterns })), None),
-        Err(had) => (None, Some(over_budget(what, want, had))),
-    }
-}
-
 /// Reads `name` in `dir` as an ignore file (named `what` in messages): its
 /// rules, or why not. `follow`: a final symlink is followed (git follows one
 /// for `.git/info/exclude` and the global file, never for a `.gitignore`);
@@ -260,10 +302,11 @@ fn read_layer(
     name: &[u8],
     what: &str,
     follow: bool,
-    budget: &RuleBudget,
+    chain: Spent,
+    held: &Arc<Held>,
 ) -> (Option<Arc<Layer>>, Option<CanopyError>) {
     match dir.read_small_file(name, MAX_IGNORE_FILE_BYTES, follow) {
-        Ok(SmallFile::Read(text)) => layer_of(&text, what, budget),
+        Ok(SmallFile::Read(text)) => layer_of(&text, what, chain, held),
         Ok(other) => (None, unusable(what, &other)),
         Err(e) => (
             None,
@@ -279,7 +322,8 @@ fn read_layer_at(
     prefix: &str,
     follow: bool,
     fs: &LocalFs,
-    budget: &RuleBudget,
+    chain: Spent,
+    held: &Arc<Held>,
 ) -> (Option<Arc<Layer>>, Option<CanopyError>) {
     let (Some(dir_path), Some(name)) = (file.parent(), file.file_name()) else {
         return (None, None);
@@ -287,7 +331,7 @@ fn read_layer_at(
     let what = format!("{prefix}{}", file.display());
     // Only searched, not read: a folder git may look a name up in (mode 711) serves.
     match fs.search_path(dir_path) {
-        Ok(dir) => read_layer(&dir, name.as_bytes(), &what, follow, budget),
+        Ok(dir) => read_layer(&dir, name.as_bytes(), &what, follow, chain, held),
         Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT) | Some(libc::ENOTDIR)) => {
             (None, None)
         }
@@ -298,138 +342,45 @@ fn read_layer_at(
     }
 }
 
-/// True when the `.git` in `dir` makes the folder a repository's root, as
-/// git's `is_git_directory` and `read_gitfile` decide (setup.c): a folder
-/// that is a repository, a link to one, or a regular file (or a link to
-/// one) whose text is `gitdir: PATH` naming one, a relative PATH taken from
-/// the folder. Anything else named `.git` (an empty folder, a dangling
-/// link, a fifo) git passes over, and so the rules of the repository around
-/// keep applying. A few `stat`s relative to `dir` and at most two reads of
-/// `MAX_GIT_MARKER_BYTES`, never of a fifo or a device; like git, it needs
-/// the right to search `.git`, not to read it. A `.git` link is not followed
-/// when links never are (`canopy-mcp`): such a `.git` is not a repository.
-fn is_repository(dir: &Dir) -> bool {
-    let Ok(meta) = dir.stat_child(b".git", false) else {
-        return false;
-    };
-    let kind = match meta.kind {
-        EntryKind::Symlink => match dir.stat_child(b".git", true) {
-            Ok(target) => target.kind,
-            Err(_) => return false,
-        },
-        other => other,
-    };
-    let follow = meta.kind == EntryKind::Symlink;
-    match kind {
-        EntryKind::Folder => dir
-            .search_child(b".git", follow)
-            .is_ok_and(|g| is_git_directory(&g)),
-        EntryKind::File => match dir.read_small_file(b".git", MAX_GIT_MARKER_BYTES, follow) {
-            // The file may name a repository anywhere (a worktree's names
-            // `.git/worktrees/NAME` of its main repository): git goes there.
-            Ok(SmallFile::Read(text)) => gitdir_of(&text).is_some_and(|to| {
-                dir.search_child(to, true)
-                    .is_ok_and(|g| is_git_directory(&g))
-            }),
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-/// The PATH of a `.git` file's `gitdir: PATH`, as git's `read_gitfile`
-/// takes it: the text after the prefix, line ends at its end dropped.
-fn gitdir_of(text: &[u8]) -> Option<&[u8]> {
-    let rest = trim_line_ends(text.strip_prefix(b"gitdir: ")?);
-    (!rest.is_empty()).then_some(rest)
-}
-
-/// Git's `is_git_directory` over the opened folder `g`: a valid `HEAD`, then
-/// `objects` and `refs` in the common folder (the one a worktree's
-/// `commondir` file names, relative to `g`; else `g` itself).
-fn is_git_directory(g: &Dir) -> bool {
-    let head = match g.stat_child(b"HEAD", false).map(|m| m.kind) {
-        // git's validate_headref: a link into refs/, or a symbolic ref or an object name.
-        Ok(EntryKind::Symlink) => g.read_link(b"HEAD").is_ok_and(|t| t.starts_with(b"refs/")),
-        Ok(EntryKind::File) => match g.read_small_file(b"HEAD", MAX_GIT_MARKER_BYTES, false) {
-            Ok(SmallFile::Read(text)) => match text.strip_prefix(b"ref:") {
-                Some(r) => r.trim_ascii_start().starts_with(b"refs/"),
-                None => text.len() >= 40 && text[..40].iter().all(u8::is_ascii_hexdigit),
-            },
-            _ => false,
-        },
-        _ => false,
-    };
-    if !head {
-        return false;
-    }
-    let common = match g.read_small_file(b"commondir", MAX_GIT_MARKER_BYTES, false) {
-        Ok(SmallFile::Read(text)) => match g.search_child(trim_line_ends(&text), true) {
-            Ok(c) => Some(c),
-            Err(_) => return false,
-        },
-        _ => None,
-    };
-    let common = common.as_ref().unwrap_or(g);
-    // A link is followed only when it is one (a confined folder follows none).
-    let folder = |name: &[u8]| match common.stat_child(name, false).map(|m| m.kind) {
-        Ok(EntryKind::Folder) => true,
-        Ok(EntryKind::Symlink) => common
-            .stat_child(name, true)
-            .is_ok_and(|m| m.kind == EntryKind::Folder),
-        _ => false,
-    };
-    folder(b"objects") && folder(b"refs")
-}
-
-/// `text` without the line ends at its end, as git reads a one-line file.
-fn trim_line_ends(mut text: &[u8]) -> &[u8] {
-    while let [head @ .., b'\n' | b'\r'] = text {
-        text = head;
-    }
-    text
-}
-
-/// Git's default global excludes file, named as git 2.x names it:
-/// `$XDG_CONFIG_HOME/git/ignore` when that is set and not empty, else
-/// `$HOME/.config/git/ignore`. A relative name is relative to git's working
-/// folder, which is the top of the repository `repo` (git moves there
-/// before it reads the rules).
-fn global_file(repo: &Path) -> Option<PathBuf> {
-    let mut name = match std::env::var_os("XDG_CONFIG_HOME").filter(|x| !x.is_empty()) {
-        Some(xdg) => xdg.into_vec(),
-        None => {
-            let mut home = std::env::var_os("HOME")?.into_vec();
-            home.extend_from_slice(b"/.config");
-            home
-        }
-    };
-    name.extend_from_slice(b"/git/ignore");
-    // `join` keeps an absolute name as it is.
-    Some(repo.join(OsStr::from_bytes(&name)))
-}
-
-/// The rules of a repository whose root is `repo`: `.git/info/exclude` and the
-/// global file, lowest precedence last.
-fn repository_layers(
+/// The rules of a repository whose root is `repo` (its git folder `git`),
+/// before any `.gitignore`: `.git/info/exclude` and the global file, lowest
+/// precedence last, which start the chain of every folder in it; and what
+/// it tracks.
+fn repository_rules(
     repo: &Path,
+    git: &GitDir,
     fs: &LocalFs,
-    budget: &RuleBudget,
+    held: &Arc<Held>,
+    meter: &mut Meter<'_>,
     problems: &mut Vec<CanopyError>,
-) -> Vec<(Arc<Layer>, PathBuf)> {
-    let mut out = Vec::new();
-    let exclude = repo.join(".git/info/exclude");
-    let (layer, err) = read_layer_at(&exclude, "", true, fs, budget);
+) -> IgnoreRules {
+    let (tracking, err) = tracking_of(repo, git, fs, held, meter);
     problems.extend(err);
-    out.extend(layer.map(|l| (l, PathBuf::new())));
+    let mut rules = IgnoreRules {
+        held: held.clone(),
+        active: true,
+        tracking,
+        ..IgnoreRules::none()
+    };
+    let exclude = repo.join(".git/info/exclude");
+    let (layer, err) = read_layer_at(&exclude, "", true, fs, rules.spent(), held);
+    problems.extend(err);
+    rules.push_lowest(layer);
     // A confined source reads nothing outside its folders.
     let global = global_file(repo).filter(|_| fs.ignore_within().is_none());
     if let Some(global) = global {
-        let (layer, err) = read_layer_at(&global, "the global excludes file ", true, fs, budget);
+        let (layer, err) = read_layer_at(
+            &global,
+            "the global excludes file ",
+            true,
+            fs,
+            rules.spent(),
+            held,
+        );
         problems.extend(err);
-        out.extend(layer.map(|l| (l, PathBuf::new())));
+        rules.push_lowest(layer);
     }
-    out
+    rules
 }
 
 /// The problems of one folder's ignore files as the one error its entry
@@ -468,8 +419,8 @@ impl IgnoreRules {
     /// from the repository's root down (see the module docs), and what could
     /// not be used. The repository is looked for from the folder's real
     /// location. Runs on the caller's thread: call it on a bounded worker.
-    /// Deciding whether a folder above is ignored is matching, under `meter`:
-    /// if it stops, nothing is ignored and the error says why.
+    /// Reading the index and deciding whether a folder above is ignored are
+    /// under `meter`: if it stops, nothing is ignored and the error says why.
     pub(crate) fn for_folder(
         path: &Path,
         fs: &LocalFs,
@@ -482,11 +433,10 @@ impl IgnoreRules {
             None => std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
         };
         let inside = |a: &Path| within.is_none_or(|w| w.iter().any(|r| crate::within(a, r)));
-        let holds_git = |a: &Path| fs.search_path(a).is_ok_and(|d| is_repository(&d));
-        let Some(repo) = real
+        let Some((repo, git)) = real
             .ancestors()
             .take_while(|a| inside(a))
-            .find(|a| holds_git(a))
+            .find_map(|a| Some((a, fs.search_path(a).ok().as_ref().and_then(git_dir)?)))
         else {
             return (IgnoreRules::none(), None);
         };
@@ -499,83 +449,67 @@ impl IgnoreRules {
             return (IgnoreRules::none(), None);
         }
         let mut problems = Vec::new();
-        let budget = Arc::new(RuleBudget::default());
-        let base = repository_layers(repo, fs, &budget, &mut problems);
-        let mut rules = IgnoreRules {
-            budget,
-            active: true,
-            all: false,
-            layers: base,
-        };
+        let held = Arc::new(Held::default());
+        let mut rules = repository_rules(repo, &git, fs, &held, meter, &mut problems);
         let mut here = repo.to_path_buf();
-        let (layer, err) = read_layer_at(&here.join(".gitignore"), "", false, fs, &rules.budget);
-        problems.extend(err);
-        rules.push_own(layer);
+        rules.read_own_at(&here, fs, &mut problems);
         let mut scratch = IgnoreScratch::default();
         for name in below {
-            match rules.is_ignored(name.as_bytes(), true, &mut scratch, meter) {
-                Ok(true) => {
-                    rules.all = true;
-                    break;
-                }
-                Ok(false) => {}
+            // Below an ignored folder git reads no further ignore file, but
+            // what is tracked there is still kept.
+            match rules.matched(name.as_bytes(), true, &mut scratch, meter) {
+                Ok(ignored) => rules.all = ignored,
                 Err(halt) => return (IgnoreRules::none(), Some(halt_error(halt))),
             }
             rules.enter(name.as_bytes());
             here.push(name);
-            let (layer, err) =
-                read_layer_at(&here.join(".gitignore"), "", false, fs, &rules.budget);
-            problems.extend(err);
-            rules.push_own(layer);
+            if !rules.all {
+                rules.read_own_at(&here, fs, &mut problems);
+            }
         }
         (rules, one_problem(problems))
     }
 
     /// The rules for the entries of `child` (named `name`, opened as
     /// `dir`), an entry of the folder these rules are for, with why its own
-    /// `.gitignore` could not be used.
+    /// `.gitignore` (or its repository's index) could not be used. A child
+    /// shown although the rules ignore it (it holds a tracked path) has
+    /// every untracked entry ignored, as git does. Matching the child's
+    /// name and reading a repository's index are under `meter`.
     pub(crate) fn descend(
         &self,
         name: &[u8],
         dir: &Dir,
         path: &Path,
         fs: &LocalFs,
+        meter: &mut Meter<'_>,
     ) -> (IgnoreRules, Option<CanopyError>) {
-        let inactive = || {
-            (
-                IgnoreRules {
-                    budget: self.budget.clone(),
-                    ..IgnoreRules::none()
-                },
-                None,
-            )
-        };
         if name == b".git" {
             // A repository's own folder: git applies no rules inside it.
-            return inactive();
+            return (self.inactive(), None);
         }
         let mut problems = Vec::new();
-        let holds_git = is_repository(dir);
-        let mut rules = if holds_git {
+        let mut rules = if let Some(git) = git_dir(dir) {
             // A repository of its own: its rules alone.
-            let base = repository_layers(path, fs, &self.budget, &mut problems);
-            IgnoreRules {
-                budget: self.budget.clone(),
-                active: true,
-                all: false,
-                layers: base,
-            }
+            repository_rules(path, &git, fs, &self.held, meter, &mut problems)
         } else if self.active {
             let mut r = self.clone();
+            match r.matched(name, true, &mut IgnoreScratch::default(), meter) {
+                Ok(ignored) => r.all = ignored,
+                Err(halt) => return (self.inactive(), Some(halt_error(halt))),
+            }
             r.enter(name);
             r
         } else {
-            return inactive();
+            return (self.inactive(), None);
         };
-        let what = path.join(".gitignore").display().to_string();
-        let (layer, err) = read_layer(dir, b".gitignore", &what, false, &rules.budget);
-        problems.extend(err);
-        rules.push_own(layer);
+        if !rules.all {
+            let what = path.join(".gitignore").display().to_string();
+            let (layer, err) =
+                read_layer(dir, b".gitignore", &what, false, rules.spent(), &rules.held);
+            problems.extend(err);
+            rules.push_own(layer);
+        }
         (rules, one_problem(problems))
     }
 
@@ -596,19 +530,15 @@ impl IgnoreRules {
             return (IgnoreRules::none(), None);
         }
         let mut problems = Vec::new();
-        let budget = Arc::new(RuleBudget::default());
-        let mut layers = Vec::new();
-        if let Some(t) = exclude {
-            let (layer, err) = layer_of(&t.text, &t.what, &budget);
-            problems.extend(err);
-            layers.extend(layer.map(|l| (l, PathBuf::new())));
-        }
         let mut rules = IgnoreRules {
-            budget,
             active: true,
-            all: false,
-            layers,
+            ..IgnoreRules::none()
         };
+        if let Some(t) = exclude {
+            let (layer, err) = layer_of(&t.text, &t.what, rules.spent(), &rules.held);
+            problems.extend(err);
+            rules.push_lowest(layer);
+        }
         let mut own = gitignores.into_iter();
         rules.push_text(own.next().flatten(), &mut problems);
         let mut scratch = IgnoreScratch::default();
@@ -638,26 +568,17 @@ impl IgnoreRules {
     ) -> (IgnoreRules, Option<CanopyError>) {
         let mut problems = Vec::new();
         let mut rules = match repository {
-            _ if name == b".git" => {
-                return (
-                    IgnoreRules {
-                        budget: self.budget.clone(),
-                        ..IgnoreRules::none()
-                    },
-                    None,
-                )
-            }
+            _ if name == b".git" => return (self.inactive(), None),
             Some(exclude) => {
                 let mut r = IgnoreRules {
-                    budget: self.budget.clone(),
+                    held: self.held.clone(),
                     active: true,
-                    all: false,
-                    layers: Vec::new(),
+                    ..IgnoreRules::none()
                 };
                 if let Some(t) = exclude {
-                    let (layer, err) = layer_of(&t.text, &t.what, &r.budget);
+                    let (layer, err) = layer_of(&t.text, &t.what, r.spent(), &r.held);
                     problems.extend(err);
-                    r.layers.extend(layer.map(|l| (l, PathBuf::new())));
+                    r.push_lowest(layer);
                 }
                 r
             }
@@ -666,15 +587,7 @@ impl IgnoreRules {
                 r.enter(name);
                 r
             }
-            None => {
-                return (
-                    IgnoreRules {
-                        budget: self.budget.clone(),
-                        ..IgnoreRules::none()
-                    },
-                    None,
-                )
-            }
+            None => return (self.inactive(), None),
         };
         rules.push_text(own, &mut problems);
         (rules, one_problem(problems))
@@ -685,10 +598,40 @@ impl IgnoreRules {
         self.active
     }
 
+    /// Rules that ignore nothing, in the same listing.
+    fn inactive(&self) -> IgnoreRules {
+        IgnoreRules {
+            held: self.held.clone(),
+            ..IgnoreRules::none()
+        }
+    }
+
+    /// What the rules that apply here cost: the chain the next file joins.
+    fn spent(&self) -> Spent {
+        self.layers
+            .iter()
+            .fold(Spent::default(), |s, (l, _)| s.plus(l.cost))
+    }
+
+    /// Reads the `.gitignore` of the folder `here` (the folder these rules
+    /// are for, opened by path) as its own rules.
+    fn read_own_at(&mut self, here: &Path, fs: &LocalFs, problems: &mut Vec<CanopyError>) {
+        let (layer, err) = read_layer_at(
+            &here.join(".gitignore"),
+            "",
+            false,
+            fs,
+            self.spent(),
+            &self.held,
+        );
+        problems.extend(err);
+        self.push_own(layer);
+    }
+
     /// Adds a `.gitignore` text of the folder itself (the deepest layer).
     fn push_text(&mut self, text: Option<RuleText>, problems: &mut Vec<CanopyError>) {
         if let Some(t) = text {
-            let (layer, err) = layer_of(&t.text, &t.what, &self.budget);
+            let (layer, err) = layer_of(&t.text, &t.what, self.spent(), &self.held);
             problems.extend(err);
             self.push_own(layer);
         }
@@ -699,6 +642,9 @@ impl IgnoreRules {
         for (_, rel) in &mut self.layers {
             rel.push(OsStr::from_bytes(name));
         }
+        if let Tracking::Known(t) = &mut self.tracking {
+            t.enter(name);
+        }
     }
 
     /// A `.gitignore` of the folder itself: the deepest layer, first.
@@ -708,10 +654,19 @@ impl IgnoreRules {
         }
     }
 
+    /// A repository's own file (`.git/info/exclude`, the global file): below
+    /// every `.gitignore`, last.
+    fn push_lowest(&mut self, layer: Option<Arc<Layer>>) {
+        if let Some(l) = layer {
+            self.layers.push((l, PathBuf::new()));
+        }
+    }
+
     /// True when git would ignore the entry `name` of this folder (`is_dir`:
-    /// a real folder; a symlink is matched as a file, as git does). An entry
-    /// named `.git` is always ignored inside a repository. `scratch` is
-    /// reused between calls.
+    /// a real folder; a symlink is matched as a file, as git does): the
+    /// rules ignore it and it is not tracked (nor a folder holding a tracked
+    /// path). An entry named `.git` is always ignored inside a repository.
+    /// `scratch` is reused between calls.
     ///
     /// # Errors
     /// `meter` stopped the matching (the folder's deadline, or a cancel).
@@ -725,7 +680,31 @@ impl IgnoreRules {
         if !self.active {
             return Ok(false);
         }
-        if self.all || name == b".git" {
+        if name == b".git" {
+            return Ok(true);
+        }
+        Ok(match &self.tracking {
+            // Any entry may be tracked: none is hidden.
+            Tracking::Unknown => false,
+            Tracking::NotRead => self.matched(name, is_dir, scratch, meter)?,
+            Tracking::Known(t) => {
+                self.matched(name, is_dir, scratch, meter)?
+                    && !t.keeps(name, is_dir, &mut scratch.path)
+            }
+        })
+    }
+
+    /// True when the rules ignore the entry `name` of this folder, whatever
+    /// the repository tracks: it lies inside an ignored folder, or the last
+    /// rule that matches it (deepest file first) is not a negation.
+    fn matched(
+        &self,
+        name: &[u8],
+        is_dir: bool,
+        scratch: &mut IgnoreScratch,
+        meter: &mut Meter<'_>,
+    ) -> Result<bool, Halt> {
+        if self.all {
             return Ok(true);
         }
         let IgnoreScratch { path, states } = scratch;
@@ -752,32 +731,5 @@ impl IgnoreRules {
             }
         }
         Ok(false)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_the_last_of_identical_rules_is_kept_and_the_order_of_the_rest_holds() {
-        let text = [
-            &b"*.log\n!keep.log\n"[..],
-            &b"*a*a*a*b\n".repeat(4_000),
-            b"*.log\n",
-        ]
-        .concat();
-        let (layer, err) = layer_of(&text, "test", &RuleBudget::default());
-        assert!(err.is_none(), "{err:?}");
-        let layer = layer.expect("rules");
-        assert_eq!(
-            layer.patterns.len(),
-            3,
-            "!keep.log, one *a*a*a*b, then *.log"
-        );
-        assert!(
-            layer.patterns[0].negative,
-            "the later *.log still comes after !keep.log"
-        );
     }
 }

@@ -46,6 +46,8 @@ pub mod default_app;
 mod either;
 mod facts;
 pub(crate) mod filter;
+mod git_index;
+mod ignore_layer;
 pub(crate) mod ignore_pattern;
 pub(crate) mod ignore_rules;
 pub mod limits;
@@ -56,6 +58,7 @@ pub mod names;
 pub mod openable;
 pub(crate) mod order;
 pub mod preview;
+mod repository;
 pub(crate) mod rest;
 mod root;
 pub mod saved_view;
@@ -103,6 +106,8 @@ pub use wire::ListSettings;
 #[cfg(feature = "e2e")]
 pub mod testing {
     pub use crate::bounded::Pool;
+    pub use crate::git_index::paths_of_bytes as index_paths_of_bytes;
     pub use crate::local::IoHooks;
     pub use crate::order::{compare_names, extension};
+    pub use crate::repository::tracked_paths;
 }

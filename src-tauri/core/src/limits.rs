@@ -56,19 +56,41 @@ pub const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
 /// Largest `.git` file (`gitdir: PATH`) or `.git/HEAD` read when deciding
 /// whether a `.git` is a repository; a larger one does not make one.
 pub const MAX_GIT_MARKER_BYTES: u64 = 4096;
-/// Ignore rules one listing compiles at most, over all its ignore files, and
-/// their text in bytes: compiled rules are kept until the listing ends, and
-/// every name is matched against them, so a hostile folder (a `.gitignore`
-/// of 90,000 globs) can exhaust neither memory nor time. A file whose rules
-/// would pass either is not used, and its folder says so (`TOO_LARGE`).
+/// Ignore rules that apply to one folder at most (its chain: the
+/// `.gitignore` of the folder and of each folder above it in its
+/// repository, `.git/info/exclude` and the global excludes file), and their
+/// text in bytes: every name is matched against them, so a hostile folder
+/// (a `.gitignore` of 90,000 globs, or a deep chain of large ones) can
+/// exhaust neither memory nor time. A file whose rules would take its chain
+/// past either is not used, and its folder says so (`TOO_LARGE`); other
+/// folders of the listing, whose chains fit, are not affected.
 pub const MAX_IGNORE_RULES: usize = 5_000;
-/// The text of those rules, in bytes (see `MAX_IGNORE_RULES`). A rule costs
-/// at most one matching step per byte of its text and byte of the name, so
-/// this also bounds the work per name.
+/// The text of one folder's rules, in bytes (see `MAX_IGNORE_RULES`). A
+/// rule costs at most one matching step per byte of its text and byte of
+/// the name, so this also bounds the work per name.
 pub const MAX_IGNORE_RULE_BYTES: usize = 128 * 1024;
-/// What those rules may compile to, in bytes (a `[...]` class holds 32):
-/// a file whose rules would pass it is not used (`TOO_LARGE`).
+/// What one folder's rules may compile to, in bytes (a `[...]` class holds
+/// 32): a file whose rules would take its chain past it is not used
+/// (`TOO_LARGE`).
 pub const MAX_IGNORE_COMPILED_BYTES: usize = 3 * 512 * 1024;
+/// The compiled rules one listing holds at once, in bytes: the chains of
+/// the folders it has yet to read (a deep listing keeps many). Past it a
+/// further file is not used (`TOO_LARGE`, "list this folder by itself");
+/// a layer's share is given back when no folder needs it any more, so a
+/// listing that reads its folders one after another never reaches it.
+pub const MAX_IGNORE_HELD_BYTES: usize = 64 * 1024 * 1024;
+/// Largest git index read (`.git/index`, and a split index's shared
+/// index) to learn which files a repository tracks (git never ignores a
+/// tracked file): a larger one is not read, and nothing in its repository
+/// is hidden (`TOO_LARGE`). About a million paths.
+pub const MAX_GIT_INDEX_BYTES: u64 = 128 * 1024 * 1024;
+/// The paths of the repositories' indexes one listing holds at once, in
+/// bytes (with 8 bytes a path to find them): the repositories of the
+/// folders it has yet to read. An index whose paths would pass it is not
+/// used (`TOO_LARGE`), and nothing in its repository is hidden.
+pub const MAX_TRACKED_HELD_BYTES: usize = 128 * 1024 * 1024;
+/// An index is read this many bytes at a time, never whole.
+pub const INDEX_READ_WINDOW: usize = 64 * 1024;
 /// Matching steps between two looks at the clock and the cancel token
 /// while ignore rules are matched: matching stops this close to the
 /// folder's deadline, or to a cancel.

@@ -723,26 +723,100 @@ fn an_ignore_file_with_more_rules_than_a_listing_compiles_says_too_large_never_s
 }
 
 #[test]
-fn the_rule_budget_is_shared_by_every_folder_of_a_listing() {
+fn the_rule_budget_counts_the_rules_of_one_folders_chain_not_the_whole_listing() {
+    // As github/gitignore's templates, each in a folder of its own: every
+    // folder's rules fit, all of them together do not. Listed in one go,
+    // each folder must still hide what its own rules name.
     let t = Tree::new();
     t.repo("repo");
     let most = canopy_core::limits::MAX_IGNORE_RULES * 3 / 5;
-    for name in ["a", "b"] {
+    let folders: Vec<String> = (0..12).map(|i| format!("t{i:02}")).collect();
+    for name in &folders {
         t.write(format!("repo/{name}/.gitignore"), &many_rules(most));
         t.file(format!("repo/{name}/x.txt"));
+        t.file(format!("repo/{name}/kept.md"));
     }
     let l = hidden_by_rules(opts(2, 100), &t.at("repo"));
-    let (a, b) = (child(folder(&l.root), "a"), child(folder(&l.root), "b"));
+    for name in &folders {
+        let f = child(folder(&l.root), name);
+        assert!(
+            f.error.is_none(),
+            "{name}: its chain (the root's rules and its own) fits: {:?}",
+            f.error
+        );
+        assert_eq!(
+            names(folder(f)),
+            [".gitignore", "kept.md"],
+            "{name}: its own rules hide x.txt"
+        );
+    }
+}
+
+/// `n - 1` distinct rules that match nothing the tests create, then `last`.
+fn filler_then(n: usize, last: &[u8]) -> Vec<u8> {
+    let mut text = many_rules(n);
+    text.truncate(text.len() - b"*.txt\n".len());
+    text.extend_from_slice(last);
+    text.push(b'\n');
+    text
+}
+
+#[test]
+fn a_chain_of_ignore_files_over_the_budget_says_too_large_wherever_the_listing_starts() {
+    // One folder's chain: the root's rules, then a/, a/b/ and a/b/c/. Each
+    // file fits alone; c's chain does not, however the folder is reached.
+    let t = Tree::new();
+    t.repo("repo");
+    let most = canopy_core::limits::MAX_IGNORE_RULES * 3 / 5;
+    t.write("repo/a/.gitignore", &filler_then(most, b"/x.txt"));
+    t.write("repo/a/b/.gitignore", b"*.md\n");
+    t.write("repo/a/b/c/.gitignore", &filler_then(most, b"*.c"));
+    for f in [
+        "a/x.txt",
+        "a/b/y.md",
+        "a/b/c/x.txt",
+        "a/b/c/y.md",
+        "a/b/c/z.c",
+    ] {
+        t.file(format!("repo/{f}"));
+    }
+    let from_top = hidden_by_rules(opts(4, 100), &t.at("repo"));
+    let a = child(folder(&from_top.root), "a");
+    let b = child(folder(a), "b");
+    let c = child(folder(b), "c");
+    let as_root = hidden_by_rules(opts(1, 100), &t.at("repo/a/b/c"));
+    for (how, err, shown) in [
+        ("below the root", c.error.as_ref(), names(folder(c))),
+        (
+            "as the root",
+            as_root.root.error.as_ref(),
+            names(folder(&as_root.root)),
+        ),
+    ] {
+        let err = err.unwrap_or_else(|| panic!("{how}: c's chain is over the budget"));
+        assert_eq!(err.code, ErrorCode::TooLarge, "{how}: {}", err.message);
+        assert!(
+            err.message.contains("a/b/c/.gitignore"),
+            "{how}: the error names the file not used: {}",
+            err.message
+        );
+        assert_eq!(
+            shown,
+            [".gitignore", "x.txt", "z.c"],
+            "{how}: c's own rules (*.c) are not used; b's (*.md) still are"
+        );
+    }
     assert!(
-        a.error.is_none() && !names(folder(a)).contains(&"x.txt"),
-        "the first file read is used"
+        a.error.is_none() && b.error.is_none(),
+        "a's and b's chains fit: {:?} {:?}",
+        a.error,
+        b.error
     );
     assert_eq!(
-        b.error.as_ref().map(|e| e.code),
-        Some(ErrorCode::TooLarge),
-        "the second would pass the listing's budget"
+        names(folder(a)),
+        ["b", ".gitignore"],
+        "a's rules hide x.txt"
     );
-    assert!(names(folder(b)).contains(&"x.txt"));
 }
 
 #[test]

@@ -58,3 +58,50 @@ fn a_confined_source_reads_no_repository_above_its_folders() {
     );
     assert_eq!(hidden, 0);
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let o = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}: {o:?}");
+}
+
+#[test]
+fn a_confined_source_keeps_tracked_files_of_a_repository_inside_its_folders() {
+    let (_t, root) = repo();
+    std::fs::write(root.join("node_modules/x/patched.js"), "").unwrap();
+    git(&root, &["add", "-f", "node_modules/x/patched.js"]);
+    let source = LocalFs::confined().with_ignore_rules_within(vec![root.clone()]);
+    let (shown, hidden, error) = names(&source, &root);
+    assert_eq!(
+        shown,
+        ["node_modules", "src", ".gitignore"].map(String::from),
+        "node_modules holds a tracked file: {error:?}"
+    );
+    assert_eq!(hidden, 1, ".git");
+}
+
+#[test]
+fn a_confined_source_reads_no_index_outside_its_folders() {
+    // A worktree inside the folders whose git folder (in the main
+    // repository's .git) is outside them: which files it tracks is not
+    // known there, so nothing is hidden, and the folder says why.
+    let (_t, root) = repo();
+    git(&root, &["commit", "-q", "--allow-empty", "-m", "x"]);
+    let outside = tempfile::tempdir().unwrap();
+    let wt = std::fs::canonicalize(outside.path()).unwrap().join("wt");
+    git(&root, &["worktree", "add", "-q", wt.to_str().unwrap()]);
+    std::fs::write(wt.join(".gitignore"), "*.o\n").unwrap();
+    std::fs::write(wt.join("a.o"), "").unwrap();
+    let source = LocalFs::confined().with_ignore_rules_within(vec![wt.clone()]);
+    let (shown, hidden, error) = names(&source, &wt);
+    assert_eq!(error.as_deref(), Some("DENIED"));
+    assert!(shown.contains(&"a.o".to_string()), "{shown:?}");
+    assert_eq!(hidden, 1, ".git alone");
+}

@@ -2,9 +2,13 @@
 //! nested `.gitignore`, `.git/info/exclude`, the global excludes file) built
 //! from the pieces git's rule language is most easily misread on, over
 //! generated trees of files, folders and links (sometimes with a `.git` in a
-//! subfolder that git does not take for a repository), each path's verdict
-//! compared with `git check-ignore --no-index`. In a test binary of its own:
-//! it sets `XDG_CONFIG_HOME`, which every listing of the process reads.
+//! subfolder that git does not take for a repository), some of them tracked
+//! (added with `git add -f`, so rules match tracked files, inside ignored
+//! folders too), each path's verdict compared with what `git status
+//! --ignored=matching --untracked-files=all` hides (`git check-ignore
+//! --no-index` names the rule in a failure's message). In a test binary of
+//! its own: it sets `XDG_CONFIG_HOME`, which every listing of the process
+//! reads.
 //!
 //! Run it with `--nocapture` for its figures (rules, paths, disagreements).
 //! `CANOPY_DIFF_SEED=N` replays the round a failure names.
@@ -225,9 +229,81 @@ fn git(repo: &Path, home: &Path) -> Command {
     c
 }
 
-/// What `git check-ignore` says of each path: ignored, and by which rule.
+/// What `git check-ignore` says of each path: ignored, and by which rule
+/// (whatever the index says).
 fn git_verdicts(repo: &Path, home: &Path, paths: &[Vec<u8>]) -> Vec<(bool, String)> {
     check_ignore(git(repo, home), paths)
+}
+
+/// What `git status` hides: each ignored path, a folder with its `/`
+/// (below it everything is hidden too).
+fn git_hidden(repo: &Path, home: &Path) -> BTreeSet<Vec<u8>> {
+    let out = git(repo, home)
+        .args([
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--ignored=matching",
+            "--untracked-files=all",
+        ])
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git status: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+        .split(|&b| b == 0)
+        .filter_map(|r| r.strip_prefix(b"!! "))
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// Whether `path` is hidden by git: it, or a folder above it, is ignored.
+fn hidden_by(hidden: &BTreeSet<Vec<u8>>, path: &[u8]) -> bool {
+    let mut folder = path.to_vec();
+    folder.push(b'/');
+    if hidden.contains(path) || hidden.contains(&folder) {
+        return true;
+    }
+    path.iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'/')
+        .any(|(i, _)| hidden.contains(&path[..=i]))
+}
+
+/// Adds `paths` to the index whatever the rules say (`git add -f`), names
+/// taken literally (they hold `*`, `?`, `[`).
+fn track(repo: &Path, home: &Path, paths: &[Vec<u8>]) {
+    use std::io::Write;
+    use std::process::Stdio;
+    if paths.is_empty() {
+        return;
+    }
+    let mut child = git(repo, home)
+        .args([
+            "--literal-pathspecs",
+            "add",
+            "-f",
+            "--pathspec-from-file=-",
+            "--pathspec-file-nul",
+        ])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("git runs");
+    let input: Vec<u8> = paths
+        .iter()
+        .flat_map(|p| p.iter().copied().chain([0]))
+        .collect();
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "git add: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Every path the listing shows, relative to `repo`.
@@ -251,6 +327,9 @@ struct Figures {
     rules: usize,
     paths: usize,
     ignored: usize,
+    tracked: usize,
+    /// Tracked paths a rule matches, which git keeps.
+    kept_tracked: usize,
     disagreements: Vec<String>,
 }
 
@@ -291,6 +370,24 @@ fn round(seed: u64, config: &Path, figures: &mut Figures) {
         paths.push(path);
         figures.rules += n;
     }
+    // Files and links committed before the rules were written, or added
+    // with `-f` since: git never ignores them, wherever they are.
+    let tracked: Vec<Vec<u8>> = if r.chance(70) {
+        let share = 10 + r.below(40);
+        paths
+            .iter()
+            .filter(|p| {
+                !repo.join(std::ffi::OsStr::from_bytes(p)).is_dir()
+                    || repo.join(std::ffi::OsStr::from_bytes(p)).is_symlink()
+            })
+            .filter(|_| r.chance(share))
+            .cloned()
+            .collect()
+    } else {
+        Vec::new()
+    };
+    track(&repo, &home, &tracked);
+    figures.tracked += tracked.len();
     if r.chance(30) {
         // A `.git` that git does not take for a repository: the rules
         // around still reach the folder holding it.
@@ -308,6 +405,7 @@ fn round(seed: u64, config: &Path, figures: &mut Figures) {
     figures.rules += n;
 
     let verdicts = git_verdicts(&repo, &home, &paths);
+    let hidden = git_hidden(&repo, &home);
     let opts = ListOptions {
         hide_ignored: true,
         handles: true,
@@ -326,9 +424,17 @@ fn round(seed: u64, config: &Path, figures: &mut Figures) {
         eprintln!("{}", serde_json::to_string_pretty(&listing).unwrap());
     }
     figures.paths += paths.len();
-    for (path, (ignored, why)) in paths.iter().zip(verdicts) {
+    for (path, (matched, why)) in paths.iter().zip(verdicts) {
+        let ignored = hidden_by(&hidden, path);
         figures.ignored += usize::from(ignored);
+        let kept = matched && !ignored;
+        figures.kept_tracked += usize::from(kept && tracked.contains(path));
         if seen.contains(path) == ignored {
+            let why = if tracked.contains(path) {
+                format!("tracked; {why}")
+            } else {
+                why
+            };
             let rules: Vec<String> = files
                 .iter()
                 .map(|(f, text)| format!("{f}: {}", text.escape_ascii()))
@@ -345,7 +451,7 @@ fn round(seed: u64, config: &Path, figures: &mut Figures) {
 }
 
 #[test]
-fn hide_ignored_agrees_with_git_check_ignore_on_generated_rules() {
+fn hide_ignored_agrees_with_git_status_on_generated_rules_and_tracked_files() {
     let config = Tree::new();
     config.dir("git");
     std::env::set_var("XDG_CONFIG_HOME", config.path());
@@ -358,14 +464,20 @@ fn hide_ignored_agrees_with_git_check_ignore_on_generated_rules() {
         round(seed, config.path(), &mut figures);
     }
     println!(
-        "git differential: {} rounds, {} rules, {} paths ({} ignored by git), {} disagreements",
+        "git differential: {} rounds, {} rules, {} paths ({} ignored by git, {} tracked, {} of them matched by a rule and kept), {} disagreements",
         seeds.len(),
         figures.rules,
         figures.paths,
         figures.ignored,
+        figures.tracked,
+        figures.kept_tracked,
         figures.disagreements.len()
     );
     if seeds.len() > 1 {
+        assert!(
+            figures.kept_tracked > 0,
+            "the generated cases must have tracked paths that a rule matches"
+        );
         assert!(
             figures.ignored > 0 && figures.ignored < figures.paths,
             "the generated cases must have git ignore some paths and keep others ({} of {} ignored): a matcher that hides nothing, or everything, must not pass",

@@ -645,6 +645,30 @@ fn gitignore_passes_over_a_git_that_is_no_repository_as_git_does() {
 }
 
 #[test]
+fn gitignore_never_hides_a_tracked_file() {
+    // cd r && git init -q && mkdir -p tmp && touch tmp/keep tmp/scratch &&
+    // git add tmp/keep && echo '*' > tmp/.gitignore && canopy-list . --gitignore --depth 2
+    let t = Tree::new();
+    let repo = t.at("r");
+    git_init(&repo);
+    t.file("r/tmp/keep");
+    let o = git_in(&repo).args(["add", "tmp/keep"]).output().unwrap();
+    assert!(o.status.success(), "{o:?}");
+    t.write("r/tmp/.gitignore", b"*\n");
+    t.file("r/tmp/scratch");
+    assert!(
+        git_ignores(&repo, "tmp/keep"),
+        "a rule matches the tracked file"
+    );
+    let o = run_in(&repo, &["--gitignore", "--depth", "2"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("keep") && !out.contains("scratch"),
+        "the tracked file is listed, the untracked one its folder's rule names is not:\n{out}"
+    );
+}
+
+#[test]
 fn a_repository_whose_root_and_git_may_be_searched_but_not_read_is_found() {
     // A home folder kept in git is often mode 711: git finds its `.git` by
     // looking names up, which needs no right to read the folder.

@@ -116,6 +116,50 @@ async fn depth_three_of_a_repository_shows_what_git_shows_and_expands_the_source
 }
 
 #[tokio::test]
+async fn tracked_files_that_a_rule_matches_are_listed_as_git_lists_them() {
+    // pyenv's plugins/ (a placeholder `/*` written after plugins were
+    // added) and Tauri's permissions/ (`schemas/` ignored, its files added).
+    let t = Tree::new();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(t.path())
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"]);
+    t.write("plugins/python-build/bin/build", b"#!/bin/sh\n");
+    t.write("permissions/schemas/schema.json", b"{}\n");
+    git(&["add", "-A"]);
+    t.write("plugins/.gitignore", b"/*\n!/.gitignore\n");
+    t.write("plugins/mine/x", b"");
+    t.write("permissions/.gitignore", b"schemas/\n");
+    t.write("permissions/schemas/generated.json", b"{}\n");
+    let _ = Command::new("chmod")
+        .args(["-R", "a+rX"])
+        .arg(t.path())
+        .status();
+    let s = Server::start(&[&t.path()]).await;
+    let r = s
+        .list(json!({ "path": path_arg(&t.path()), "depth": 4 }))
+        .await
+        .ok();
+    let want = git_files(&t.path());
+    assert!(
+        want.contains("plugins/python-build/bin/build")
+            && want.contains("permissions/schemas/schema.json"),
+        "the fixture: git lists the tracked files {want:?}"
+    );
+    assert_eq!(
+        files_in(&r.text),
+        want,
+        "tracked files are listed whatever the rules say; untracked ones they match are not: {}",
+        r.text
+    );
+}
+
+#[tokio::test]
 async fn include_ignored_lists_everything_and_counts_nothing_hidden() {
     let t = repository();
     let s = Server::start(&[&t.path()]).await;

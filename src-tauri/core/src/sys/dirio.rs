@@ -355,6 +355,40 @@ impl Dir {
         Ok(SmallFile::Read(bytes))
     }
 
+    /// Opens the child `name` for reading if it is a regular file, through
+    /// [`open_regular_at`] (never a fifo or a device; a final symlink only
+    /// when `follow` and links may be followed from this folder, and then
+    /// only to a regular file), with its size. Nothing is read.
+    ///
+    /// # Errors
+    /// The OS error of opening it (`ENOENT` is [`Opened::Missing`]).
+    pub fn open_regular(&self, name: &[u8], follow: bool) -> io::Result<Opened> {
+        let c = cstr(name)?;
+        match open_regular_at(self.fd.as_raw_fd(), &c, follow && !self.confined) {
+            Ok((file, st)) => Ok(Opened::File(file, st.st_size.max(0) as u64)),
+            Err(RegularOpen::Io(e)) if e.raw_os_error() == Some(libc::ENOENT) => {
+                Ok(Opened::Missing)
+            }
+            Err(RegularOpen::Io(e)) => Err(e),
+            Err(RegularOpen::NotRegular(mode)) => Ok(Opened::NotRegular(kind_of_mode(mode))),
+            Err(RegularOpen::Changed) => Ok(Opened::NotRegular(EntryKind::Unknown)),
+        }
+    }
+
+    /// Where this folder really is (the kernel's name for its descriptor,
+    /// every link resolved).
+    ///
+    /// # Errors
+    /// The OS error (`/proc` not mounted, the folder removed).
+    pub fn real_path(&self) -> io::Result<std::path::PathBuf> {
+        let path = std::fs::read_link(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))?;
+        // A removed folder's name ends in " (deleted)": it is nowhere.
+        if path.as_os_str().as_bytes().ends_with(b" (deleted)") {
+            return Err(io::Error::from_raw_os_error(libc::ENOENT));
+        }
+        Ok(path)
+    }
+
     /// The first `len` bytes (or fewer) of the child `name` if it is a
     /// regular file, through [`open_regular_at`] (no link followed, nothing
     /// but a regular file opened).
@@ -475,6 +509,17 @@ impl Dir {
             done: false,
         }
     }
+}
+
+/// What [`Dir::open_regular`] found.
+#[derive(Debug)]
+pub enum Opened {
+    /// A regular file, open for reading, and its size then.
+    File(std::fs::File, u64),
+    /// No such entry.
+    Missing,
+    /// Something other than a regular file: not opened.
+    NotRegular(EntryKind),
 }
 
 /// What [`Dir::read_small_file`] found.

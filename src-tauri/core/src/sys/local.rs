@@ -276,6 +276,12 @@ impl crate::source::Source for LocalFs {
         folder: &Dir,
         path: &Path,
     ) -> (crate::ignore_rules::IgnoreRules, Option<crate::CanopyError>) {
-        parent.descend(name, folder, path, self)
+        // The work (matching the folder's name, reading a repository's
+        // index) stops within a folder's time budget. The folder's own
+        // deadline and the request's cancel are not passed down through
+        // `Source` (the archive and server sources forward this call).
+        let deadline = std::time::Instant::now() + crate::limits::TIME_BUDGET;
+        let mut meter = crate::ignore_pattern::Meter::new(Some(deadline), None);
+        parent.descend(name, folder, path, self, &mut meter)
     }
 }
