@@ -2,7 +2,7 @@
 //! like a binary linking WebKit, is not single-threaded when `main` starts.
 //! A thread takes a lock and holds it for a moment, and `supervise()` is
 //! called while it is held; then the program takes the lock and prints
-//! `took the lock`. A program that went on from the fork would inherit the
+//! `took the lock`, then its process name. A program that went on from the fork would inherit the
 //! lock held by a thread it does not have, and wait forever.
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -25,4 +25,7 @@ fn main() {
     canopy_core::supervisor::supervise();
     let _taken = LOCK.lock().unwrap();
     println!("took the lock");
+    // What `ps` and `pgrep` know the program by.
+    let name = std::fs::read_to_string("/proc/self/comm").unwrap_or_default();
+    print!("named {name}");
 }

@@ -46,8 +46,19 @@ fn a_lock_held_by_another_thread_at_the_fork_is_not_inherited_by_the_program() {
         .read_to_string(&mut out)
         .unwrap();
     assert!(
-        status.is_some_and(|s| s.success()) && out == "took the lock\n",
+        status.is_some_and(|s| s.success()) && out.starts_with("took the lock\n"),
         "the program must take a lock that was held at the fork by a thread it does not have \
          (status {status:?}, output {out:?}): it inherited the forking image's state"
+    );
+}
+
+#[test]
+fn the_program_is_known_by_its_binarys_name() {
+    let out = Command::new(example("lock_at_fork")).output().unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.ends_with("named lock_at_fork\n"),
+        "ps and pgrep must see the program under its own name, not the path it was executed \
+         again by (/proc/self/exe reads \"exe\"): {out:?}"
     );
 }

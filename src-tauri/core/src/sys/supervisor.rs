@@ -70,8 +70,8 @@ const ENV: &str = "CANOPY_SUPERVISE";
 /// program's environment at its start only (removed at once, so nothing the
 /// program starts inherits it).
 const PROGRAM_ENV: &str = "CANOPY_PROGRAM";
-/// Where the child finds its own binary again, even if the file it was
-/// started from has been replaced (an upgrade while it starts).
+/// Where the child finds its own binary again when the file it was started
+/// from has been replaced or removed (an upgrade while it starts).
 const SELF_EXE: &std::ffi::CStr = c"/proc/self/exe";
 /// Signals passed from the supervisor to the program.
 const FORWARDED: [libc::c_int; 6] = [
@@ -259,7 +259,7 @@ fn become_program(parent: libc::pid_t, fd: libc::c_int) -> bool {
 struct ProgramImage {
     args: Vec<CString>,
     env: Vec<CString>,
-    /// The path the binary was started from (tried after `/proc/self/exe`).
+    /// The path the binary was started from (tried before `/proc/self/exe`).
     exe: CString,
     argv: Vec<*const libc::c_char>,
     envp: Vec<*const libc::c_char>,
@@ -300,8 +300,10 @@ impl ProgramImage {
         // SAFETY: argv and envp are null-terminated arrays of pointers into
         // CStrings that `self` owns.
         unsafe {
-            libc::execve(SELF_EXE.as_ptr(), self.argv.as_ptr(), self.envp.as_ptr());
+            // By its path first: the process's name (`comm`, what `ps` and
+            // `pgrep` show) is the executed file's name, and would read "exe".
             libc::execve(self.exe.as_ptr(), self.argv.as_ptr(), self.envp.as_ptr());
+            libc::execve(SELF_EXE.as_ptr(), self.argv.as_ptr(), self.envp.as_ptr());
         }
     }
 }
