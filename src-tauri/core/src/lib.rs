@@ -41,6 +41,7 @@ mod archive;
 pub mod bounded;
 pub mod cancel;
 mod confine;
+mod cpu_work;
 pub(crate) mod cursor;
 pub mod default_app;
 mod either;
