@@ -218,6 +218,14 @@ pub const SEARCH_LINE_BYTES: usize = SEARCH_LINE_CHARS * 4 + 1;
 pub const SEARCH_PROBLEMS: usize = 20;
 /// Most patterns a regular expression may compile to (grep-regex's size limit).
 pub const SEARCH_REGEX_BYTES: usize = 1024 * 1024;
+/// Bytes a regular expression is matched over between two looks at the
+/// step's flags (its deadline, a cancel): one byte can cost a new state of
+/// the matcher's automaton, so this is small (each look is two atomic loads).
+pub const SEARCH_BYTES_PER_LOOK: usize = 16;
+/// Bytes matched between two looks at the clock (the search's own
+/// deadline) while the matcher makes no new states; while it does, every
+/// look at the flags looks at the clock too.
+pub const SEARCH_BYTES_PER_CLOCK: usize = 4096;
 /// Most files one `read_files` call reads.
 pub const MCP_READ_FILES_MAX: usize = 10;
 /// The window: how often a listing in flight reports how far it got (at
