@@ -304,8 +304,9 @@ pub const ARCHIVE_RATIO_SLACK: u64 = 1024 * 1024;
 /// How far into a compressed stream a preview decompresses to reach an
 /// entry's data (a tar.gz entry lies after every entry before it).
 pub const ARCHIVE_SKIP_MAX: u64 = 512 * 1024 * 1024;
-/// How long reading a tar's headers may take before the listing shows what
-/// was read and says it is at least that: inside the folder's own budget
+/// How long reading an archive's index (a tar's headers, a zip's central
+/// directory) may take before the listing shows what was read and says it
+/// is at least that (`TIMEOUT`): inside the folder's own budget
 /// (`TIME_BUDGET`, 2 s), so the archive's folder is shown, never given up.
 pub const ARCHIVE_INDEX_TIME: Duration = Duration::from_millis(1500);
 /// The most memory one archive's index may take, in bytes (its folders,

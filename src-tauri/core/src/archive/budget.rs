@@ -86,8 +86,8 @@ impl IndexBudget {
         self.deadline
     }
 
-    /// Ends this part of the work `share` (a fraction in percent of
-    /// `ARCHIVE_INDEX_TIME`) after the start (a zip counts, then places).
+    /// Ends this part of the work `percent` of `ARCHIVE_INDEX_TIME` after
+    /// the start (a zip counts, then places).
     pub fn until_share(&mut self, percent: u32) {
         self.deadline = self.started + ARCHIVE_INDEX_TIME * percent / 100;
     }
