@@ -139,3 +139,53 @@ pub fn lines_of_a(path: &Path, bytes: usize, line_chars: usize) {
 
 /// The pattern of [`lines_of_a`].
 pub const COSTLY_PATTERN: &str = "(?:a{1,100}){1,100}z";
+
+/// A tar.gz whose first entry is `first`, then `flood` empty gzip members
+/// (no output, and a decoder's work for each: its index is cut by time),
+/// then `last`: each entry a name and its bytes.
+pub fn flooded_tar_gz(path: &Path, first: (&str, &[u8]), flood: usize, last: (&str, &[u8])) {
+    let entry = |(name, body): (&str, &[u8])| {
+        let mut t = tar_header(name.as_bytes(), body.len() as u64, b'0').to_vec();
+        t.extend_from_slice(&padded(body));
+        t
+    };
+    let mut f = std::io::BufWriter::new(fs::File::create(path).unwrap());
+    f.write_all(&gzip_member(&entry(first))).unwrap();
+    let empty = gzip_member(b"");
+    for _ in 0..flood {
+        f.write_all(&empty).unwrap();
+    }
+    let mut tail = entry(last);
+    tail.extend_from_slice(&[0; 1024]);
+    f.write_all(&gzip_member(&tail)).unwrap();
+}
+
+/// One gzip member holding `data` in stored deflate blocks.
+fn gzip_member(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+    if data.is_empty() {
+        out.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+    }
+    let mut blocks = data.chunks(0xFFFF).peekable();
+    while let Some(block) = blocks.next() {
+        out.push(u8::from(blocks.peek().is_none()));
+        let len = block.len() as u16;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(block);
+    }
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in data {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = (c >> 1) ^ (0xEDB8_8320 & (c & 1).wrapping_neg());
+        }
+    }
+    !c
+}
