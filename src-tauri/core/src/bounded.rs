@@ -26,6 +26,12 @@
 //! - an abandoned job publishes nothing: it checks [`Watch::abandoned`]
 //!   before committing what it found, and its late result is dropped on its
 //!   own thread;
+//! - only a call blocked in the kernel marks places stuck: a step that
+//!   outlives its deadline while its job does CPU work (a
+//!   [`crate::cpu_work::CpuWork`]: an index, a match, a decode) is given
+//!   up with nothing marked, and that work stops at its next look (the
+//!   caller raises the job's "due" flag at the step's deadline, and its
+//!   "halted" flag when it gives up);
 //! - idle workers are kept (up to `IDLE_WORKERS`) and reused, so a job costs
 //!   no thread spawn on the hot path; a new worker starts on the CPU its
 //!   caller is leaving to wait, and is then free to run on any of the
@@ -41,6 +47,8 @@ use std::sync::mpsc::{self, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::cancel::CancelToken;
+use crate::cpu_work::{self, JobCpu};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{
     ABANDON_GRACE, IDLE_WORKERS, MAX_PROVEN, MAX_STUCK_PER_DEVICE, MAX_STUCK_THREADS,
@@ -112,11 +120,24 @@ impl Unresponsive {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Abandoned {
     pub places: Vec<Place>,
+    /// The job was computing, not blocked in a call: nothing was marked
+    /// stuck, and its work stops at its next look.
+    pub computing: bool,
 }
 
 impl Abandoned {
-    /// The wire error: `TIMEOUT`, "not responding".
+    /// The wire error: `TIMEOUT`, "not responding" (or, for work that was
+    /// computing, that it took too long).
     pub fn error(&self, deadline: Duration) -> CanopyError {
+        if self.computing {
+            return CanopyError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "this took more than {} ms of work and was stopped (the place answers; the work was too large)",
+                    deadline.as_millis()
+                ),
+            );
+        }
         CanopyError::new(
             ErrorCode::Timeout,
             format!(
@@ -389,6 +410,8 @@ struct Shared {
 pub struct Watch {
     pool: &'static Pool,
     inner: Arc<(Mutex<Shared>, Condvar)>,
+    /// What this job's CPU work and its caller share (see `cpu_work`).
+    cpu: Arc<JobCpu>,
 }
 
 impl Watch {
@@ -456,7 +479,7 @@ impl Watch {
         self.pool.check(&places[0])?;
         // The caller's clock runs on the new deadline while this step waits
         // for a device's first call, so it gives up no sooner.
-        self.shared().step = Some((Vec::new(), deadline));
+        self.set_step(Some((Vec::new(), deadline)));
         self.enter(&places, deadline)?;
         self.shared().step = Some((places, deadline));
         Ok(())
@@ -482,9 +505,25 @@ impl Watch {
     /// shown entry's details) has time of its own, as if it were a step of
     /// its own (see [`crate::source::Source::paced`]).
     pub fn renew(&self, deadline: Instant) {
-        if let Some((_, d)) = &mut self.shared().step {
+        let mut s = self.shared();
+        if let Some((_, d)) = &mut s.step {
             *d = deadline;
+            self.cpu.clear_due();
         }
+    }
+
+    /// Tells the job's CPU work (see `cpu_work`) to stop when `token` fires:
+    /// the request's own cancel.
+    pub fn stop_on(&self, token: Option<CancelToken>) {
+        self.cpu.stop_on(token);
+    }
+
+    /// Sets the current step, under the lock the caller marks "due" under:
+    /// a new deadline is never due at once.
+    fn set_step(&self, step: Option<(Vec<Place>, Instant)>) {
+        let mut s = self.shared();
+        s.step = step;
+        self.cpu.clear_due();
     }
 
     /// Adds a place to the current step (e.g. the device, once `fstat` said it).
@@ -519,6 +558,7 @@ impl Watch {
             Some((_, d)) => {
                 let inner = *d;
                 *d += 2 * ABANDON_GRACE;
+                self.cpu.clear_due();
                 inner
             }
             None => now + ABANDON_GRACE,
@@ -539,12 +579,12 @@ impl Watch {
     /// Ends the current step.
     pub fn end(&self) {
         self.leave(&[]);
-        self.shared().step = None;
+        self.set_step(None);
     }
 
     /// The caller gave this job up: publish nothing.
     pub fn abandoned(&self) -> bool {
-        self.shared().abandoned.is_some()
+        self.shared().abandoned.is_some() || self.cpu.halted()
     }
 
     /// Marks the job ended; clears the stuck marks it caused, if it was given up.
@@ -605,13 +645,18 @@ pub fn run_in<T: Send + 'static>(
     ));
     let pending = PendingCall::new();
     let (done_tx, done_rx) = mpsc::sync_channel::<T>(1);
+    let cpu = Arc::new(JobCpu::default());
     let watch = Watch {
         pool,
         inner: inner.clone(),
+        cpu: cpu.clone(),
     };
     pool.dispatch(Box::new(move |park: &dyn Fn(&mut Registry)| {
         let _pending = pending;
-        let value = job(&watch);
+        let value = {
+            let _on = cpu_work::on_thread(watch.cpu.clone());
+            job(&watch)
+        };
         // Under the registry lock: the caller either finds the result, or
         // gave up before and left its marks for `finish` to clear.
         let mut r = pool.lock();
@@ -631,7 +676,7 @@ pub fn run_in<T: Send + 'static>(
             Ok(value) => return Ok(value),
             // The job ended without a result (no worker could start, or it
             // panicked): given up, with nothing left stuck.
-            Err(TryRecvError::Disconnected) => return Err(Abandoned { places: Vec::new() }),
+            Err(TryRecvError::Disconnected) => return Err(Abandoned::none()),
             Err(TryRecvError::Empty) => {}
         }
         let now = Instant::now();
@@ -641,7 +686,13 @@ pub fn run_in<T: Send + 'static>(
                 if now >= give_up {
                     break;
                 }
-                (give_up - now).min(TICK)
+                if now >= *deadline {
+                    // CPU work looks at this flag and stops (see `cpu_work`).
+                    cpu.mark_due();
+                    (give_up - now).min(TICK)
+                } else {
+                    (*deadline - now).min(TICK)
+                }
             }
             None if s.ended => TICK.min(Duration::from_millis(1)),
             None => TICK,
@@ -674,8 +725,16 @@ pub fn run_in<T: Send + 'static>(
     let mut s = lock.lock().unwrap_or_else(|e| e.into_inner());
     match done_rx.try_recv() {
         Ok(value) => return Ok(value),
-        Err(TryRecvError::Disconnected) => return Err(Abandoned { places: Vec::new() }),
+        Err(TryRecvError::Disconnected) => return Err(Abandoned::none()),
         Err(TryRecvError::Empty) => {}
+    }
+    if cpu.halt_if_computing() {
+        // Computing, not blocked in a call: nothing is stuck. The work
+        // sees the halt at its next look and before any further call.
+        return Err(Abandoned {
+            places: Vec::new(),
+            computing: true,
+        });
     }
     let mut places = s.step.as_ref().map(|(p, _)| p.clone()).unwrap_or_default();
     places.extend(mounted);
@@ -684,7 +743,20 @@ pub fn run_in<T: Send + 'static>(
     s.given_up = true;
     // Steps waiting for this job's probes find their devices stuck now.
     pool.settled.notify_all();
-    Err(Abandoned { places })
+    Err(Abandoned {
+        places,
+        computing: false,
+    })
+}
+
+impl Abandoned {
+    /// A job that ended without a result: nothing stuck.
+    fn none() -> Abandoned {
+        Abandoned {
+            places: Vec::new(),
+            computing: false,
+        }
+    }
 }
 
 /// Where device `dev` is mounted, from `/proc/self/mountinfo` (which is read
@@ -941,6 +1013,47 @@ mod tests {
         );
         drop(releases);
         until_none_stuck(pool);
+    }
+
+    #[test]
+    fn work_computing_past_its_deadline_is_given_up_with_nothing_stuck_and_stops() {
+        use crate::cpu_work::{blocking, CpuWork, Halt};
+        let pool = pool();
+        let (seen_tx, seen) = mpsc::channel();
+        let r = run_in(pool, move |w| {
+            w.begin(
+                Place::Device(FAKE_DEV + 7),
+                Instant::now() + Duration::from_millis(20),
+            )
+            .unwrap();
+            let work = CpuWork::start();
+            let mut halts = Vec::new();
+            // Work that ignores the deadline's flag: only the halt stops it.
+            while halts.last() != Some(&Halt::GivenUp) {
+                match work.halt() {
+                    Some(h) if halts.last() != Some(&h) => halts.push(h),
+                    _ => std::hint::spin_loop(),
+                }
+            }
+            let called = blocking(|| Ok(())).is_ok();
+            let _ = seen_tx.send((halts, called, w.abandoned()));
+        });
+        let given_up = r.unwrap_err();
+        assert!(given_up.computing, "{given_up:?}");
+        assert_eq!(
+            given_up.error(Duration::from_millis(20)).code,
+            ErrorCode::Timeout
+        );
+        assert_eq!(pool.stuck_threads(), 0, "CPU work marks no place stuck");
+        assert!(pool.check(&Place::Device(FAKE_DEV + 7)).is_ok());
+        let (halts, called, abandoned) = seen.recv().unwrap();
+        assert_eq!(
+            halts,
+            [Halt::Due, Halt::GivenUp],
+            "the deadline was said first"
+        );
+        assert!(!called, "no call is made after the halt");
+        assert!(abandoned, "a halted job publishes nothing");
     }
 
     #[test]

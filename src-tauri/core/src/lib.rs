@@ -41,6 +41,8 @@ mod archive;
 pub mod bounded;
 pub mod cancel;
 mod confine;
+mod content_match;
+mod cpu_work;
 pub(crate) mod cursor;
 pub mod default_app;
 mod either;

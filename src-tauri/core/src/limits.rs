@@ -240,6 +240,14 @@ pub const SEARCH_LINE_BYTES: usize = SEARCH_LINE_CHARS * 4 + 1;
 pub const SEARCH_PROBLEMS: usize = 20;
 /// Most patterns a regular expression may compile to (grep-regex's size limit).
 pub const SEARCH_REGEX_BYTES: usize = 1024 * 1024;
+/// Bytes a regular expression is matched over between two looks at the
+/// step's flags (its deadline, a cancel): one byte can cost a new state of
+/// the matcher's automaton, so this is small (each look is two atomic loads).
+pub const SEARCH_BYTES_PER_LOOK: usize = 16;
+/// Bytes matched between two looks at the clock (the search's own
+/// deadline) while the matcher makes no new states; while it does, every
+/// look at the flags looks at the clock too.
+pub const SEARCH_BYTES_PER_CLOCK: usize = 4096;
 /// Most files one `read_files` call reads.
 pub const MCP_READ_FILES_MAX: usize = 10;
 /// The window: how often a listing in flight reports how far it got (at
@@ -318,10 +326,26 @@ pub const ARCHIVE_RATIO_SLACK: u64 = 1024 * 1024;
 /// How far into a compressed stream a preview decompresses to reach an
 /// entry's data (a tar.gz entry lies after every entry before it).
 pub const ARCHIVE_SKIP_MAX: u64 = 512 * 1024 * 1024;
-/// How long reading a tar's headers may take before the listing shows what
-/// was read and says it is at least that: inside the folder's own budget
+/// How long reading an archive's index (a tar's headers, a zip's central
+/// directory) may take before the listing shows what was read and says it
+/// is at least that (`TIMEOUT`): inside the folder's own budget
 /// (`TIME_BUDGET`, 2 s), so the archive's folder is shown, never given up.
 pub const ARCHIVE_INDEX_TIME: Duration = Duration::from_millis(1500);
+/// The most memory one archive's index may take, in bytes (its folders,
+/// their names' bytes and its entries, as `archive::tree` counts them): an
+/// entry that could pass it is not filed, and the archive lists what was
+/// read, marked `TOO_LARGE` and a lower bound (a zip whose 400 names are
+/// 64 KiB paths of one-letter folders would take gigabytes). The names it
+/// holds are also what a listing of the archive sorts and shows (a tar's
+/// name may be a mebibyte), so this bounds that work too.
+pub const ARCHIVE_INDEX_BYTES: u64 = 16 * 1024 * 1024;
+/// Bytes of work (names walked, records and headers read) between two looks
+/// at the clock while an index is built: it stops within this much work of
+/// its deadline, whatever one entry holds.
+pub const ARCHIVE_WORK_PER_LOOK: u64 = 64 * 1024;
+/// The most memory the archives' indexes kept between listings take in all
+/// (besides `ARCHIVE_CACHE`): the oldest are dropped past it.
+pub const ARCHIVE_CACHE_BYTES: u64 = 2 * ARCHIVE_INDEX_BYTES;
 /// A zip's central directory is read in windows of this many bytes (a
 /// record is at most 46 + 3 x 65,535 bytes, so one always fits).
 pub const ARCHIVE_WINDOW: usize = 256 * 1024;

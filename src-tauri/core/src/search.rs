@@ -18,7 +18,12 @@
 //!   files are opened, each from its folder's open descriptor by name;
 //! - the search stops at the request's budget (names read, bytes read,
 //!   time) or a cancel, and says which (`cut`): every count is then a lower
-//!   bound.
+//!   bound;
+//! - matching a file's contents is CPU work (`cpu_work`, `content_match`):
+//!   it looks at the file's step deadline, the search's deadline and the
+//!   cancel every few bytes, so a costly pattern costs that file (named in
+//!   `problems` with `TIMEOUT`, its later hits missing), never work that
+//!   goes on after the reply, and never a folder marked not responding.
 //!
 //! **Dead mounts.** The walk runs on a worker of [`crate::bounded`]: each
 //! folder (its open, its rules, its names) is one step at its entry in the
@@ -39,18 +44,20 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
+use regex_automata::hybrid::dfa::Cache;
 
 use crate::bounded::{self, Place, Watch};
 use crate::cancel::CancelToken;
+use crate::content_match::{ContentPattern, Matching, Stopped};
+use crate::cpu_work::{blocking, CpuWork, Halt};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::filter::{Excludes, FilterScratch, NameFilter};
 use crate::ignore_pattern::Meter;
 use crate::ignore_rules::{IgnoreRules, IgnoreScratch};
 use crate::limits::{
     MAX_NAMES_READ, REQUEST_TIME, SEARCH_BYTES, SEARCH_FILE_BYTES, SEARCH_LINE_BYTES,
-    SEARCH_PROBLEMS, SEARCH_REGEX_BYTES, TIME_BUDGET,
+    SEARCH_PROBLEMS, TIME_BUDGET,
 };
 use crate::select::kind_of;
 use crate::source::{EntryStream, Identity, Source, SourceFile, SourceFolder};
@@ -155,12 +162,7 @@ pub fn search<S: Source>(
         .content
         .as_deref()
         .map(|c| {
-            RegexMatcherBuilder::new()
-                .fixed_strings(query.literal)
-                .case_insensitive(query.ignore_case)
-                .size_limit(SEARCH_REGEX_BYTES)
-                .dfa_size_limit(SEARCH_REGEX_BYTES)
-                .build(c)
+            ContentPattern::new(c, query.literal, query.ignore_case)
                 .map_err(|e| CanopyError::invalid(format!("content is not a regular expression this search reads ({e}); pass literal: true to search for the text as it is")))
         })
         .transpose()?;
@@ -215,7 +217,7 @@ struct Shared<S: Source> {
     root: PathBuf,
     query: SearchQuery,
     name: Option<NameFilter>,
-    matcher: Option<RegexMatcher>,
+    matcher: Option<ContentPattern>,
     time: Duration,
     deadline: Instant,
 }
@@ -366,10 +368,7 @@ fn check<S: Source>(sh: &Shared<S>, names: u64, bytes: u64) -> Result<(), Stop> 
         return Err(Stop::Cancelled);
     }
     if Instant::now() > sh.deadline {
-        let secs = sh.time.as_secs_f32();
-        return Err(Stop::Cut(format!(
-            "the search's time budget ({secs} s) was spent"
-        )));
+        return Err(time_spent(sh.time));
     }
     if names >= MAX_NAMES_READ {
         return Err(Stop::Cut(format!("{MAX_NAMES_READ} names were read")));
@@ -378,6 +377,12 @@ fn check<S: Source>(sh: &Shared<S>, names: u64, bytes: u64) -> Result<(), Stop> 
         return Err(Stop::Cut(format!("{SEARCH_BYTES} bytes were read")));
     }
     Ok(())
+}
+
+/// The search stopped at its time budget (`time`).
+fn time_spent(time: Duration) -> Stop {
+    let secs = time.as_secs_f32();
+    Stop::Cut(format!("the search's time budget ({secs} s) was spent"))
 }
 
 /// A step's deadline: its own budget, never past the search's end (plus
@@ -398,10 +403,17 @@ fn run<S: Source>(
         .line_number(true)
         .binary_detection(BinaryDetection::quit(b'\0'))
         .build();
+    // CPU work in the job (matching) stops at a cancel too.
+    watch.stop_on(sh.query.cancel.clone());
     let mut job = Job {
         sh,
         watch,
         searcher: &mut searcher,
+        cache: sh
+            .matcher
+            .as_ref()
+            .and_then(ContentPattern::cache)
+            .map(std::cell::RefCell::new),
         scratch: IgnoreScratch::default(),
         fscratch: FilterScratch::default(),
     };
@@ -450,6 +462,8 @@ struct Job<'j, S: Source> {
     sh: &'j Shared<S>,
     watch: &'j Watch,
     searcher: &'j mut Searcher,
+    /// The content pattern's automaton cache, reused from file to file.
+    cache: Option<std::cell::RefCell<Cache>>,
     scratch: IgnoreScratch,
     fscratch: FilterScratch,
 }
@@ -751,7 +765,14 @@ impl<S: Source> Job<'_, S> {
             binary: false,
             stop: None,
         };
-        let outcome = self.searcher.search_reader(matcher, &mut reader, &mut sink);
+        let (outcome, stopped) = {
+            let work = CpuWork::start();
+            let matching = Matching::new(matcher, self.cache.as_ref(), &work, sh.deadline);
+            let outcome = self
+                .searcher
+                .search_reader(&matching, &mut reader, &mut sink);
+            (outcome, matching.stopped())
+        };
         let (binary, stop) = (sink.binary, sink.stop);
         t.found.bytes += reader.pos;
         if binary {
@@ -759,6 +780,25 @@ impl<S: Source> Job<'_, S> {
         }
         if let Some(stop) = stop.or(reader.stop) {
             return Err(stop);
+        }
+        match stopped {
+            None => {}
+            Some(Stopped::Deadline) => return Err(time_spent(sh.time)),
+            Some(Stopped::Halt(Halt::Cancelled)) => return Err(Stop::Cancelled),
+            Some(Stopped::Halt(_)) => {
+                t.found.problem(
+                    rel.to_path_buf(),
+                    CanopyError::new(
+                        ErrorCode::Timeout,
+                        format!(
+                            "matching this file took longer than {} ms (the pattern is costly on its lines) and was stopped: its hits past the first {} bytes read are missing",
+                            TIME_BUDGET.as_millis(),
+                            reader.pos
+                        ),
+                    ),
+                );
+                return Ok(());
+            }
         }
         if let Err(e) = outcome {
             t.found.problem(
@@ -823,13 +863,11 @@ impl<F: SourceFile> io::Read for FileReader<'_, F> {
             return Ok(0);
         }
         if self.pos > 0 && Instant::now() > self.deadline {
-            let secs = self.time.as_secs_f32();
-            self.stop = Some(Stop::Cut(format!(
-                "the search's time budget ({secs} s) was spent"
-            )));
+            self.stop = Some(time_spent(self.time));
             return Ok(0);
         }
-        let n = self.file.read_at(&mut buf[..want], self.pos)?;
+        // A read may block (a dead mount): not CPU work (see `cpu_work`).
+        let n = blocking(|| self.file.read_at(&mut buf[..want], self.pos))?;
         self.pos += n as u64;
         Ok(n)
     }

@@ -76,6 +76,7 @@ use std::time::{Duration, Instant};
 
 use crate::bounded::{self, Place, Watch};
 use crate::cancel::CancelToken;
+use crate::cpu_work::CpuWork;
 use crate::cursor::{self, SortPosition};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::filter::{Excludes, NameFilter};
@@ -441,6 +442,10 @@ fn read_open<S: Source>(
     s: &Settings<S>,
     watch: &Watch,
 ) -> Result<FolderRead, Stop> {
+    // Inside an archive, reading a folder is CPU work on its index (each
+    // read of the archive's file is made through `cpu_work::blocking`): past
+    // the step's deadline it is given up with nothing marked stuck.
+    let _work = dir.in_archive().then(CpuWork::start);
     let renew = || s.renew(watch);
     let rd = Reading {
         show_dotfiles: s.settings.show_dotfiles,
@@ -1056,6 +1061,8 @@ fn walk<S: Source>(
     generation: u64,
     watch: &Watch,
 ) -> Result<(), WalkStop> {
+    // CPU work inside the walk (an archive's index) stops at a cancel too.
+    watch.stop_on(s.call.cancel.clone());
     if lock(walk).nodes.is_empty() {
         walk_root(walk, s, generation, watch)?;
     }

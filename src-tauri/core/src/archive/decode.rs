@@ -1,5 +1,8 @@
 //! Reading compressed bytes: a file range as a stream, the decoders, and
-//! the ratio guard that stops a bomb.
+//! the ratio guard that stops a bomb. Decoding is CPU work (`cpu_work`):
+//! each read of the input and each piece of output looks at the step's
+//! deadline and the request's cancel, and a read of the file is a call
+//! that may block.
 #![forbid(unsafe_code)]
 
 use std::io::{self, BufRead, BufReader, Read};
@@ -7,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::cpu_work::{self, blocking};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{ARCHIVE_DICT_MAX, ARCHIVE_RATIO_MAX, ARCHIVE_RATIO_SLACK};
 use crate::source::SourceFile;
@@ -64,13 +68,14 @@ impl<F: SourceFile> Read for Range<F> {
             )
             .into_io());
         }
+        stop_if_halted()?;
         let left = self.end.saturating_sub(self.at);
         if left == 0 || buf.is_empty() {
             return Ok(0);
         }
         let want = buf.len().min(usize::try_from(left).unwrap_or(usize::MAX));
         let n = loop {
-            match self.file.read_at(&mut buf[..want], self.at) {
+            match blocking(|| self.file.read_at(&mut buf[..want], self.at)) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 other => break other?,
             }
@@ -252,8 +257,19 @@ impl<R: Read> RatioGuard<R> {
     }
 }
 
+/// `TIMEOUT` (or `CANCELLED`) when this thread's job must stop decoding.
+fn stop_if_halted() -> io::Result<()> {
+    match cpu_work::halted() {
+        Some(halt) => Err(halt.error("decompressing").into_io()),
+        None => Ok(()),
+    }
+}
+
 impl<R: Read> Read for RatioGuard<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // One piece of output can cost far more than its input's read
+        // (up to the ratio): look again before each.
+        stop_if_halted()?;
         let n = self.inner.read(buf).map_err(damaged)?;
         self.output += n as u64;
         let input = self.input.load(Ordering::Relaxed);

@@ -130,7 +130,11 @@ impl<F: SourceFile> ArchiveFolder<F> {
                 return Ok((Hit::Record(r), meta));
             }
         }
-        Err(io::Error::from_raw_os_error(libc::ENOENT))
+        // An index cut short may lack it: say why, never that it is not there.
+        match self.archive.stopped() {
+            Some(why) => Err(not_reached(why).into_io()),
+            None => Err(io::Error::from_raw_os_error(libc::ENOENT)),
+        }
     }
 }
 
@@ -145,8 +149,13 @@ pub struct ArchiveEntries<'a, F: SourceFile> {
     path: Vec<u8>,
 }
 
-/// Entries given per batch (the engine checks its deadline between batches).
+/// Entries given per batch at most (the engine checks its deadline
+/// between batches)...
 const BATCH: usize = 512;
+/// ...and bytes of names: an archive's names are not held to a
+/// filesystem's 255 bytes (a tar's may be a mebibyte), so a batch is
+/// bounded by what it carries, not by its count alone.
+const BATCH_NAME_BYTES: usize = 256 * 1024;
 
 impl<F: SourceFile> ArchiveEntries<'_, F> {
     /// Notes `name` as a duplicate when it was given before.
@@ -173,12 +182,14 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
         let subs = tree.subfolders(f.id);
         let recs = tree.records(f.id);
         let end = (self.next + BATCH).min(subs.len() + recs.len());
-        while self.next < end {
+        let mut carried = 0;
+        while self.next < end && carried < BATCH_NAME_BYTES {
             let i = self.next;
             self.next += 1;
             if let Some(&sub) = subs.get(i) {
                 let meta = f.folder_meta(sub, &mut self.window, &mut self.path);
                 self.seen_again(tree.name(sub));
+                carried += tree.name(sub).len();
                 each(RawEntry {
                     name: tree.name(sub),
                     kind: Some(EntryKind::Folder),
@@ -197,6 +208,7 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
             let path = std::mem::take(&mut self.path);
             self.seen_again(&path);
             self.path = path;
+            carried += self.path.len();
             if encrypted {
                 let mut notes = f.notes.lock().unwrap_or_else(|e| e.into_inner());
                 if notes.len() < ARCHIVE_NOTES_MAX {
@@ -221,6 +233,17 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
     fn into_buffer(self) -> Vec<u8> {
         Vec::new()
     }
+}
+
+/// The error for a name an index cut by `why` did not reach.
+fn not_reached(why: &CanopyError) -> CanopyError {
+    CanopyError::new(
+        why.code,
+        format!(
+            "not among the entries read, which stop early ({})",
+            why.message
+        ),
+    )
 }
 
 pub(super) fn encrypted_error() -> CanopyError {

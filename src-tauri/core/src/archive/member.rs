@@ -10,6 +10,7 @@ use super::decode::{self, Codec, Range, RatioGuard};
 use super::folder::encrypted_error;
 use super::sniff::{codec_of, head_of, sniff};
 use super::{tar, tree, zip, Archive, Body};
+use crate::cpu_work::CpuWork;
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{ARCHIVE_NESTED_MEMORY_MAX, ARCHIVE_NESTING_MAX, ARCHIVE_SKIP_MAX};
 use crate::source::SourceFile;
@@ -205,6 +206,9 @@ impl<F: SourceFile> SourceFile for Member<F> {
     }
 
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        // Decompressing (and skipping to `offset`) is CPU work: it stops at
+        // its step's deadline instead of outliving it (see `decode`).
+        let _work = CpuWork::start();
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         let mut stream = match open.take() {
             Some((at, s)) if at == offset => s,

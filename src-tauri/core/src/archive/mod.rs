@@ -15,9 +15,18 @@
 //! never opened. Symlink entries are shown with their target and never
 //! followed. Decompression is bounded by the preview's chunk and the ratio
 //! guard (`decode::RatioGuard`).
+//!
+//! Reading an index and decoding are CPU work (`cpu_work`): they look at
+//! their step's deadline and the request's cancel after a bounded amount
+//! of work and stop there, so a hostile archive costs its own listing's
+//! time and never marks its folder (or its siblings) as not responding.
+//! An index that its budget cut (`budget`) lists what it read, says why on
+//! every folder of the archive, answers that same error (never
+//! `NOT_FOUND`) for a name it did not reach, and is never kept.
 #![forbid(unsafe_code)]
 
 mod blob;
+mod budget;
 mod decode;
 mod folder;
 mod member;
@@ -36,7 +45,7 @@ use std::sync::Arc;
 use self::member::Member;
 use self::sniff::codec_of;
 use self::tree::Tree;
-use crate::error::CanopyError;
+use crate::error::{CanopyError, ErrorCode};
 use crate::source::{FileStamp, Identity, SourceFile};
 use crate::wire::{ArchiveFormat, ArchiveSummary, EntryKind};
 
@@ -113,6 +122,8 @@ pub(crate) struct Archive<F: SourceFile> {
     /// Tells this archive's folders from those of archives nested in the
     /// same file (they share its stamp).
     salt: u64,
+    /// Why the index stops short of the archive's end, if it does.
+    stopped: Option<CanopyError>,
 }
 
 impl<F: SourceFile> Archive<F> {
@@ -134,15 +145,16 @@ impl<F: SourceFile> Archive<F> {
         level: u8,
         salt: u64,
     ) -> io::Result<Archive<F>> {
-        let (tree, body, summary) = match format {
+        let (tree, body, summary, stopped) = match format {
             ArchiveFormat::Zip => {
                 let dir = zip::directory(&*file)?;
-                let (tree, summary) = zip::index(&*file, &dir)?;
-                (tree, Body::Zip(dir), summary)
+                let (tree, summary, stopped) = zip::index(&*file, &dir)?;
+                (tree, Body::Zip(dir), summary, stopped)
             }
             _ => {
-                let (tree, idx, summary) = tar::index(&file, codec_of(format))?;
-                (tree, Body::Tar(idx), summary)
+                let (tree, mut idx, summary) = tar::index(&file, codec_of(format))?;
+                let stopped = idx.stopped.take();
+                (tree, Body::Tar(idx), summary, stopped)
             }
         };
         Ok(Archive {
@@ -154,6 +166,7 @@ impl<F: SourceFile> Archive<F> {
             stamp,
             level,
             salt,
+            stopped,
         })
     }
 
@@ -176,10 +189,28 @@ impl<F: SourceFile> Archive<F> {
 
     /// Why the index stops short of the archive's end, if it does.
     fn stopped(&self) -> Option<&CanopyError> {
-        match &self.body {
-            Body::Tar(idx) => idx.stopped.as_ref(),
-            Body::Zip(_) => None,
-        }
+        self.stopped.as_ref()
+    }
+
+    /// Whether the index holds all the archive will ever give: it was read
+    /// to its end, or to damage that reading again meets again. An index
+    /// its budget (time, memory, the request) cut is not, and is not kept.
+    fn complete(&self) -> bool {
+        self.stopped.as_ref().is_none_or(|e| {
+            matches!(
+                e.code,
+                ErrorCode::Corrupt | ErrorCode::Ratio | ErrorCode::Unsupported
+            )
+        })
+    }
+
+    /// Memory the index holds, in bytes (as `tree` counts it), for the cache's bound.
+    fn held(&self) -> u64 {
+        let tar = match &self.body {
+            Body::Tar(idx) => idx.held(),
+            Body::Zip(_) => 0,
+        };
+        self.tree.held() + tar
     }
 
     fn summary(&self) -> ArchiveSummary {

@@ -6,19 +6,21 @@
 //! the whole raw path when unsafe), kind, size, time, link target and where
 //! its data starts in the uncompressed stream. Headers in the ustar, GNU
 //! (`L`/`K` long names) and pax (`x` records: path, linkpath, size, mtime)
-//! forms are read; global pax records are skipped.
+//! forms are read; global pax records are skipped. Reading the headers is
+//! held to an [`IndexBudget`] (time, and memory: names' bytes count).
 #![forbid(unsafe_code)]
 
 use std::io::{self, Read};
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::budget::{Cut, IndexBudget};
 use super::decode::{self, Codec, Range, RatioGuard};
 use super::names::unsafe_reason;
 use super::tree::{Tree, TreeBuilder};
 use super::{corrupt_error, Summary};
 use crate::error::{code_of, CanopyError, ErrorCode};
-use crate::limits::{ARCHIVE_INDEX_TIME, ARCHIVE_LINK_MAX, MAX_TIME_MS};
+use crate::limits::{ARCHIVE_LINK_MAX, MAX_TIME_MS};
 
 /// The largest pax or GNU long-name header read (its value is a path).
 const EXTENDED_HEADER_MAX: u64 = 1024 * 1024;
@@ -65,6 +67,11 @@ impl TarIndex {
             size: m.size,
             modified_ms: m.modified_ms,
         }
+    }
+
+    /// The memory it holds, in bytes (its tree's apart).
+    pub fn held(&self) -> u64 {
+        (self.members.len() * std::mem::size_of::<Member>() + self.names.len()) as u64
     }
 
     fn push_name(&mut self, bytes: &[u8]) -> (u32, u32) {
@@ -262,31 +269,28 @@ fn apply_pax(records: &[u8], p: &mut Pending) {
     }
 }
 
-/// Reads every header of `stream` until its end, an error, or
-/// [`ARCHIVE_INDEX_TIME`]: the tree, the index and the summary.
+/// Reads every header of `stream` until its end, an error, or its
+/// [`IndexBudget`] runs out: the tree, the index and the summary.
 pub(crate) fn index<F: SourceFile>(
     file: &Arc<F>,
     codec: Codec,
 ) -> io::Result<(Tree, TarIndex, Summary)> {
-    let deadline = Instant::now() + ARCHIVE_INDEX_TIME;
-    let mut stream = Stream::open(file, codec, Some(deadline))?;
+    let mut budget = IndexBudget::new();
+    let mut stream = Stream::open(file, codec, Some(budget.deadline()))?;
     let mut tree = TreeBuilder::default();
     let mut idx = TarIndex::default();
     let mut summary = Summary::default();
     let mut pending = Pending::default();
     let mut header = [0u8; 512];
     let stop = loop {
-        let timeout = |idx: &TarIndex, stream: &Stream<F>| {
-            CanopyError::new(
-                ErrorCode::Timeout,
-                format!(
-                    "reading the archive's headers took longer than {} ms: showing the {} entries in its first {} MiB; there may be more",
-                    ARCHIVE_INDEX_TIME.as_millis(),
-                    idx.members.len(),
-                    stream.position() >> 20
-                ),
-            )
+        let cut = |c: Cut, idx: &TarIndex, stream: &Stream<F>| {
+            c.error(&format!(
+                "the {} entries in its first {} MiB",
+                idx.members.len(),
+                stream.position() >> 20
+            ))
         };
+        let timeout = |idx: &TarIndex, stream: &Stream<F>| cut(Cut::Time, idx, stream);
         let failed = |e: io::Error, idx: &TarIndex, stream: &Stream<F>| {
             if code_of(&e) == ErrorCode::Timeout {
                 timeout(idx, stream)
@@ -294,8 +298,8 @@ pub(crate) fn index<F: SourceFile>(
                 CanopyError::from_io(&e, "reading the archive failed")
             }
         };
-        if Instant::now() > deadline {
-            break Some(timeout(&idx, &stream));
+        if let Err(c) = budget.work(512) {
+            break Some(cut(c, &idx, &stream));
         }
         match stream.read_full(&mut header) {
             Ok(512) => {}
@@ -326,6 +330,9 @@ pub(crate) fn index<F: SourceFile>(
                     Err(e) if e.code == ErrorCode::Timeout => break Some(timeout(&idx, &stream)),
                     Err(e) => break Some(e),
                 };
+                if let Err(c) = budget.work(data.len() as u64) {
+                    break Some(cut(c, &idx, &stream));
+                }
                 match flag {
                     b'L' => pending.path = Some(cstr(&data).to_vec()),
                     b'K' => pending.link = Some(cstr(&data).to_vec()),
@@ -399,6 +406,16 @@ pub(crate) fn index<F: SourceFile>(
         } else {
             trimmed.rsplit(|&b| b == b'/').next().unwrap_or(trimmed)
         };
+        // Its folders, its member and its names must fit, before it is filed.
+        let adds = TreeBuilder::most_added(trimmed, kind == EntryKind::Folder)
+            + std::mem::size_of::<Member>() as u64
+            + (listed.len() + link.len().min(ARCHIVE_LINK_MAX)) as u64;
+        let afford = budget
+            .work(path.len() as u64)
+            .and_then(|()| budget.fits(tree.held() + idx.held(), adds));
+        if let Err(c) = afford {
+            break Some(cut(c, &idx, &stream));
+        }
         let name = idx.push_name(listed);
         let link = (matches!(kind, EntryKind::Symlink) || hard_link)
             .then(|| idx.push_name(&link[..link.len().min(ARCHIVE_LINK_MAX)]));

@@ -12,6 +12,10 @@
 //! `place`): the first pass counts each folder's entries, the second puts
 //! each where its folder's group is. A tar, whose entries the format keeps
 //! anyway, files them once (`add`) and is sorted at the end.
+//!
+//! What the tree holds while it is built is counted ([`TreeBuilder::held`],
+//! [`TreeBuilder::most_added`]), so an index can stop before a hostile
+//! archive's names make it too large (`budget`).
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -37,6 +41,13 @@ pub(crate) struct Node {
 pub(crate) struct Record(u32);
 
 const RAW_NAME: u32 = 1 << 31;
+
+/// What one folder costs while the tree is built, in bytes, besides its
+/// name: its node, its count, its place among its parent's subfolders, and
+/// its lookup key (boxed) and slot in `by_name` (with the table's slack).
+pub(crate) const FOLDER_BYTES: u64 = 160;
+/// What one entry filed costs: its record, and (one pass) its folder's number.
+pub(crate) const RECORD_BYTES: u64 = 12;
 
 /// The largest `loc` a record holds (its top bit marks a raw name).
 pub(crate) const MAX_LOC: u32 = RAW_NAME - 1;
@@ -107,15 +118,25 @@ impl Tree {
     pub fn folder_count(&self) -> usize {
         self.nodes.len()
     }
+
+    /// The memory it holds, in bytes.
+    pub fn held(&self) -> u64 {
+        (self.nodes.len() * std::mem::size_of::<Node>()
+            + self.folder_names.len()
+            + 4 * (self.subfolders.len() + self.records.len())) as u64
+    }
 }
 
 /// Builds a [`Tree`] from entries in archive order.
 #[derive(Debug)]
 pub(crate) struct TreeBuilder {
     tree: Tree,
-    /// Every folder by its parent and name, while building (dropped after):
-    /// a key never holds a whole path, so a long path costs its length once.
-    by_name: HashMap<(u32, Box<[u8]>), u32>,
+    /// Every folder by its parent and name (the parent's number, then the
+    /// name: one allocation), while building (dropped after): a key never
+    /// holds a whole path, so a long path costs its length once.
+    by_name: HashMap<Box<[u8]>, u32>,
+    /// A key being looked up (looking up allocates nothing).
+    key: Vec<u8>,
     /// The last folder looked up by path, which the next entry likely shares.
     last: (Vec<u8>, u32),
     /// Counting: each folder's entries; placing: where its next one goes.
@@ -123,6 +144,8 @@ pub(crate) struct TreeBuilder {
     placing: bool,
     /// Entries filed by `add` (folder, record), sorted by `finish`.
     added: Vec<(u32, Record)>,
+    /// Entries counted or added.
+    filed: u64,
 }
 
 impl Default for TreeBuilder {
@@ -138,10 +161,12 @@ impl Default for TreeBuilder {
         TreeBuilder {
             tree,
             by_name: HashMap::new(),
+            key: Vec::new(),
             last: (Vec::new(), 0),
             counts: vec![0],
             placing: false,
             added: Vec::new(),
+            filed: 0,
         }
     }
 }
@@ -153,12 +178,33 @@ fn parent_of(path: &[u8]) -> &[u8] {
 }
 
 impl TreeBuilder {
+    /// The memory the tree holds now, in bytes (by `FOLDER_BYTES` and
+    /// `RECORD_BYTES`; a folder's name counts twice: its text and its key).
+    pub fn held(&self) -> u64 {
+        self.tree.nodes.len() as u64 * FOLDER_BYTES
+            + 2 * self.tree.folder_names.len() as u64
+            + self.filed * RECORD_BYTES
+    }
+
+    /// The most that filing an entry at `path` (a folder's, with
+    /// `is_folder`) can add to [`Self::held`]: every folder on its way new.
+    pub fn most_added(path: &[u8], is_folder: bool) -> u64 {
+        let folders = if is_folder { path } else { parent_of(path) };
+        let made = if folders.is_empty() {
+            0
+        } else {
+            folders.iter().filter(|&&b| b == b'/').count() as u64 + 1
+        };
+        made * FOLDER_BYTES + 2 * folders.len() as u64 + RECORD_BYTES
+    }
+
     /// First pass: a folder entry (`is_folder`, its trailing `/` taken off)
     /// makes or marks its folder; any other entry is counted in its folder,
     /// made (with its ancestors) if no entry said so yet. `raw`: an entry
     /// with an unsafe name, counted in the top folder.
     pub fn count(&mut self, path: &[u8], is_folder: bool, raw: bool, loc: u32) {
         debug_assert!(!self.placing);
+        self.filed += 1;
         if raw {
             self.counts[0] += 1;
         } else if is_folder {
@@ -200,6 +246,7 @@ impl TreeBuilder {
 
     /// One pass (a tar): files an entry as `count` would, keeping it.
     pub fn add(&mut self, path: &[u8], is_folder: bool, raw: bool, loc: u32) {
+        self.filed += 1;
         if raw {
             self.added.push((0, Record::raw(loc)));
         } else if is_folder {
@@ -227,10 +274,12 @@ impl TreeBuilder {
         if self.last.0 == path {
             return self.last.1;
         }
-        let mut id = 0;
+        let mut id: u32 = 0;
         for segment in path.split(|&b| b == b'/') {
-            let key = (id, Box::<[u8]>::from(segment));
-            id = match self.by_name.get(&key) {
+            self.key.clear();
+            self.key.extend_from_slice(&id.to_le_bytes());
+            self.key.extend_from_slice(segment);
+            id = match self.by_name.get(&self.key[..]) {
                 Some(&found) => found,
                 None => {
                     let start = self.tree.folder_names.len() as u32;
@@ -244,7 +293,7 @@ impl TreeBuilder {
                         recs: (0, 0),
                     });
                     self.counts.push(0);
-                    self.by_name.insert(key, new);
+                    self.by_name.insert(self.key[..].into(), new);
                     new
                 }
             };
@@ -355,5 +404,25 @@ mod tests {
             b.add(path, folder, raw, loc);
         }
         check(&b.finish());
+    }
+
+    #[test]
+    fn what_an_entry_adds_is_never_more_than_said_beforehand() {
+        let mut b = TreeBuilder::default();
+        for (path, folder, raw, loc) in
+            ENTRIES
+                .into_iter()
+                .chain([(&b"x/y/z/w.txt"[..], false, false, 6)])
+        {
+            let before = b.held();
+            b.add(path, folder, raw, loc);
+            assert!(
+                b.held() - before <= TreeBuilder::most_added(path, folder),
+                "{}",
+                String::from_utf8_lossy(path)
+            );
+        }
+        let deep = b"a/".repeat(1000);
+        assert!(TreeBuilder::most_added(&deep, false) >= 1000 * FOLDER_BYTES);
     }
 }

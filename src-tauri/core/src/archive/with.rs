@@ -2,6 +2,10 @@
 //! enters an archive (and archives inside it), keeps the last archives'
 //! indexes, and is a [`Source`] whose folders and files are either the
 //! wrapped source's own or ones inside an archive.
+//!
+//! Only a complete index is kept (`Archive::complete`: one its budget cut
+//! is read again next time, as if new), and the kept ones hold at most
+//! `ARCHIVE_CACHE` indexes and `ARCHIVE_CACHE_BYTES` in all.
 #![forbid(unsafe_code)]
 
 use std::io;
@@ -17,7 +21,7 @@ use super::Archive;
 use crate::error::{CanopyError, ErrorCode};
 use crate::ignore_pattern::Meter;
 use crate::ignore_rules::IgnoreRules;
-use crate::limits::{ARCHIVE_CACHE, ARCHIVE_SNIFF_BYTES};
+use crate::limits::{ARCHIVE_CACHE, ARCHIVE_CACHE_BYTES, ARCHIVE_SNIFF_BYTES};
 use crate::source::{
     EntryNote, EntryStream, FileStamp, Identity, Meta, RawEntry, Source, SourceFile, SourceFolder,
     Usage,
@@ -88,10 +92,16 @@ impl<S: Source> WithArchives<S> {
 
     fn keep(&self, path: &Path, stamp: Option<FileStamp>, archive: &Arc<Archive<Blob<S::File>>>) {
         let Some(stamp) = stamp else { return };
+        if !archive.complete() {
+            return;
+        }
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.retain(|(p, _, _)| p != path);
-        if cache.len() >= ARCHIVE_CACHE {
-            cache.remove(0);
+        let mut held: u64 = cache.iter().map(|(_, _, a)| a.held()).sum();
+        while !cache.is_empty()
+            && (cache.len() >= ARCHIVE_CACHE || held + archive.held() > ARCHIVE_CACHE_BYTES)
+        {
+            held -= cache.remove(0).2.held();
         }
         cache.push((path.to_path_buf(), stamp, archive.clone()));
     }
@@ -502,6 +512,54 @@ impl<S: Source> Source for WithArchives<S> {
         match folder {
             Folder::Plain(d) => self.inner.child_ignore_rules(parent, name, d, path),
             Folder::Inside(_) => (IgnoreRules::none(), None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::LocalFs;
+
+    #[test]
+    fn only_a_complete_index_is_kept_never_one_its_budget_cut() {
+        let source = WithArchives::new(LocalFs::new());
+        let stamp = FileStamp {
+            dev: 1,
+            ino: 2,
+            size: 1024,
+            changed_ns: 3,
+            modified_ns: 4,
+        };
+        let path = Path::new("/a.tar");
+        let opened = |stopped: Option<ErrorCode>| {
+            // An empty tar (two zero blocks), as if cut for `stopped`.
+            let bytes: Arc<[u8]> = vec![0; 1024].into();
+            let mut a = Archive::open_at(
+                Arc::new(Blob::Memory(bytes)),
+                ArchiveFormat::Tar,
+                Some(stamp),
+                1,
+                0,
+            )
+            .unwrap();
+            a.stopped = stopped.map(|code| CanopyError::new(code, "cut"));
+            Arc::new(a)
+        };
+        for (stopped, kept) in [
+            (Some(ErrorCode::TooLarge), false),
+            (Some(ErrorCode::Timeout), false),
+            (Some(ErrorCode::Cancelled), false),
+            (Some(ErrorCode::Corrupt), true),
+            (None, true),
+        ] {
+            source.cache.lock().unwrap().clear();
+            source.keep(path, Some(stamp), &opened(stopped));
+            assert_eq!(
+                source.cached(path, Some(stamp)).is_some(),
+                kept,
+                "{stopped:?}"
+            );
         }
     }
 }

@@ -6,19 +6,22 @@
 //! listing reads the end record, then the directory front to back in
 //! windows (twice: see `tree`), keeping 4 bytes an entry; a folder's entries are
 //! read again from the directory when it is listed. A preview reads one
-//! entry's local header and decompresses from its data.
+//! entry's local header and decompresses from its data. Reading the
+//! directory is held to its [`IndexBudget`]: past it the index keeps the
+//! records read before, and says why it stops there.
 #![forbid(unsafe_code)]
 
 use std::io;
 use std::sync::Arc;
-use std::time::Instant;
 
+use super::budget::{Cut, IndexBudget};
 use super::decode::Codec;
 use super::names::{cp437_to_utf8, unsafe_reason};
 use super::tree::{Tree, TreeBuilder, MAX_LOC};
 use super::{corrupt, Summary};
+use crate::cpu_work::blocking;
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::{ARCHIVE_DIRECTORY_MAX, ARCHIVE_INDEX_TIME, ARCHIVE_WINDOW, MAX_TIME_MS};
+use crate::limits::{ARCHIVE_DIRECTORY_MAX, ARCHIVE_WINDOW, MAX_TIME_MS};
 use crate::source::{Meta, SourceFile};
 use crate::wire::EntryKind;
 
@@ -28,8 +31,9 @@ const LOCATOR64: u32 = 0x0706_4b50;
 const CENTRAL: u32 = 0x0201_4b50;
 const LOCAL: u32 = 0x0403_4b50;
 const CENTRAL_FIXED: usize = 46;
-/// The index's clock is read once per this many directory records.
-const DEADLINE_EVERY: u64 = 4096;
+/// The share of the index's time (percent) its first pass may take: the
+/// second places what the first counted, at about the same cost.
+const COUNTING_SHARE_PERCENT: u32 = 50;
 
 fn u16_at(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
@@ -44,7 +48,8 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
 }
 
 fn read_exact_at<F: SourceFile>(file: &F, buf: &mut [u8], at: u64) -> io::Result<()> {
-    if file.read_full_at(buf, at)? < buf.len() {
+    // A read may block (a dead mount): not CPU work (see `cpu_work`).
+    if blocking(|| file.read_full_at(buf, at))? < buf.len() {
         return Err(corrupt("the archive ends before a record it points to"));
     }
     Ok(())
@@ -414,8 +419,17 @@ impl Window {
     }
 }
 
-/// Reads the whole directory once: the tree of folders, and the summary.
-pub(crate) fn index<F: SourceFile>(file: &F, dir: &Directory) -> io::Result<(Tree, Summary)> {
+/// Reads the directory (twice, see `tree`): the tree of folders, the
+/// summary, and why the index stops before the directory's end if it does
+/// (its [`IndexBudget`] ran out: it holds the records read before).
+///
+/// # Errors
+/// `CORRUPT` for a damaged record; the file's read errors.
+pub(crate) fn index<F: SourceFile>(
+    file: &F,
+    dir: &Directory,
+) -> io::Result<(Tree, Summary, Option<CanopyError>)> {
+    let mut budget = IndexBudget::new();
     let mut tree = TreeBuilder::default();
     let mut summary = Summary {
         comment: dir.comment.clone(),
@@ -424,49 +438,67 @@ pub(crate) fn index<F: SourceFile>(file: &F, dir: &Directory) -> io::Result<(Tre
     };
     let mut window = Window::new();
     let mut path = Vec::new();
-    // Two passes over the directory (see `tree`): count, then place.
-    let deadline = Instant::now() + ARCHIVE_INDEX_TIME;
-    let mut records = 0u64;
-    for placing in [false, true] {
-        if placing {
-            tree.start_placing();
+    let mut cut = None;
+    let full = budget.deadline();
+    budget.until_share(COUNTING_SHARE_PERCENT);
+    // Counting: as far as the budget goes; placing then files exactly those.
+    let (mut at, mut counted) = (0u64, 0u64);
+    while at < dir.len {
+        let (rec, len) = parse_record(window.record_at(file, dir, at)?)?;
+        rec.path_into(&mut path);
+        let loc = u32::try_from(at)
+            .ok()
+            .filter(|&l| l <= MAX_LOC)
+            .ok_or_else(|| corrupt("the directory is too large"))?;
+        let kind = rec.kind(&path);
+        let trimmed = path.strip_suffix(b"/").unwrap_or(&path);
+        let afford = budget.work(len as u64).and_then(|()| {
+            budget.fits(
+                tree.held(),
+                TreeBuilder::most_added(trimmed, kind == EntryKind::Folder),
+            )
+        });
+        if let Err(c) = afford {
+            cut = Some(c);
+            break;
         }
-        let mut at = 0u64;
-        while at < dir.len {
-            records += 1;
-            if records.is_multiple_of(DEADLINE_EVERY) && Instant::now() > deadline {
-                let read = if placing { "placing" } else { "counting" };
-                return Err(CanopyError::new(
-                    ErrorCode::Timeout,
-                    format!(
-                        "the zip's directory is too large to read within {} ms ({read} stopped at entry {}); list it with a tool that streams it, such as unzip -Z1",
-                        ARCHIVE_INDEX_TIME.as_millis(),
-                        records
-                    ),
-                )
-                .into_io());
-            }
-            let (rec, len) = parse_record(window.record_at(file, dir, at)?)?;
-            rec.path_into(&mut path);
-            let loc = u32::try_from(at)
-                .ok()
-                .filter(|&l| l <= MAX_LOC)
-                .ok_or_else(|| corrupt("the directory is too large"))?;
-            let kind = rec.kind(&path);
-            let trimmed = path.strip_suffix(b"/").unwrap_or(&path);
-            let raw = unsafe_reason(trimmed).is_some();
-            let folder = kind == EntryKind::Folder;
-            if placing {
-                tree.place(trimmed, folder, raw, loc);
-            } else {
-                summary.count(kind, rec.size, rec.compressed, rec.encrypted());
-                summary.unsafe_names += u64::from(raw);
-                tree.count(trimmed, folder, raw, loc);
-            }
-            at += len as u64;
-        }
+        let raw = unsafe_reason(trimmed).is_some();
+        summary.count(kind, rec.size, rec.compressed, rec.encrypted());
+        summary.unsafe_names += u64::from(raw);
+        tree.count(trimmed, kind == EntryKind::Folder, raw, loc);
+        at += len as u64;
+        counted += 1;
     }
-    Ok((tree.finish(), summary))
+    let end = at;
+    budget.until_share(100);
+    debug_assert_eq!(budget.deadline(), full);
+    tree.start_placing();
+    let (mut at, mut placed) = (0u64, 0u64);
+    while at < end {
+        let (rec, len) = parse_record(window.record_at(file, dir, at)?)?;
+        // Past the budget the tree stays whole: a folder's records are
+        // those placed so far (see `TreeBuilder::place`).
+        if let Err(c) = budget.work(len as u64) {
+            cut = cut.or(Some(c));
+            break;
+        }
+        rec.path_into(&mut path);
+        let kind = rec.kind(&path);
+        let trimmed = path.strip_suffix(b"/").unwrap_or(&path);
+        let raw = unsafe_reason(trimmed).is_some();
+        // `at` was checked to fit a record's loc while counting.
+        tree.place(trimmed, kind == EntryKind::Folder, raw, at as u32);
+        at += len as u64;
+        placed += 1;
+    }
+    debug_assert!(placed <= counted);
+    let stopped = cut.map(|c: Cut| {
+        c.error(&format!(
+            "the {placed} entries in the first {} KiB of its directory",
+            at >> 10
+        ))
+    });
+    Ok((tree.finish(), summary, stopped))
 }
 
 /// Where an entry's compressed bytes are: `[start, start + compressed)`.
