@@ -41,6 +41,9 @@ macro_rules! with_command_list {
             remember_view,
             server_state,
             answer_secret,
+            list_places,
+            place_space,
+            add_bookmark,
         }
     };
 }

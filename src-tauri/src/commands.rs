@@ -29,8 +29,10 @@ use crate::{AnySource, AppState};
 
 mod media;
 pub(crate) mod media_stream;
+mod places;
 pub use media::*;
 pub use media_stream::*;
+pub use places::*;
 
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, CanopyError> + Send + 'static,

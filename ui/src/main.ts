@@ -21,6 +21,10 @@ import type { ServerState } from "./bindings/ServerState";
 import { phaseWords, REMOTE_LIMITS, serverOf } from "./servers";
 import { ServerWatch } from "./server-watch";
 import { SecretPrompts } from "./view/secret-dialog";
+import { PlacesController } from "./places";
+import { PlacesView } from "./view/places-view";
+import { button } from "./view/dom";
+import { icon } from "./view/icons";
 
 guardWebview(document);
 
@@ -29,13 +33,21 @@ const toolbar = new Toolbar(controller, tauriBackend);
 const pathBar = new PathBar(controller);
 const tree = new TreeView(controller);
 const preview = new PreviewPane(tauriBackend, new Highlighter(spawnColourWorker), (h, folder) => void controller.revealEntry(h, folder));
+const places = new PlacesController(tauriBackend);
+const placesView = new PlacesView({
+  open: (root) => void controller.open(root),
+  bookmarkHere: () => void bookmarkHere(),
+});
+const placesToggle = button("Places (F9)", { class: "icon-only", "aria-expanded": "true", "aria-controls": "places" }, icon("sidebar"));
+placesToggle.addEventListener("click", () => togglePlaces());
+toolbar.element.prepend(placesToggle);
 const status = el("div", { class: "status-bar", role: "status", "aria-live": "polite" });
 const live = el("div", { class: "live-notice", role: "status", "aria-live": "polite", hidden: "" });
 
 const app = document.getElementById("app")!;
 app.replaceChildren(
   el("header", { class: "top" }, toolbar.element, pathBar.element),
-  el("main", { class: "panes" }, tree.element, el("div", { class: "splitter", "aria-hidden": "true" }), preview.element),
+  el("main", { class: "panes" }, placesView.element, tree.element, el("div", { class: "splitter", "aria-hidden": "true" }), preview.element),
   el("footer", { class: "bottom" }, status, live),
 );
 
@@ -47,8 +59,27 @@ const serverWatch = new ServerWatch(tauriBackend, (state) => {
   if (shown) footer(shown);
 });
 
+/** Shows or hides the sidebar (the toolbar's Places button, F9). */
+function togglePlaces(): void {
+  placesView.setCollapsed(!placesView.collapsed);
+  placesToggle.setAttribute("aria-expanded", String(!placesView.collapsed));
+}
+
+/** "Bookmark this folder" (Ctrl+D): the open folder, in the GTK bookmarks. */
+async function bookmarkHere(): Promise<void> {
+  const t = controller.state;
+  if (!t) return;
+  controller.say(await places.bookmark(t.root.handle));
+}
+
+function showPlaces(): void {
+  placesView.update(places.snapshot(), shown?.tree?.crumbs ?? null, controller.recentServers);
+}
+places.subscribe(() => showPlaces());
+
 controller.subscribe((s) => {
   shown = s;
+  showPlaces();
   toolbar.update(s);
   pathBar.update(s);
   tree.update(s);
@@ -111,6 +142,8 @@ document.addEventListener("keydown", (e) => {
   else if (e.ctrlKey && e.key.toLowerCase() === "l") pathBar.startEditing();
   else if (e.ctrlKey && e.key.toLowerCase() === "f") preview.openFind();
   else if (e.ctrlKey && e.shiftKey && e.key.toLowerCase() === "s") toolbar.sizes.toggle();
+  else if (e.ctrlKey && !e.shiftKey && e.key.toLowerCase() === "d") void bookmarkHere();
+  else if (e.key === "F9") togglePlaces();
   // Esc stops counting sizes, unless something nearer took it (a menu, a field, a dialog).
   else if (e.key === "Escape" && !e.defaultPrevented && !isField(e.target) && controller.cancelSizes()) {
     /* stopped */
@@ -126,8 +159,9 @@ if (import.meta.env.MODE === "e2e") installTestHooks(controller, preview);
 void (async () => {
   const secrets = new SecretPrompts((id, secret) => controller.answerSecret(id, secret));
   await tauriBackend
-    .listenShell((e) => secrets.handle(e) || controller.onShellEvent(e))
+    .listenShell((e) => secrets.handle(e) || places.onShellEvent(e) || controller.onShellEvent(e))
     .catch((err) => console.warn("no live refresh:", err));
+  void places.load();
   const launch = await tauriBackend.startupTarget();
   controller.setRecentServers(launch.servers);
   let opened = false;

@@ -20,7 +20,9 @@
 //!   frame, through the same renderer; [`photo_render`]: a TIFF, HEIF or
 //!   AVIF photo drawn by it; [`font_preview`]: a font's facts and sample line;
 //! - [`resolve_within`], [`confine_links`], [`real_path`]: looking only
-//!   inside a set of folders (`canopy-mcp`'s roots).
+//!   inside a set of folders (`canopy-mcp`'s roots);
+//! - [`places`]: the window's sidebar (home, user folders, GTK bookmarks,
+//!   mounts and their free space).
 //!
 //! Each takes a [`Source`], the place a listing comes from; [`LocalFs`] is
 //! the local filesystem. An [`Observer`] hears of each folder read. The
@@ -55,6 +57,7 @@ pub mod media;
 pub mod names;
 pub mod openable;
 pub(crate) mod order;
+pub mod places;
 pub mod preview;
 pub(crate) mod rest;
 mod root;

@@ -12,6 +12,7 @@
 pub(crate) mod error;
 mod listing;
 mod media;
+mod places;
 mod preview;
 mod request;
 mod shell;
@@ -20,6 +21,7 @@ mod sizes;
 pub use error::{CanopyError, ErrorCode};
 pub use listing::*;
 pub use media::*;
+pub use places::*;
 pub use preview::*;
 pub use request::*;
 pub use shell::*;
