@@ -44,6 +44,8 @@ macro_rules! with_command_list {
             list_places,
             place_space,
             add_bookmark,
+            transfer_offer,
+            copy_files,
         }
     };
 }

@@ -30,9 +30,11 @@ use crate::{AnySource, AppState};
 mod media;
 pub(crate) mod media_stream;
 mod places;
+mod transfer;
 pub use media::*;
 pub use media_stream::*;
 pub use places::*;
+pub use transfer::*;
 
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, CanopyError> + Send + 'static,

@@ -39,6 +39,7 @@ import type { ServerState } from "./bindings/ServerState";
 import type { Places } from "./bindings/Places";
 import type { PlaceSpace } from "./bindings/PlaceSpace";
 import type { BookmarkOutcome } from "./bindings/BookmarkOutcome";
+import type { TransferOffer } from "./bindings/TransferOffer";
 
 export interface Backend {
   /**
@@ -117,6 +118,14 @@ export interface PlacesBackend {
   addBookmark(handle: string): Promise<BookmarkOutcome>;
 }
 
+/** Dragging entries out and Ctrl+C. */
+export interface TransferBackend {
+  /** What dragging these entries out offers other applications. */
+  transferOffer(handles: string[]): Promise<TransferOffer>;
+  /** Puts the entries on the clipboard as file managers do. */
+  copyFiles(handles: string[]): Promise<TransferOffer>;
+}
+
 export class BackendError extends Error {
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string) {
@@ -158,7 +167,7 @@ function call<T>(command: CommandName, request?: unknown): Promise<T> {
   return invokeCommand<T>(command, request === undefined ? {} : { request });
 }
 
-export const tauriBackend: Backend & PreviewBackend & PlacesBackend = {
+export const tauriBackend: Backend & PreviewBackend & PlacesBackend & TransferBackend = {
   listDirectory: (request, onProgress) =>
     onProgress
       ? invokeCommand<Listing>("list_directory", { request, progress: new Channel<ListProgress>(onProgress) })
@@ -204,4 +213,6 @@ export const tauriBackend: Backend & PreviewBackend & PlacesBackend = {
   listPlaces: () => call<Places>("list_places"),
   placeSpace: (mount) => call<PlaceSpace>("place_space", { mount }),
   addBookmark: (handle) => call<BookmarkOutcome>("add_bookmark", { handle }),
+  transferOffer: (handles) => call<TransferOffer>("transfer_offer", { handles }),
+  copyFiles: (handles) => call<TransferOffer>("copy_files", { handles }),
 };

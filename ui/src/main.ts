@@ -25,6 +25,7 @@ import { PlacesController } from "./places";
 import { PlacesView } from "./view/places-view";
 import { button } from "./view/dom";
 import { icon } from "./view/icons";
+import { DragOut } from "./view/drag-out";
 
 guardWebview(document);
 
@@ -41,6 +42,7 @@ const placesView = new PlacesView({
 const placesToggle = button("Places (F9)", { class: "icon-only", "aria-expanded": "true", "aria-controls": "places" }, icon("sidebar"));
 placesToggle.addEventListener("click", () => togglePlaces());
 toolbar.element.prepend(placesToggle);
+const dragOut = new DragOut(tree.rowsElement, tauriBackend, (m) => controller.say(m));
 const status = el("div", { class: "status-bar", role: "status", "aria-live": "polite" });
 const live = el("div", { class: "live-notice", role: "status", "aria-live": "polite", hidden: "" });
 
@@ -143,6 +145,8 @@ document.addEventListener("keydown", (e) => {
   else if (e.ctrlKey && e.key.toLowerCase() === "f") preview.openFind();
   else if (e.ctrlKey && e.shiftKey && e.key.toLowerCase() === "s") toolbar.sizes.toggle();
   else if (e.ctrlKey && !e.shiftKey && e.key.toLowerCase() === "d") void bookmarkHere();
+  // Ctrl+C in the tree copies the selected entry as a file manager does (in a text field or the preview, text is copied as usual).
+  else if (e.ctrlKey && !e.shiftKey && e.key.toLowerCase() === "c" && tree.rowsElement.contains(e.target as Node) && controller.state?.selected) void dragOut.copy([controller.state.selected]);
   else if (e.key === "F9") togglePlaces();
   // Esc stops counting sizes, unless something nearer took it (a menu, a field, a dialog).
   else if (e.key === "Escape" && !e.defaultPrevented && !isField(e.target) && controller.cancelSizes()) {

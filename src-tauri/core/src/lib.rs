@@ -22,7 +22,8 @@
 //! - [`resolve_within`], [`confine_links`], [`real_path`]: looking only
 //!   inside a set of folders (`canopy-mcp`'s roots);
 //! - [`places`]: the window's sidebar (home, user folders, GTK bookmarks,
-//!   mounts and their free space).
+//!   mounts and their free space); [`transfer`]: what dragging or copying
+//!   entries offers other applications.
 //!
 //! Each takes a [`Source`], the place a listing comes from; [`LocalFs`] is
 //! the local filesystem. An [`Observer`] hears of each folder read. The
@@ -70,6 +71,7 @@ pub mod source;
 pub mod startup;
 mod sys;
 pub mod text;
+pub mod transfer;
 mod walk;
 pub mod wire;
 

@@ -189,6 +189,8 @@ pub const RECENT_SERVER_MAX_BYTES: usize = 2048;
 /// Largest GTK bookmarks file (or XDG user-dirs file) read for the
 /// sidebar; "Bookmark this folder" leaves a larger one alone (`TOO_LARGE`).
 pub const BOOKMARKS_MAX_BYTES: u64 = 1024 * 1024;
+/// Most entries one drag or one Ctrl+C hands to other applications.
+pub const TRANSFER_MAX_ENTRIES: usize = 10_000;
 /// How long the mount watcher waits for the mount table between looks
 /// (a change wakes it at once: this only bounds a wait that saw none).
 pub const MOUNT_WATCH_WAIT: Duration = Duration::from_secs(3600);

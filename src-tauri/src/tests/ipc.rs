@@ -817,6 +817,43 @@ fn cases(f: &Fixture) -> Vec<Case> {
                 Refusal::Code("INVALID_ARGUMENT"),
             )),
         },
+        Case {
+            command: "transfer_offer",
+            valid: Some((
+                json!({ "request": { "handles": [f.handle("notes.txt")] } }),
+                |f, reply| {
+                    let uri = format!("file://{}/notes.txt", f.dir.path().display());
+                    let offer = json(reply.unwrap());
+                    assert_eq!(offer["uriList"], format!("{uri}\r\n"));
+                    assert_eq!(offer["gnomeCopiedFiles"], format!("copy\n{uri}"));
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "handles": [] } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "copy_files",
+            valid: SEAMS.then(|| {
+                (
+                    json!({ "request": { "handles": [f.handle("notes.txt")] } }),
+                    (|f, reply| {
+                        assert_eq!(json(reply.unwrap())["uris"].as_array().unwrap().len(), 1);
+                        let path = f.dir.path().join("notes.txt");
+                        let line = format!("copy-files copy file://{}", path.display());
+                        assert!(
+                            recorded(&path).contains(&line),
+                            "the offer was recorded, not put on a clipboard"
+                        );
+                    }) as Check,
+                )
+            }),
+            invalid: Some((
+                json!({ "request": { "handles": [f.handle("sub/site.zip/readme.txt")] } }),
+                Refusal::Code("NOT_FOUND"),
+            )),
+        },
     ]
 }
 

@@ -34,4 +34,6 @@ export type CommandName =
   | "answer_secret"
   | "list_places"
   | "place_space"
-  | "add_bookmark";
+  | "add_bookmark"
+  | "transfer_offer"
+  | "copy_files";

@@ -1,4 +1,5 @@
-//! The window's sidebar, Places: what it lists and the free space of a mount.
+//! The window's sidebar, Places: what it lists and the free space of a mount;
+//! and what dragging entries out or copying them offers other applications.
 #![forbid(unsafe_code)]
 
 use serde::{Deserialize, Serialize};
@@ -115,4 +116,25 @@ pub enum BookmarkOutcome {
     Added,
     /// The folder was bookmarked already: the file was left as it was.
     AlreadyThere,
+}
+
+/// `transfer_offer`'s and `copy_files`' request: the entries (handles).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, TS)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[ts(export)]
+pub struct TransferRequest {
+    pub handles: Vec<String>,
+}
+
+/// What dragging entries out (or copying them) offers other applications.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct TransferOffer {
+    /// One URI per entry: `file://` for a local one, `sftp://` for a server's.
+    pub uris: Vec<String>,
+    /// `text/uri-list`: each URI and CRLF.
+    pub uri_list: String,
+    /// `x-special/gnome-copied-files`: `copy`, then a URI a line.
+    pub gnome_copied_files: String,
 }
