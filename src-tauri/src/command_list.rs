@@ -46,6 +46,7 @@ macro_rules! with_command_list {
             add_bookmark,
             transfer_offer,
             copy_files,
+            thumbnail,
         }
     };
 }

@@ -195,5 +195,16 @@ for (const theme of ["light", "dark"]) {
       await expectAccessible(s, "the refusal", [".preview-status"]);
       await shot("not-openable");
     });
+
+    test("the grid, a thumbnail selected", async () => {
+      await s.exec(() => document.querySelector('[role="tree"]').focus());
+      await s.keys(["2"], [Key.Control]);
+      await s.waitFor(() => document.querySelector(".cell img")?.naturalWidth > 0, { what: "icon.png's thumbnail" });
+      await s.clickCss('.cell[title="icon.png"]');
+      await s.waitFor(() => document.querySelector('.cell[aria-selected="true"]')?.title === "icon.png", { what: "icon.png selected" });
+      await expectAccessible(s, "the grid", [".cell-name", '.cell[aria-selected="true"] .cell-name']);
+      await shot("grid");
+      await s.keys(["1"], [Key.Control]);
+    });
   });
 }

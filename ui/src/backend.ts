@@ -40,6 +40,8 @@ import type { Places } from "./bindings/Places";
 import type { PlaceSpace } from "./bindings/PlaceSpace";
 import type { BookmarkOutcome } from "./bindings/BookmarkOutcome";
 import type { TransferOffer } from "./bindings/TransferOffer";
+import type { Thumbnail } from "./bindings/Thumbnail";
+import type { ThumbBackend } from "./thumbs";
 
 export interface Backend {
   /**
@@ -167,7 +169,7 @@ function call<T>(command: CommandName, request?: unknown): Promise<T> {
   return invokeCommand<T>(command, request === undefined ? {} : { request });
 }
 
-export const tauriBackend: Backend & PreviewBackend & PlacesBackend & TransferBackend = {
+export const tauriBackend: Backend & PreviewBackend & PlacesBackend & TransferBackend & ThumbBackend = {
   listDirectory: (request, onProgress) =>
     onProgress
       ? invokeCommand<Listing>("list_directory", { request, progress: new Channel<ListProgress>(onProgress) })
@@ -215,4 +217,5 @@ export const tauriBackend: Backend & PreviewBackend & PlacesBackend & TransferBa
   addBookmark: (handle) => call<BookmarkOutcome>("add_bookmark", { handle }),
   transferOffer: (handles) => call<TransferOffer>("transfer_offer", { handles }),
   copyFiles: (handles) => call<TransferOffer>("copy_files", { handles }),
+  thumbnail: (handle) => call<Thumbnail>("thumbnail", { handle }),
 };

@@ -26,6 +26,8 @@ import { PlacesView } from "./view/places-view";
 import { button } from "./view/dom";
 import { icon } from "./view/icons";
 import { DragOut } from "./view/drag-out";
+import { GridView } from "./view/grid-view";
+import { Thumbs } from "./thumbs";
 
 guardWebview(document);
 
@@ -43,13 +45,22 @@ const placesToggle = button("Places (F9)", { class: "icon-only", "aria-expanded"
 placesToggle.addEventListener("click", () => togglePlaces());
 toolbar.element.prepend(placesToggle);
 const dragOut = new DragOut(tree.rowsElement, tauriBackend, (m) => controller.say(m));
+const thumbs = new Thumbs(tauriBackend, () => shown && grid.update(shown));
+const grid = new GridView(controller, thumbs);
+grid.setShown(false);
+new DragOut(grid.cellsElement, tauriBackend, (m) => controller.say(m));
+const listButton = button("List (Ctrl+1)", { class: "icon-only", "aria-pressed": "true" }, icon("list"));
+const gridButton = button("Grid (Ctrl+2)", { class: "icon-only", "aria-pressed": "false" }, icon("grid"));
+listButton.addEventListener("click", () => showAs("list"));
+gridButton.addEventListener("click", () => showAs("grid"));
+toolbar.element.append(el("span", { class: "view-switch", role: "group", "aria-label": "View" }, listButton, gridButton));
 const status = el("div", { class: "status-bar", role: "status", "aria-live": "polite" });
 const live = el("div", { class: "live-notice", role: "status", "aria-live": "polite", hidden: "" });
 
 const app = document.getElementById("app")!;
 app.replaceChildren(
   el("header", { class: "top" }, toolbar.element, pathBar.element),
-  el("main", { class: "panes" }, placesView.element, tree.element, el("div", { class: "splitter", "aria-hidden": "true" }), preview.element),
+  el("main", { class: "panes" }, placesView.element, tree.element, grid.element, el("div", { class: "splitter", "aria-hidden": "true" }), preview.element),
   el("footer", { class: "bottom" }, status, live),
 );
 
@@ -60,6 +71,18 @@ const serverWatch = new ServerWatch(tauriBackend, (state) => {
   pathBar.showConnection(state);
   if (shown) footer(shown);
 });
+
+/** The List / Grid switch (Ctrl+1, Ctrl+2): one of the two shows the open folder. */
+function showAs(mode: "list" | "grid"): void {
+  const asGrid = mode === "grid";
+  tree.element.hidden = asGrid;
+  grid.setShown(asGrid);
+  listButton.setAttribute("aria-pressed", String(!asGrid));
+  gridButton.setAttribute("aria-pressed", String(asGrid));
+  if (shown) grid.update(shown);
+  if (asGrid) grid.focus();
+  else tree.focus();
+}
 
 /** Shows or hides the sidebar (the toolbar's Places button, F9). */
 function togglePlaces(): void {
@@ -85,6 +108,7 @@ controller.subscribe((s) => {
   toolbar.update(s);
   pathBar.update(s);
   tree.update(s);
+  grid.update(s);
   preview.update(s);
   const remote = s.tree !== null && serverOf(s.tree.path) !== null;
   serverWatch.follow(remote ? s.tree!.root.handle : null);
@@ -146,8 +170,10 @@ document.addEventListener("keydown", (e) => {
   else if (e.ctrlKey && e.shiftKey && e.key.toLowerCase() === "s") toolbar.sizes.toggle();
   else if (e.ctrlKey && !e.shiftKey && e.key.toLowerCase() === "d") void bookmarkHere();
   // Ctrl+C in the tree copies the selected entry as a file manager does (in a text field or the preview, text is copied as usual).
-  else if (e.ctrlKey && !e.shiftKey && e.key.toLowerCase() === "c" && tree.rowsElement.contains(e.target as Node) && controller.state?.selected) void dragOut.copy([controller.state.selected]);
+  else if (e.ctrlKey && !e.shiftKey && e.key.toLowerCase() === "c" && (tree.rowsElement.contains(e.target as Node) || grid.cellsElement.contains(e.target as Node)) && controller.state?.selected) void dragOut.copy([controller.state.selected]);
   else if (e.key === "F9") togglePlaces();
+  else if (e.ctrlKey && !e.shiftKey && e.key === "1") showAs("list");
+  else if (e.ctrlKey && !e.shiftKey && e.key === "2") showAs("grid");
   // Esc stops counting sizes, unless something nearer took it (a menu, a field, a dialog).
   else if (e.key === "Escape" && !e.defaultPrevented && !isField(e.target) && controller.cancelSizes()) {
     /* stopped */

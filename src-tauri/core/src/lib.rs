@@ -23,7 +23,8 @@
 //!   inside a set of folders (`canopy-mcp`'s roots);
 //! - [`places`]: the window's sidebar (home, user folders, GTK bookmarks,
 //!   mounts and their free space); [`transfer`]: what dragging or copying
-//!   entries offers other applications.
+//!   entries offers other applications; [`thumbs`]: the grid's thumbnails
+//!   in the freedesktop thumbnail cache.
 //!
 //! Each takes a [`Source`], the place a listing comes from; [`LocalFs`] is
 //! the local filesystem. An [`Observer`] hears of each folder read. The
@@ -71,6 +72,7 @@ pub mod source;
 pub mod startup;
 mod sys;
 pub mod text;
+pub mod thumbs;
 pub mod transfer;
 mod walk;
 pub mod wire;

@@ -189,6 +189,11 @@ pub const RECENT_SERVER_MAX_BYTES: usize = 2048;
 /// Largest GTK bookmarks file (or XDG user-dirs file) read for the
 /// sidebar; "Bookmark this folder" leaves a larger one alone (`TOO_LARGE`).
 pub const BOOKMARKS_MAX_BYTES: u64 = 1024 * 1024;
+/// The freedesktop "normal" thumbnail size: at most this many pixels a side.
+pub const THUMB_SIZE: u32 = 128;
+/// Most bytes a thumbnail's decoder may allocate (a decompression bomb of
+/// a small file asks far more, and is refused).
+pub const THUMB_DECODE_BYTES: u64 = 256 * 1024 * 1024;
 /// Most entries one drag or one Ctrl+C hands to other applications.
 pub const TRANSFER_MAX_ENTRIES: usize = 10_000;
 /// How long the mount watcher waits for the mount table between looks

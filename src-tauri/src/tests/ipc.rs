@@ -854,6 +854,24 @@ fn cases(f: &Fixture) -> Vec<Case> {
                 Refusal::Code("NOT_FOUND"),
             )),
         },
+        Case {
+            command: "thumbnail",
+            // The fixture's PNG is a header only: it does not decode.
+            valid: Some((
+                json!({ "request": { "handle": f.handle("notes.txt") } }),
+                |_, reply| {
+                    assert_eq!(
+                        reply.unwrap_err()["code"],
+                        "UNSUPPORTED",
+                        "a text file has no thumbnail"
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "handle": 5 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
     ]
 }
 

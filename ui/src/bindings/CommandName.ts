@@ -36,4 +36,5 @@ export type CommandName =
   | "place_space"
   | "add_bookmark"
   | "transfer_offer"
-  | "copy_files";
+  | "copy_files"
+  | "thumbnail";

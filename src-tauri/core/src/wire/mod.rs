@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub(crate) mod error;
+mod grid;
 mod listing;
 mod media;
 mod places;
@@ -19,6 +20,7 @@ mod shell;
 mod sizes;
 
 pub use error::{CanopyError, ErrorCode};
+pub use grid::*;
 pub use listing::*;
 pub use media::*;
 pub use places::*;
