@@ -202,7 +202,7 @@ for (const theme of ["light", "dark"]) {
       await s.waitFor(() => document.querySelector(".cell img")?.naturalWidth > 0, { what: "icon.png's thumbnail" });
       await s.clickCss('.cell[title="icon.png"]');
       await s.waitFor(() => document.querySelector('.cell[aria-selected="true"]')?.title === "icon.png", { what: "icon.png selected" });
-      await expectAccessible(s, "the grid", [".cell-name", '.cell[aria-selected="true"] .cell-name']);
+      await expectAccessible(s, "the grid", [".grid-name", '.cell[aria-selected="true"] .grid-name']);
       await shot("grid");
       await s.keys(["1"], [Key.Control]);
     });

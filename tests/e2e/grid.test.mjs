@@ -80,7 +80,7 @@ after(() => {
 const cells = (s) =>
   s.exec(() =>
     Array.from(document.querySelectorAll('[role="listbox"][aria-label="Folder contents"] [role="option"]')).map((c) => ({
-      name: c.querySelector(".cell-name")?.textContent,
+      name: c.querySelector(".grid-name")?.textContent,
       thumb: c.querySelector(".thumb")?.dataset.thumb ?? null,
       drawn: (c.querySelector("img")?.naturalWidth ?? 0) > 0,
       reused: c.querySelector("img")?.dataset.reused === "true",
@@ -101,7 +101,7 @@ test("Ctrl+2 shows thumbnails the engine made and cached, reuses another applica
     assert.ok(by["photo01.png"].drawn && !by["photo01.png"].reused);
     assert.ok(by["seeded.png"].reused, "the valid thumbnail in the cache was taken");
     const seededPixel = await s.execAsync(async () => {
-      const img = Array.from(document.querySelectorAll(".cell")).find((c) => c.querySelector(".cell-name")?.textContent === "seeded.png").querySelector("img");
+      const img = Array.from(document.querySelectorAll(".cell")).find((c) => c.querySelector(".grid-name")?.textContent === "seeded.png").querySelector("img");
       const cv = document.createElement("canvas");
       cv.width = img.naturalWidth;
       cv.height = img.naturalHeight;
@@ -116,7 +116,7 @@ test("Ctrl+2 shows thumbnails the engine made and cached, reuses another applica
     assert.ok(written.includes(Buffer.from("Thumb::MTime\0", "latin1")), "Thumb::MTime");
     // The keyboard: Home, then Right selects the second cell (and previews it).
     await s.keys([Key.Home, Key.ArrowRight]);
-    await s.waitFor(() => document.querySelector('.cell[aria-selected="true"] .cell-name')?.textContent === "photo01.png", { what: "photo01 selected by keyboard" });
+    await s.waitFor(() => document.querySelector('.cell[aria-selected="true"] .grid-name')?.textContent === "photo01.png", { what: "photo01 selected by keyboard" });
     await saveScreenshot(s, "grid");
     await s.keys(["1"], [Key.Control]);
     await s.waitFor(() => !document.querySelector('[role="tree"]').closest(".tree-pane").hidden && document.querySelector(".grid-pane").hidden, { what: "the list back" });
@@ -138,7 +138,7 @@ test("on 10,000 images the DOM holds only the cells in view", async () => {
     });
     assert.ok(top.length <= bound, `${top.length} cells in the DOM, at most ${bound}`);
     await s.keys([Key.End]);
-    await s.waitFor(() => document.querySelector('.cell[aria-selected="true"] .cell-name')?.textContent === "img09999.png", { what: "the last image selected", timeout: 30000 });
+    await s.waitFor(() => document.querySelector('.cell[aria-selected="true"] .grid-name')?.textContent === "img09999.png", { what: "the last image selected", timeout: 30000 });
     const bottom = await cells(s);
     assert.ok(bottom.length <= bound, `${bottom.length} cells at the end`);
     assert.equal(Math.max(...bottom.map((c) => c.pos)), 10000);

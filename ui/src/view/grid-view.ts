@@ -168,7 +168,7 @@ export class GridView {
     });
     cell.style.transform = `translate(${col * CELL_W}px, ${top}px)`;
     if (!node) {
-      cell.append(el("div", { class: "thumb" }), el("span", { class: "cell-name muted" }, "Loading…"));
+      cell.append(el("div", { class: "thumb" }), el("span", { class: "grid-name muted" }, "Loading…"));
       return cell;
     }
     const e = node.entry;
@@ -186,7 +186,7 @@ export class GridView {
       } else if (t.kind === "none") frame.append(icon("file"));
       frame.dataset.thumb = t.kind;
     } else frame.append(icon(e.kind === "folder" ? "folder" : e.kind === "symlink" ? "symlink" : "special"));
-    const name = renderName(e.name, e.nameParts, "cell-name");
+    const name = renderName(e.name, e.nameParts, "grid-name");
     cell.title = plainName(e.name, e.nameParts);
     cell.append(frame, name);
     return cell;
