@@ -41,6 +41,12 @@ macro_rules! with_command_list {
             remember_view,
             server_state,
             answer_secret,
+            list_places,
+            place_space,
+            add_bookmark,
+            transfer_offer,
+            copy_files,
+            thumbnail,
         }
     };
 }

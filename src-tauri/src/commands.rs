@@ -27,10 +27,16 @@ use tauri_plugin_opener::OpenerExt;
 use crate::progress::ProgressReport;
 use crate::{AnySource, AppState};
 
+mod grid;
 mod media;
 pub(crate) mod media_stream;
+mod places;
+mod transfer;
+pub use grid::*;
 pub use media::*;
 pub use media_stream::*;
+pub use places::*;
+pub use transfer::*;
 
 async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, CanopyError> + Send + 'static,

@@ -7,9 +7,10 @@
 //! here; the builder is generic over `Runtime` so tests can drive it on the
 //! mock runtime.
 //!
-//! Besides commands, the shell wires three things to the window: the folder
-//! watcher (`canopy-watch`) and a second instance's path, both pushed over
-//! the channel the window gives `listen_shell`; and the remembered view,
+//! Besides commands, the shell wires four things to the window: the folder
+//! watcher (`canopy-watch`), the mount table's changes (Places) and a
+//! second instance's path, all pushed over the channel the window gives
+//! `listen_shell`; and the remembered view,
 //! loaded at start, written when the window closes, on SIGTERM and SIGHUP
 //! (a logout, a shutdown) before the process ends, and shortly after changes
 //! (`canopy_core::saved_view::SaveSchedule`: a folder that never stops
@@ -218,6 +219,7 @@ pub fn configure<R: Runtime>(
         }));
     with_commands(builder, state)
         .setup(move |app| {
+            watch_mounts(&signalled.outbox);
             save_on_signals(signalled);
             window::open_main(app.handle())?;
             if let (Some(w), Some(p)) = (app.get_webview_window(window::MAIN), window) {
@@ -238,6 +240,17 @@ pub fn configure<R: Runtime>(
                 _ => {}
             }
         })
+}
+
+/// Tells the window when a filesystem is mounted or unmounted (its
+/// sidebar lists the places again).
+fn watch_mounts(outbox: &Arc<Outbox>) {
+    let outbox = Arc::clone(outbox);
+    if let Err(e) =
+        canopy_core::places::watch_mounts(move || outbox.send(ShellEvent::PlacesChanged))
+    {
+        eprintln!("canopy: mounts will not show live in Places: {e}");
+    }
 }
 
 /// The state the commands share, before anything has happened.

@@ -7,6 +7,7 @@
 // the elements axe names. The elements a screen is about (the "N more"
 // badge, an error badge, the dialog's buttons...) must be among those axe
 // judged for contrast: a check that could not see them would prove nothing.
+// Every screen has the Places sidebar beside it.
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
@@ -116,7 +117,9 @@ for (const theme of ["light", "dark"]) {
       const dark = await s.exec(() => matchMedia("(prefers-color-scheme: dark)").matches);
       assert.equal(dark, theme === "dark", "the window follows the theme");
       // Folders first: docs, locked, many (cut: 100 of its 150 shown); then the files.
-      await expectAccessible(s, "the tree before a selection", ['[role="columnheader"]', ".badge-more", '.badge-error[data-code="DENIED"]', ".status-bar"]);
+      // The sidebar too: its headings, the marked place (the root filesystem's, for a folder in /tmp), a mount's free space.
+      await s.waitFor(() => document.querySelector('nav[aria-label="Places"] .place-space'), { what: "a free space in Places" });
+      await expectAccessible(s, "the tree before a selection", ['[role="columnheader"]', ".badge-more", '.badge-error[data-code="DENIED"]', ".status-bar", ".places-heading", ".place[aria-current]", ".place-space"]);
       await shot("tree-top");
       await selectRow(s, "notes.txt");
       await previewReady(s, "pre.code .line");
@@ -191,6 +194,17 @@ for (const theme of ["light", "dark"]) {
       await s.waitFor(() => /NOT_OPENABLE/.test(document.querySelector(".preview-status")?.textContent ?? ""), { what: "the refusal" });
       await expectAccessible(s, "the refusal", [".preview-status"]);
       await shot("not-openable");
+    });
+
+    test("the grid, a thumbnail selected", async () => {
+      await s.exec(() => document.querySelector('[role="tree"]').focus());
+      await s.keys(["2"], [Key.Control]);
+      await s.waitFor(() => document.querySelector(".cell img")?.naturalWidth > 0, { what: "icon.png's thumbnail" });
+      await s.clickCss('.cell[title="icon.png"]');
+      await s.waitFor(() => document.querySelector('.cell[aria-selected="true"]')?.title === "icon.png", { what: "icon.png selected" });
+      await expectAccessible(s, "the grid", [".grid-name", '.cell[aria-selected="true"] .grid-name']);
+      await shot("grid");
+      await s.keys(["1"], [Key.Control]);
     });
   });
 }

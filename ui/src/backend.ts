@@ -36,6 +36,12 @@ import type { PhotoRender } from "./bindings/PhotoRender";
 import type { FontPreview } from "./bindings/FontPreview";
 import type { MediaStreamUrl } from "./bindings/MediaStreamUrl";
 import type { ServerState } from "./bindings/ServerState";
+import type { Places } from "./bindings/Places";
+import type { PlaceSpace } from "./bindings/PlaceSpace";
+import type { BookmarkOutcome } from "./bindings/BookmarkOutcome";
+import type { TransferOffer } from "./bindings/TransferOffer";
+import type { Thumbnail } from "./bindings/Thumbnail";
+import type { ThumbBackend } from "./thumbs";
 
 export interface Backend {
   /**
@@ -104,6 +110,24 @@ export interface PreviewBackend {
   cancelRender(requestId: number): Promise<void>;
 }
 
+/** The sidebar's calls (Places). */
+export interface PlacesBackend {
+  /** Home, the user folders, the GTK bookmarks and the mounts (never waits on a mount). */
+  listPlaces(): Promise<Places>;
+  /** A mount's free space; TIMEOUT when it does not answer (a dead mount). */
+  placeSpace(mount: string): Promise<PlaceSpace>;
+  /** Adds the folder to the GTK bookmarks file. */
+  addBookmark(handle: string): Promise<BookmarkOutcome>;
+}
+
+/** Dragging entries out and Ctrl+C. */
+export interface TransferBackend {
+  /** What dragging these entries out offers other applications. */
+  transferOffer(handles: string[]): Promise<TransferOffer>;
+  /** Puts the entries on the clipboard as file managers do. */
+  copyFiles(handles: string[]): Promise<TransferOffer>;
+}
+
 export class BackendError extends Error {
   readonly code: ErrorCode;
   constructor(code: ErrorCode, message: string) {
@@ -145,7 +169,7 @@ function call<T>(command: CommandName, request?: unknown): Promise<T> {
   return invokeCommand<T>(command, request === undefined ? {} : { request });
 }
 
-export const tauriBackend: Backend & PreviewBackend = {
+export const tauriBackend: Backend & PreviewBackend & PlacesBackend & TransferBackend & ThumbBackend = {
   listDirectory: (request, onProgress) =>
     onProgress
       ? invokeCommand<Listing>("list_directory", { request, progress: new Channel<ListProgress>(onProgress) })
@@ -188,4 +212,10 @@ export const tauriBackend: Backend & PreviewBackend = {
   rememberView: (view) => call<void>("remember_view", view),
   serverState: (handle) => call<ServerState>("server_state", { handle }),
   answerSecret: (id, secret) => call<void>("answer_secret", { id, secret }),
+  listPlaces: () => call<Places>("list_places"),
+  placeSpace: (mount) => call<PlaceSpace>("place_space", { mount }),
+  addBookmark: (handle) => call<BookmarkOutcome>("add_bookmark", { handle }),
+  transferOffer: (handles) => call<TransferOffer>("transfer_offer", { handles }),
+  copyFiles: (handles) => call<TransferOffer>("copy_files", { handles }),
+  thumbnail: (handle) => call<Thumbnail>("thumbnail", { handle }),
 };

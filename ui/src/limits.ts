@@ -44,3 +44,9 @@ export const PROGRESS_ANNOUNCE_MS = 5000;
 export const SIZES_MAX_SHOWN = 20_000;
 /** Folder sizes: figures remembered for the session, in folders; those counted longest ago are forgotten first. */
 export const SIZES_REMEMBERED_MAX = 20_000;
+/** The grid: thumbnails kept in memory (blob URLs), the least recently made dropped first. UI only. */
+export const THUMBS_KEPT = 400;
+/** The grid: thumbnail requests in flight at once (the engine decodes each on a blocking thread). UI only. */
+export const THUMB_REQUESTS = 4;
+/** The grid: rows of cells rendered above and below the ones in view (their thumbnails are asked too). UI only. */
+export const GRID_OVERSCAN_ROWS = 1;

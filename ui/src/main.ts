@@ -21,6 +21,13 @@ import type { ServerState } from "./bindings/ServerState";
 import { phaseWords, REMOTE_LIMITS, serverOf } from "./servers";
 import { ServerWatch } from "./server-watch";
 import { SecretPrompts } from "./view/secret-dialog";
+import { PlacesController } from "./places";
+import { PlacesView } from "./view/places-view";
+import { button } from "./view/dom";
+import { icon } from "./view/icons";
+import { DragOut } from "./view/drag-out";
+import { GridView } from "./view/grid-view";
+import { Thumbs } from "./thumbs";
 
 guardWebview(document);
 
@@ -29,13 +36,31 @@ const toolbar = new Toolbar(controller, tauriBackend);
 const pathBar = new PathBar(controller);
 const tree = new TreeView(controller);
 const preview = new PreviewPane(tauriBackend, new Highlighter(spawnColourWorker), (h, folder) => void controller.revealEntry(h, folder));
+const places = new PlacesController(tauriBackend);
+const placesView = new PlacesView({
+  open: (root) => void controller.open(root),
+  bookmarkHere: () => void bookmarkHere(),
+});
+const placesToggle = button("Places (F9)", { class: "icon-only", "aria-expanded": "true", "aria-controls": "places" }, icon("sidebar"));
+placesToggle.addEventListener("click", () => togglePlaces());
+toolbar.element.prepend(placesToggle);
+const dragOut = new DragOut(tree.rowsElement, tauriBackend, (m) => controller.say(m));
+const thumbs = new Thumbs(tauriBackend, () => shown && grid.update(shown));
+const grid = new GridView(controller, thumbs);
+grid.setShown(false);
+new DragOut(grid.cellsElement, tauriBackend, (m) => controller.say(m));
+const listButton = button("List (Ctrl+1)", { class: "icon-only", "aria-pressed": "true" }, icon("list"));
+const gridButton = button("Grid (Ctrl+2)", { class: "icon-only", "aria-pressed": "false" }, icon("grid"));
+listButton.addEventListener("click", () => showAs("list"));
+gridButton.addEventListener("click", () => showAs("grid"));
+toolbar.element.append(el("span", { class: "view-switch", role: "group", "aria-label": "View" }, listButton, gridButton));
 const status = el("div", { class: "status-bar", role: "status", "aria-live": "polite" });
 const live = el("div", { class: "live-notice", role: "status", "aria-live": "polite", hidden: "" });
 
 const app = document.getElementById("app")!;
 app.replaceChildren(
   el("header", { class: "top" }, toolbar.element, pathBar.element),
-  el("main", { class: "panes" }, tree.element, el("div", { class: "splitter", "aria-hidden": "true" }), preview.element),
+  el("main", { class: "panes" }, placesView.element, tree.element, grid.element, el("div", { class: "splitter", "aria-hidden": "true" }), preview.element),
   el("footer", { class: "bottom" }, status, live),
 );
 
@@ -47,11 +72,43 @@ const serverWatch = new ServerWatch(tauriBackend, (state) => {
   if (shown) footer(shown);
 });
 
+/** The List / Grid switch (Ctrl+1, Ctrl+2): one of the two shows the open folder. */
+function showAs(mode: "list" | "grid"): void {
+  const asGrid = mode === "grid";
+  tree.element.hidden = asGrid;
+  grid.setShown(asGrid);
+  listButton.setAttribute("aria-pressed", String(!asGrid));
+  gridButton.setAttribute("aria-pressed", String(asGrid));
+  if (shown) grid.update(shown);
+  if (asGrid) grid.focus();
+  else tree.focus();
+}
+
+/** Shows or hides the sidebar (the toolbar's Places button, F9). */
+function togglePlaces(): void {
+  placesView.setCollapsed(!placesView.collapsed);
+  placesToggle.setAttribute("aria-expanded", String(!placesView.collapsed));
+}
+
+/** "Bookmark this folder" (Ctrl+D): the open folder, in the GTK bookmarks. */
+async function bookmarkHere(): Promise<void> {
+  const t = controller.state;
+  if (!t) return;
+  controller.say(await places.bookmark(t.root.handle));
+}
+
+function showPlaces(): void {
+  placesView.update(places.snapshot(), shown?.tree?.crumbs ?? null, controller.recentServers);
+}
+places.subscribe(() => showPlaces());
+
 controller.subscribe((s) => {
   shown = s;
+  showPlaces();
   toolbar.update(s);
   pathBar.update(s);
   tree.update(s);
+  grid.update(s);
   preview.update(s);
   const remote = s.tree !== null && serverOf(s.tree.path) !== null;
   serverWatch.follow(remote ? s.tree!.root.handle : null);
@@ -111,6 +168,12 @@ document.addEventListener("keydown", (e) => {
   else if (e.ctrlKey && e.key.toLowerCase() === "l") pathBar.startEditing();
   else if (e.ctrlKey && e.key.toLowerCase() === "f") preview.openFind();
   else if (e.ctrlKey && e.shiftKey && e.key.toLowerCase() === "s") toolbar.sizes.toggle();
+  else if (e.ctrlKey && !e.shiftKey && e.key.toLowerCase() === "d") void bookmarkHere();
+  // Ctrl+C in the tree copies the selected entry as a file manager does (in a text field or the preview, text is copied as usual).
+  else if (e.ctrlKey && !e.shiftKey && e.key.toLowerCase() === "c" && (tree.rowsElement.contains(e.target as Node) || grid.cellsElement.contains(e.target as Node)) && controller.state?.selected) void dragOut.copy([controller.state.selected]);
+  else if (e.key === "F9") togglePlaces();
+  else if (e.ctrlKey && !e.shiftKey && e.key === "1") showAs("list");
+  else if (e.ctrlKey && !e.shiftKey && e.key === "2") showAs("grid");
   // Esc stops counting sizes, unless something nearer took it (a menu, a field, a dialog).
   else if (e.key === "Escape" && !e.defaultPrevented && !isField(e.target) && controller.cancelSizes()) {
     /* stopped */
@@ -126,8 +189,9 @@ if (import.meta.env.MODE === "e2e") installTestHooks(controller, preview);
 void (async () => {
   const secrets = new SecretPrompts((id, secret) => controller.answerSecret(id, secret));
   await tauriBackend
-    .listenShell((e) => secrets.handle(e) || controller.onShellEvent(e))
+    .listenShell((e) => secrets.handle(e) || places.onShellEvent(e) || controller.onShellEvent(e))
     .catch((err) => console.warn("no live refresh:", err));
+  void places.load();
   const launch = await tauriBackend.startupTarget();
   controller.setRecentServers(launch.servers);
   let opened = false;

@@ -20,7 +20,11 @@
 //!   frame, through the same renderer; [`photo_render`]: a TIFF, HEIF or
 //!   AVIF photo drawn by it; [`font_preview`]: a font's facts and sample line;
 //! - [`resolve_within`], [`confine_links`], [`real_path`]: looking only
-//!   inside a set of folders (`canopy-mcp`'s roots).
+//!   inside a set of folders (`canopy-mcp`'s roots);
+//! - [`places`]: the window's sidebar (home, user folders, GTK bookmarks,
+//!   mounts and their free space); [`transfer`]: what dragging or copying
+//!   entries offers other applications; [`thumbs`]: the grid's thumbnails
+//!   in the freedesktop thumbnail cache.
 //!
 //! Each takes a [`Source`], the place a listing comes from; [`LocalFs`] is
 //! the local filesystem. An [`Observer`] hears of each folder read. The
@@ -59,6 +63,7 @@ pub mod media;
 pub mod names;
 pub mod openable;
 pub(crate) mod order;
+pub mod places;
 pub mod preview;
 mod repository;
 pub(crate) mod rest;
@@ -72,6 +77,8 @@ pub mod source;
 pub mod startup;
 mod sys;
 pub mod text;
+pub mod thumbs;
+pub mod transfer;
 mod walk;
 pub mod wire;
 

@@ -208,6 +208,19 @@ pub const SAVED_EXPANDED_MAX: usize = 4096;
 pub const RECENT_SERVERS_MAX: usize = 8;
 /// Longest `sftp://` URL remembered as a recent server.
 pub const RECENT_SERVER_MAX_BYTES: usize = 2048;
+/// Largest GTK bookmarks file (or XDG user-dirs file) read for the
+/// sidebar; "Bookmark this folder" leaves a larger one alone (`TOO_LARGE`).
+pub const BOOKMARKS_MAX_BYTES: u64 = 1024 * 1024;
+/// The freedesktop "normal" thumbnail size: at most this many pixels a side.
+pub const THUMB_SIZE: u32 = 128;
+/// Most bytes a thumbnail's decoder may allocate (a decompression bomb of
+/// a small file asks far more, and is refused).
+pub const THUMB_DECODE_BYTES: u64 = 256 * 1024 * 1024;
+/// Most entries one drag or one Ctrl+C hands to other applications.
+pub const TRANSFER_MAX_ENTRIES: usize = 10_000;
+/// How long the mount watcher waits for the mount table between looks
+/// (a change wakes it at once: this only bounds a wait that saw none).
+pub const MOUNT_WATCH_WAIT: Duration = Duration::from_secs(3600);
 
 /// `canopy-mcp`: the most characters one tool reply's text holds (about
 /// 10,000 tokens), whatever the folder or file.
@@ -542,6 +555,7 @@ pub const DOCUMENTED: &[(&str, Figure)] = documented![
     time SAVE_QUIET,
     time SAVE_MAX_DELAY,
     bytes SAVED_VIEW_MAX_BYTES,
+    bytes BOOKMARKS_MAX_BYTES,
     count SAVED_EXPANDED_MAX,
     count RECENT_SERVERS_MAX,
     // canopy-mcp.

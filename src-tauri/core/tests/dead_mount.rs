@@ -626,3 +626,63 @@ fn a_video_render_stuck_on_a_dead_mount_is_cancelled_at_once() {
         "answered at the cancel, not at the deadline"
     );
 }
+
+/// Places for a home folder at the scene's root (so its `mnt` is a mount below home).
+fn places_env(s: &Scene) -> canopy_core::places::PlacesEnv {
+    canopy_core::places::PlacesEnv {
+        home: s.t.path().to_path_buf(),
+        config: s.at("local/.config"),
+        user: None,
+        mount_table: "/proc/self/mountinfo".into(),
+    }
+}
+
+#[test]
+fn places_list_a_dead_mount_at_once_without_touching_it() {
+    let s = Scene::new(true);
+    let started = Instant::now();
+    let places = canopy_core::places::list_places(&places_env(&s));
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "listing places never waits on a mount"
+    );
+    let mnt = places
+        .mounts
+        .iter()
+        .find(|p| p.label == "mnt")
+        .expect("the mount below home is a place");
+    assert_eq!(mnt.fs_type.as_deref(), Some("fuse"));
+    assert!(mnt.mount.is_some(), "its free space can be asked");
+    let held = s.held();
+    let asked = held.readdirs.load(Ordering::SeqCst) + held.statfs.load(Ordering::SeqCst);
+    assert_eq!(asked, 0, "nothing was asked of the dead mount");
+}
+
+#[test]
+fn a_dead_mounts_free_space_is_not_responding_and_asking_again_fails_at_once() {
+    let s = Scene::new(true);
+    let env = places_env(&s);
+    let started = Instant::now();
+    let e = canopy_core::places::place_space(&env, &s.at("mnt")).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Timeout);
+    assert!(e.message.contains("not responding"), "{}", e.message);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the caller is answered"
+    );
+    assert_eq!(
+        s.held().statfs.load(Ordering::SeqCst),
+        1,
+        "its statfs is still unanswered"
+    );
+    let again = canopy_core::places::place_space(&env, &s.at("mnt")).unwrap_err();
+    assert_eq!(again.code, ErrorCode::Timeout);
+    assert_eq!(
+        s.held().statfs.load(Ordering::SeqCst),
+        1,
+        "no second thread parked in it"
+    );
+    let root = canopy_core::places::place_space(&env, Path::new("/"))
+        .expect("the root filesystem answers");
+    assert!(root.total > 0 && root.free <= root.total);
+}

@@ -256,7 +256,14 @@ fn record_actions_instead() {
     ONCE.call_once(|| {
         std::env::set_var("CANOPY_TEST_ACTION_LOG", action_log());
         std::env::set_var("CANOPY_TEST_PICK_FOLDER", picked_folder());
+        // "Bookmark this folder" writes the GTK bookmarks there, never the user's.
+        std::env::set_var("XDG_CONFIG_HOME", config_home());
     });
+}
+
+/// The config folder the commands see (its GTK bookmarks file).
+fn config_home() -> PathBuf {
+    std::env::temp_dir().join(format!("canopy-ipc-config-{}", std::process::id()))
 }
 
 fn picked_folder() -> PathBuf {
@@ -757,6 +764,111 @@ fn cases(f: &Fixture) -> Vec<Case> {
             valid: None,
             invalid: Some((
                 json!({ "request": { "id": 7, "secret": "hunter2" } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "list_places",
+            valid: Some((json!({}), |_, reply| {
+                let places = json(reply.unwrap());
+                assert_eq!(places["folders"][0]["kind"], "home", "Home comes first");
+                assert_eq!(
+                    places["mounts"][0]["kind"], "root",
+                    "then the root filesystem"
+                );
+            })),
+            invalid: None,
+        },
+        Case {
+            command: "place_space",
+            valid: Some((
+                json!({ "request": { "mount": encode_handle(Path::new("/")) } }),
+                |_, reply| {
+                    let space = json(reply.unwrap());
+                    let (free, total) = (
+                        space["free"].as_u64().unwrap(),
+                        space["total"].as_u64().unwrap(),
+                    );
+                    assert!(total > 0 && free <= total, "{space}");
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "mount": 7 } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "add_bookmark",
+            valid: Some((
+                json!({ "request": { "handle": f.folder() } }),
+                |f, reply| {
+                    assert_eq!(json(reply.unwrap()), json!("added"));
+                    let written = std::fs::read(config_home().join("gtk-3.0/bookmarks")).unwrap();
+                    let line = format!("file://{}\n", f.dir.path().display());
+                    assert!(
+                        written.ends_with(line.as_bytes()),
+                        "{}",
+                        String::from_utf8_lossy(&written)
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "path": f.folder() } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "transfer_offer",
+            valid: Some((
+                json!({ "request": { "handles": [f.handle("notes.txt")] } }),
+                |f, reply| {
+                    let uri = format!("file://{}/notes.txt", f.dir.path().display());
+                    let offer = json(reply.unwrap());
+                    assert_eq!(offer["uriList"], format!("{uri}\r\n"));
+                    assert_eq!(offer["gnomeCopiedFiles"], format!("copy\n{uri}"));
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "handles": [] } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "copy_files",
+            valid: SEAMS.then(|| {
+                (
+                    json!({ "request": { "handles": [f.handle("notes.txt")] } }),
+                    (|f, reply| {
+                        assert_eq!(json(reply.unwrap())["uris"].as_array().unwrap().len(), 1);
+                        let path = f.dir.path().join("notes.txt");
+                        let line = format!("copy-files copy file://{}", path.display());
+                        assert!(
+                            recorded(&path).contains(&line),
+                            "the offer was recorded, not put on a clipboard"
+                        );
+                    }) as Check,
+                )
+            }),
+            invalid: Some((
+                json!({ "request": { "handles": [f.handle("sub/site.zip/readme.txt")] } }),
+                Refusal::Code("NOT_FOUND"),
+            )),
+        },
+        Case {
+            command: "thumbnail",
+            // The fixture's PNG is a header only: it does not decode.
+            valid: Some((
+                json!({ "request": { "handle": f.handle("notes.txt") } }),
+                |_, reply| {
+                    assert_eq!(
+                        reply.unwrap_err()["code"],
+                        "UNSUPPORTED",
+                        "a text file has no thumbnail"
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "handle": 5 } }),
                 Refusal::Code("INVALID_ARGUMENT"),
             )),
         },

@@ -31,4 +31,10 @@ export type CommandName =
   | "listen_shell"
   | "remember_view"
   | "server_state"
-  | "answer_secret";
+  | "answer_secret"
+  | "list_places"
+  | "place_space"
+  | "add_bookmark"
+  | "transfer_offer"
+  | "copy_files"
+  | "thumbnail";

@@ -6,4 +6,4 @@ import type { Startup } from "./Startup";
  * What the app pushes to the window unasked, over the channel the window
  * gave `listen_shell`.
  */
-export type ShellEvent = { "type": "foldersChanged", folders: Array<string>, overflow: boolean, } | { "type": "open", startup: Startup, } | { "type": "notice", message: string, } | { "type": "askSecret", id: number, server: string, prompt: string, promptParts?: Array<NamePart>, } | { "type": "secretWithdrawn", id: number, };
+export type ShellEvent = { "type": "foldersChanged", folders: Array<string>, overflow: boolean, } | { "type": "open", startup: Startup, } | { "type": "notice", message: string, } | { "type": "placesChanged" } | { "type": "askSecret", id: number, server: string, prompt: string, promptParts?: Array<NamePart>, } | { "type": "secretWithdrawn", id: number, };

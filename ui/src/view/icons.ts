@@ -17,7 +17,15 @@ export type IconName =
   | "warning"
   | "edit"
   | "root"
-  | "sizes";
+  | "sizes"
+  | "home"
+  | "bookmark"
+  | "drive"
+  | "server"
+  | "sidebar"
+  | "grid"
+  | "list"
+  | "find";
 
 export function icon(name: IconName, label?: string): HTMLElement {
   const span = document.createElement("span");

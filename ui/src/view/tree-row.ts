@@ -166,6 +166,7 @@ export class RowSlot {
     }
     const e = node.entry;
     item.classList.remove("placeholder");
+    item.draggable = true;
     item.dataset.handle = e.handle;
     item.dataset.kind = e.kind;
     const expandable = e.canExpand === true;
@@ -201,6 +202,7 @@ export class RowSlot {
     this.shown = null;
     const item = this.el;
     item.hidden = true;
+    item.draggable = false;
     for (const a of ["role", "id", "aria-level", "aria-setsize", "aria-posinset", "aria-selected", "aria-expanded", "title", "data-handle", "data-kind"]) item.removeAttribute(a);
     setText(this.name, "");
     this.clearCells();
@@ -234,6 +236,7 @@ export class RowSlot {
   private showPlaceholder(): void {
     const item = this.el;
     item.classList.add("placeholder");
+    item.draggable = false;
     for (const a of ["aria-expanded", "title", "data-handle", "data-kind"]) item.removeAttribute(a);
     this.twisty.hidden = true;
     this.kindIcon.hidden = true;

@@ -93,6 +93,11 @@ export class TreeView {
     this.tree.focus();
   }
 
+  /** The element rows live in (dragging rows out listens there). */
+  get rowsElement(): HTMLElement {
+    return this.tree;
+  }
+
   update(s: ControllerSnapshot): void {
     this.headers.update(s);
     this.filterBar.update(s);

@@ -12,6 +12,7 @@
 //! - [`cpus`]: a new worker starts on the CPU its caller leaves;
 //! - [`sandbox`]: the renderer's child processes (PDF pages, fonts, video
 //!   frames), jailed by limits, namespaces and a deadline;
+//! - [`space`]: free space (`statvfs`) and the mount table's changes;
 //! - [`supervisor`]: the process that outlives a program stuck on a dead
 //!   mount, the end by signal, and the save-then-end on SIGTERM and SIGHUP.
 #![allow(unsafe_code)]
@@ -28,6 +29,7 @@ pub mod dirio;
 pub mod file;
 pub mod local;
 pub mod sandbox;
+pub mod space;
 pub mod supervisor;
 
 /// Raises the soft limit on open files to the hard limit, once: a wide

@@ -10,16 +10,20 @@
 #![forbid(unsafe_code)]
 
 pub(crate) mod error;
+mod grid;
 mod listing;
 mod media;
+mod places;
 mod preview;
 mod request;
 mod shell;
 mod sizes;
 
 pub use error::{CanopyError, ErrorCode};
+pub use grid::*;
 pub use listing::*;
 pub use media::*;
+pub use places::*;
 pub use preview::*;
 pub use request::*;
 pub use shell::*;

@@ -83,6 +83,9 @@ pub enum ShellEvent {
     Open { startup: Startup },
     /// Something the window should say (e.g. a path that could not be passed).
     Notice { message: String },
+    /// A filesystem was mounted or unmounted: the sidebar's places are to
+    /// be listed again.
+    PlacesChanged,
     /// `ssh` asks for a password or a key's passphrase to reach `server`:
     /// `prompt` is its words (a server's keyboard-interactive prompt is the
     /// server's choice: text, at most `ASKPASS_PROMPT_CHARS`), with

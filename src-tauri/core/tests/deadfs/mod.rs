@@ -15,8 +15,9 @@
 //!                      filesystem as asked, without the kernel's read-ahead)
 //! ```
 //!
-//! [`DeadMount::dead_root`] mounts one whose own root never answers readdir:
-//! a dead mount point seen from the folder that holds it.
+//! [`DeadMount::dead_root`] mounts one whose own root never answers readdir,
+//! nor `statfs` (free space): a dead mount point seen from the folder that
+//! holds it.
 //! [`DeadMount::frozen_archive`] mounts one whose root holds `frozen.zip`
 //! (its open is never answered) and `a.txt`.
 //!
@@ -36,8 +37,8 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use fuser::{
     Config, Errno, FileAttr, FileHandle, FileType, Filesystem, Generation, INodeNo, LockOwner,
-    MountOption, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEntry, ReplyOpen, Request,
-    SessionACL,
+    MountOption, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEntry, ReplyOpen,
+    ReplyStatfs, Request, SessionACL,
 };
 
 const ROOT: u64 = 1;
@@ -72,6 +73,7 @@ pub struct Held {
     pub lookups: AtomicUsize,
     pub opens: AtomicUsize,
     pub reads: AtomicUsize,
+    pub statfs: AtomicUsize,
 }
 
 struct DeadFs {
@@ -85,6 +87,7 @@ struct DeadFs {
     lookups: Mutex<Vec<ReplyEntry>>,
     opens: Mutex<Vec<ReplyOpen>>,
     reads: Mutex<Vec<ReplyData>>,
+    statfs: Mutex<Vec<ReplyStatfs>>,
 }
 
 fn attr(ino: u64) -> FileAttr {
@@ -207,6 +210,15 @@ impl Filesystem for DeadFs {
         reply.data(&CONTENT[start..end]);
     }
 
+    fn statfs(&self, _req: &Request, _ino: INodeNo, reply: ReplyStatfs) {
+        if self.dead_root {
+            self.held.statfs.fetch_add(1, Ordering::SeqCst);
+            self.statfs.lock().unwrap().push(reply);
+        } else {
+            reply.statfs(0, 0, 0, 0, 0, 512, 255, 0);
+        }
+    }
+
     fn readdir(
         &self,
         _req: &Request,
@@ -281,6 +293,7 @@ impl DeadMount {
             lookups: Mutex::default(),
             opens: Mutex::default(),
             reads: Mutex::default(),
+            statfs: Mutex::default(),
         };
         let mut config = Config::default();
         config.mount_options = vec![MountOption::RO, MountOption::FSName("canopy-dead".into())];
