@@ -509,10 +509,13 @@ fn write_zip(at: &Path, paths: &[Vec<Vec<u8>>]) {
     let mut seen = std::collections::BTreeSet::new();
     for segments in paths {
         let path = segments.join(&b'/');
-        // A name of dots or an empty one would be an unsafe name: those have their own test.
-        if segments
-            .iter()
-            .any(|s| s.is_empty() || s.iter().all(|&b| b == b'.') || s.contains(&b'\\'))
+        // A name of dots, an empty one or one starting with a drive letter (`a:`) would be
+        // an unsafe name, listed under a handle of its escaped form: those have their own test.
+        let drive = path.len() >= 2 && path[1] == b':' && path[0].is_ascii_alphabetic();
+        if drive
+            || segments
+                .iter()
+                .any(|s| s.is_empty() || s.iter().all(|&b| b == b'.') || s.contains(&b'\\'))
             || !seen.insert(path.clone())
         {
             continue;
