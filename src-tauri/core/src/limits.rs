@@ -323,6 +323,9 @@ pub const ARCHIVE_NESTING_MAX: u8 = 3;
 /// A compressed archive inside an archive is read into memory once, up to
 /// this size (a stored one is read in place, whatever its size).
 pub const ARCHIVE_NESTED_MEMORY_MAX: u64 = 64 * 1024 * 1024;
+/// Hard links of a tar followed to tell a cycle from a link to an entry
+/// that comes later (the kernel follows as many symlinks, `MAXSYMLINKS`).
+pub const ARCHIVE_HARD_LINK_HOPS: u32 = 40;
 /// A zip's central directory larger than this is refused (`TOO_LARGE`): its
 /// records are addressed by 31-bit offsets in the index (about 20 million
 /// entries).

@@ -4,21 +4,38 @@
 //! padded to 512. A compressed one can only be read front to back, so its
 //! index is read once and kept: per entry its name (the last segment, or
 //! the whole raw path when unsafe), kind, size, time, link target and where
-//! its data starts in the uncompressed stream. Headers in the ustar, GNU
-//! (`L`/`K` long names) and pax (`x` records: path, linkpath, size, mtime)
-//! forms are read; global pax records are skipped.
+//! its data starts in the uncompressed stream. Headers in the ustar, v7,
+//! GNU (`L`/`K` long names, `S` sparse files, `V` volume labels, `D`
+//! dumpdirs) and pax (`x`, and Solaris `X`, records: path, linkpath, size,
+//! mtime, GNU sparse 0.0, 0.1 and 1.0) forms are read, signed checksums
+//! too; global pax records are skipped: each entry is listed as bsdtar and
+//! GNU tar list it.
+//!
+//! A sparse file is listed with its real size and reads with its holes as
+//! zeros (`sparse`); a hard link names the entry it links to and reads as
+//! that entry (`links`); an entry a header gets wrong (a pax number past 64
+//! bits, a sparse map that lies) is listed with its error.
 #![forbid(unsafe_code)]
 
 use std::io::{self, Read};
 use std::sync::Arc;
 use std::time::Instant;
 
+mod header;
+mod links;
+mod sparse;
+
+use self::header::{checksum_ok, cstr, octal, PaxSparse, Pending};
 use super::decode::{self, Codec, Range, RatioGuard};
 use super::names::unsafe_reason;
 use super::tree::{Tree, TreeBuilder};
-use super::{corrupt_error, Summary};
+use super::{corrupt, corrupt_error, Summary};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{ARCHIVE_INDEX_TIME, ARCHIVE_LINK_MAX, MAX_TIME_MS};
+
+pub(crate) use self::header::is_header;
+pub(crate) use self::links::HardLink;
+pub(crate) use self::sparse::{stored_before, Holes};
 
 /// The largest pax or GNU long-name header read (its value is a path).
 const EXTENDED_HEADER_MAX: u64 = 1024 * 1024;
@@ -42,12 +59,29 @@ pub(crate) struct Member {
     pub data: u64,
 }
 
+/// What a few members have besides the facts every member has.
+#[derive(Debug, Default)]
+pub(crate) struct Extra {
+    /// What its headers get wrong: it is listed, never read.
+    pub problem: Option<CanopyError>,
+    /// A sparse file: its runs, a range of [`TarIndex::runs`].
+    sparse: Option<(usize, usize)>,
+    /// A hard link: what it leads to, once the whole index is read.
+    pub hard: Option<HardLink>,
+    /// A file some hard link links to.
+    linked: bool,
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct TarIndex {
     pub members: Vec<Member>,
     names: Vec<u8>,
     /// Why the index stops before the archive's end, if it does.
     pub stopped: Option<CanopyError>,
+    /// The members that have an [`Extra`], by member number (ascending).
+    extras: Vec<(u32, Extra)>,
+    /// The sparse files' runs: (logical offset, length) of each run of data.
+    runs: Vec<(u64, u64)>,
 }
 
 impl TarIndex {
@@ -65,6 +99,34 @@ impl TarIndex {
             size: m.size,
             modified_ms: m.modified_ms,
         }
+    }
+
+    /// What member `loc` has besides the common facts, if anything.
+    pub fn extra(&self, loc: u32) -> Option<&Extra> {
+        let i = self.extras.binary_search_by_key(&loc, |e| e.0).ok()?;
+        Some(&self.extras[i].1)
+    }
+
+    fn extra_mut(&mut self, loc: u32) -> Option<&mut Extra> {
+        let i = self.extras.binary_search_by_key(&loc, |e| e.0).ok()?;
+        Some(&mut self.extras[i].1)
+    }
+
+    /// The file whose bytes member `loc` has, when that file has more than
+    /// one name (a hard link, or a file a hard link links to): one file,
+    /// met under each name.
+    pub fn one_file(&self, loc: u32) -> Option<u32> {
+        let extra = self.extra(loc)?;
+        match &extra.hard {
+            Some(HardLink { to: Ok(to), .. }) => Some(*to),
+            Some(_) => None,
+            None => extra.linked.then_some(loc),
+        }
+    }
+
+    /// A sparse file's runs: (logical offset, length), in order.
+    pub fn runs(&self, extra: &Extra) -> Option<&[(u64, u64)]> {
+        extra.sparse.map(|(a, b)| &self.runs[a..b])
     }
 
     fn push_name(&mut self, bytes: &[u8]) -> (u32, u32) {
@@ -137,25 +199,6 @@ impl<F: SourceFile> Stream<F> {
     }
 }
 
-fn octal(field: &[u8]) -> Option<u64> {
-    if field.first().is_some_and(|b| b & 0x80 != 0) {
-        // Base-256 (GNU): big-endian, the first byte's top bit a marker.
-        let mut v: u64 = u64::from(field[0] & 0x7F);
-        for &b in &field[1..] {
-            v = v.checked_mul(256)?.checked_add(u64::from(b))?;
-        }
-        return Some(v);
-    }
-    // Octal digits after leading spaces, up to the first other byte (NUL or space).
-    let mut digits = field
-        .iter()
-        .skip_while(|&&b| b == b' ')
-        .take_while(|b| (b'0'..=b'7').contains(b));
-    digits.try_fold(0u64, |v, &d| {
-        v.checked_mul(8)?.checked_add(u64::from(d - b'0'))
-    })
-}
-
 /// `size` rounded up to whole blocks, if that is a number.
 fn padded(size: u64) -> Option<u64> {
     size.checked_next_multiple_of(BLOCK)
@@ -166,42 +209,11 @@ const BLOCK: u64 = 512;
 
 /// A path as tar writers give it, without the `./` that `tar -C dir .`
 /// puts before every name (`None` for the top folder's own entry).
-fn without_dot_slash(mut path: &[u8]) -> Option<&[u8]> {
+pub(super) fn without_dot_slash(mut path: &[u8]) -> Option<&[u8]> {
     while let Some(rest) = path.strip_prefix(b"./") {
         path = rest;
     }
     (!path.is_empty() && path != b".").then_some(path)
-}
-
-fn cstr(field: &[u8]) -> &[u8] {
-    &field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())]
-}
-
-fn checksum_ok(h: &[u8; 512]) -> bool {
-    let Some(want) = octal(&h[148..156]) else {
-        return false;
-    };
-    // The checksum field itself counts as eight spaces.
-    let sum = h.iter().map(|&b| u64::from(b)).sum::<u64>()
-        - h[148..156].iter().map(|&b| u64::from(b)).sum::<u64>()
-        + 8 * 32;
-    sum == want
-}
-
-/// Whether `block` is a tar header (its checksum holds).
-pub(crate) fn is_header(block: &[u8]) -> bool {
-    block.len() >= 512
-        && block[..512].iter().any(|&b| b != 0)
-        && checksum_ok(block[..512].try_into().expect("512"))
-}
-
-/// What pax and GNU long-name headers say of the next entry.
-#[derive(Default)]
-struct Pending {
-    path: Option<Vec<u8>>,
-    link: Option<Vec<u8>>,
-    size: Option<u64>,
-    mtime_ms: Option<i64>,
 }
 
 fn read_data<F: SourceFile>(
@@ -225,41 +237,6 @@ fn read_data<F: SourceFile>(
     }
     data.truncate(size as usize);
     Ok(data)
-}
-
-fn apply_pax(records: &[u8], p: &mut Pending) {
-    let mut rest = records;
-    while !rest.is_empty() {
-        let Some(space) = rest.iter().position(|&b| b == b' ') else {
-            return;
-        };
-        let Some(len) = std::str::from_utf8(&rest[..space])
-            .ok()
-            .and_then(|t| t.parse::<usize>().ok())
-        else {
-            return;
-        };
-        if len <= space + 1 || len > rest.len() {
-            return;
-        }
-        let record = &rest[space + 1..len - 1];
-        if let Some(eq) = record.iter().position(|&b| b == b'=') {
-            let (key, value) = (&record[..eq], &record[eq + 1..]);
-            match key {
-                b"path" => p.path = Some(value.to_vec()),
-                b"linkpath" => p.link = Some(value.to_vec()),
-                b"size" => p.size = std::str::from_utf8(value).ok().and_then(|t| t.parse().ok()),
-                b"mtime" => {
-                    p.mtime_ms = std::str::from_utf8(value)
-                        .ok()
-                        .and_then(|t| t.parse::<f64>().ok())
-                        .map(|s| (s * 1000.0).floor() as i64);
-                }
-                _ => {}
-            }
-        }
-        rest = &rest[len..];
-    }
 }
 
 /// Reads every header of `stream` until its end, an error, or
@@ -320,7 +297,8 @@ pub(crate) fn index<F: SourceFile>(
         };
         let flag = header[156];
         match flag {
-            b'L' | b'K' | b'x' | b'g' => {
+            // `g`: global pax records; `V`: a GNU volume label (no entry, as bsdtar).
+            b'L' | b'K' | b'x' | b'X' | b'g' | b'V' => {
                 let data = match read_data(&mut stream, size, EXTENDED_HEADER_MAX) {
                     Ok(d) => d,
                     Err(e) if e.code == ErrorCode::Timeout => break Some(timeout(&idx, &stream)),
@@ -329,19 +307,20 @@ pub(crate) fn index<F: SourceFile>(
                 match flag {
                     b'L' => pending.path = Some(cstr(&data).to_vec()),
                     b'K' => pending.link = Some(cstr(&data).to_vec()),
-                    b'x' => apply_pax(&data, &mut pending),
+                    b'x' | b'X' => header::apply_pax(&data, &mut pending),
                     _ => {}
                 }
                 continue;
             }
             _ => {}
         }
-        let p = std::mem::take(&mut pending);
+        let mut p = std::mem::take(&mut pending);
         if let Some(s) = p.size {
             size = s;
         }
         let ustar = &header[257..263] == b"ustar\0";
-        let path = p.path.unwrap_or_else(|| {
+        let named = p.sparse.name.take().or(p.path.take());
+        let path = named.unwrap_or_else(|| {
             let name = cstr(&header[0..100]);
             let prefix = if ustar { cstr(&header[345..500]) } else { &[] };
             if prefix.is_empty() {
@@ -350,13 +329,17 @@ pub(crate) fn index<F: SourceFile>(
                 [prefix, b"/", name].concat()
             }
         });
-        let link = p.link.unwrap_or_else(|| cstr(&header[157..257]).to_vec());
+        let link = p
+            .link
+            .take()
+            .unwrap_or_else(|| cstr(&header[157..257]).to_vec());
         let (kind, hard_link) = match flag {
             b'1' => (EntryKind::File, true),
             b'2' => (EntryKind::Symlink, false),
             b'3' => (EntryKind::CharDevice, false),
             b'4' => (EntryKind::BlockDevice, false),
-            b'5' => (EntryKind::Folder, false),
+            // `D`: a GNU dumpdir, a folder whose data lists its names.
+            b'5' | b'D' => (EntryKind::Folder, false),
             b'6' => (EntryKind::Fifo, false),
             _ if path.ends_with(b"/") => (EntryKind::Folder, false),
             _ => (EntryKind::File, false),
@@ -378,10 +361,43 @@ pub(crate) fn index<F: SourceFile>(
                 "an entry's size is larger than any archive (the header lies)",
             ));
         };
+        let regular = kind == EntryKind::File && !hard_link;
+        let mut extra = Extra {
+            problem: p.problem.take(),
+            ..Extra::default()
+        };
+        let mut shown = if regular { size } else { 0 };
+        // Bytes of the entry's data read here (a 1.0 sparse map), and why the
+        // archive is cut there if it is.
+        let mut consumed = 0u64;
+        let mut cut = None;
+        if regular {
+            match read_sparse(&mut stream, &header, &p.sparse, data_len) {
+                Ok(None) => {}
+                Ok(Some(sparse)) => {
+                    shown = sparse.real;
+                    consumed = sparse.map_bytes;
+                    match sparse.runs {
+                        Ok(runs) => {
+                            let start = idx.runs.len();
+                            idx.runs.extend(runs);
+                            extra.sparse = Some((start, idx.runs.len()));
+                        }
+                        Err(problem) => {
+                            extra.problem.get_or_insert(problem);
+                        }
+                    }
+                }
+                Err(e) => cut = Some(e),
+            }
+        }
         let data = stream.position();
         let Some(path) = without_dot_slash(&path) else {
+            if let Some(e) = cut {
+                break Some(failed(e, &idx, &stream));
+            }
             // The top folder's own entry (`./`): it is the archive itself.
-            match stream.skip(data_blocks) {
+            match stream.skip(data_blocks - consumed) {
                 Ok(true) => continue,
                 Ok(false) => {
                     break Some(corrupt_error(
@@ -407,18 +423,26 @@ pub(crate) fn index<F: SourceFile>(
             link,
             kind,
             hard_link,
-            size: if kind == EntryKind::File && !hard_link {
-                size
-            } else {
-                0
-            },
+            size: shown,
             modified_ms: mtime_ms,
             data,
         });
-        summary.count(kind, if hard_link { 0 } else { data_len }, 0, false);
+        let has_extra = extra.problem.is_some() || extra.sparse.is_some();
+        if hard_link || has_extra {
+            idx.extras.push((loc, extra));
+        }
+        let claimed = match (regular, hard_link) {
+            (true, _) => shown,
+            (_, true) => 0,
+            _ => data_len,
+        };
+        summary.count(kind, claimed, 0, false);
         summary.unsafe_names += u64::from(is_unsafe);
         tree.add(trimmed, kind == EntryKind::Folder, is_unsafe, loc);
-        match stream.skip(data_blocks) {
+        if let Some(e) = cut {
+            break Some(failed(e, &idx, &stream));
+        }
+        match stream.skip(data_blocks - consumed) {
             Ok(true) => {}
             Ok(false) => {
                 break Some(corrupt_error(
@@ -432,5 +456,104 @@ pub(crate) fn index<F: SourceFile>(
     idx.stopped = stop;
     idx.members.shrink_to_fit();
     idx.names.shrink_to_fit();
-    Ok((tree.finish(), idx, summary))
+    idx.extras.shrink_to_fit();
+    idx.runs.shrink_to_fit();
+    let tree = tree.finish();
+    links::resolve(&tree, &mut idx);
+    Ok((tree, idx, summary))
+}
+
+/// A sparse entry's map, as read: its real size, the bytes of its data the
+/// map took (1.0), and its runs or why they cannot be trusted.
+struct SparseRead {
+    real: u64,
+    map_bytes: u64,
+    runs: Result<Vec<(u64, u64)>, CanopyError>,
+}
+
+/// Reads the map of the entry whose header is `header`, if it is a sparse
+/// file: from the extension blocks after the header (old GNU) or from the
+/// start of its data (pax 1.0), or from its pax records (0.0, 0.1).
+///
+/// # Errors
+/// The stream's: it ends or fails inside the map (the archive is cut there).
+fn read_sparse<F: SourceFile>(
+    stream: &mut Stream<F>,
+    header: &[u8; 512],
+    pax: &PaxSparse,
+    data_len: u64,
+) -> io::Result<Option<SparseRead>> {
+    let mut block = [0u8; 512];
+    if header[156] == b'S' {
+        let mut runs = Vec::new();
+        let (real, mut extended) = sparse::old_gnu_header(header, &mut runs);
+        let (real, mut problem) = match real {
+            Ok(real) => (real, None),
+            Err(e) => (0, Some(e)),
+        };
+        // Every extension block is passed over, whatever the map holds.
+        let mut blocks = 0u64;
+        while extended {
+            if stream.read_full(&mut block)? < block.len() {
+                return Err(corrupt(
+                    "the archive ends inside a sparse map (it is truncated)",
+                ));
+            }
+            blocks += 1;
+            extended = sparse::extension_continues(&block);
+            if problem.is_none() {
+                problem =
+                    sparse::old_gnu_extension(&block, &mut runs, blocks, EXTENDED_HEADER_MAX).err();
+            }
+        }
+        let runs = match problem {
+            Some(e) => Err(e),
+            None => sparse::check(&runs, real, data_len).map(|()| runs),
+        };
+        return Ok(Some(SparseRead {
+            real,
+            map_bytes: 0,
+            runs,
+        }));
+    }
+    if !pax.any() {
+        return Ok(None);
+    }
+    let (mut map_bytes, mut failed) = (0u64, None);
+    let runs = if pax.major == Some(1) {
+        let next = |b: &mut [u8; 512]| match stream.read_full(b) {
+            Ok(512) => {
+                map_bytes += 512;
+                Ok(())
+            }
+            Ok(_) => {
+                failed = Some(corrupt(
+                    "the archive ends inside a sparse map (it is truncated)",
+                ));
+                Err(corrupt_error("cut"))
+            }
+            Err(e) => {
+                failed = Some(e);
+                Err(corrupt_error("cut"))
+            }
+        };
+        sparse::map_in_data(next, data_len, EXTENDED_HEADER_MAX).map(|(runs, _)| runs)
+    } else {
+        sparse::pax_runs(&pax.map, pax.blocks)
+    };
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let stored = data_len - map_bytes;
+    let real = pax.real_size.unwrap_or(stored);
+    let runs = match (runs, pax.real_size) {
+        (Err(e), _) => Err(e),
+        (Ok(_), None) => Err(corrupt_error("its sparse records give no real size")),
+        (Ok(runs), Some(_)) => sparse::check(&runs, real, stored).map(|()| runs),
+    };
+    Ok(Some(SparseRead {
+        real,
+        map_bytes,
+        runs,
+    }))
 }
