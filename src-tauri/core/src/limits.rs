@@ -323,6 +323,13 @@ pub const ARCHIVE_NESTING_MAX: u8 = 3;
 /// A compressed archive inside an archive is read into memory once, up to
 /// this size (a stored one is read in place, whatever its size).
 pub const ARCHIVE_NESTED_MEMORY_MAX: u64 = 64 * 1024 * 1024;
+/// An archive inside a compressed tar is kept whole by the tar's indexing
+/// pass when it is at most this large, so that opening it does not
+/// decompress the tar again from its start ...
+pub const ARCHIVE_NESTED_KEEP_MAX: u64 = 2 * 1024 * 1024;
+/// ... and while the archives a tar's index keeps hold at most this much
+/// (past it, one is read again from the tar when it is opened).
+pub const ARCHIVE_NESTED_KEPT_MAX: u64 = 8 * 1024 * 1024;
 /// Hard links of a tar followed to tell a cycle from a link to an entry
 /// that comes later (the kernel follows as many symlinks, `MAXSYMLINKS`).
 pub const ARCHIVE_HARD_LINK_HOPS: u32 = 40;

@@ -157,7 +157,8 @@ impl<F: SourceFile> ArchiveFolder<F> {
 
     /// What a tar's index says of the file `name` besides its facts: what a
     /// hard link links to (its error when it leads nowhere), the problem it
-    /// was listed with.
+    /// was listed with, what an entry named like an archive is (told in the
+    /// indexing pass: it is not read again).
     fn note_tar_entry(&self, name: &[u8], note: &mut EntryNote) {
         let Body::Tar(idx) = &self.archive.body else {
             return;
@@ -177,6 +178,10 @@ impl<F: SourceFile> ArchiveFolder<F> {
         }
         if let Some(problem) = &extra.problem {
             note.problem.get_or_insert_with(|| problem.clone());
+        }
+        if let Some(nested) = idx.nested(r.loc()) {
+            note.archive = nested.format;
+            note.examine = false;
         }
         if note.problem.is_some() {
             note.archive = None;
@@ -432,6 +437,11 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
         let Some(record) = self.record_named(name)? else {
             return Ok(None);
         };
+        if let Body::Tar(idx) = &self.archive.body {
+            if let Some(nested) = idx.nested(record.loc()) {
+                return Ok(nested.format);
+            }
+        }
         let member = self.archive.member(record)?;
         Ok(sniff(&head_of(&member)?, name))
     }

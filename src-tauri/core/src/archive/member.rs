@@ -289,7 +289,17 @@ impl<X: SourceFile> Archive<Blob<X>> {
                 e
             }
         })?;
-        let Some(format) = sniff(&head_of(&member)?, name) else {
+        // A compressed tar's indexing pass told it (and kept it when small):
+        // it is not decompressed again from the tar's start.
+        let told = match &self.body {
+            Body::Tar(idx) => idx.nested(r.loc()).cloned(),
+            Body::Zip(_) => None,
+        };
+        let format = match &told {
+            Some(nested) => nested.format,
+            None => sniff(&head_of(&member)?, name),
+        };
+        let Some(format) = format else {
             return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
         };
         if self.level >= ARCHIVE_NESTING_MAX {
@@ -300,16 +310,18 @@ impl<X: SourceFile> Archive<Blob<X>> {
             .into_io());
         }
         let size = member.size();
-        let blob = match member.in_place() {
-            Some(start) => Blob::Window { outer: self.file.clone(), start, len: size },
-            None if size <= ARCHIVE_NESTED_MEMORY_MAX => {
+        let kept = told.and_then(|nested| nested.bytes);
+        let blob = match (kept, member.in_place()) {
+            (Some(bytes), _) => Blob::Memory(bytes),
+            (None, Some(start)) => Blob::Window { outer: self.file.clone(), start, len: size },
+            (None, None) if size <= ARCHIVE_NESTED_MEMORY_MAX => {
                 let mut bytes = vec![0; size as usize];
                 if member.read_full_at(&mut bytes, 0)? < bytes.len() {
                     return Err(super::corrupt("the inner archive ends before its stated size"));
                 }
                 Blob::Memory(bytes.into())
             }
-            None => {
+            (None, None) => {
                 return Err(CanopyError::new(
                     ErrorCode::TooLarge,
                     format!(

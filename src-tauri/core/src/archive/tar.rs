@@ -14,7 +14,10 @@
 //! A sparse file is listed with its real size and reads with its holes as
 //! zeros (`sparse`); a hard link names the entry it links to and reads as
 //! that entry (`links`); an entry a header gets wrong (a pax number past 64
-//! bits, a sparse map that lies) is listed with its error.
+//! bits, a sparse map that lies) is listed with its error. In a compressed
+//! tar, each entry named like an archive is told by its first bytes in the
+//! indexing pass, and a small archive kept whole (`Nested`), so that neither
+//! listing nor opening it decompresses the tar again from its start.
 #![forbid(unsafe_code)]
 
 use std::io::{self, Read};
@@ -24,14 +27,21 @@ use std::time::Instant;
 mod header;
 mod links;
 mod sparse;
+#[cfg(test)]
+mod tests;
 
 use self::header::{checksum_ok, cstr, octal, PaxSparse, Pending};
 use super::decode::{self, Codec, Range, RatioGuard};
 use super::names::unsafe_reason;
+use super::sniff::{named_like_archive, sniff};
 use super::tree::{Tree, TreeBuilder};
 use super::{corrupt, corrupt_error, Summary};
 use crate::error::{code_of, CanopyError, ErrorCode};
-use crate::limits::{ARCHIVE_INDEX_TIME, ARCHIVE_LINK_MAX, MAX_TIME_MS};
+use crate::limits::{
+    ARCHIVE_INDEX_TIME, ARCHIVE_LINK_MAX, ARCHIVE_NESTED_KEEP_MAX, ARCHIVE_NESTED_KEPT_MAX,
+    ARCHIVE_SNIFF_BYTES, MAX_TIME_MS,
+};
+use crate::wire::ArchiveFormat;
 
 pub(crate) use self::header::is_header;
 pub(crate) use self::links::HardLink;
@@ -68,8 +78,21 @@ pub(crate) struct Extra {
     sparse: Option<(usize, usize)>,
     /// A hard link: what it leads to, once the whole index is read.
     pub hard: Option<HardLink>,
+    /// An entry of a compressed tar named like an archive.
+    pub nested: Option<Nested>,
     /// A file some hard link links to.
     linked: bool,
+}
+
+/// An entry of a compressed tar named like an archive, as the indexing
+/// pass found it.
+#[derive(Debug, Clone)]
+pub(crate) struct Nested {
+    /// What its first bytes say.
+    pub format: Option<ArchiveFormat>,
+    /// Its bytes, when it is an archive small enough to keep
+    /// (`ARCHIVE_NESTED_KEEP_MAX`, `ARCHIVE_NESTED_KEPT_MAX` in all).
+    pub bytes: Option<Arc<[u8]>>,
 }
 
 #[derive(Debug, Default)]
@@ -122,6 +145,13 @@ impl TarIndex {
             Some(_) => None,
             None => extra.linked.then_some(loc),
         }
+    }
+
+    /// What the indexing pass found of the file member `loc` has (a hard
+    /// link: the file it links to), when it is named like an archive.
+    pub fn nested(&self, loc: u32) -> Option<&Nested> {
+        let file = self.one_file(loc).unwrap_or(loc);
+        self.extra(file)?.nested.as_ref()
     }
 
     /// A sparse file's runs: (logical offset, length), in order.
@@ -251,6 +281,8 @@ pub(crate) fn index<F: SourceFile>(
     let mut idx = TarIndex::default();
     let mut summary = Summary::default();
     let mut pending = Pending::default();
+    // Bytes of archives inside this one kept so far (`Nested`).
+    let mut kept = 0u64;
     let mut header = [0u8; 512];
     let stop = loop {
         let timeout = |idx: &TarIndex, stream: &Stream<F>| {
@@ -367,8 +399,8 @@ pub(crate) fn index<F: SourceFile>(
             ..Extra::default()
         };
         let mut shown = if regular { size } else { 0 };
-        // Bytes of the entry's data read here (a 1.0 sparse map), and why the
-        // archive is cut there if it is.
+        // Bytes of the entry's data read here (a 1.0 sparse map, or a look
+        // inside it), and why the archive is cut there if it is.
         let mut consumed = 0u64;
         let mut cut = None;
         if regular {
@@ -415,6 +447,16 @@ pub(crate) fn index<F: SourceFile>(
         } else {
             trimmed.rsplit(|&b| b == b'/').next().unwrap_or(trimmed)
         };
+        let packed = matches!(stream, Stream::Packed(_));
+        if regular && packed && !is_unsafe && cut.is_none() && named_like_archive(listed) {
+            match look_inside(&mut stream, listed, size, &mut kept) {
+                Ok((nested, read)) => {
+                    extra.nested = Some(nested);
+                    consumed = read;
+                }
+                Err(e) => cut = Some(e),
+            }
+        }
         let name = idx.push_name(listed);
         let link = (matches!(kind, EntryKind::Symlink) || hard_link)
             .then(|| idx.push_name(&link[..link.len().min(ARCHIVE_LINK_MAX)]));
@@ -427,7 +469,7 @@ pub(crate) fn index<F: SourceFile>(
             modified_ms: mtime_ms,
             data,
         });
-        let has_extra = extra.problem.is_some() || extra.sparse.is_some();
+        let has_extra = extra.problem.is_some() || extra.sparse.is_some() || extra.nested.is_some();
         if hard_link || has_extra {
             idx.extras.push((loc, extra));
         }
@@ -556,4 +598,44 @@ fn read_sparse<F: SourceFile>(
         map_bytes,
         runs,
     }))
+}
+
+/// The first bytes of an entry named like an archive in a compressed tar,
+/// told while the indexing pass goes by (as `sniff::head_of` would read
+/// them), and the whole entry when it is an archive small enough to keep.
+/// The bytes of the entry it read.
+///
+/// # Errors
+/// The stream's; `CORRUPT` when it ends inside the entry.
+fn look_inside<F: SourceFile>(
+    stream: &mut Stream<F>,
+    name: &[u8],
+    size: u64,
+    kept: &mut u64,
+) -> io::Result<(Nested, u64)> {
+    let head = size.min(ARCHIVE_SNIFF_BYTES as u64) as usize;
+    let mut bytes = vec![0; head];
+    let truncated = || corrupt("the archive ends inside an entry's data (it is truncated)");
+    if stream.read_full(&mut bytes)? < head {
+        return Err(truncated());
+    }
+    let format = sniff(&bytes, name);
+    let fits = size <= ARCHIVE_NESTED_KEEP_MAX && *kept + size <= ARCHIVE_NESTED_KEPT_MAX;
+    if format.is_none() || !fits {
+        let nested = Nested {
+            format,
+            bytes: None,
+        };
+        return Ok((nested, head as u64));
+    }
+    bytes.resize(size as usize, 0);
+    if stream.read_full(&mut bytes[head..])? < bytes.len() - head {
+        return Err(truncated());
+    }
+    *kept += size;
+    let nested = Nested {
+        format,
+        bytes: Some(bytes.into()),
+    };
+    Ok((nested, size))
 }
