@@ -330,9 +330,6 @@ pub const ARCHIVE_NESTED_KEEP_MAX: u64 = 2 * 1024 * 1024;
 /// ... and while the archives a tar's index keeps hold at most this much
 /// (past it, one is read again from the tar when it is opened).
 pub const ARCHIVE_NESTED_KEPT_MAX: u64 = 8 * 1024 * 1024;
-/// Hard links of a tar followed to tell a cycle from a link to an entry
-/// that comes later (the kernel follows as many symlinks, `MAXSYMLINKS`).
-pub const ARCHIVE_HARD_LINK_HOPS: u32 = 40;
 /// A zip's central directory larger than this is refused (`TOO_LARGE`): its
 /// records are addressed by 31-bit offsets in the index (about 20 million
 /// entries).

@@ -166,17 +166,14 @@ impl<F: SourceFile> ArchiveFolder<F> {
         let Some(r) = self.marked_record(name).filter(|r| !r.is_raw()) else {
             return;
         };
-        let Some(extra) = idx.extra(r.loc()) else {
-            return;
-        };
-        if let Some(hard) = &extra.hard {
+        if let Some(hard) = idx.hard_link(r.loc()) {
             let target = idx.link(&idx.members[r.loc() as usize]).unwrap_or_default();
             note.hard_link = Some((target.to_vec(), hard.points_to));
-            if let Err(e) = &hard.to {
-                note.problem.get_or_insert_with(|| e.clone());
+            if let Err(e) = hard.to {
+                note.problem.get_or_insert(e);
             }
         }
-        if let Some(problem) = &extra.problem {
+        if let Some(problem) = idx.extra(r.loc()).and_then(|x| x.problem.as_ref()) {
             note.problem.get_or_insert_with(|| problem.clone());
         }
         if let Some(nested) = idx.nested(r.loc()) {
@@ -245,7 +242,9 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
             let r = recs[i - subs.len()];
             let (meta, encrypted) = f.record(r, &mut self.window, &mut self.path)?;
             let tar_extra = match &f.archive.body {
-                Body::Tar(idx) => idx.extra(r.loc()).is_some(),
+                Body::Tar(idx) => {
+                    idx.extra(r.loc()).is_some() || idx.members[r.loc() as usize].hard_link
+                }
                 Body::Zip(_) => false,
             };
             let archive_like = meta.kind == EntryKind::File && named_like_archive(&self.path);

@@ -91,9 +91,9 @@ impl<F: SourceFile> Member<F> {
         };
         let mut loc = loc;
         if idx.members[loc as usize].hard_link {
-            match idx.extra(loc).and_then(|x| x.hard.as_ref()).map(|h| &h.to) {
-                Some(Ok(to)) => loc = *to,
-                Some(Err(e)) => return Err(e.clone().into_io()),
+            match idx.hard_link(loc).map(|h| h.to) {
+                Some(Ok(to)) => loc = to,
+                Some(Err(e)) => return Err(e.into_io()),
                 None => unreachable!("every hard link is resolved"),
             }
         }

@@ -45,6 +45,7 @@ use crate::wire::ArchiveFormat;
 
 pub(crate) use self::header::is_header;
 pub(crate) use self::links::HardLink;
+use self::links::Resolved;
 pub(crate) use self::sparse::{stored_before, Holes};
 
 /// The largest pax or GNU long-name header read (its value is a path).
@@ -76,12 +77,8 @@ pub(crate) struct Extra {
     pub problem: Option<CanopyError>,
     /// A sparse file: its runs, a range of [`TarIndex::runs`].
     sparse: Option<(usize, usize)>,
-    /// A hard link: what it leads to, once the whole index is read.
-    pub hard: Option<HardLink>,
     /// An entry of a compressed tar named like an archive.
     pub nested: Option<Nested>,
-    /// A file some hard link links to.
-    linked: bool,
 }
 
 /// An entry of a compressed tar named like an archive, as the indexing
@@ -105,6 +102,11 @@ pub(crate) struct TarIndex {
     extras: Vec<(u32, Extra)>,
     /// The sparse files' runs: (logical offset, length) of each run of data.
     runs: Vec<(u64, u64)>,
+    /// The hard links (member numbers, ascending) and what each leads to,
+    /// once the whole index is read: 12 bytes a link.
+    hard: Vec<(u32, Resolved)>,
+    /// The files some hard link links to (member numbers, ascending).
+    linked: Vec<u32>,
 }
 
 impl TarIndex {
@@ -130,21 +132,27 @@ impl TarIndex {
         Some(&self.extras[i].1)
     }
 
-    fn extra_mut(&mut self, loc: u32) -> Option<&mut Extra> {
-        let i = self.extras.binary_search_by_key(&loc, |e| e.0).ok()?;
-        Some(&mut self.extras[i].1)
-    }
-
     /// The file whose bytes member `loc` has, when that file has more than
     /// one name (a hard link, or a file a hard link links to): one file,
     /// met under each name.
     pub fn one_file(&self, loc: u32) -> Option<u32> {
-        let extra = self.extra(loc)?;
-        match &extra.hard {
-            Some(HardLink { to: Ok(to), .. }) => Some(*to),
+        match self.resolved(loc) {
+            Some(Resolved::To(to)) => Some(to),
             Some(_) => None,
-            None => extra.linked.then_some(loc),
+            None => self.linked.binary_search(&loc).is_ok().then_some(loc),
         }
+    }
+
+    fn resolved(&self, loc: u32) -> Option<Resolved> {
+        let i = self.hard.binary_search_by_key(&loc, |h| h.0).ok()?;
+        Some(self.hard[i].1)
+    }
+
+    /// What hard link `loc` leads to (`None` when it is no hard link).
+    pub fn hard_link(&self, loc: u32) -> Option<HardLink> {
+        let target = self.link(&self.members[loc as usize]).unwrap_or_default();
+        let resolved = self.resolved(loc)?;
+        Some(resolved.told(target, |to| self.members[to as usize].kind))
     }
 
     /// What the indexing pass found of the file member `loc` has (a hard
@@ -470,7 +478,7 @@ pub(crate) fn index<F: SourceFile>(
             data,
         });
         let has_extra = extra.problem.is_some() || extra.sparse.is_some() || extra.nested.is_some();
-        if hard_link || has_extra {
+        if has_extra {
             idx.extras.push((loc, extra));
         }
         let claimed = match (regular, hard_link) {

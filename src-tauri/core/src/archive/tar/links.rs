@@ -4,20 +4,20 @@
 //! path before it, through any hard links it names in turn, to the entry
 //! whose bytes it has.
 //!
-//! A hard link that leads nowhere gets an error of its own, found in
-//! bounded steps (never a hang): `CORRUPT` when it names no entry, or one
-//! that comes only after it (a tar names an entry it has already given);
-//! `LOOP` when it names itself or links name each other in a cycle;
-//! `UNSAFE_NAME` when the name it gives would climb out of the archive.
+//! A hard link that leads nowhere gets an error of its own: `CORRUPT` when
+//! it names no entry, or one that comes only after it (a tar names an entry
+//! it has already given); `LOOP` when it names itself or links name each
+//! other in a cycle; `UNSAFE_NAME` when the name it gives would climb out of
+//! the archive. Every path is looked up once and every link followed once,
+//! so a million links cost a million steps, never a hang.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
 
-use super::{without_dot_slash, Extra, TarIndex};
+use super::{without_dot_slash, TarIndex};
 use crate::archive::names::unsafe_reason;
 use crate::archive::tree::Tree;
 use crate::error::{CanopyError, ErrorCode};
-use crate::limits::ARCHIVE_HARD_LINK_HOPS;
 use crate::wire::{EntryKind, LinkTarget};
 
 /// How much of a link's target an error message quotes.
@@ -30,30 +30,135 @@ pub(crate) struct HardLink {
     pub to: Result<u32, CanopyError>,
 }
 
+/// What a hard link leads to, as the index keeps it (the error's words are
+/// made when asked, from the link's target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resolved {
+    /// The entry whose bytes it has.
+    To(u32),
+    Broken(Broken),
+    /// An earlier hard link that is broken so.
+    Through(Broken),
+}
+
+/// Why a hard link leads nowhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Broken {
+    Folder,
+    Missing,
+    Later,
+    Itself,
+    Cycle,
+    Unsafe,
+}
+
+impl Broken {
+    fn told(self, target: &[u8]) -> (LinkTarget, ErrorCode, String) {
+        match self {
+            Broken::Folder => (
+                LinkTarget::Folder,
+                ErrorCode::Corrupt,
+                "a folder (a hard link names a file)".into(),
+            ),
+            Broken::Missing => (
+                LinkTarget::Dangling,
+                ErrorCode::Corrupt,
+                "which no entry of the archive is".into(),
+            ),
+            Broken::Later => (
+                LinkTarget::Dangling,
+                ErrorCode::Corrupt,
+                "which comes only after it in the archive (a hard link names an entry given before it)"
+                    .into(),
+            ),
+            Broken::Itself => (LinkTarget::Loop, ErrorCode::Loop, "itself".into()),
+            Broken::Cycle => (
+                LinkTarget::Loop,
+                ErrorCode::Loop,
+                "a hard link that names it back (a cycle)".into(),
+            ),
+            Broken::Unsafe => {
+                let why = plain(target).and_then(unsafe_reason).unwrap_or("");
+                (
+                    LinkTarget::Unknown,
+                    ErrorCode::UnsafeName,
+                    format!("which is never followed: {why}"),
+                )
+            }
+        }
+    }
+}
+
+impl Resolved {
+    /// What the link whose target text is `target` leads to, in words;
+    /// `kind_of` says what an entry is.
+    pub fn told(self, target: &[u8], kind_of: impl Fn(u32) -> EntryKind) -> HardLink {
+        let (points_to, code, why) = match self {
+            Resolved::To(to) => {
+                return HardLink {
+                    points_to: points_to(kind_of(to)),
+                    to: Ok(to),
+                }
+            }
+            Resolved::Broken(b) => b.told(target),
+            Resolved::Through(b) => {
+                let (points_to, code, _) = b.told(target);
+                let why = format!("a hard link that leads nowhere ({code})");
+                (points_to, code, why)
+            }
+        };
+        HardLink {
+            points_to,
+            to: Err(CanopyError::new(
+                code,
+                format!("it links to {}, {why}", quoted(target)),
+            )),
+        }
+    }
+}
+
+/// A target path as a tar names it: without `./` before it or `/` after it.
+fn plain(target: &[u8]) -> Option<&[u8]> {
+    let path = without_dot_slash(target)?;
+    Some(path.strip_suffix(b"/").unwrap_or(path))
+}
+
 /// Where a link's target path leads in the tree.
-enum Found<'i> {
-    /// The entries of that path (member numbers, in archive order).
-    Entries(&'i [u32]),
+#[derive(Clone, Copy)]
+enum Found {
+    /// The last entry of that path (a member number; the ones before it
+    /// with the same path are in [`Finder::older`]).
+    Entry(u32),
     Folder,
     Nothing,
-    Unsafe(&'static str),
+    Unsafe,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The paths looked up on this thread (the work a test counts).
+    pub(super) static LOOKUPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// Finds entries by path; each folder's names are mapped once, when first asked.
 struct Finder<'i> {
     tree: &'i Tree,
     idx: &'i TarIndex,
-    folders: HashMap<u32, HashMap<&'i [u8], Vec<u32>>>,
+    /// A folder's names, each to the last entry of that name.
+    folders: HashMap<u32, HashMap<&'i [u8], u32>>,
+    /// For an entry whose path an earlier entry has too: that earlier one.
+    older: HashMap<u32, u32>,
 }
 
-impl<'i> Finder<'i> {
-    fn find(&mut self, target: &[u8]) -> Found<'_> {
-        let Some(path) = without_dot_slash(target) else {
+impl Finder<'_> {
+    fn find(&mut self, target: &[u8]) -> Found {
+        #[cfg(test)]
+        LOOKUPS.with(|n| n.set(n.get() + 1));
+        let Some(path) = plain(target) else {
             return Found::Nothing;
         };
-        let path = path.strip_suffix(b"/").unwrap_or(path);
-        if let Some(why) = unsafe_reason(path) {
-            return Found::Unsafe(why);
+        if unsafe_reason(path).is_some() {
+            return Found::Unsafe;
         }
         let (parent, name) = match path.iter().rposition(|&b| b == b'/') {
             Some(cut) => (&path[..cut], &path[cut + 1..]),
@@ -71,54 +176,79 @@ impl<'i> Finder<'i> {
         if self.tree.subfolder(folder, name).is_some() {
             return Found::Folder;
         }
-        let (tree, idx) = (self.tree, self.idx);
+        let (tree, idx, older) = (self.tree, self.idx, &mut self.older);
         let names = self.folders.entry(folder).or_insert_with(|| {
-            let mut names: HashMap<&[u8], Vec<u32>> = HashMap::new();
-            for r in tree.records(folder).iter().filter(|r| !r.is_raw()) {
+            let records = tree.records(folder);
+            let mut names = HashMap::with_capacity(records.len());
+            // A folder's records are in archive order: the last of a name wins.
+            for r in records.iter().filter(|r| !r.is_raw()) {
                 let loc = r.loc();
-                names
-                    .entry(idx.name(&idx.members[loc as usize]))
-                    .or_default()
-                    .push(loc);
+                if let Some(before) = names.insert(idx.name(&idx.members[loc as usize]), loc) {
+                    older.insert(loc, before);
+                }
             }
             names
         });
-        match names.get(name) {
-            Some(locs) => Found::Entries(locs),
-            None => Found::Nothing,
-        }
+        names
+            .get(name)
+            .map_or(Found::Nothing, |&loc| Found::Entry(loc))
     }
 
-    fn target(&self, loc: u32) -> &'i [u8] {
-        let idx = self.idx;
-        idx.link(&idx.members[loc as usize]).unwrap_or_default()
+    /// The last entry of the path whose last entry is `last`, before `l`.
+    fn before(&self, last: u32, l: u32) -> Option<u32> {
+        let mut at = last;
+        while at >= l {
+            at = *self.older.get(&at)?;
+        }
+        Some(at)
     }
 
-    /// Whether following the links from `start` by name (whatever their
-    /// order) comes back to it within [`ARCHIVE_HARD_LINK_HOPS`].
-    fn cycles(&mut self, start: u32) -> bool {
-        let mut at = start;
-        for _ in 0..ARCHIVE_HARD_LINK_HOPS {
-            let target = self.target(at);
-            let idx = self.idx;
-            let members = &idx.members;
-            let Found::Entries(locs) = self.find(target) else {
-                return false;
-            };
-            if locs.contains(&start) {
-                return true;
-            }
-            match locs
-                .iter()
-                .rev()
-                .find(|&&c| c != at && members[c as usize].hard_link)
-            {
-                Some(&next) => at = next,
-                None => return false,
+    /// The last hard link of the path whose last entry is `last`.
+    fn last_link(&self, last: u32) -> Option<u32> {
+        let mut at = last;
+        while !self.idx.members[at as usize].hard_link {
+            at = *self.older.get(&at)?;
+        }
+        Some(at)
+    }
+}
+
+/// Which nodes of a graph where each has at most one successor lie on a
+/// cycle; each node is walked to once.
+fn on_cycles(n: usize, next: impl Fn(usize) -> Option<usize>) -> Vec<bool> {
+    const NEW: u32 = u32::MAX;
+    const DONE: u32 = u32::MAX - 1;
+    // NEW, DONE, or the step of the walk under way that met the node.
+    let mut state = vec![NEW; n];
+    let mut on = vec![false; n];
+    let mut path = Vec::new();
+    for start in 0..n {
+        if state[start] != NEW {
+            continue;
+        }
+        path.clear();
+        let mut at = Some(start);
+        while let Some(x) = at {
+            match state[x] {
+                NEW => {
+                    state[x] = path.len() as u32;
+                    path.push(x);
+                    at = next(x);
+                }
+                DONE => break,
+                step => {
+                    for &y in &path[step as usize..] {
+                        on[y] = true;
+                    }
+                    break;
+                }
             }
         }
-        false
+        for &y in &path {
+            state[y] = DONE;
+        }
     }
+    on
 }
 
 fn quoted(target: &[u8]) -> String {
@@ -145,20 +275,33 @@ pub(super) fn resolve(tree: &Tree, idx: &mut TarIndex) {
     if links.is_empty() {
         return;
     }
-    let mut done: HashMap<u32, HardLink> = HashMap::with_capacity(links.len());
     let mut finder = Finder {
         tree,
         idx,
         folders: HashMap::new(),
+        older: HashMap::new(),
     };
-    for &l in &links {
-        let resolved = resolve_one(&mut finder, &done, l);
-        done.insert(l, resolved);
+    let found: Vec<Found> = links
+        .iter()
+        .map(|&l| finder.find(idx.link(&idx.members[l as usize]).unwrap_or_default()))
+        .collect();
+    let number = |loc: u32| links.binary_search(&loc).ok();
+    // Links that name each other round (whatever their order) lie on a
+    // cycle of "the last hard link of the path it names".
+    let cycle = on_cycles(links.len(), |i| match found[i] {
+        Found::Entry(last) => finder.last_link(last).and_then(number),
+        _ => None,
+    });
+    let mut done: Vec<Resolved> = Vec::with_capacity(links.len());
+    for (i, &l) in links.iter().enumerate() {
+        done.push(resolve_one(&finder, &links, &done, l, found[i], cycle[i]));
     }
     drop(finder);
-    let mut targets = Vec::new();
-    for (l, link) in done {
-        if let Ok(to) = link.to {
+    // A link has the size of the file it has; that file is one file under
+    // two names (and more).
+    let mut linked = Vec::new();
+    for (&l, &resolved) in links.iter().zip(&done) {
+        if let Resolved::To(to) = resolved {
             let file = &idx.members[to as usize];
             let size = if file.kind == EntryKind::File {
                 file.size
@@ -166,109 +309,49 @@ pub(super) fn resolve(tree: &Tree, idx: &mut TarIndex) {
                 0
             };
             idx.members[l as usize].size = size;
-            targets.push(to);
-        }
-        if let Some(extra) = idx.extra_mut(l) {
-            extra.hard = Some(link);
+            linked.push(to);
         }
     }
-    // The files linked to are marked too: each is one file under two names.
-    let mut unmarked = Vec::new();
-    for to in targets {
-        match idx.extra_mut(to) {
-            Some(extra) => extra.linked = true,
-            None => unmarked.push(to),
-        }
-    }
-    if !unmarked.is_empty() {
-        unmarked.sort_unstable();
-        unmarked.dedup();
-        let marked = unmarked.into_iter().map(|to| {
-            let extra = Extra {
-                linked: true,
-                ..Extra::default()
-            };
-            (to, extra)
-        });
-        idx.extras.extend(marked);
-        idx.extras.sort_by_key(|e| e.0);
-    }
+    linked.sort_unstable();
+    linked.dedup();
+    idx.linked = linked;
+    idx.hard = links.into_iter().zip(done).collect();
 }
 
-fn resolve_one(finder: &mut Finder<'_>, done: &HashMap<u32, HardLink>, l: u32) -> HardLink {
-    let target = finder.target(l);
-    let said = quoted(target);
-    let broken = |points_to, code, why: String| HardLink {
-        points_to,
-        to: Err(CanopyError::new(code, format!("it links to {said}, {why}"))),
+/// Link `l`, whose target path is `found` (`on_cycle`: it names links
+/// that name it back). `done` holds what the `links` before it lead to.
+fn resolve_one(
+    finder: &Finder<'_>,
+    links: &[u32],
+    done: &[Resolved],
+    l: u32,
+    found: Found,
+    on_cycle: bool,
+) -> Resolved {
+    let last = match found {
+        Found::Entry(last) => last,
+        Found::Folder => return Resolved::Broken(Broken::Folder),
+        Found::Nothing => return Resolved::Broken(Broken::Missing),
+        Found::Unsafe => return Resolved::Broken(Broken::Unsafe),
     };
-    let idx = finder.idx;
-    let members = &idx.members;
-    let locs: Vec<u32> = match finder.find(target) {
-        Found::Entries(locs) => locs.to_vec(),
-        Found::Folder => {
-            return broken(
-                LinkTarget::Folder,
-                ErrorCode::Corrupt,
-                "a folder (a hard link names a file)".into(),
-            )
+    if let Some(earlier) = finder.before(last, l) {
+        if !finder.idx.members[earlier as usize].hard_link {
+            return Resolved::To(earlier);
         }
-        Found::Nothing => {
-            return broken(
-                LinkTarget::Dangling,
-                ErrorCode::Corrupt,
-                "which no entry of the archive is".into(),
-            )
-        }
-        Found::Unsafe(why) => {
-            return broken(
-                LinkTarget::Unknown,
-                ErrorCode::UnsafeName,
-                format!("which is never followed: {why}"),
-            )
-        }
-    };
-    if let Some(&earlier) = locs.iter().rev().find(|&&c| c < l) {
-        let m = &members[earlier as usize];
-        if !m.hard_link {
-            return HardLink {
-                points_to: points_to(m.kind),
-                to: Ok(earlier),
-            };
-        }
-        return match done.get(&earlier) {
-            Some(HardLink {
-                to: Ok(to),
-                points_to,
-            }) => HardLink {
-                points_to: *points_to,
-                to: Ok(*to),
-            },
-            Some(HardLink {
-                to: Err(e),
-                points_to,
-            }) => broken(
-                *points_to,
-                e.code,
-                format!("a hard link that leads nowhere ({})", e.code),
-            ),
-            None => unreachable!("an earlier hard link is resolved first"),
+        // An earlier link: `done` holds every link before this one.
+        let j = links
+            .binary_search(&earlier)
+            .expect("a hard link is one of the links");
+        return match done[j] {
+            Resolved::Broken(why) | Resolved::Through(why) => Resolved::Through(why),
+            to => to,
         };
     }
-    if locs.iter().all(|&c| c == l) {
-        return broken(LinkTarget::Loop, ErrorCode::Loop, "itself".into());
-    }
-    if finder.cycles(l) {
-        return broken(
-            LinkTarget::Loop,
-            ErrorCode::Loop,
-            "a hard link that names it back (a cycle)".into(),
-        );
-    }
-    broken(
-        LinkTarget::Dangling,
-        ErrorCode::Corrupt,
-        "which comes only after it in the archive (a hard link names an entry given before it)"
-            .into(),
-    )
+    Resolved::Broken(if last == l {
+        Broken::Itself
+    } else if on_cycle {
+        Broken::Cycle
+    } else {
+        Broken::Later
+    })
 }

@@ -1,4 +1,5 @@
-//! The indexing pass of a compressed tar, counted in the bytes it reads.
+//! The indexing pass, counted in the work it does: the bytes it reads of a
+//! compressed tar, the paths it looks up to resolve hard links.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,12 +32,17 @@ impl SourceFile for Counted {
 }
 
 fn member(name: &str, data: &[u8], out: &mut Vec<u8>) {
+    entry(name, b'0', "", data, out);
+}
+
+fn entry(name: &str, flag: u8, link: &str, data: &[u8], out: &mut Vec<u8>) {
     let mut h = [0u8; 512];
     h[..name.len()].copy_from_slice(name.as_bytes());
     h[100..108].copy_from_slice(b"0000644\0");
     h[124..136].copy_from_slice(format!("{:011o}\0", data.len()).as_bytes());
     h[136..148].copy_from_slice(b"00000000000\0");
-    h[156] = b'0';
+    h[156] = flag;
+    h[157..157 + link.len()].copy_from_slice(link.as_bytes());
     h[257..265].copy_from_slice(b"ustar\x0000");
     h[148..156].copy_from_slice(b"        ");
     let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
@@ -121,4 +127,33 @@ fn archives_inside_a_compressed_tar_are_told_and_opened_from_the_one_indexing_pa
         "telling {} entries named like archives and opening one read the tar no more",
         names.len()
     );
+}
+
+#[test]
+fn hard_links_are_resolved_with_one_lookup_each_however_long_they_chain() {
+    // Each names the one after it (an entry that comes later), the last the
+    // first: one cycle through every link.
+    const LINKS: usize = 20_000;
+    let mut tar = Vec::new();
+    for i in 0..LINKS {
+        let next = format!("c{}", (i + 1) % LINKS);
+        entry(&format!("c{i}"), b'1', &next, b"", &mut tar);
+    }
+    tar.extend_from_slice(&[0; 1024]);
+    let file = Arc::new(Counted {
+        bytes: tar,
+        read: Arc::new(AtomicU64::new(0)),
+    });
+    super::links::LOOKUPS.with(|n| n.set(0));
+    let (_, idx, _) = super::index(&file, crate::archive::decode::Codec::Stored).unwrap();
+    assert_eq!(
+        super::links::LOOKUPS.with(|n| n.get()),
+        LINKS,
+        "one lookup a link"
+    );
+    for loc in 0..LINKS as u32 {
+        let hard = idx.hard_link(loc).unwrap();
+        let err = hard.to.unwrap_err();
+        assert_eq!(err.code, crate::error::ErrorCode::Loop, "link {loc}: {err}");
+    }
 }
