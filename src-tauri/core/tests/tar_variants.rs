@@ -106,6 +106,13 @@ for name, how in [('gnu-sparse.tar', ['--format=gnu']),
     run('tar', '-C', 'src', '--sparse', '--owner=0', '--group=0', *how, '-cf', name, 'sparse.img', 'after.txt')
 for name in ['gnu-sparse.tar', 'pax-sparse-1.0.tar']:
     open(name + '.gz', 'wb').write(gzip.compress(open(name, 'rb').read()))
+# A sparse file named like an archive, in a compressed tar (looked at as the index goes by).
+os.makedirs('named', exist_ok=True)
+os.link('src/sparse.img', 'named/sparse.img.zip')
+run('tar', '-C', 'named', '--sparse', '--owner=0', '--group=0', '--format=posix', '--sparse-version=1.0',
+    '-cf', 'named-sparse.tar', 'sparse.img.zip')
+run('tar', '-C', 'src', '--owner=0', '--group=0', '--format=posix', '-rf', 'named-sparse.tar', 'after.txt')
+open('named-sparse.tar.gz', 'wb').write(gzip.compress(open('named-sparse.tar', 'rb').read()))
 
 # A GNU volume label before the entries.
 run('tar', '-C', 'src', '--label=backup 1', '-cf', 'labelled.tar', 'after.txt')
@@ -385,6 +392,7 @@ fn every_tar_variant_lists_as_bsdtar_lists_it() {
         "pax-sparse-0.1.tar",
         "pax-sparse-1.0.tar",
         "pax-sparse-1.0.tar.gz",
+        "named-sparse.tar.gz",
         "labelled.tar",
         "links.tar",
         "links.tar.gz",
@@ -436,15 +444,16 @@ fn sparse_files_list_their_real_size_and_everything_after_them() {
 fn sparse_files_read_their_logical_bytes_with_holes_as_zeros() {
     let t = variants();
     let want = std::fs::read(t.path().join("src/sparse.img")).unwrap();
-    for name in [
-        "gnu-sparse.tar",
-        "gnu-sparse.tar.gz",
-        "pax-sparse-0.0.tar",
-        "pax-sparse-0.1.tar",
-        "pax-sparse-1.0.tar",
-        "pax-sparse-1.0.tar.gz",
+    for (name, img) in [
+        ("gnu-sparse.tar", "sparse.img"),
+        ("gnu-sparse.tar.gz", "sparse.img"),
+        ("pax-sparse-0.0.tar", "sparse.img"),
+        ("pax-sparse-0.1.tar", "sparse.img"),
+        ("pax-sparse-1.0.tar", "sparse.img"),
+        ("pax-sparse-1.0.tar.gz", "sparse.img"),
+        ("named-sparse.tar.gz", "sparse.img.zip"),
     ] {
-        let img = t.path().join(name).join("sparse.img");
+        let img = t.path().join(name).join(img);
         assert_same_bytes(
             &bytes_at(&img, 0, 1 << 20).unwrap(),
             &want,

@@ -455,8 +455,11 @@ pub(crate) fn index<F: SourceFile>(
         } else {
             trimmed.rsplit(|&b| b == b'/').next().unwrap_or(trimmed)
         };
+        // Only a whole regular file's bytes are what they are (a sparse one's
+        // stored runs are not its first bytes).
+        let plain = regular && extra.sparse.is_none() && extra.problem.is_none() && consumed == 0;
         let packed = matches!(stream, Stream::Packed(_));
-        if regular && packed && !is_unsafe && cut.is_none() && named_like_archive(listed) {
+        if plain && packed && !is_unsafe && cut.is_none() && named_like_archive(listed) {
             match look_inside(&mut stream, listed, size, &mut kept) {
                 Ok((nested, read)) => {
                     extra.nested = Some(nested);
