@@ -326,7 +326,7 @@ fn entry_path(dir: &Path, e: &Entry) -> PathBuf {
 /// The paths of the links in `f` (in the order [`set_links`] visits them).
 fn link_paths(f: &Folder, dir: &Path, out: &mut Vec<PathBuf>) {
     for e in &f.entries {
-        if e.link.is_some() {
+        if is_symlink(e) {
             out.push(entry_path(dir, e));
         }
         if let Some(sub) = e.folder.as_deref() {
@@ -335,12 +335,20 @@ fn link_paths(f: &Folder, dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// A listed symlink: a link the disk follows (a hard link inside an
+/// archive says which entry it is; the archive's index settled that).
+fn is_symlink(e: &Entry) -> bool {
+    e.link.is_some() && e.kind == EntryKind::Symlink
+}
+
 fn set_links(f: &mut Folder, verdicts: &mut impl Iterator<Item = LinkTarget>) {
     for e in &mut f.entries {
-        if let Some(link) = e.link.as_deref_mut() {
-            link.points_to = verdicts.next().unwrap_or(LinkTarget::Unknown);
-            // Following is what the engine's error was about: the verdict replaces it.
-            e.error = None;
+        if is_symlink(e) {
+            if let Some(link) = e.link.as_deref_mut() {
+                link.points_to = verdicts.next().unwrap_or(LinkTarget::Unknown);
+                // Following is what the engine's error was about: the verdict replaces it.
+                e.error = None;
+            }
         }
         if let Some(sub) = e.folder.as_deref_mut() {
             set_links(sub, verdicts);

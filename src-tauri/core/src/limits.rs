@@ -382,6 +382,13 @@ pub const ARCHIVE_NESTING_MAX: u8 = 3;
 /// A compressed archive inside an archive is read into memory once, up to
 /// this size (a stored one is read in place, whatever its size).
 pub const ARCHIVE_NESTED_MEMORY_MAX: u64 = 64 * 1024 * 1024;
+/// An archive inside a compressed tar is kept whole by the tar's indexing
+/// pass when it is at most this large, so that opening it does not
+/// decompress the tar again from its start ...
+pub const ARCHIVE_NESTED_KEEP_MAX: u64 = 2 * 1024 * 1024;
+/// ... and while the archives a tar's index keeps hold at most this much
+/// (past it, one is read again from the tar when it is opened).
+pub const ARCHIVE_NESTED_KEPT_MAX: u64 = 8 * 1024 * 1024;
 /// A zip's central directory larger than this is refused (`TOO_LARGE`): its
 /// records are addressed by 31-bit offsets in the index (about 20 million
 /// entries).
@@ -597,6 +604,8 @@ pub const DOCUMENTED: &[(&str, Figure)] = documented![
     count ARCHIVE_DUPLICATES_CHECKED,
     count ARCHIVE_NESTING_MAX,
     bytes ARCHIVE_NESTED_MEMORY_MAX,
+    bytes ARCHIVE_NESTED_KEEP_MAX,
+    bytes ARCHIVE_NESTED_KEPT_MAX,
     bytes ARCHIVE_DIRECTORY_MAX,
     // The sandboxed renderer and media.
     bytes RENDER_ADDRESS_SPACE,

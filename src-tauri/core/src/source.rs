@@ -34,7 +34,7 @@ use std::path::Path;
 use crate::error::CanopyError;
 pub use crate::ignore_pattern::Meter;
 pub use crate::ignore_rules::{IgnoreRules, RuleText};
-use crate::wire::{ArchiveFormat, EntryKind};
+use crate::wire::{ArchiveFormat, EntryKind, LinkTarget};
 
 /// Which object a folder is, for the dead-mount rules: a device (a mount,
 /// an archive, a server connection) and a number unique on it.
@@ -105,6 +105,10 @@ pub struct EntryNote {
     /// that reads the entry and may block (the engine makes it a step of
     /// its own, so a file that never answers costs only its own entry).
     pub examine: bool,
+    /// A hard link inside an archive (a file that is another entry): the
+    /// path of the entry it names, as written, and what that entry is
+    /// (`Dangling` or `Loop` when it leads nowhere; `problem` says why).
+    pub hard_link: Option<(Vec<u8>, LinkTarget)>,
 }
 
 /// A folder being read, batch by batch, from its first entry.

@@ -753,6 +753,16 @@ fn describe<S: Source>(
             entry.archive = Some(format);
             entry.can_expand = true;
         }
+        // A hard link inside an archive: a file that says which entry it is.
+        if let Some((target, points_to)) = note.hard_link.take() {
+            let shown = DisplayName::new(&target);
+            entry.can_preview &= points_to == LinkTarget::File;
+            entry.link = Some(Box::new(LinkInfo {
+                target: shown.text,
+                target_parts: shown.parts,
+                points_to,
+            }));
+        }
         if let Some(problem) = note.problem {
             unsafe_name = problem.code == ErrorCode::UnsafeName;
             if unsafe_name {

@@ -3,7 +3,10 @@ import type { LinkTarget } from "./LinkTarget";
 import type { NamePart } from "./NamePart";
 
 /**
- * A shown symlink's target text and what it resolves to.
+ * A shown link's target text and what it leads to: a symlink's, or (on a
+ * file inside a tar) the entry a hard link names, whose bytes the file has
+ * (`dangling` or `loop` when it names no entry before it, or itself in a
+ * cycle; the entry's error says why).
  */
 export type LinkInfo = { 
 /**

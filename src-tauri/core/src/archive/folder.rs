@@ -1,6 +1,7 @@
 //! A folder inside an archive, as a [`SourceFolder`]: its subfolders and
-//! entries from the tree, their facts from the format, and what is wrong
-//! with a name (unsafe, encrypted, a duplicate).
+//! entries from the tree, their facts from the format, what is wrong with
+//! an entry (an unsafe name, encrypted, a duplicate, a header a tar got
+//! wrong) and what a tar's hard link links to.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -12,7 +13,9 @@ use super::sniff::{head_of, named_like_archive, sniff};
 use super::{names, tar, tree, zip, Archive, Body};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::{ARCHIVE_DUPLICATES_CHECKED, ARCHIVE_LINK_MAX, ARCHIVE_NOTES_MAX};
-use crate::source::{EntryNote, EntryStream, Identity, Meta, RawEntry, SourceFile, SourceFolder};
+use crate::source::{
+    EntryNote, EntryStream, Identity, Meta, RawEntry, SourceFile, SourceFolder, Usage,
+};
 use crate::wire::{ArchiveFormat, EntryKind};
 
 /// One entry found by name in a folder of an archive.
@@ -27,9 +30,11 @@ pub struct ArchiveFolder<F: SourceFile> {
     id: u32,
     /// What was learnt of shown entries while reading (encrypted ones).
     notes: Mutex<HashMap<Box<[u8]>, CanopyError>>,
-    /// Files read that are named like archives, and where they are (to look
-    /// at their first bytes if shown).
-    archive_like: Mutex<HashMap<Box<[u8]>, tree::Record>>,
+    /// Files read that need a second look if shown, and where they are:
+    /// those named like archives (their first bytes tell), a tar's hard
+    /// links and entries listed with a problem. Past `ARCHIVE_NOTES_MAX`
+    /// names, a name is looked up again.
+    marked: Mutex<HashMap<Box<[u8]>, tree::Record>>,
 }
 
 impl<F: SourceFile> ArchiveFolder<F> {
@@ -38,14 +43,14 @@ impl<F: SourceFile> ArchiveFolder<F> {
             archive,
             id,
             notes: Mutex::new(HashMap::new()),
-            archive_like: Mutex::new(HashMap::new()),
+            marked: Mutex::new(HashMap::new()),
         }
     }
 
     /// The record `name` of this folder, if it is one.
     pub(super) fn record_named(&self, name: &[u8]) -> io::Result<Option<tree::Record>> {
         if let Some(&r) = self
-            .archive_like
+            .marked
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
@@ -138,6 +143,54 @@ impl<F: SourceFile> ArchiveFolder<F> {
     }
 }
 
+impl<F: SourceFile> ArchiveFolder<F> {
+    /// The record `name` if it was marked while the folder was read (past
+    /// `ARCHIVE_NOTES_MAX` marked names, any record is looked up again).
+    fn marked_record(&self, name: &[u8]) -> Option<tree::Record> {
+        let marked = self.marked.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&r) = marked.get(name) {
+            return Some(r);
+        }
+        let full = marked.len() >= ARCHIVE_NOTES_MAX;
+        drop(marked);
+        match full.then(|| self.find(name)) {
+            Some(Ok((Hit::Record(r), _))) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// What a tar's index says of the file `name` besides its facts: what a
+    /// hard link links to (its error when it leads nowhere), the problem it
+    /// was listed with, what an entry named like an archive is (told in the
+    /// indexing pass: it is not read again).
+    fn note_tar_entry(&self, name: &[u8], note: &mut EntryNote) {
+        let Body::Tar(idx) = &self.archive.body else {
+            return;
+        };
+        let Some(r) = self.marked_record(name).filter(|r| !r.is_raw()) else {
+            return;
+        };
+        if let Some(hard) = idx.hard_link(r.loc()) {
+            let target = idx.link(&idx.members[r.loc() as usize]).unwrap_or_default();
+            note.hard_link = Some((target.to_vec(), hard.points_to));
+            if let Err(e) = hard.to {
+                note.problem.get_or_insert(e);
+            }
+        }
+        if let Some(problem) = idx.extra(r.loc()).and_then(|x| x.problem.as_ref()) {
+            note.problem.get_or_insert_with(|| problem.clone());
+        }
+        if let Some(nested) = idx.nested(r.loc()) {
+            note.archive = nested.format;
+            note.examine = false;
+        }
+        if note.problem.is_some() {
+            note.archive = None;
+            note.examine = false;
+        }
+    }
+}
+
 /// A folder of an archive being read: its subfolders, then its other entries.
 pub struct ArchiveEntries<'a, F: SourceFile> {
     folder: &'a ArchiveFolder<F>,
@@ -199,10 +252,17 @@ impl<F: SourceFile> EntryStream for ArchiveEntries<'_, F> {
             }
             let r = recs[i - subs.len()];
             let (meta, encrypted) = f.record(r, &mut self.window, &mut self.path)?;
-            if meta.kind == EntryKind::File && !r.is_raw() && named_like_archive(&self.path) {
-                let mut like = f.archive_like.lock().unwrap_or_else(|e| e.into_inner());
-                if like.len() < ARCHIVE_NOTES_MAX {
-                    like.insert(self.path.clone().into(), r);
+            let tar_extra = match &f.archive.body {
+                Body::Tar(idx) => {
+                    idx.extra(r.loc()).is_some() || idx.members[r.loc() as usize].hard_link
+                }
+                Body::Zip(_) => false,
+            };
+            let archive_like = meta.kind == EntryKind::File && named_like_archive(&self.path);
+            if !r.is_raw() && (archive_like || tar_extra) {
+                let mut marked = f.marked.lock().unwrap_or_else(|e| e.into_inner());
+                if marked.len() < ARCHIVE_NOTES_MAX {
+                    marked.insert(self.path.clone().into(), r);
                 }
             }
             let path = std::mem::take(&mut self.path);
@@ -302,6 +362,20 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
         Ok(meta)
     }
 
+    fn usage_child(&self, name: &[u8]) -> io::Result<Usage> {
+        let (hit, meta) = self.find(name)?;
+        let mut usage = Usage::apparent_only(&meta);
+        // A tar's hard link and the file it links to are one file met under
+        // two names: counted once, as `du` counts them.
+        if let (Hit::Record(r), Body::Tar(idx)) = (&hit, &self.archive.body) {
+            if let Some(file) = idx.one_file(r.loc()) {
+                let id = self.archive.member_identity(file);
+                (usage.dev, usage.ino, usage.links) = (id.dev, id.ino, 2);
+            }
+        }
+        Ok(usage)
+    }
+
     fn read_link(&self, name: &[u8]) -> io::Result<Vec<u8>> {
         let (hit, meta) = self.find(name)?;
         let Hit::Record(r) = hit else {
@@ -355,9 +429,8 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
         let raw = self.id == 0 && (name.contains(&b'/') || names::unsafe_reason(name).is_some());
         if raw {
             return EntryNote {
-                archive: None,
                 problem: Some(unsafe_error(name)),
-                examine: false,
+                ..EntryNote::default()
             };
         }
         let problem = self
@@ -370,17 +443,27 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
         // a few KiB decompressed), and listed as one; opening it is bounded
         // by nesting and size (`Archive::open_nested`).
         let examine = kind == EntryKind::File && problem.is_none() && named_like_archive(name);
-        EntryNote {
+        let mut note = EntryNote {
             archive: None,
             problem,
             examine,
+            hard_link: None,
+        };
+        if kind == EntryKind::File {
+            self.note_tar_entry(name, &mut note);
         }
+        note
     }
 
     fn archive_format(&self, name: &[u8]) -> io::Result<Option<ArchiveFormat>> {
         let Some(record) = self.record_named(name)? else {
             return Ok(None);
         };
+        if let Body::Tar(idx) = &self.archive.body {
+            if let Some(nested) = idx.nested(record.loc()) {
+                return Ok(nested.format);
+            }
+        }
         let member = self.archive.member(record)?;
         Ok(sniff(&head_of(&member)?, name))
     }

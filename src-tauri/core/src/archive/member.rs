@@ -1,5 +1,6 @@
-//! A regular file inside an archive, read by decompressing from its start;
-//! and an archive inside an archive, opened from one.
+//! A regular file inside an archive, read by decompressing from its start
+//! (a tar's hard link reads as the file it links to, a sparse file with its
+//! holes as zeros); and an archive inside an archive, opened from one.
 #![forbid(unsafe_code)]
 
 use std::io::{self, Read};
@@ -22,6 +23,9 @@ pub struct Member<F: SourceFile> {
     archive: Arc<Archive<F>>,
     size: u64,
     how: MemberData,
+    /// A sparse file's runs (logical offset, length): its data is stored
+    /// without the holes between them.
+    runs: Option<Arc<[(u64, u64)]>>,
     /// The stream being read and how far it is, kept between reads.
     open: Mutex<Option<(u64, Box<dyn Read + Send>)>>,
 }
@@ -71,26 +75,48 @@ impl<F: SourceFile> Member<F> {
             archive: archive.clone(),
             size: rec.size,
             how: MemberData::Zip { start, end, codec },
+            runs: None,
             open: Mutex::new(None),
         })
     }
 
+    /// Entry `loc` of a tar (a hard link: the file it links to).
+    ///
+    /// # Errors
+    /// `NOT_A_FILE` for anything but a regular file; a hard link's own
+    /// error when it leads nowhere; the problem an entry was listed with;
+    /// `CORRUPT` when a plain tar ends inside its data.
     pub(super) fn of_tar(archive: &Arc<Archive<F>>, loc: u32) -> io::Result<Member<F>> {
         let Body::Tar(idx) = &archive.body else {
             unreachable!("a tar member of a tar")
         };
+        let mut loc = loc;
+        if idx.members[loc as usize].hard_link {
+            match idx.hard_link(loc).map(|h| h.to) {
+                Some(Ok(to)) => loc = to,
+                Some(Err(e)) => return Err(e.into_io()),
+                None => unreachable!("every hard link is resolved"),
+            }
+        }
         let m = &idx.members[loc as usize];
-        if m.kind != EntryKind::File || m.hard_link {
-            let what = if m.hard_link {
-                "this entry is a hard link to another entry"
-            } else {
-                "this entry is not a regular file"
+        if m.kind != EntryKind::File {
+            let what = match m.kind {
+                EntryKind::Symlink => {
+                    "this hard link names a symlink, which is shown, never followed"
+                }
+                _ => "this entry is not a regular file",
             };
             return Err(CanopyError::new(ErrorCode::NotAFile, what).into_io());
         }
+        let extra = idx.extra(loc);
+        if let Some(problem) = extra.and_then(|x| x.problem.as_ref()) {
+            return Err(problem.clone().into_io());
+        }
+        let runs = extra.and_then(|x| idx.runs(x));
+        let stored = runs.map_or(m.size, |r| r.iter().map(|r| r.1).sum());
         let truncated = m
             .data
-            .checked_add(m.size)
+            .checked_add(stored)
             .is_none_or(|end| end > archive.file.size());
         if archive.format == ArchiveFormat::Tar && truncated {
             return Err(super::corrupt(
@@ -106,12 +132,16 @@ impl<F: SourceFile> Member<F> {
             archive: archive.clone(),
             size: m.size,
             how,
+            runs: runs.map(Arc::from),
             open: Mutex::new(None),
         })
     }
 
     /// Where its bytes lie unchanged in the archive's file (stored), if they do.
     pub(super) fn in_place(&self) -> Option<u64> {
+        if self.runs.is_some() {
+            return None;
+        }
         match self.how {
             MemberData::Zip {
                 start,
@@ -125,19 +155,26 @@ impl<F: SourceFile> Member<F> {
 
     /// A stream of the entry's bytes from `offset`.
     fn stream_from(&self, offset: u64) -> io::Result<Box<dyn Read + Send>> {
+        // A sparse file's data is stored without its holes: its stream
+        // starts at the stored bytes that come after `offset`.
+        let (from, stored) = match &self.runs {
+            Some(runs) => (
+                tar::stored_before(runs, offset),
+                runs.iter().map(|r| r.1).sum(),
+            ),
+            None => (offset, self.size),
+        };
         let file = self.archive.file.clone();
-        let mut stream: Box<dyn Read + Send> = match self.how {
+        let stream: Box<dyn Read + Send> = match self.how {
             MemberData::Zip { start, end, codec } => {
                 let range = Range::new(file, start, end);
                 let counter = range.counter();
-                Box::new(RatioGuard::new(decode::decoder(codec, range)?, counter).take(self.size))
+                let whole =
+                    Box::new(RatioGuard::new(decode::decoder(codec, range)?, counter).take(stored));
+                skipped(whole, from)?
             }
             MemberData::TarPlain { start } => {
-                return Ok(Box::new(Range::new(
-                    file,
-                    start + offset,
-                    start + self.size,
-                )));
+                Box::new(Range::new(file, start + from, start + stored))
             }
             MemberData::TarPacked { data } => {
                 if data > ARCHIVE_SKIP_MAX {
@@ -155,29 +192,40 @@ impl<F: SourceFile> Member<F> {
                 if !s.skip(data)? {
                     return Err(super::corrupt("the archive ends before this entry's data"));
                 }
-                Box::new(StreamTake {
-                    stream: s,
-                    left: self.size,
-                })
+                skipped(
+                    Box::new(StreamTake {
+                        stream: s,
+                        left: stored,
+                    }),
+                    from,
+                )?
             }
         };
-        if offset > ARCHIVE_SKIP_MAX {
-            return Err(CanopyError::new(
-                ErrorCode::TooLarge,
-                format!(
-                    "a preview decompresses at most {} MiB to reach its offset",
-                    ARCHIVE_SKIP_MAX >> 20
-                ),
-            )
-            .into_io());
-        }
-        if !decode::skip(&mut stream, offset)? {
-            return Err(super::corrupt(
-                "the entry's data ends before its stated size",
-            ));
-        }
-        Ok(stream)
+        Ok(match &self.runs {
+            Some(runs) => Box::new(tar::Holes::new(stream, runs.clone(), offset, self.size)),
+            None => stream,
+        })
     }
+}
+
+/// `stream` after its first `n` bytes, read and dropped (at most `ARCHIVE_SKIP_MAX`).
+fn skipped(mut stream: Box<dyn Read + Send>, n: u64) -> io::Result<Box<dyn Read + Send>> {
+    if n > ARCHIVE_SKIP_MAX {
+        return Err(CanopyError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "a preview decompresses at most {} MiB to reach its offset",
+                ARCHIVE_SKIP_MAX >> 20
+            ),
+        )
+        .into_io());
+    }
+    if !decode::skip(&mut stream, n)? {
+        return Err(super::corrupt(
+            "the entry's data ends before its stated size",
+        ));
+    }
+    Ok(stream)
 }
 
 /// The first `left` bytes of a tar stream.
@@ -245,7 +293,17 @@ impl<X: SourceFile> Archive<Blob<X>> {
                 e
             }
         })?;
-        let Some(format) = sniff(&head_of(&member)?, name) else {
+        // A compressed tar's indexing pass told it (and kept it when small):
+        // it is not decompressed again from the tar's start.
+        let told = match &self.body {
+            Body::Tar(idx) => idx.nested(r.loc()).cloned(),
+            Body::Zip(_) => None,
+        };
+        let format = match &told {
+            Some(nested) => nested.format,
+            None => sniff(&head_of(&member)?, name),
+        };
+        let Some(format) = format else {
             return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
         };
         if self.level >= ARCHIVE_NESTING_MAX {
@@ -256,16 +314,18 @@ impl<X: SourceFile> Archive<Blob<X>> {
             .into_io());
         }
         let size = member.size();
-        let blob = match member.in_place() {
-            Some(start) => Blob::Window { outer: self.file.clone(), start, len: size },
-            None if size <= ARCHIVE_NESTED_MEMORY_MAX => {
+        let kept = told.and_then(|nested| nested.bytes);
+        let blob = match (kept, member.in_place()) {
+            (Some(bytes), _) => Blob::Memory(bytes),
+            (None, Some(start)) => Blob::Window { outer: self.file.clone(), start, len: size },
+            (None, None) if size <= ARCHIVE_NESTED_MEMORY_MAX => {
                 let mut bytes = vec![0; size as usize];
                 if member.read_full_at(&mut bytes, 0)? < bytes.len() {
                     return Err(super::corrupt("the inner archive ends before its stated size"));
                 }
                 Blob::Memory(bytes.into())
             }
-            None => {
+            (None, None) => {
                 return Err(CanopyError::new(
                     ErrorCode::TooLarge,
                     format!(

@@ -187,6 +187,18 @@ impl<F: SourceFile> Archive<F> {
         }
     }
 
+    /// The identity of member `loc` (a file under more than one name),
+    /// apart from every folder's.
+    fn member_identity(&self, loc: u32) -> Identity {
+        let folder = self.identity(0);
+        Identity {
+            dev: folder.dev,
+            // Folders' have the top bit set.
+            ino: (folder.ino.rotate_left(29) ^ u64::from(loc).wrapping_mul(0xD6E8_FEB8_6659_FD93))
+                & !(1 << 63),
+        }
+    }
+
     /// Why the index stops short of the archive's end, if it does.
     fn stopped(&self) -> Option<&CanopyError> {
         self.stopped.as_ref()

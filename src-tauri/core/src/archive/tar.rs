@@ -4,23 +4,52 @@
 //! padded to 512. A compressed one can only be read front to back, so its
 //! index is read once and kept: per entry its name (the last segment, or
 //! the whole raw path when unsafe), kind, size, time, link target and where
-//! its data starts in the uncompressed stream. Headers in the ustar, GNU
-//! (`L`/`K` long names) and pax (`x` records: path, linkpath, size, mtime)
-//! forms are read; global pax records are skipped. Reading the headers is
-//! held to an [`IndexBudget`] (time, and memory: names' bytes count).
+//! its data starts in the uncompressed stream. Headers in the ustar, v7,
+//! GNU (`L`/`K` long names, `S` sparse files, `V` volume labels, `D`
+//! dumpdirs) and pax (`x`, and Solaris `X`, records: path, linkpath, size,
+//! mtime, GNU sparse 0.0, 0.1 and 1.0) forms are read, signed checksums
+//! too; global pax records are skipped: each entry is listed as bsdtar and
+//! GNU tar list it.
+//!
+//! A sparse file is listed with its real size and reads with its holes as
+//! zeros (`sparse`); a hard link names the entry it links to and reads as
+//! that entry (`links`); an entry a header gets wrong (a pax number past 64
+//! bits, a sparse map that lies) is listed with its error. In a compressed
+//! tar, each entry named like an archive is told by its first bytes in the
+//! indexing pass, and a small archive kept whole (`Nested`), so that neither
+//! listing nor opening it decompresses the tar again from its start.
+//! Reading the headers is held to an [`IndexBudget`] (time, and memory:
+//! names' bytes count).
 #![forbid(unsafe_code)]
 
 use std::io::{self, Read};
 use std::sync::Arc;
 use std::time::Instant;
 
+mod header;
+mod links;
+mod sparse;
+#[cfg(test)]
+mod tests;
+
+use self::header::{checksum_ok, cstr, octal, PaxSparse, Pending};
 use super::budget::{Cut, IndexBudget};
 use super::decode::{self, Codec, Range, RatioGuard};
 use super::names::unsafe_reason;
+use super::sniff::{named_like_archive, sniff};
 use super::tree::{Tree, TreeBuilder};
-use super::{corrupt_error, Summary};
+use super::{corrupt, corrupt_error, Summary};
 use crate::error::{code_of, CanopyError, ErrorCode};
-use crate::limits::{ARCHIVE_LINK_MAX, MAX_TIME_MS};
+use crate::limits::{
+    ARCHIVE_LINK_MAX, ARCHIVE_NESTED_KEEP_MAX, ARCHIVE_NESTED_KEPT_MAX,
+    ARCHIVE_SNIFF_BYTES, MAX_TIME_MS,
+};
+use crate::wire::ArchiveFormat;
+
+pub(crate) use self::header::is_header;
+pub(crate) use self::links::HardLink;
+use self::links::Resolved;
+pub(crate) use self::sparse::{stored_before, Holes};
 
 /// The largest pax or GNU long-name header read (its value is a path).
 const EXTENDED_HEADER_MAX: u64 = 1024 * 1024;
@@ -44,15 +73,63 @@ pub(crate) struct Member {
     pub data: u64,
 }
 
+/// What a few members have besides the facts every member has.
+#[derive(Debug, Default)]
+pub(crate) struct Extra {
+    /// What its headers get wrong: it is listed, never read.
+    pub problem: Option<CanopyError>,
+    /// A sparse file: its runs, a range of [`TarIndex::runs`].
+    sparse: Option<(usize, usize)>,
+    /// An entry of a compressed tar named like an archive.
+    pub nested: Option<Nested>,
+}
+
+/// An entry of a compressed tar named like an archive, as the indexing
+/// pass found it.
+#[derive(Debug, Clone)]
+pub(crate) struct Nested {
+    /// What its first bytes say.
+    pub format: Option<ArchiveFormat>,
+    /// Its bytes, when it is an archive small enough to keep
+    /// (`ARCHIVE_NESTED_KEEP_MAX`, `ARCHIVE_NESTED_KEPT_MAX` in all).
+    pub bytes: Option<Arc<[u8]>>,
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct TarIndex {
     pub members: Vec<Member>,
     names: Vec<u8>,
     /// Why the index stops before the archive's end, if it does.
     pub stopped: Option<CanopyError>,
+    /// The members that have an [`Extra`], by member number (ascending).
+    extras: Vec<(u32, Extra)>,
+    /// The sparse files' runs: (logical offset, length) of each run of data.
+    runs: Vec<(u64, u64)>,
+    /// The hard links (member numbers, ascending) and what each leads to,
+    /// once the whole index is read: 12 bytes a link.
+    hard: Vec<(u32, Resolved)>,
+    /// The files some hard link links to (member numbers, ascending).
+    linked: Vec<u32>,
 }
 
 impl TarIndex {
+    /// The memory it holds, in bytes (its tree's apart): members, names,
+    /// extras, sparse runs, hard links and the archives kept inside it.
+    pub fn held(&self) -> u64 {
+        let kept: usize = self
+            .extras
+            .iter()
+            .filter_map(|(_, e)| e.nested.as_ref()?.bytes.as_ref().map(|b| b.len()))
+            .sum();
+        (self.members.len() * std::mem::size_of::<Member>()
+            + self.names.len()
+            + self.extras.len() * std::mem::size_of::<(u32, Extra)>()
+            + self.runs.len() * std::mem::size_of::<(u64, u64)>()
+            + self.hard.len() * std::mem::size_of::<(u32, Resolved)>()
+            + self.linked.len() * std::mem::size_of::<u32>()
+            + kept) as u64
+    }
+
     pub fn name(&self, m: &Member) -> &[u8] {
         &self.names[m.name.0 as usize..m.name.1 as usize]
     }
@@ -69,9 +146,45 @@ impl TarIndex {
         }
     }
 
-    /// The memory it holds, in bytes (its tree's apart).
-    pub fn held(&self) -> u64 {
-        (self.members.len() * std::mem::size_of::<Member>() + self.names.len()) as u64
+    /// What member `loc` has besides the common facts, if anything.
+    pub fn extra(&self, loc: u32) -> Option<&Extra> {
+        let i = self.extras.binary_search_by_key(&loc, |e| e.0).ok()?;
+        Some(&self.extras[i].1)
+    }
+
+    /// The file whose bytes member `loc` has, when that file has more than
+    /// one name (a hard link, or a file a hard link links to): one file,
+    /// met under each name.
+    pub fn one_file(&self, loc: u32) -> Option<u32> {
+        match self.resolved(loc) {
+            Some(Resolved::To(to)) => Some(to),
+            Some(_) => None,
+            None => self.linked.binary_search(&loc).is_ok().then_some(loc),
+        }
+    }
+
+    fn resolved(&self, loc: u32) -> Option<Resolved> {
+        let i = self.hard.binary_search_by_key(&loc, |h| h.0).ok()?;
+        Some(self.hard[i].1)
+    }
+
+    /// What hard link `loc` leads to (`None` when it is no hard link).
+    pub fn hard_link(&self, loc: u32) -> Option<HardLink> {
+        let target = self.link(&self.members[loc as usize]).unwrap_or_default();
+        let resolved = self.resolved(loc)?;
+        Some(resolved.told(target, |to| self.members[to as usize].kind))
+    }
+
+    /// What the indexing pass found of the file member `loc` has (a hard
+    /// link: the file it links to), when it is named like an archive.
+    pub fn nested(&self, loc: u32) -> Option<&Nested> {
+        let file = self.one_file(loc).unwrap_or(loc);
+        self.extra(file)?.nested.as_ref()
+    }
+
+    /// A sparse file's runs: (logical offset, length), in order.
+    pub fn runs(&self, extra: &Extra) -> Option<&[(u64, u64)]> {
+        extra.sparse.map(|(a, b)| &self.runs[a..b])
     }
 
     fn push_name(&mut self, bytes: &[u8]) -> (u32, u32) {
@@ -144,25 +257,6 @@ impl<F: SourceFile> Stream<F> {
     }
 }
 
-fn octal(field: &[u8]) -> Option<u64> {
-    if field.first().is_some_and(|b| b & 0x80 != 0) {
-        // Base-256 (GNU): big-endian, the first byte's top bit a marker.
-        let mut v: u64 = u64::from(field[0] & 0x7F);
-        for &b in &field[1..] {
-            v = v.checked_mul(256)?.checked_add(u64::from(b))?;
-        }
-        return Some(v);
-    }
-    // Octal digits after leading spaces, up to the first other byte (NUL or space).
-    let mut digits = field
-        .iter()
-        .skip_while(|&&b| b == b' ')
-        .take_while(|b| (b'0'..=b'7').contains(b));
-    digits.try_fold(0u64, |v, &d| {
-        v.checked_mul(8)?.checked_add(u64::from(d - b'0'))
-    })
-}
-
 /// `size` rounded up to whole blocks, if that is a number.
 fn padded(size: u64) -> Option<u64> {
     size.checked_next_multiple_of(BLOCK)
@@ -173,42 +267,11 @@ const BLOCK: u64 = 512;
 
 /// A path as tar writers give it, without the `./` that `tar -C dir .`
 /// puts before every name (`None` for the top folder's own entry).
-fn without_dot_slash(mut path: &[u8]) -> Option<&[u8]> {
+pub(super) fn without_dot_slash(mut path: &[u8]) -> Option<&[u8]> {
     while let Some(rest) = path.strip_prefix(b"./") {
         path = rest;
     }
     (!path.is_empty() && path != b".").then_some(path)
-}
-
-fn cstr(field: &[u8]) -> &[u8] {
-    &field[..field.iter().position(|&b| b == 0).unwrap_or(field.len())]
-}
-
-fn checksum_ok(h: &[u8; 512]) -> bool {
-    let Some(want) = octal(&h[148..156]) else {
-        return false;
-    };
-    // The checksum field itself counts as eight spaces.
-    let sum = h.iter().map(|&b| u64::from(b)).sum::<u64>()
-        - h[148..156].iter().map(|&b| u64::from(b)).sum::<u64>()
-        + 8 * 32;
-    sum == want
-}
-
-/// Whether `block` is a tar header (its checksum holds).
-pub(crate) fn is_header(block: &[u8]) -> bool {
-    block.len() >= 512
-        && block[..512].iter().any(|&b| b != 0)
-        && checksum_ok(block[..512].try_into().expect("512"))
-}
-
-/// What pax and GNU long-name headers say of the next entry.
-#[derive(Default)]
-struct Pending {
-    path: Option<Vec<u8>>,
-    link: Option<Vec<u8>>,
-    size: Option<u64>,
-    mtime_ms: Option<i64>,
 }
 
 fn read_data<F: SourceFile>(
@@ -234,41 +297,6 @@ fn read_data<F: SourceFile>(
     Ok(data)
 }
 
-fn apply_pax(records: &[u8], p: &mut Pending) {
-    let mut rest = records;
-    while !rest.is_empty() {
-        let Some(space) = rest.iter().position(|&b| b == b' ') else {
-            return;
-        };
-        let Some(len) = std::str::from_utf8(&rest[..space])
-            .ok()
-            .and_then(|t| t.parse::<usize>().ok())
-        else {
-            return;
-        };
-        if len <= space + 1 || len > rest.len() {
-            return;
-        }
-        let record = &rest[space + 1..len - 1];
-        if let Some(eq) = record.iter().position(|&b| b == b'=') {
-            let (key, value) = (&record[..eq], &record[eq + 1..]);
-            match key {
-                b"path" => p.path = Some(value.to_vec()),
-                b"linkpath" => p.link = Some(value.to_vec()),
-                b"size" => p.size = std::str::from_utf8(value).ok().and_then(|t| t.parse().ok()),
-                b"mtime" => {
-                    p.mtime_ms = std::str::from_utf8(value)
-                        .ok()
-                        .and_then(|t| t.parse::<f64>().ok())
-                        .map(|s| (s * 1000.0).floor() as i64);
-                }
-                _ => {}
-            }
-        }
-        rest = &rest[len..];
-    }
-}
-
 /// Reads every header of `stream` until its end, an error, or its
 /// [`IndexBudget`] runs out: the tree, the index and the summary.
 pub(crate) fn index<F: SourceFile>(
@@ -281,16 +309,18 @@ pub(crate) fn index<F: SourceFile>(
     let mut idx = TarIndex::default();
     let mut summary = Summary::default();
     let mut pending = Pending::default();
+    // Bytes of archives inside this one kept so far (`Nested`).
+    let mut kept = 0u64;
     let mut header = [0u8; 512];
     let stop = loop {
-        let cut = |c: Cut, idx: &TarIndex, stream: &Stream<F>| {
+        let budget_cut = |c: Cut, idx: &TarIndex, stream: &Stream<F>| {
             c.error(&format!(
                 "the {} entries in its first {} MiB",
                 idx.members.len(),
                 stream.position() >> 20
             ))
         };
-        let timeout = |idx: &TarIndex, stream: &Stream<F>| cut(Cut::Time, idx, stream);
+        let timeout = |idx: &TarIndex, stream: &Stream<F>| budget_cut(Cut::Time, idx, stream);
         let failed = |e: io::Error, idx: &TarIndex, stream: &Stream<F>| {
             if code_of(&e) == ErrorCode::Timeout {
                 timeout(idx, stream)
@@ -299,7 +329,7 @@ pub(crate) fn index<F: SourceFile>(
             }
         };
         if let Err(c) = budget.work(512) {
-            break Some(cut(c, &idx, &stream));
+            break Some(budget_cut(c, &idx, &stream));
         }
         match stream.read_full(&mut header) {
             Ok(512) => {}
@@ -324,31 +354,33 @@ pub(crate) fn index<F: SourceFile>(
         };
         let flag = header[156];
         match flag {
-            b'L' | b'K' | b'x' | b'g' => {
+            // `g`: global pax records; `V`: a GNU volume label (no entry, as bsdtar).
+            b'L' | b'K' | b'x' | b'X' | b'g' | b'V' => {
                 let data = match read_data(&mut stream, size, EXTENDED_HEADER_MAX) {
                     Ok(d) => d,
                     Err(e) if e.code == ErrorCode::Timeout => break Some(timeout(&idx, &stream)),
                     Err(e) => break Some(e),
                 };
                 if let Err(c) = budget.work(data.len() as u64) {
-                    break Some(cut(c, &idx, &stream));
+                    break Some(budget_cut(c, &idx, &stream));
                 }
                 match flag {
                     b'L' => pending.path = Some(cstr(&data).to_vec()),
                     b'K' => pending.link = Some(cstr(&data).to_vec()),
-                    b'x' => apply_pax(&data, &mut pending),
+                    b'x' | b'X' => header::apply_pax(&data, &mut pending),
                     _ => {}
                 }
                 continue;
             }
             _ => {}
         }
-        let p = std::mem::take(&mut pending);
+        let mut p = std::mem::take(&mut pending);
         if let Some(s) = p.size {
             size = s;
         }
         let ustar = &header[257..263] == b"ustar\0";
-        let path = p.path.unwrap_or_else(|| {
+        let named = p.sparse.name.take().or(p.path.take());
+        let path = named.unwrap_or_else(|| {
             let name = cstr(&header[0..100]);
             let prefix = if ustar { cstr(&header[345..500]) } else { &[] };
             if prefix.is_empty() {
@@ -357,13 +389,17 @@ pub(crate) fn index<F: SourceFile>(
                 [prefix, b"/", name].concat()
             }
         });
-        let link = p.link.unwrap_or_else(|| cstr(&header[157..257]).to_vec());
+        let link = p
+            .link
+            .take()
+            .unwrap_or_else(|| cstr(&header[157..257]).to_vec());
         let (kind, hard_link) = match flag {
             b'1' => (EntryKind::File, true),
             b'2' => (EntryKind::Symlink, false),
             b'3' => (EntryKind::CharDevice, false),
             b'4' => (EntryKind::BlockDevice, false),
-            b'5' => (EntryKind::Folder, false),
+            // `D`: a GNU dumpdir, a folder whose data lists its names.
+            b'5' | b'D' => (EntryKind::Folder, false),
             b'6' => (EntryKind::Fifo, false),
             _ if path.ends_with(b"/") => (EntryKind::Folder, false),
             _ => (EntryKind::File, false),
@@ -385,10 +421,43 @@ pub(crate) fn index<F: SourceFile>(
                 "an entry's size is larger than any archive (the header lies)",
             ));
         };
+        let regular = kind == EntryKind::File && !hard_link;
+        let mut extra = Extra {
+            problem: p.problem.take(),
+            ..Extra::default()
+        };
+        let mut shown = if regular { size } else { 0 };
+        // Bytes of the entry's data read here (a 1.0 sparse map, or a look
+        // inside it), and why the archive is cut there if it is.
+        let mut consumed = 0u64;
+        let mut cut = None;
+        if regular {
+            match read_sparse(&mut stream, &header, &p.sparse, data_len) {
+                Ok(None) => {}
+                Ok(Some(sparse)) => {
+                    shown = sparse.real;
+                    consumed = sparse.map_bytes;
+                    match sparse.runs {
+                        Ok(runs) => {
+                            let start = idx.runs.len();
+                            idx.runs.extend(runs);
+                            extra.sparse = Some((start, idx.runs.len()));
+                        }
+                        Err(problem) => {
+                            extra.problem.get_or_insert(problem);
+                        }
+                    }
+                }
+                Err(e) => cut = Some(e),
+            }
+        }
         let data = stream.position();
         let Some(path) = without_dot_slash(&path) else {
+            if let Some(e) = cut {
+                break Some(failed(e, &idx, &stream));
+            }
             // The top folder's own entry (`./`): it is the archive itself.
-            match stream.skip(data_blocks) {
+            match stream.skip(data_blocks - consumed) {
                 Ok(true) => continue,
                 Ok(false) => {
                     break Some(corrupt_error(
@@ -414,7 +483,20 @@ pub(crate) fn index<F: SourceFile>(
             .work(path.len() as u64)
             .and_then(|()| budget.fits(tree.held() + idx.held(), adds));
         if let Err(c) = afford {
-            break Some(cut(c, &idx, &stream));
+            break Some(budget_cut(c, &idx, &stream));
+        }
+        // Only a whole regular file's bytes are what they are (a sparse one's
+        // stored runs are not its first bytes).
+        let plain = regular && extra.sparse.is_none() && extra.problem.is_none() && consumed == 0;
+        let packed = matches!(stream, Stream::Packed(_));
+        if plain && packed && !is_unsafe && cut.is_none() && named_like_archive(listed) {
+            match look_inside(&mut stream, listed, size, &mut kept) {
+                Ok((nested, read)) => {
+                    extra.nested = Some(nested);
+                    consumed = read;
+                }
+                Err(e) => cut = Some(e),
+            }
         }
         let name = idx.push_name(listed);
         let link = (matches!(kind, EntryKind::Symlink) || hard_link)
@@ -424,18 +506,26 @@ pub(crate) fn index<F: SourceFile>(
             link,
             kind,
             hard_link,
-            size: if kind == EntryKind::File && !hard_link {
-                size
-            } else {
-                0
-            },
+            size: shown,
             modified_ms: mtime_ms,
             data,
         });
-        summary.count(kind, if hard_link { 0 } else { data_len }, 0, false);
+        let has_extra = extra.problem.is_some() || extra.sparse.is_some() || extra.nested.is_some();
+        if has_extra {
+            idx.extras.push((loc, extra));
+        }
+        let claimed = match (regular, hard_link) {
+            (true, _) => shown,
+            (_, true) => 0,
+            _ => data_len,
+        };
+        summary.count(kind, claimed, 0, false);
         summary.unsafe_names += u64::from(is_unsafe);
         tree.add(trimmed, kind == EntryKind::Folder, is_unsafe, loc);
-        match stream.skip(data_blocks) {
+        if let Some(e) = cut {
+            break Some(failed(e, &idx, &stream));
+        }
+        match stream.skip(data_blocks - consumed) {
             Ok(true) => {}
             Ok(false) => {
                 break Some(corrupt_error(
@@ -449,5 +539,144 @@ pub(crate) fn index<F: SourceFile>(
     idx.stopped = stop;
     idx.members.shrink_to_fit();
     idx.names.shrink_to_fit();
-    Ok((tree.finish(), idx, summary))
+    idx.extras.shrink_to_fit();
+    idx.runs.shrink_to_fit();
+    let tree = tree.finish();
+    links::resolve(&tree, &mut idx);
+    Ok((tree, idx, summary))
+}
+
+/// A sparse entry's map, as read: its real size, the bytes of its data the
+/// map took (1.0), and its runs or why they cannot be trusted.
+struct SparseRead {
+    real: u64,
+    map_bytes: u64,
+    runs: Result<Vec<(u64, u64)>, CanopyError>,
+}
+
+/// Reads the map of the entry whose header is `header`, if it is a sparse
+/// file: from the extension blocks after the header (old GNU) or from the
+/// start of its data (pax 1.0), or from its pax records (0.0, 0.1).
+///
+/// # Errors
+/// The stream's: it ends or fails inside the map (the archive is cut there).
+fn read_sparse<F: SourceFile>(
+    stream: &mut Stream<F>,
+    header: &[u8; 512],
+    pax: &PaxSparse,
+    data_len: u64,
+) -> io::Result<Option<SparseRead>> {
+    let mut block = [0u8; 512];
+    if header[156] == b'S' {
+        let mut runs = Vec::new();
+        let (real, mut extended) = sparse::old_gnu_header(header, &mut runs);
+        let (real, mut problem) = match real {
+            Ok(real) => (real, None),
+            Err(e) => (0, Some(e)),
+        };
+        // Every extension block is passed over, whatever the map holds.
+        let mut blocks = 0u64;
+        while extended {
+            if stream.read_full(&mut block)? < block.len() {
+                return Err(corrupt(
+                    "the archive ends inside a sparse map (it is truncated)",
+                ));
+            }
+            blocks += 1;
+            extended = sparse::extension_continues(&block);
+            if problem.is_none() {
+                problem =
+                    sparse::old_gnu_extension(&block, &mut runs, blocks, EXTENDED_HEADER_MAX).err();
+            }
+        }
+        let runs = match problem {
+            Some(e) => Err(e),
+            None => sparse::check(&runs, real, data_len).map(|()| runs),
+        };
+        return Ok(Some(SparseRead {
+            real,
+            map_bytes: 0,
+            runs,
+        }));
+    }
+    if !pax.any() {
+        return Ok(None);
+    }
+    let (mut map_bytes, mut failed) = (0u64, None);
+    let runs = if pax.major == Some(1) {
+        let next = |b: &mut [u8; 512]| match stream.read_full(b) {
+            Ok(512) => {
+                map_bytes += 512;
+                Ok(())
+            }
+            Ok(_) => {
+                failed = Some(corrupt(
+                    "the archive ends inside a sparse map (it is truncated)",
+                ));
+                Err(corrupt_error("cut"))
+            }
+            Err(e) => {
+                failed = Some(e);
+                Err(corrupt_error("cut"))
+            }
+        };
+        sparse::map_in_data(next, data_len, EXTENDED_HEADER_MAX).map(|(runs, _)| runs)
+    } else {
+        sparse::pax_runs(&pax.map, pax.blocks)
+    };
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let stored = data_len - map_bytes;
+    let real = pax.real_size.unwrap_or(stored);
+    let runs = match (runs, pax.real_size) {
+        (Err(e), _) => Err(e),
+        (Ok(_), None) => Err(corrupt_error("its sparse records give no real size")),
+        (Ok(runs), Some(_)) => sparse::check(&runs, real, stored).map(|()| runs),
+    };
+    Ok(Some(SparseRead {
+        real,
+        map_bytes,
+        runs,
+    }))
+}
+
+/// The first bytes of an entry named like an archive in a compressed tar,
+/// told while the indexing pass goes by (as `sniff::head_of` would read
+/// them), and the whole entry when it is an archive small enough to keep.
+/// The bytes of the entry it read.
+///
+/// # Errors
+/// The stream's; `CORRUPT` when it ends inside the entry.
+fn look_inside<F: SourceFile>(
+    stream: &mut Stream<F>,
+    name: &[u8],
+    size: u64,
+    kept: &mut u64,
+) -> io::Result<(Nested, u64)> {
+    let head = size.min(ARCHIVE_SNIFF_BYTES as u64) as usize;
+    let mut bytes = vec![0; head];
+    let truncated = || corrupt("the archive ends inside an entry's data (it is truncated)");
+    if stream.read_full(&mut bytes)? < head {
+        return Err(truncated());
+    }
+    let format = sniff(&bytes, name);
+    let fits = size <= ARCHIVE_NESTED_KEEP_MAX && *kept + size <= ARCHIVE_NESTED_KEPT_MAX;
+    if format.is_none() || !fits {
+        let nested = Nested {
+            format,
+            bytes: None,
+        };
+        return Ok((nested, head as u64));
+    }
+    bytes.resize(size as usize, 0);
+    if stream.read_full(&mut bytes[head..])? < bytes.len() - head {
+        return Err(truncated());
+    }
+    *kept += size;
+    let nested = Nested {
+        format,
+        bytes: Some(bytes.into()),
+    };
+    Ok((nested, size))
 }

@@ -39,7 +39,7 @@ type Split<'p, S> = (Opened<S>, PathBuf, Vec<&'p [u8]>);
 /// A source and the archives inside it (see the module docs).
 pub struct WithArchives<S: Source> {
     inner: S,
-    /// The archives opened last, with what their (outermost) file was then.
+    /// The archives used last, with what their (outermost) file was then.
     cache: Cache<S>,
 }
 
@@ -81,13 +81,19 @@ impl<S: Source> WithArchives<S> {
         &self.inner
     }
 
+    /// The archive kept for `path` as it is now, if any. A hit makes it the
+    /// last used, so that opening the archives inside one (each kept in
+    /// turn) never pushes out the one they are in.
     fn cached(&self, path: &Path, stamp: Option<FileStamp>) -> Option<Arc<Archive<Blob<S::File>>>> {
         let stamp = stamp?;
-        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        cache
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let at = cache
             .iter()
-            .find(|(p, s, _)| p == path && *s == stamp)
-            .map(|(_, _, a)| a.clone())
+            .position(|(p, s, _)| p == path && *s == stamp)?;
+        let hit = cache.remove(at);
+        let archive = hit.2.clone();
+        cache.push(hit);
+        Some(archive)
     }
 
     fn keep(&self, path: &Path, stamp: Option<FileStamp>, archive: &Arc<Archive<Blob<S::File>>>) {
@@ -518,6 +524,8 @@ impl<S: Source> Source for WithArchives<S> {
 
 #[cfg(test)]
 mod tests {
+    use std::io::Write;
+
     use super::*;
     use crate::LocalFs;
 
@@ -559,6 +567,51 @@ mod tests {
                 source.cached(path, Some(stamp)).is_some(),
                 kept,
                 "{stopped:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_archive_a_path_runs_through_stays_kept_while_the_archives_in_it_are_opened() {
+        let t = tempfile::tempdir().unwrap();
+        let outer = t.path().join("outer.tar.gz");
+        let zip = [&b"PK\x05\x06"[..], &[0; 18]].concat();
+        let mut tar = Vec::new();
+        for i in 0..2 * ARCHIVE_CACHE {
+            let mut h = [0u8; 512];
+            let name = format!("a{i}.zip");
+            h[..name.len()].copy_from_slice(name.as_bytes());
+            h[100..108].copy_from_slice(b"0000644\0");
+            h[124..136].copy_from_slice(format!("{:011o}\0", zip.len()).as_bytes());
+            h[136..148].copy_from_slice(b"00000000000\0");
+            h[156] = b'0';
+            h[257..265].copy_from_slice(b"ustar\x0000");
+            h[148..156].copy_from_slice(b"        ");
+            let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+            h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+            tar.extend_from_slice(&h);
+            tar.extend_from_slice(&zip);
+            tar.resize(tar.len().next_multiple_of(512), 0);
+        }
+        tar.extend_from_slice(&[0; 1024]);
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&tar).unwrap();
+        std::fs::write(&outer, gz.finish().unwrap()).unwrap();
+        let source = WithArchives::new(LocalFs::new());
+        let stamp = source.inner().open_file(&outer).unwrap().stamp();
+        for i in 0..2 * ARCHIVE_CACHE {
+            let inner = outer.join(format!("a{i}.zip"));
+            let found = source.locate(&inner).unwrap();
+            assert_eq!(
+                found.archive.format,
+                ArchiveFormat::Zip,
+                "{}",
+                inner.display()
+            );
+            assert!(
+                source.cached(&outer, stamp).is_some(),
+                "after opening {} archives inside it, the tar.gz is still kept (not indexed again)",
+                i + 1
             );
         }
     }

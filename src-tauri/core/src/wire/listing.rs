@@ -82,7 +82,8 @@ impl ArchiveFormat {
     }
 }
 
-/// What a symlink points to, found by following it once (never descending).
+/// What a link points to: a symlink's target, found by following it once
+/// (never descending); a tar's hard link's, the entry it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]
@@ -99,7 +100,10 @@ pub enum LinkTarget {
     Outside,
 }
 
-/// A shown symlink's target text and what it resolves to.
+/// A shown link's target text and what it leads to: a symlink's, or (on a
+/// file inside a tar) the entry a hard link names, whose bytes the file has
+/// (`dangling` or `loop` when it names no entry before it, or itself in a
+/// cycle; the entry's error says why).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
 #[ts(export)]

@@ -1,6 +1,8 @@
 //! Fixture trees in temp dirs, and running things as an unprivileged user.
 #![allow(dead_code)]
 
+pub mod tar_tools;
+
 use std::ffi::{CString, OsStr};
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
