@@ -135,6 +135,10 @@ pub const ASKPASS_CLIENTS: usize = 8;
 pub const ASKPASS_PROMPTS: usize = 6;
 /// Lines of `ssh`'s own messages kept to explain a failed connection.
 pub const SSH_MESSAGE_LINES: usize = 64;
+/// The most of one such line kept, in bytes: the rest of a longer one is
+/// dropped as it is read (the server's own stderr reaches `ssh`'s, so a
+/// line can be as long as a server makes it).
+pub const SSH_MESSAGE_LINE_BYTES: usize = 2 * 1024;
 
 /// The furthest time from the epoch, either way, that a date can hold
 /// (ECMAScript's `Date` range): a modification time beyond it is left out.

@@ -287,3 +287,31 @@ fn a_remote_root_that_is_missing_or_mixed_exits_2() {
     assert_eq!(mixed.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&mixed.stderr).contains("mixed"));
 }
+
+/// `canopy-mcp` serving the fake server's root (its `ssh` on `PATH`).
+async fn start_fake(server: &sshd::FakeServer, dir: &Path) -> Server {
+    Server::start_with(Start {
+        roots: vec![PathBuf::from(format!("sftp://fake{}", sshd::FAKE_ROOT))],
+        env: vec![("PATH".into(), server.path_env(dir))],
+        ..Start::default()
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_claiming_4_billion_names_fails_the_call_and_the_next_call_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = sshd::FakeServer::new()
+        .file("/srv/a", 5, b"hello")
+        .hostile("READDIR", sshd::name_reply(u32::MAX, &[b"a"]));
+    let s = start_fake(&server, dir.path()).await;
+    let listed = s.list(json!({ "path": "/srv" })).await;
+    assert_eq!(listed.code(), "IO", "{}", listed.text);
+    assert!(
+        listed.text.contains("claims 4294967295 entries"),
+        "the error says what the server claimed: {}",
+        listed.text
+    );
+    let read = Reply::of(s.call("read_file", json!({ "path": "/srv/a" })).await).ok();
+    assert!(read.text.contains("hello"), "{}", read.text);
+}

@@ -42,6 +42,12 @@ pub const OPENSSH_PORTABLE_MAX_DIR_DEPTH: usize = 64;
 /// Default length of download buffer in openssh-portable
 pub const OPENSSH_PORTABLE_DEFAULT_DOWNLOAD_BUFLEN: usize = 20480;
 
+/// Patched for Canopy: the longest SFTP message openssh-portable's client
+/// takes (`SFTP_MAX_MSG_LENGTH`: its sftp refuses a longer one as "Received
+/// message too long"). [`ReadEnd`] refuses a longer packet before reading
+/// it, so a server's length never sizes an allocation beyond this.
+pub const OPENSSH_PORTABLE_MAX_MSG_LENGTH: usize = 256 * 1024;
+
 /// Default length of upload buffer in openssh-portable
 pub const OPENSSH_PORTABLE_DEFAULT_UPLOAD_BUFLEN: usize = 20480;
 

@@ -2,7 +2,7 @@
 
 use super::{
     awaitable_responses::ArenaArc, awaitable_responses::Response, connection::SharedData,
-    reader_buffered::ReaderBuffered, Error, Extensions, ToBuffer,
+    reader_buffered::ReaderBuffered, Error, Extensions, ToBuffer, OPENSSH_PORTABLE_MAX_MSG_LENGTH,
 };
 
 use std::{io, num::NonZeroUsize, pin::Pin};
@@ -17,6 +17,11 @@ use openssh_sftp_protocol::{
 use pin_project::pin_project;
 use tokio::io::{copy_buf, sink, AsyncBufReadExt, AsyncRead, AsyncReadExt};
 use tokio_io_utility::{read_exact_to_bytes, read_exact_to_vec};
+
+/// Patched for Canopy: a reply that breaks the protocol, saying how.
+fn invalid(what: String) -> Error {
+    Error::FormatError(ssh_format::Error::Message(what.into_boxed_str()))
+}
 
 /// The ReadEnd for the lowlevel API.
 #[derive(Debug)]
@@ -115,12 +120,23 @@ where
         buffer: Option<Buffer>,
     ) -> Result<Response<Buffer>, Error> {
         // Since the data is sent as a string, we need to consume the 4-byte length first.
-        self.as_mut()
+        let drain = self
+            .as_mut()
             .project()
             .reader
             .read_exact_into_buffer(4)
             .await?;
+        let stated: u32 = from_bytes(&drain)?.0;
+        drop(drain);
 
+        // Patched for Canopy: upstream took `len - 4` on trust (a packet
+        // shorter than 4 bytes overflowed); the data's own length must be
+        // what the packet carries.
+        if len < 4 || stated != len - 4 {
+            return Err(invalid(format!(
+                "a DATA reply of {len} bytes says its data is {stated} bytes"
+            )));
+        }
         let len = (len - 4) as usize;
 
         if let Some(mut buffer) = buffer {
@@ -149,7 +165,13 @@ where
 
     /// * `len` - includes packet_type and request_id.
     async fn read_in_packet(self: Pin<&mut Self>, len: u32) -> Result<Response<Buffer>, Error> {
-        let response: response::Response = self.read_and_deserialize(len as usize).await?;
+        // Patched for Canopy: every count in it checked against its bytes.
+        let drain = self
+            .project()
+            .reader
+            .read_exact_into_buffer(len as usize)
+            .await?;
+        let response = response::Response::from_packet(&drain)?;
 
         Ok(Response::Header(response.response_inner))
     }
@@ -200,6 +222,16 @@ where
         let drain = this.reader.read_exact_into_buffer(9).await?;
         let (len, packet_type, response_id): (u32, u8, u32) = from_bytes(&drain)?.0;
 
+        // Patched for Canopy: the length is the server's word. A packet holds
+        // at least its type and id (upstream's `len - 5` overflowed), and at
+        // most what openssh's own client takes: nothing is read into memory,
+        // or allocated for, on a longer claim.
+        if len < 5 || len as usize > OPENSSH_PORTABLE_MAX_MSG_LENGTH {
+            return Err(invalid(format!(
+                "a reply says it is {len} bytes long (a reply is 5 to \
+                 {OPENSSH_PORTABLE_MAX_MSG_LENGTH} bytes)"
+            )));
+        }
         let len = len - 5;
 
         let res = this.shared_data.responses().get(response_id);

@@ -136,8 +136,20 @@ where
 
             Ok(Cow::Borrowed(slice))
         } else {
-            let mut bytes = vec![0_u8; size];
-            self.fill_buffer(&mut bytes)?;
+            // Patched for Canopy: `size` is the sender's word. Only the bytes
+            // that arrive are allocated (upstream allocated `size` zeroed
+            // bytes first, so a length of 0xFFFFFFFF in a short packet asked
+            // for 4 GiB before finding the input ended).
+            let mut bytes = Vec::with_capacity(self.slice.len());
+            while bytes.len() < size {
+                self.update_slice();
+                if self.slice.is_empty() {
+                    return Err(Error::Eof);
+                }
+                let n = self.slice.len().min(size - bytes.len());
+                bytes.extend_from_slice(&self.slice[..n]);
+                self.slice = &self.slice[n..];
+            }
             Ok(Cow::Owned(bytes))
         }
     }
@@ -316,6 +328,9 @@ where
     where
         V: Visitor<'de>,
     {
+        // Patched for Canopy: upstream's nested impl, allowed as it is
+        // (today's rustc warns about it in every build).
+        #[allow(non_local_definitions)]
         impl<'a, 'de, It> serde::de::EnumAccess<'de> for &'a mut Deserializer<'de, It>
         where
             It: iter::FusedIterator + Iterator<Item = &'de [u8]>,
@@ -451,8 +466,13 @@ where
         }
     }
 
+    /// Patched for Canopy: the count is the sender's word, and visitors
+    /// allocate what the hint says (a handle's `SmallArrayBox` allocated a
+    /// claimed 4 GiB). It is given only when the bytes at hand could hold
+    /// that many elements (each takes at least one byte); otherwise there
+    /// is no hint, and the elements read are what is allocated.
     fn size_hint(&self) -> Option<usize> {
-        Some(self.len)
+        (self.len <= self.deserializer.slice.len()).then_some(self.len)
     }
 }
 
