@@ -54,3 +54,44 @@ fn a_reply_longer_than_any_packet_is_refused_before_it_is_read() {
         "{error}"
     );
 }
+
+#[test]
+fn a_file_that_ends_before_its_size_says_where_and_offers_no_more() {
+    let dir = tempfile::tempdir().unwrap();
+    // `stat` says 1 TiB; the reads end at 0, and at 5.
+    let server =
+        FakeServer::new()
+            .file("/srv/empty", 1 << 40, b"")
+            .file("/srv/short", 1 << 40, b"hello");
+    let source = server.source(dir.path());
+    source.connect().unwrap();
+    for (name, read) in [("/srv/empty", 0), ("/srv/short", 5)] {
+        let chunk = canopy_core::preview(&source, Path::new(name), 0, 4096).unwrap();
+        assert_eq!(chunk.length, read, "{name}: every byte read is shown");
+        assert!(!chunk.more, "{name}: nothing more to read");
+        assert_eq!(chunk.ended_at, Some(read), "{name}: where the file ended");
+        assert_eq!(chunk.size, 1 << 40, "{name}: the size is what stat said");
+    }
+}
+
+#[test]
+fn lines_of_a_file_that_ends_before_its_size_say_where_it_ended() {
+    use canopy_core::{read_lines, LineWindow};
+    let dir = tempfile::tempdir().unwrap();
+    let server = FakeServer::new().file("/srv/empty", 1 << 40, b"").file(
+        "/srv/short",
+        1 << 40,
+        b"one\ntwo\n",
+    );
+    let source = server.source(dir.path());
+    source.connect().unwrap();
+    for window in [LineWindow::Head(5), LineWindow::Tail(5)] {
+        let l = read_lines(&source, Path::new("/srv/short"), window, 1 << 20).unwrap();
+        assert_eq!(l.text, "one\ntwo\n", "{window:?}");
+        assert_eq!(l.ended_at, Some(8), "{window:?}: where the file ended");
+    }
+    for window in [LineWindow::Head(5), LineWindow::Tail(5)] {
+        let l = read_lines(&source, Path::new("/srv/empty"), window, 1 << 20).unwrap();
+        assert_eq!((l.text.as_str(), l.ended_at), ("", Some(0)), "{window:?}");
+    }
+}
