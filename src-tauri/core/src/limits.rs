@@ -133,6 +133,12 @@ pub const ASKPASS_CLIENTS: usize = 8;
 /// Prompts shown for one connect (a wrong passphrase is asked again, as
 /// `ssh` does); past this they are refused unshown.
 pub const ASKPASS_PROMPTS: usize = 6;
+/// Requests (`lstat`, `readlink`, `realpath`) spent telling why a server's
+/// link does not resolve: SFTP v3 has no code for a loop (OpenSSH's server
+/// says "no such file" for one), so the chain is followed to see whether it
+/// comes back on itself (a loop) or reaches a missing name (dangling); past
+/// this many, the target is left unknown.
+pub const SFTP_LINK_LOOKUPS: usize = 64;
 /// Lines of `ssh`'s own messages kept to explain a failed connection.
 pub const SSH_MESSAGE_LINES: usize = 64;
 /// The most of one such line kept, in bytes: the rest of a longer one is

@@ -95,3 +95,37 @@ fn lines_of_a_file_that_ends_before_its_size_say_where_it_ended() {
         assert_eq!((l.text.as_str(), l.ended_at), ("", Some(0)), "{window:?}");
     }
 }
+
+#[test]
+fn a_link_chain_longer_than_the_lookups_allowed_is_unknown_not_a_guess() {
+    let dir = tempfile::tempdir().unwrap();
+    // A chain longer than the lookups allowed, of links that never repeat,
+    // and a two-link loop beside it.
+    let mut server = FakeServer::new().dir("/srv/chain");
+    for i in 0..200 {
+        server = server.link(&format!("/srv/chain/c{i}"), &format!("c{}", i + 1));
+    }
+    let server = server
+        .link("/srv/long", "chain/c0")
+        .link("/srv/loopA", "loopB")
+        .link("/srv/loopB", "loopA");
+    let source = server.source(dir.path());
+    source.connect().unwrap();
+    let listing = list(
+        &source,
+        Path::new(FAKE_ROOT),
+        &ListSettings {
+            depth: 1,
+            ..ListSettings::default()
+        },
+        &ListCall::default(),
+    )
+    .unwrap();
+    let verdict = |name: &str| {
+        let e = listing.root.folder.as_ref().unwrap().entries.iter();
+        let e = e.clone().find(|e| e.name == name).unwrap();
+        format!("{:?}", e.link.as_ref().unwrap().points_to)
+    };
+    assert_eq!(verdict("long"), "Unknown", "past the lookups, no guess");
+    assert_eq!(verdict("loopA"), "Loop");
+}

@@ -557,6 +557,15 @@ impl FakeServer {
         self
     }
 
+    /// A link at `path` to `target`.
+    pub fn link(mut self, path: &str, target: &str) -> FakeServer {
+        self.tree.push((
+            path.into(),
+            serde_json::json!({ "kind": "link", "target": target }),
+        ));
+        self
+    }
+
     /// Every `request` (`READDIR`, `STAT`, `READ` ... as SFTP names them)
     /// is answered with `frame`, its length prefix included, with the
     /// request's id written into its bytes 5..9.
