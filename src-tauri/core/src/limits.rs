@@ -248,6 +248,11 @@ pub const MCP_MAX_OFFSET: u64 = i64::MAX as u64;
 /// their turn (cancellable), so a client that sends thousands of calls
 /// without reading the replies costs a few threads, not thousands.
 pub const MCP_CONCURRENT_CALLS: usize = 4;
+/// `canopy-mcp`: requests read and not yet answered (their reply written to
+/// stdout) at most; past it no request is read until a reply is written.
+/// A client that sends thousands of requests and never reads its replies
+/// costs this many replies, not one per request.
+pub const MCP_UNANSWERED_REQUESTS: usize = 64;
 /// Lookups one resolution inside a set of folders makes at most (each
 /// component walked, its links' and the re-walks from a root included):
 /// past it the path is `LOOP`. The kernel's own bound is a path of
