@@ -34,6 +34,16 @@ pub const SELECTION_ROUNDS: u32 = 4;
 pub const SELECTION_SPREAD_SD: u64 = 8;
 /// Longest filter accepted, in bytes (a name holds at most 255).
 pub const MAX_FILTER_BYTES: usize = 1024;
+/// The longest line of the listing text (`canopy-list`'s, and `canopy-mcp`'s
+/// listings), in bytes, its line break aside. A line holds at most two
+/// escaped fields (a path and a link's target, a folder and a pattern); one
+/// longer than `LINE_FIELD_BYTES` is cut in its middle, where `\cut{N}`
+/// stands for the N bytes of its escaped text left out (a backslash in a
+/// name is always written `\\`, so no name holds the marker). The rest of a
+/// line (tags, counts, notes, a size) takes at most `LINE_FRAME_BYTES`.
+pub const LIST_LINE_BYTES: usize = 16 * 1024;
+pub const LINE_FRAME_BYTES: usize = 512;
+pub const LINE_FIELD_BYTES: usize = (LIST_LINE_BYTES - LINE_FRAME_BYTES) / 2;
 /// Under the size or modified order every entry is `lstat`ed; that scan may
 /// use this share (percent) of the time left for a folder, so the rest of the
 /// names can still be counted. An entry not reached sorts last, and the
