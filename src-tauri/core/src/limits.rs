@@ -34,6 +34,16 @@ pub const SELECTION_ROUNDS: u32 = 4;
 pub const SELECTION_SPREAD_SD: u64 = 8;
 /// Longest filter accepted, in bytes (a name holds at most 255).
 pub const MAX_FILTER_BYTES: usize = 1024;
+/// The longest line of the listing text (`canopy-list`'s, and `canopy-mcp`'s
+/// listings), in bytes, its line break aside. A line holds at most two
+/// escaped fields (a path and a link's target, a folder and a pattern); one
+/// longer than `LINE_FIELD_BYTES` is cut in its middle, where `\cut{N}`
+/// stands for the N bytes of its escaped text left out (a backslash in a
+/// name is always written `\\`, so no name holds the marker). The rest of a
+/// line (tags, counts, notes, a size) takes at most `LINE_FRAME_BYTES`.
+pub const LIST_LINE_BYTES: usize = 16 * 1024;
+pub const LINE_FRAME_BYTES: usize = 512;
+pub const LINE_FIELD_BYTES: usize = (LIST_LINE_BYTES - LINE_FRAME_BYTES) / 2;
 /// Under the size or modified order every entry is `lstat`ed; that scan may
 /// use this share (percent) of the time left for a folder, so the rest of the
 /// names can still be counted. An entry not reached sorts last, and the
@@ -155,8 +165,18 @@ pub const ASKPASS_CLIENTS: usize = 8;
 /// Prompts shown for one connect (a wrong passphrase is asked again, as
 /// `ssh` does); past this they are refused unshown.
 pub const ASKPASS_PROMPTS: usize = 6;
+/// Requests (`lstat`, `readlink`, `realpath`) spent telling why a server's
+/// link does not resolve: SFTP v3 has no code for a loop (OpenSSH's server
+/// says "no such file" for one), so the chain is followed to see whether it
+/// comes back on itself (a loop) or reaches a missing name (dangling); past
+/// this many, the target is left unknown.
+pub const SFTP_LINK_LOOKUPS: usize = 64;
 /// Lines of `ssh`'s own messages kept to explain a failed connection.
 pub const SSH_MESSAGE_LINES: usize = 64;
+/// The most of one such line kept, in bytes: the rest of a longer one is
+/// dropped as it is read (the server's own stderr reaches `ssh`'s, so a
+/// line can be as long as a server makes it).
+pub const SSH_MESSAGE_LINE_BYTES: usize = 2 * 1024;
 
 /// The furthest time from the epoch, either way, that a date can hold
 /// (ECMAScript's `Date` range): a modification time beyond it is left out.
@@ -281,6 +301,11 @@ pub const MCP_MAX_OFFSET: u64 = i64::MAX as u64;
 /// their turn (cancellable), so a client that sends thousands of calls
 /// without reading the replies costs a few threads, not thousands.
 pub const MCP_CONCURRENT_CALLS: usize = 4;
+/// `canopy-mcp`: requests read and not yet answered (their reply written to
+/// stdout) at most; past it no request is read until a reply is written.
+/// A client that sends thousands of requests and never reads its replies
+/// costs this many replies, not one per request.
+pub const MCP_UNANSWERED_REQUESTS: usize = 64;
 /// Lookups one resolution inside a set of folders makes at most (each
 /// component walked, its links' and the re-walks from a root included):
 /// past it the path is `LOOP`. The kernel's own bound is a path of

@@ -68,6 +68,10 @@ pub struct Lines {
     /// The byte cap ended the text before the window did: the rest starts
     /// at byte `offset + length`.
     pub cut: bool,
+    /// The file ended at this byte, before the `size` it reports (it shrank
+    /// while it was read, or its server's size is wrong): there is nothing
+    /// past it to read.
+    pub ended_at: Option<u64>,
 }
 
 /// Reads the lines `window` names of the regular file at `path`, showing
@@ -203,6 +207,7 @@ fn forward(
     } else {
         LineTotal::AtLeast(seen)
     };
+    let ended_at = (eof && pos < size).then_some(pos);
     let Some(offset) = offset else {
         if !eof && !done {
             return Err(CanopyError::new(
@@ -223,13 +228,14 @@ fn forward(
                 size,
                 total,
                 cut: false,
+                ended_at,
             });
         }
         return Err(CanopyError::invalid(format!(
             "line {start} is past the last line ({seen})"
         )));
     };
-    let at_end = !cut && offset + shown.len() as u64 >= size;
+    let at_end = !cut && (offset + shown.len() as u64 >= size || ended_at.is_some());
     let (text, used, lossy) = decoded(&shown, encoding, at_end || !cut);
     if used < shown.len() as u64 {
         cut = true;
@@ -247,10 +253,14 @@ fn forward(
         size,
         total,
         cut,
+        ended_at,
     })
 }
 
-/// Reads from the end: the last `count` lines.
+/// Reads from the end: the last `count` lines. A file that ends before the
+/// size it reports (it shrank, or its server's size is wrong) is read from
+/// its start to find its real end, within `LINE_SCAN_BYTES` and the time;
+/// its tail is then read from there and says where the file ended.
 fn backward(
     file: &impl SourceFile,
     count: u64,
@@ -259,6 +269,48 @@ fn backward(
     encoding: TextEncoding,
     size: u64,
 ) -> Result<Lines, CanopyError> {
+    if let Some(lines) = tail(file, count, max_bytes, deadline, encoding, size)? {
+        return Ok(lines);
+    }
+    let (mut pos, mut end) = (0u64, None);
+    while pos < LINE_SCAN_BYTES && Instant::now() <= deadline {
+        let block = read_at(file, pos, BLOCK)?;
+        pos += block.len() as u64;
+        if block.len() < BLOCK {
+            end = Some(pos);
+            break;
+        }
+    }
+    let short = |why: &str| {
+        CanopyError::new(
+            ErrorCode::Io,
+            format!(
+                "the file ends before the {size} bytes its size reads, {why}; read it by offset"
+            ),
+        )
+    };
+    let Some(end) = end.filter(|&e| e < size) else {
+        return Err(short(&format!(
+            "and its end is not within its first {LINE_SCAN_BYTES} bytes (or what could be read in time)"
+        )));
+    };
+    let mut lines = tail(file, count, max_bytes, deadline, encoding, end)?
+        .ok_or_else(|| short("and shrinks while it is read"))?;
+    lines.size = size;
+    lines.ended_at = Some(end);
+    Ok(lines)
+}
+
+/// The last `count` lines of a file of `size` bytes; `None` when it ends
+/// before `size`.
+fn tail(
+    file: &impl SourceFile,
+    count: u64,
+    max_bytes: u64,
+    deadline: Instant,
+    encoding: TextEncoding,
+    size: u64,
+) -> Result<Option<Lines>, CanopyError> {
     // Where the tail starts: after the `count`th `\n` from the end, not
     // counting one that ends the file.
     let mut end = size;
@@ -269,6 +321,10 @@ fn backward(
     while end > 0 && read < LINE_SCAN_BYTES && Instant::now() <= deadline {
         let from = end.saturating_sub(BLOCK as u64);
         let block = read_at(file, from, (end - from) as usize)?;
+        if (block.len() as u64) < end - from {
+            // The file ends before `size` (`read_at` stops short only there).
+            return Ok(None);
+        }
         read += block.len() as u64;
         let mut bytes = &block[..];
         if first_block {
@@ -322,7 +378,7 @@ fn backward(
         LineTotal::Exact(n) if size > 0 => Some(n + 1 - count.min(n)),
         _ => None,
     };
-    Ok(Lines {
+    Ok(Some(Lines {
         text,
         encoding,
         lossy,
@@ -333,7 +389,8 @@ fn backward(
         size,
         total,
         cut,
-    })
+        ended_at: None,
+    }))
 }
 
 /// Lines in the first `size` bytes (at most `LINE_SCAN_BYTES`).

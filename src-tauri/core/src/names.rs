@@ -240,6 +240,13 @@ pub fn unescape_line(text: &str) -> Result<Vec<u8>, CanopyError> {
             Some(b'n') => (vec![b'\n'], 1),
             Some(b't') => (vec![b'\t'], 1),
             Some(b'r') => (vec![b'\r'], 1),
+            Some(b'c') if after.starts_with("cut{") => {
+                let n = after[4..].split('}').next().unwrap_or("?");
+                return Err(CanopyError::invalid(format!(
+                    "this path was cut in the text it was copied from ({n} bytes of it left out), \
+                     so it names no entry; the listing's JSON carries each entry's whole handle"
+                )));
+            }
             Some(b'x') => {
                 let hex = after
                     .get(1..3)
@@ -282,6 +289,55 @@ pub fn unescape_line(text: &str) -> Result<Vec<u8>, CanopyError> {
         ));
     }
     Ok(out)
+}
+
+/// The longest `\cut{N}` marker (N up to 20 digits).
+const CUT_MARKER_MAX: usize = "\\cut{}".len() + 20;
+
+/// The escaped line field `field` (a path, a link's target) cut in its
+/// middle to at most `max` bytes when longer: its head and tail are kept
+/// whole (never an escape or a character split), and `\cut{N}` between them
+/// says how many bytes of the escaped text were left out. A backslash in a
+/// name is always written `\\`, so the marker comes only from here, and
+/// [`unescape_line`] refuses it (a cut path names no entry).
+pub fn cut_line_field(field: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    if field.len() <= max {
+        return std::borrow::Cow::Borrowed(field);
+    }
+    let room = max.saturating_sub(CUT_MARKER_MAX);
+    let head_goal = room / 2;
+    let tail_goal = field.len() - (room - head_goal);
+    // The last token boundary at or before the head's goal, and the first at
+    // or after the tail's.
+    let (mut head_end, mut tail_start) = (0, field.len());
+    let bytes = field.as_bytes();
+    let mut at = 0;
+    while at < field.len() {
+        let len = if bytes[at] == b'\\' {
+            match bytes.get(at + 1) {
+                Some(b'x') => 4,
+                Some(b'u') => field[at..].find('}').map_or(2, |end| end + 1),
+                _ => 2,
+            }
+        } else {
+            field[at..].chars().next().map_or(1, char::len_utf8)
+        };
+        let next = (at + len).min(field.len());
+        if next <= head_goal {
+            head_end = next;
+        }
+        if at >= tail_goal {
+            tail_start = at;
+            break;
+        }
+        at = next;
+    }
+    let left_out = tail_start - head_end;
+    std::borrow::Cow::Owned(format!(
+        "{}\\cut{{{left_out}}}{}",
+        &field[..head_end],
+        &field[tail_start..]
+    ))
 }
 
 /// The notes Canopy writes after a link's target in text mode.
@@ -474,6 +530,30 @@ mod tests {
         assert!(
             unescape_line("a\\q").unwrap_err().message.contains("\\\\"),
             "the message says how to write a backslash"
+        );
+    }
+
+    #[test]
+    fn a_cut_field_keeps_whole_escapes_and_reads_back_as_no_path() {
+        let field = escape_for_line(&[1u8; 10_000]);
+        let cut = cut_line_field(&field, 1_000);
+        assert!(cut.len() <= 1_000, "{} bytes", cut.len());
+        let (head, rest) = cut.split_once("\\cut{").unwrap();
+        let (n, tail) = rest.split_once('}').unwrap();
+        assert!(
+            head.ends_with("\\u{1}") && tail.starts_with("\\u{1}"),
+            "no escape split"
+        );
+        assert_eq!(
+            head.len() + n.parse::<usize>().unwrap() + tail.len(),
+            field.len()
+        );
+        let err = unescape_line(&cut).unwrap_err();
+        assert!(err.message.contains("was cut"), "{}", err.message);
+        assert_eq!(
+            cut_line_field("short", 1_000),
+            "short",
+            "a short field is whole"
         );
     }
 

@@ -283,8 +283,14 @@ fn read_chunk(
     };
     let chunk = read_at(file, req.offset, want as usize)?;
     let filled = chunk.len() as u64 == want;
+    // A read that stops short has met the file's end (`read_at` reads on
+    // until it is filled or a read returns nothing): where the size said
+    // there was more, the file ended early. Nothing past that end is
+    // offered, or the next chunk would start where this one did.
+    let read_to = req.offset + chunk.len() as u64;
+    let ended_at = (size > 0 && !filled && read_to < size).then_some(read_to);
     let at_end = if size > 0 {
-        req.offset + chunk.len() as u64 >= size
+        read_to >= size || ended_at.is_some()
     } else {
         !filled
     };
@@ -332,7 +338,10 @@ fn read_chunk(
         )
     };
     let end = req.offset + length as u64;
-    let more = if size > 0 {
+    let more = if ended_at.is_some() {
+        // Only what was read and not shown (text stopped at a NUL).
+        end < read_to
+    } else if size > 0 {
         end < size
     } else {
         filled || (length as u64) < chunk.len() as u64
@@ -345,6 +354,7 @@ fn read_chunk(
         clamped,
         size,
         more,
+        ended_at,
         image,
         image_mime,
         media: crate::media::sniff_media(&head),

@@ -6,6 +6,9 @@
 //! [`crate::names::guard_line_field`]) so ` -> ` and the link notes only come
 //! from Canopy: each line parses back to exactly one entry. The grammar is in
 //! the README; the tags and the `[WARNING]` wording are a contract with scripts.
+//! No line is longer than `LIST_LINE_BYTES`: a path or target longer than
+//! `LINE_FIELD_BYTES` is cut in its middle, `\cut{N}` saying how many bytes
+//! of it were left out (see [`crate::names::cut_line_field`]).
 //!
 //! Besides entries: a filtered listing starts with `[MATCH]`; after a
 //! folder's last descendant come its `[WARNING]`, then `[REST]` (what the
@@ -22,9 +25,13 @@
 //! partial (`canopy-mcp`); `canopy-list` does not print it.
 #![forbid(unsafe_code)]
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
-use crate::names::{escape_for_line, guard_line_field, NamePart, LINK_NOTES, SIZE_UNITS};
+use crate::limits::LINE_FIELD_BYTES;
+use crate::names::{
+    cut_line_field, escape_for_line, guard_line_field, NamePart, LINK_NOTES, SIZE_UNITS,
+};
 use crate::rest::RestGroup;
 use crate::wire::{Entry, EntryKind, Folder, FolderSizes, LinkTarget, Listing};
 
@@ -61,6 +68,11 @@ fn push_line_name(out: &mut String, name: &str, parts: Option<&[NamePart]>) {
     guard_line_field(out, start);
 }
 
+/// An escaped field as a line shows it: cut to `LINE_FIELD_BYTES`.
+fn cut(field: &str) -> Cow<'_, str> {
+    cut_line_field(field, LINE_FIELD_BYTES)
+}
+
 /// Which of a folder's sizes the text prints (when the listing carries them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Measure {
@@ -93,7 +105,7 @@ pub fn write_text_measured(
     let root = &listing.root;
     let label = line_name(&root.name, root.name_parts.as_deref());
     if let Some(sizes) = root.folder.as_ref().and_then(|f| f.sizes.as_ref()) {
-        writeln!(out, "[SIZE] {label}{}", size_suffix(sizes, measure))?;
+        writeln!(out, "[SIZE] {}{}", cut(&label), size_suffix(sizes, measure))?;
         for line in lower_bound_lines(sizes) {
             writeln!(out, "{line}")?;
         }
@@ -102,7 +114,7 @@ pub fn write_text_measured(
         writeln!(out, "{line}")?;
     }
     if let Some(err) = &root.error {
-        writeln!(out, "[{}] {label}", err.code)?;
+        writeln!(out, "[{}] {}", err.code, cut(&label))?;
     }
     if let Some(folder) = &root.folder {
         write_folder(folder, &mut String::new(), &label, measure, out)?;
@@ -165,6 +177,7 @@ pub fn match_line(listing: &Listing, label: &str) -> Option<String> {
         ""
     };
     let pattern = escape_for_line(filter.as_bytes()).replace('"', "\\u{22}");
+    let (label, pattern) = (cut(label), cut(&pattern));
     Some(format!(
         "[MATCH] {label}: {least}{matched} of {least}{of} entries match \"{pattern}\""
     ))
@@ -180,6 +193,7 @@ pub fn partial_order_line(label: &str, folder: &Folder) -> Option<String> {
     if !folder.partial_order {
         return None;
     }
+    let label = cut(label);
     let total = folder.total.unwrap_or(0);
     Some(match folder.checked {
         Some(checked) => {
@@ -233,6 +247,7 @@ pub fn write_entry_measured(
     } else {
         tag(e.kind).as_bytes()
     })?;
+    let path = cut(path);
     out.write_all(path.as_bytes())?;
     if let Some(link) = &e.link {
         let note = match link.points_to {
@@ -243,7 +258,7 @@ pub fn write_entry_measured(
             LinkTarget::Folder | LinkTarget::File | LinkTarget::Other => "",
         };
         let target = line_name(&link.target, link.target_parts.as_deref());
-        write!(out, " -> {target}{note}")?;
+        write!(out, " -> {}{note}", cut(&target))?;
     } else if e.kind == EntryKind::Symlink {
         // Seen as a link, but its target could not be read (it was swapped
         // for a folder meanwhile; the error line follows): an empty target,
@@ -284,6 +299,9 @@ pub fn lower_bound_lines(sizes: &FolderSizes) -> Vec<String> {
                 &s.example
             });
             guard_line_field(&mut line, start);
+            let example = cut(&line[start..]).into_owned();
+            line.truncate(start);
+            line.push_str(&example);
             line
         })
         .collect()
@@ -307,6 +325,7 @@ pub fn warning_line(
         return None;
     }
     let of = if lower_bound { "of at least" } else { "of" };
+    let label = cut(label);
     Some(if shown == 0 && past_end {
         let least = if lower_bound { "at least " } else { "" };
         format!("[WARNING] {label}: {hidden} items hidden (offset {offset} is past the end of {least}{total} total)")
@@ -356,7 +375,7 @@ fn write_folder(
             writeln!(out, "{line}")?;
             if !folder.rest.is_empty() {
                 let groups: Vec<String> = folder.rest.iter().map(RestGroup::label).collect();
-                writeln!(out, "[REST] {label}: {}", groups.join(", "))?;
+                writeln!(out, "[REST] {}: {}", cut(label), groups.join(", "))?;
             }
         }
     }
@@ -371,7 +390,8 @@ fn write_folder(
 pub fn ignored_line(label: &str, folder: &Folder) -> Option<String> {
     (folder.ignored_hidden > 0).then(|| {
         format!(
-            "[IGNORED] {label}: {} items hidden by ignore rules",
+            "[IGNORED] {}: {} items hidden by ignore rules",
+            cut(label),
             folder.ignored_hidden
         )
     })

@@ -278,6 +278,106 @@ fn page_taller_than_the_limit_is_too_large_not_a_crash() {
     assert_eq!(err.code, ErrorCode::TooLarge, "{err:?}");
 }
 
+/// A one-page PDF of `w` x `h` pt, turned `rotate` degrees, filled blue.
+fn sized_page(w: f64, h: f64, rotate: u32) -> Vec<u8> {
+    assemble(
+        vec![
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+            format!("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w} {h}] /Rotate {rotate} /Contents 4 0 R >>")
+                .into_bytes(),
+            stream(&format!("0 0 1 rg 0 0 {w} {h} re f"), ""),
+        ],
+        "",
+    )
+}
+
+#[test]
+fn a_degenerate_page_is_drawn_at_the_width_asked_or_refused_saying_its_size() {
+    use canopy_core::limits::{MAX_RENDER_HEIGHT, MIN_RENDER_WIDTH};
+    needs_poppler();
+    let dir = tempfile::tempdir().unwrap();
+    let seed = std::env::var("CANOPY_PDF_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    let mut state = seed;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as u32
+    };
+    // The page first, then sizes from 1 to 14,400 pt (PDF's own
+    // limit) spread by their logarithm, turned or not.
+    let mut cases = vec![(1.0, 14_400.0, 0, 800)];
+    for _ in 0..12 {
+        let side = |n: u32| {
+            (14_400f64.powf(f64::from(n % 1000) / 999.0))
+                .round()
+                .max(1.0)
+        };
+        let (w, h) = (side(next()), side(next()));
+        let rotate = [0, 90][next() as usize % 2];
+        let width = MIN_RENDER_WIDTH + next() % (800 - MIN_RENDER_WIDTH);
+        cases.push((w, h, rotate, width));
+    }
+    for (i, (w, h, rotate, width)) in cases.into_iter().enumerate() {
+        let p = write(dir.path(), &format!("{i}.pdf"), &sized_page(w, h, rotate));
+        // pdftoppm scales the unturned page to the width, then turns it;
+        // a drawing wider than asked is shrunk to the width after.
+        let s = f64::from(width) / w;
+        let drawn = if rotate == 0 {
+            (w * s, h * s)
+        } else {
+            (h * s, w * s)
+        };
+        let fits = drawn.1 <= f64::from(MAX_RENDER_HEIGHT) + 1.0
+            && drawn.0 <= f64::from(MAX_RENDER_WIDTH * 4) + 1.0;
+        let case =
+            format!("{w} x {h} pt turned {rotate} at {width} (replay: CANOPY_PDF_SEED={seed})");
+        match pdf_page(&LocalFs::new(), &p, 1, width, None) {
+            Ok(page) => {
+                assert!(
+                    fits,
+                    "{case}: drawn {} x {}, past the caps",
+                    page.width, page.height
+                );
+                let shown = if drawn.0 > f64::from(width) {
+                    (f64::from(width), drawn.1 * f64::from(width) / drawn.0)
+                } else {
+                    drawn
+                };
+                let near = |got: u32, want: f64| (f64::from(got) - want.max(1.0)).abs() <= 1.5;
+                assert!(
+                    near(page.width, shown.0) && near(page.height, shown.1),
+                    "{case}: the page is drawn {} x {}, not the {:.1} x {:.1} of its shape",
+                    page.width,
+                    page.height,
+                    shown.0,
+                    shown.1
+                );
+                assert_eq!(page_pixels(&page).dimensions(), (page.width, page.height));
+            }
+            Err(e) => {
+                assert!(!fits, "{case}: refused though it fits: {e:?}");
+                assert_eq!(e.code, ErrorCode::TooLarge, "{case}: {e:?}");
+                let size = format!("{w} x {h} pt");
+                assert!(
+                    e.message.contains(&size),
+                    "{case}: the message names the page's size: {}",
+                    e.message
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn page_past_the_end_is_an_error_not_an_empty_page() {
     needs_poppler();

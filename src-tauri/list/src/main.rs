@@ -24,7 +24,9 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use canopy_core::limits::{DEFAULT_DEPTH, MAX_DEPTH, MAX_PAGE, MAX_SIZES_DEPTH, NESTED_CAP, PAGE};
+use canopy_core::limits::{
+    DEFAULT_DEPTH, LINE_FIELD_BYTES, MAX_DEPTH, MAX_PAGE, MAX_SIZES_DEPTH, NESTED_CAP, PAGE,
+};
 use canopy_core::text::{write_text_measured, Measure};
 use canopy_core::wire::{Entry, Listing};
 use canopy_core::wire::{RootSpec, SortBy};
@@ -309,7 +311,11 @@ fn main() -> ExitCode {
     let listing = match list_path(&args) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("canopy-list: {}: {}", e.code, e.message);
+            // A message may quote what a server or an archive said: one
+            // line, escaped and bounded as the listing's lines are.
+            let message = canopy_core::names::escape_for_line(e.message.as_bytes());
+            let message = canopy_core::names::cut_line_field(&message, LINE_FIELD_BYTES);
+            eprintln!("canopy-list: {}: {message}", e.code);
             canopy_core::supervisor::close_standard_output();
             // A cursor or setting the engine refused is a bad argument too.
             return ExitCode::from(if e.code == ErrorCode::InvalidArgument {

@@ -234,3 +234,57 @@ fn gitignore_hides_on_a_server_folder_what_it_hides_here() {
     ]));
     assert!(big.contains("TOO_LARGE"), "{big}");
 }
+
+#[test]
+fn a_server_claiming_4_billion_names_is_exit_1_saying_so_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = FakeServer::new()
+        .file("/srv/a", 1, b"a")
+        .hostile("READDIR", name_reply(u32::MAX, &[b"a"]))
+        .path_env(dir.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_canopy-list"))
+        .arg(format!("sftp://fake{FAKE_ROOT}"))
+        .env("PATH", path)
+        .env("XDG_CONFIG_HOME", "/nonexistent-canopy-test-config")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "exit 1, not a signal: {err}");
+    assert!(
+        err.starts_with("canopy-list: IO: ") && err.contains("claims 4294967295 entries"),
+        "the error says what the server claimed: {err}"
+    );
+}
+
+#[test]
+fn a_servers_error_message_is_one_bounded_line_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    // A STATUS of "failure" whose message is 200 KiB of line breaks and text.
+    let text: Vec<u8> = b"forged\n[FILE] line\n".repeat(10 << 10);
+    let mut body = vec![101, 0, 0, 0, 0, 0, 0, 0, 4];
+    body.extend_from_slice(&(text.len() as u32).to_be_bytes());
+    body.extend_from_slice(&text);
+    body.extend_from_slice(&[0, 0, 0, 0]);
+    let path = FakeServer::new()
+        .hostile("OPENDIR", frame(&body))
+        .path_env(dir.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_canopy-list"))
+        .arg(format!("sftp://fake{FAKE_ROOT}"))
+        .env("PATH", path)
+        .env("XDG_CONFIG_HOME", "/nonexistent-canopy-test-config")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.lines().count(),
+        1,
+        "one line: {}",
+        &err[..err.len().min(300)]
+    );
+    assert!(
+        err.len() <= canopy_core::limits::LIST_LINE_BYTES && err.contains("\\cut{"),
+        "bounded, saying what was cut: {} bytes",
+        err.len()
+    );
+}

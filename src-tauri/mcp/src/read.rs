@@ -109,6 +109,8 @@ pub fn render(chunk: &PreviewChunk, clamped_to: Option<u64>) -> (String, ReadFil
     }
     if chunk.more {
         header.push_str(&format!("; call read_file with offset {end} for more"));
+    } else if let Some(at) = chunk.ended_at {
+        header.push_str(&ended_early(at, chunk.size));
     } else {
         header.push_str("; end of file");
     }
@@ -118,6 +120,7 @@ pub fn render(chunk: &PreviewChunk, clamped_to: Option<u64>) -> (String, ReadFil
         length: chunk.length,
         size: (!unknown_size).then_some(chunk.size),
         next_offset: chunk.more.then_some(end),
+        ended_at: chunk.ended_at,
         content: kind.into(),
         encoding: encoding.map(Into::into),
         lossy,
@@ -125,6 +128,11 @@ pub fn render(chunk: &PreviewChunk, clamped_to: Option<u64>) -> (String, ReadFil
         lines: None,
     };
     (text, out)
+}
+
+/// What a header says of a file that ended at byte `at`, before its `size`.
+fn ended_early(at: u64, size: u64) -> String {
+    format!("; the file ended at byte {at}, before its size ({size} bytes): there is no more")
 }
 
 /// The reply's text and structured result for lines read by line number.
@@ -152,10 +160,14 @@ pub fn render_lines(l: &Lines) -> (String, ReadFileOutput) {
     if l.lossy {
         header.push_str("; bytes that do not decode show as U+FFFD");
     }
+    // Where the bytes end: the file's real end when it came before its size.
+    let real_end = l.ended_at.unwrap_or(l.size);
     if l.cut {
         header.push_str(&format!(
             "; cut at the byte cap: call read_file with offset {end} for more"
         ));
+    } else if let Some(at) = l.ended_at.filter(|&at| end >= at) {
+        header.push_str(&ended_early(at, l.size));
     } else if end >= l.size {
         header.push_str("; end of file");
     } else if let Some(first) = l.first {
@@ -169,7 +181,8 @@ pub fn render_lines(l: &Lines) -> (String, ReadFileOutput) {
         offset: l.offset,
         length: l.length,
         size: Some(l.size),
-        next_offset: (end < l.size).then_some(end),
+        next_offset: (end < real_end).then_some(end),
+        ended_at: l.ended_at,
         content: "text".into(),
         encoding: Some(enc.into()),
         lossy: l.lossy,

@@ -14,19 +14,26 @@
 //!   of message: what it quotes of the request (a method name, a value) is
 //!   cut, and error `data` of more is dropped;
 //! - a line longer than `MAX_LINE_BYTES` is never held whole: it is skipped
-//!   to its end and answered `-32600`.
+//!   to its end and answered `-32600`;
+//! - no request is read while `MCP_UNANSWERED_REQUESTS` requests wait for
+//!   their replies to be written, or that many lines wait to be written: a
+//!   client that sends and never reads costs that many replies, not one per
+//!   request (the first such stop says so on stderr).
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::io;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use canopy_core::limits::MCP_ERROR_CHARS;
-use rmcp::model::ClientRequest;
+use canopy_core::limits::{MCP_ERROR_CHARS, MCP_UNANSWERED_REQUESTS};
+use rmcp::model::{ClientNotification, ClientRequest, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, Notify};
 
 /// The longest line read (as rmcp's own stdio transport allows).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -67,16 +74,78 @@ enum Line {
     TooLong,
 }
 
-/// What goes to the client: a line, and who waits for it to be written.
+/// What goes to the client: a line, who waits for it to be written, and
+/// the request it answers.
 struct Outgoing {
     line: Vec<u8>,
     written: Option<oneshot::Sender<()>>,
+    answers: Option<RequestId>,
+}
+
+/// What the server owes the client: the requests read and not yet answered
+/// (their reply not yet written), and the lines waiting to be written.
+#[derive(Default)]
+struct Owed {
+    requests: Mutex<HashSet<RequestId>>,
+    lines: AtomicUsize,
+    /// Wakes a reader waiting for room when a line is written.
+    written: Notify,
+    said: AtomicBool,
+}
+
+impl Owed {
+    fn request(&self, id: RequestId) {
+        self.requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id);
+    }
+
+    /// `id` needs no reply any more: it was written, or the request was
+    /// cancelled (rmcp then drops its reply).
+    fn settle(&self, id: &RequestId) {
+        self.requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(id);
+        self.written.notify_waiters();
+    }
+
+    fn full(&self) -> bool {
+        let requests = self
+            .requests
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len();
+        requests >= MCP_UNANSWERED_REQUESTS
+            || self.lines.load(Ordering::SeqCst) >= MCP_UNANSWERED_REQUESTS
+    }
+
+    /// Waits until a request may be read.
+    async fn room(&self) {
+        loop {
+            // Made before the check, so a line written between the two wakes it.
+            let written = self.written.notified();
+            if !self.full() {
+                return;
+            }
+            if !self.said.swap(true, Ordering::SeqCst) {
+                crate::diagnostics::line(format!(
+                    "stopped reading requests: {MCP_UNANSWERED_REQUESTS} wait for their replies \
+                     to be written (the client is not reading them); reading resumes as it does \
+                     (said once)"
+                ));
+            }
+            written.await;
+        }
+    }
 }
 
 /// The server's side of a stdio connection (see the module's promises).
 pub struct LineTransport {
     lines: mpsc::Receiver<Line>,
     out: mpsc::UnboundedSender<Outgoing>,
+    owed: Arc<Owed>,
 }
 
 impl LineTransport {
@@ -97,6 +166,8 @@ impl LineTransport {
             }
         });
         let (out, mut out_rx) = mpsc::unbounded_channel::<Outgoing>();
+        let owed = Arc::new(Owed::default());
+        let writing = owed.clone();
         tokio::spawn(async move {
             let mut write = write;
             while let Some(o) = out_rx.recv().await {
@@ -104,12 +175,18 @@ impl LineTransport {
                 if let Some(w) = o.written {
                     let _ = w.send(());
                 }
+                // (The line's count and the request's are settled together.)
+                writing.lines.fetch_sub(1, Ordering::SeqCst);
+                match &o.answers {
+                    Some(id) => writing.settle(id),
+                    None => writing.written.notify_waiters(),
+                }
                 if !ok {
                     break;
                 }
             }
         });
-        LineTransport { lines, out }
+        LineTransport { lines, out, owed }
     }
 
     /// Writes an error reply to a line that was no request, and waits until
@@ -118,12 +195,14 @@ impl LineTransport {
     async fn answer(&self, reply: Value) {
         let mut line = serde_json::to_vec(&reply).unwrap_or_default();
         line.push(b'\n');
+        self.owed.lines.fetch_add(1, Ordering::SeqCst);
         let (tx, rx) = oneshot::channel();
         if self
             .out
             .send(Outgoing {
                 line,
                 written: Some(tx),
+                answers: None,
             })
             .is_ok()
         {
@@ -133,12 +212,14 @@ impl LineTransport {
 
     /// Waits until every line queued so far is written.
     async fn drain(&self) {
+        self.owed.lines.fetch_add(1, Ordering::SeqCst);
         let (tx, rx) = oneshot::channel();
         if self
             .out
             .send(Outgoing {
                 line: Vec::new(),
                 written: Some(tx),
+                answers: None,
             })
             .is_ok()
         {
@@ -326,22 +407,35 @@ impl Transport<RoleServer> for LineTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl std::future::Future<Output = Result<(), io::Error>> + Send + 'static {
-        let out = self.out.clone();
         let line = bounded(&item);
-        async move {
-            let (tx, rx) = oneshot::channel();
-            let gone = || io::Error::new(io::ErrorKind::BrokenPipe, "stdout is closed");
-            out.send(Outgoing {
+        let answers = match &item {
+            JsonRpcMessage::Response(r) => Some(r.id.clone()),
+            JsonRpcMessage::Error(e) => e.id.clone(),
+            _ => None,
+        };
+        // Queued and counted now, not when the future runs (rmcp spawns it).
+        self.owed.lines.fetch_add(1, Ordering::SeqCst);
+        let (tx, rx) = oneshot::channel();
+        let sent = self
+            .out
+            .send(Outgoing {
                 line,
                 written: Some(tx),
+                answers,
             })
-            .map_err(|_| gone())?;
+            .is_ok();
+        async move {
+            let gone = || io::Error::new(io::ErrorKind::BrokenPipe, "stdout is closed");
+            if !sent {
+                return Err(gone());
+            }
             rx.await.map_err(|_| gone())
         }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            self.owed.room().await;
             let Some(line) = self.lines.recv().await else {
                 // The client is gone: what was answered is written first.
                 self.drain().await;
@@ -357,7 +451,20 @@ impl Transport<RoleServer> for LineTransport {
                 }
             };
             match classify(&bytes) {
-                Ok(message) => return Some(message),
+                Ok(message) => {
+                    match &message {
+                        JsonRpcMessage::Request(r) => self.owed.request(r.id.clone()),
+                        JsonRpcMessage::Notification(n) => {
+                            if let ClientNotification::CancelledNotification(c) = &n.notification {
+                                if let Some(id) = &c.params.request_id {
+                                    self.owed.settle(id);
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    return Some(message);
+                }
                 Err(Some(reply)) => self.answer(reply).await,
                 Err(None) => {}
             }

@@ -287,3 +287,83 @@ fn a_remote_root_that_is_missing_or_mixed_exits_2() {
     assert_eq!(mixed.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&mixed.stderr).contains("mixed"));
 }
+
+/// `canopy-mcp` serving the fake server's root (its `ssh` on `PATH`).
+async fn start_fake(server: &sshd::FakeServer, dir: &Path) -> Server {
+    Server::start_with(Start {
+        roots: vec![PathBuf::from(format!("sftp://fake{}", sshd::FAKE_ROOT))],
+        env: vec![("PATH".into(), server.path_env(dir))],
+        ..Start::default()
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_claiming_4_billion_names_fails_the_call_and_the_next_call_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = sshd::FakeServer::new()
+        .file("/srv/a", 5, b"hello")
+        .hostile("READDIR", sshd::name_reply(u32::MAX, &[b"a"]));
+    let s = start_fake(&server, dir.path()).await;
+    let listed = s.list(json!({ "path": "/srv" })).await;
+    assert_eq!(listed.code(), "IO", "{}", listed.text);
+    assert!(
+        listed.text.contains("claims 4294967295 entries"),
+        "the error says what the server claimed: {}",
+        listed.text
+    );
+    let read = Reply::of(s.call("read_file", json!({ "path": "/srv/a" })).await).ok();
+    assert!(read.text.contains("hello"), "{}", read.text);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_file_that_ends_before_its_size_is_read_once_never_again() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1 TiB says `stat`; the first read finds the end.
+    let server = sshd::FakeServer::new().file("/srv/huge", 1 << 40, b"");
+    let s = start_fake(&server, dir.path()).await;
+    let mut offset = 0u64;
+    let mut reads = 0;
+    let last = loop {
+        let r = Reply::of(
+            s.call(
+                "read_file",
+                json!({ "path": "/srv/huge", "offset": offset }),
+            )
+            .await,
+        )
+        .ok();
+        reads += 1;
+        match r.structured["nextOffset"].as_u64() {
+            Some(next) => {
+                assert!(next > offset, "a continuation moves on: {}", r.text);
+                assert!(
+                    reads < 4,
+                    "an agent following the replies loops: {}",
+                    r.text
+                );
+                offset = next;
+            }
+            None => break r,
+        }
+    };
+    let header = last.text.lines().next().unwrap();
+    assert!(
+        header.contains("ended at byte 0") && !header.contains("for more"),
+        "the reply says the file ended early, with the bytes read: {header}"
+    );
+    // By lines, the same: no continuation that stays where it is.
+    let r = Reply::of(
+        s.call("read_file", json!({ "path": "/srv/huge", "head": 10 }))
+            .await,
+    )
+    .ok();
+    assert_eq!(
+        r.structured["nextOffset"],
+        json!(null),
+        "nothing more to read: {}",
+        r.text
+    );
+    let header = r.text.lines().next().unwrap();
+    assert!(header.contains("ended at byte 0"), "{header}");
+}

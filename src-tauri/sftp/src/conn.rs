@@ -19,11 +19,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use canopy_core::limits::{SFTP_CONNECT_TIME, SFTP_REPLY_WAIT, SSH_MESSAGE_LINES, TIME_BUDGET};
+use canopy_core::limits::{SFTP_CONNECT_TIME, SFTP_REPLY_WAIT, TIME_BUDGET};
 use canopy_core::{CanopyError, ErrorCode};
 use openssh_sftp_client::error::SftpErrorKind;
 use openssh_sftp_client::{Error as SftpError, Sftp, SftpOptions};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::askpass::Askpass;
 use crate::ssh::{self, Messages, SshOptions};
@@ -124,15 +123,7 @@ impl Conn {
         );
         let messages = Arc::new(Mutex::new(Messages::default()));
         let heard = messages.clone();
-        let listener = tokio::spawn(async move {
-            let mut lines = BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                heard
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .add(&line, SSH_MESSAGE_LINES);
-            }
-        });
+        let listener = tokio::spawn(ssh::hear(stderr, heard));
         let options = SftpOptions::new().flush_interval(Duration::ZERO);
         let wait = SFTP_CONNECT_TIME + Duration::from_secs(1);
         let mut session = std::pin::pin!(Sftp::new(stdin, stdout, options));
@@ -270,7 +261,12 @@ impl Conn {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(SftpError::SftpError(kind, message))) => Err(status_error(kind, &message)),
             Ok(Err(other)) => {
-                let why = self.lost().unwrap_or_else(|| other.to_string());
+                // A call only learns that the session's reader stopped; the
+                // session knows why (a reply that breaks the protocol says how).
+                let why = self.lost().unwrap_or_else(|| match self.sftp.failure() {
+                    Some(failure) => format!("the SFTP session failed: {failure}"),
+                    None => other.to_string(),
+                });
                 self.lose(why.clone());
                 Err(self.lost_error(&why))
             }

@@ -7,8 +7,17 @@
 //! Promises:
 //! - **Read-only.** The only SFTP requests sent are `limits` (at start),
 //!   `opendir`, `readdir`, `close`, `stat`, `lstat`, `fstat`, `readlink`,
-//!   `realpath`, `open` with the read flag alone, and `read` (a test records
-//!   every request the server receives).
+//!   `realpath` (as OpenSSH's `expand-path` where the server has it), `open`
+//!   with the read flag alone, and `read` (a test records every request the
+//!   server receives).
+//! - **A server's word is checked.** Every length and count in a reply is
+//!   checked against the bytes that carry it before anything is allocated
+//!   (a reply is at most 256 KiB, as OpenSSH's own client takes); a reply
+//!   that breaks the protocol fails the session, saying how.
+//! - **A link loop is a loop.** SFTP v3 has no status for one; a link the
+//!   server cannot resolve is followed (`lstat`, `readlink`, at most
+//!   `SFTP_LINK_LOOKUPS` requests) to tell a loop from a dangling link, as
+//!   the local disk tells them (see [`links`](crate::links)).
 //! - **Bounded.** Each call waits at most `SFTP_REPLY_WAIT`; a connection
 //!   that stops answering is dropped and the next request reconnects, at most
 //!   one connect in flight per host (see [`conn`](crate::conn)).
@@ -23,6 +32,7 @@
 
 pub mod askpass;
 mod conn;
+mod links;
 pub mod places;
 mod source;
 mod ssh;

@@ -151,6 +151,19 @@ fn meta_of(attrs: &MetaData) -> Meta {
     }
 }
 
+/// `stat`, links followed; when the server says there is no such file,
+/// whether a link loop is why (see [`crate::links`]).
+fn stat_following(conn: &Conn, path: &Path) -> io::Result<Meta> {
+    let fs = &mut conn.sftp.fs();
+    match conn.call(async { fs.metadata(path).await }) {
+        Ok(m) => Ok(meta_of(&m)),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+            Err(crate::links::why_unresolved(conn, path, e))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 fn child_path(folder: &Path, name: &[u8]) -> io::Result<PathBuf> {
     if name.is_empty() || name.contains(&b'/') || name == b"." || name == b".." {
         return Err(io::Error::from_raw_os_error(libc::EINVAL));
@@ -261,10 +274,7 @@ impl SourceFolder for SftpFolder {
         if !follow {
             return self.lstat(&path);
         }
-        let fs = &mut self.conn.sftp.fs();
-        self.conn
-            .call(async { fs.metadata(&path).await })
-            .map(|m| meta_of(&m))
+        stat_following(&self.conn, &path)
     }
 
     fn read_link(&self, name: &[u8]) -> io::Result<Vec<u8>> {
@@ -380,8 +390,7 @@ impl Source for SftpFs {
     /// is followed, as a local root's is).
     fn open_folder(&self, path: &Path) -> io::Result<SftpFolder> {
         let conn = self.conn()?;
-        let fs = &mut conn.sftp.fs();
-        let meta = meta_of(&conn.call(async { fs.metadata(path).await })?);
+        let meta = stat_following(&conn, path)?;
         if meta.kind != EntryKind::Folder {
             return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
         }
@@ -395,14 +404,9 @@ impl Source for SftpFs {
     fn open_file(&self, path: &Path) -> Result<SftpFile, CanopyError> {
         let opening = |e: io::Error| CanopyError::from_io(&e, "cannot open file");
         let conn = self.conn().map_err(opening)?;
-        let fs = &mut conn.sftp.fs();
         // Only a regular file is opened: a fifo or a device on the server
         // would hold its sftp-server (and every request after) on `open`.
-        let meta = meta_of(
-            &conn
-                .call(async { fs.metadata(path).await })
-                .map_err(opening)?,
-        );
+        let meta = stat_following(&conn, path).map_err(opening)?;
         if meta.kind != EntryKind::File {
             let what = if meta.kind == EntryKind::Folder {
                 "this is a folder"

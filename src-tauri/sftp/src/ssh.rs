@@ -10,9 +10,11 @@
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
-use canopy_core::limits::SFTP_CONNECT_TIME;
+use canopy_core::limits::{SFTP_CONNECT_TIME, SSH_MESSAGE_LINES, SSH_MESSAGE_LINE_BYTES};
 use canopy_core::{CanopyError, ErrorCode};
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 use crate::url::Target;
 
@@ -62,6 +64,47 @@ pub(crate) fn command(target: &Target, options: &SshOptions, batch: bool) -> std
     // `--`: whatever the host is, it is never read as an option.
     cmd.args(["-s", "--", &target.host, "sftp"]);
     cmd
+}
+
+/// Reads what `ssh` prints (its own messages and the server's stderr) into
+/// `messages` until it ends: at most `SSH_MESSAGE_LINE_BYTES` of a line is
+/// ever held, the rest of a longer one is dropped as it arrives.
+pub(crate) async fn hear(stderr: impl AsyncRead + Unpin, messages: Arc<Mutex<Messages>>) {
+    let mut read = BufReader::new(stderr);
+    let mut line = Vec::new();
+    let mut cut = false;
+    loop {
+        let buf = match read.fill_buf().await {
+            Ok(b) if !b.is_empty() => b,
+            _ => break,
+        };
+        let end = buf.iter().position(|&b| b == b'\n');
+        let chunk = &buf[..end.unwrap_or(buf.len())];
+        let room = SSH_MESSAGE_LINE_BYTES - line.len();
+        cut |= chunk.len() > room;
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = end.map_or(buf.len(), |i| i + 1);
+        read.consume(used);
+        if end.is_some() {
+            heard(&messages, &line, cut);
+            line.clear();
+            cut = false;
+        }
+    }
+    if !line.is_empty() {
+        heard(&messages, &line, cut);
+    }
+}
+
+fn heard(messages: &Mutex<Messages>, line: &[u8], cut: bool) {
+    let mut text = String::from_utf8_lossy(line).into_owned();
+    if cut {
+        text.push_str(&format!(" (cut at {SSH_MESSAGE_LINE_BYTES} bytes)"));
+    }
+    messages
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .add(&text, SSH_MESSAGE_LINES);
 }
 
 /// What `ssh` printed, sorted: its debug lines are dropped except the host

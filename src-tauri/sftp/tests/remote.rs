@@ -873,3 +873,86 @@ fn requests_waiting_on_a_failing_connect_share_its_failure_instead_of_each_tryin
     let _ = source.connect();
     assert_eq!(accepted.load(Ordering::SeqCst), 2);
 }
+
+/// Each link of `listing`'s root: its name, its target and what it points to.
+fn links_of(listing: &Listing) -> Vec<(String, String, String)> {
+    let mut v: Vec<_> = listing
+        .root
+        .folder
+        .as_ref()
+        .unwrap()
+        .entries
+        .iter()
+        .filter_map(|e| {
+            let k = e.link.as_ref()?;
+            Some((
+                e.name.clone(),
+                k.target.clone(),
+                format!("{:?}", k.points_to),
+            ))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_link_loop_on_a_server_is_a_loop_as_it_is_here_and_a_dangling_link_dangling() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("data");
+    fs::create_dir_all(d.join("real/deeper")).unwrap();
+    fs::write(d.join("real/deeper/file"), b"x").unwrap();
+    let link = |target: &str, name: &str| std::os::unix::fs::symlink(target, d.join(name)).unwrap();
+    // Loops of one, two and three links, one met on the way (a folder
+    // part of the target), one through `..`, and one that grows each turn.
+    link("self", "self");
+    link("loopB", "loopA");
+    link("loopA", "loopB");
+    link("ring2", "ring1");
+    link("ring3", "ring2");
+    link("../data/ring1", "ring3");
+    link("loopA/file", "through_a_loop");
+    link("grows/x", "grows");
+    // Dangling: a missing target, a missing folder on the way, a file
+    // taken for a folder, and a chain that ends nowhere.
+    link("nowhere", "dangling");
+    link("real/missing/file", "missing_on_the_way");
+    link("real/deeper/file/x", "file_as_folder");
+    link("dangling", "chain_to_nowhere");
+    // And links that lead somewhere, through other links.
+    link("real", "to_real");
+    link("to_real/deeper/../deeper/file", "through_links");
+    let remote = recorded_source(dir.path());
+    remote.connect().unwrap();
+    let local = list(&LocalFs::new(), &d, &settings(100), &detailed()).unwrap();
+    let here = links_of(&local);
+    assert_eq!(
+        here.iter().filter(|l| l.2 == "Loop").count(),
+        8,
+        "the local disk's verdicts: {here:#?}"
+    );
+    let there = list(&remote, &d, &settings(100), &detailed()).unwrap();
+    assert_eq!(
+        links_of(&there),
+        here,
+        "a server's links are followed to the verdict the local disk gives"
+    );
+    // Opened, a loop is a loop there too, and a dangling link not found.
+    for (name, code) in [
+        ("loopA", ErrorCode::Loop),
+        ("dangling", ErrorCode::NotFound),
+    ] {
+        let local = canopy_core::preview(&LocalFs::new(), &d.join(name), 0, 8).unwrap_err();
+        let there = canopy_core::preview(&remote, &d.join(name), 0, 8).unwrap_err();
+        assert_eq!((local.code, there.code), (code, code), "{name}");
+    }
+    // (`expand,` is OpenSSH's expand-path: `realpath` where the server has it.)
+    let log = requests_in(dir.path());
+    let reading = [
+        "limits", "opendir", "readdir", "close", "stat", "lstat", "readlink", "realpath", "expand,",
+    ];
+    assert!(
+        log.iter().all(|r| reading.contains(&r.as_str())),
+        "only reading requests: {log:?}"
+    );
+}

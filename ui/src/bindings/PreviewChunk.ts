@@ -28,6 +28,12 @@ size: number,
  */
 more: boolean, 
 /**
+ * The file ended at this byte, before the `size` it reports (it shrank
+ * while it was read, or its server's size is wrong): nothing past it
+ * is offered, whatever `size` says.
+ */
+endedAt?: number, 
+/**
  * The file's magic bytes say it is an image the UI can show.
  */
 image: ImageFormat | null, 

@@ -139,7 +139,15 @@ pub fn pdf_page<S: Source>(
                 cancel,
             })
         });
-        let image = render(&ppm, fd, page, width, cancel);
+        // The page's size first: a page whose drawing at this width would
+        // pass the caps is refused saying so, never handed to the renderer
+        // (which would crash, run out of its time, or hand over a 1 x 1
+        // image for a 1 x 14,400 pt page).
+        let size = page_size(fd, page, RENDER_DEADLINE, cancel);
+        let image = match size.as_ref().and_then(|s| past_the_caps(s, width)) {
+            Some(refused) => Err(refused),
+            None => render(&ppm, fd, page, width, size.as_ref(), cancel),
+        };
         (image, text.join())
     });
     let image = image?;
@@ -192,6 +200,7 @@ fn render(
     fd: &std::fs::File,
     page: u32,
     width: u32,
+    size: Option<&PageSize>,
     cancel: Option<&CancelToken>,
 ) -> Result<Pixels, CanopyError> {
     let started = Instant::now();
@@ -226,6 +235,11 @@ fn render(
         })
         .map_err(|e| start_error("pdftoppm", e))
     };
+    // A drawing past the caps says the page's size when it is known.
+    let refused = |otherwise: CanopyError| {
+        size.and_then(|s| past_the_caps(s, width))
+            .unwrap_or(otherwise)
+    };
     let first = job(None)?;
     let network_isolated = first.network_isolated;
     let cut = first.outcome == Outcome::TooMuchOutput;
@@ -244,22 +258,24 @@ fn render(
         Err(e) => return Err(e),
     };
     let (w, h) = (header.width, header.height);
-    // pdftoppm scales a rotated page before it turns it: it comes out
-    // wider than asked, and is shrunk to the width after.
-    if w > MAX_RENDER_WIDTH * 4 || h > MAX_RENDER_HEIGHT {
-        return Err(too_large(format!(
-            "this page's image is {w} x {h} pixels (at most {} x {MAX_RENDER_HEIGHT})",
-            MAX_RENDER_WIDTH * 4
+    // The page's unturned width is scaled to `width`, so one side of the
+    // drawing is `width` (give or take a rounding). When neither is, the
+    // renderer could not draw it so large (poppler then hands over a 1 x 1
+    // image for a 1 x 14,400 pt page 800 pixels wide): said, never shown.
+    if w.abs_diff(width) > 1 && h.abs_diff(width) > 1 {
+        return Err(not_the_image(format!(
+            "{w} x {h} pixels for a page drawn {width} pixels wide"
         )));
     }
     let row = w as usize * 3;
     let size = row as u64 * h as u64;
-    if size > RENDER_DECODE_BYTES {
-        return Err(too_large(format!(
-            "this page's image would take {} MiB (at most {})",
-            size >> 20,
-            RENDER_DECODE_BYTES >> 20
-        )));
+    // pdftoppm scales a rotated page before it turns it: it comes out
+    // wider than asked, and is shrunk to the width after.
+    if past(f64::from(w), f64::from(h)) {
+        return Err(refused(too_large(format!(
+            "this page's image is {w} x {h} pixels ({})",
+            caps()
+        ))));
     }
     let body_len = first.stdout.len() - header.len;
     let mut pixels = first.stdout;
@@ -297,6 +313,97 @@ fn render(
         y += rows;
     }
     fit(pixels, w, h, width, network_isolated)
+}
+
+/// What a page's drawing may be, for messages.
+fn caps() -> String {
+    format!(
+        "at most {} x {MAX_RENDER_HEIGHT} pixels, and {} MiB",
+        MAX_RENDER_WIDTH * 4,
+        RENDER_DECODE_BYTES >> 20
+    )
+}
+
+/// Whether a drawing of `w` x `h` pixels passes the caps ([`caps`]).
+fn past(w: f64, h: f64) -> bool {
+    w > f64::from(MAX_RENDER_WIDTH * 4)
+        || h > f64::from(MAX_RENDER_HEIGHT)
+        || w.ceil() * h.ceil() * 3.0 > RENDER_DECODE_BYTES as f64
+}
+
+/// `TOO_LARGE` naming the page's size when its drawing `width` pixels wide
+/// passes the caps; `None` when it does not.
+fn past_the_caps(size: &PageSize, width: u32) -> Option<CanopyError> {
+    let (w, h) = size.drawn(width);
+    past(w, h).then(|| {
+        too_large(format!(
+            "this page is {}: drawn {width} pixels wide it would be {w:.0} x {h:.0} pixels ({})",
+            size.text,
+            caps()
+        ))
+    })
+}
+
+/// A page's size as `pdfinfo` says it (`1 x 14400`, in points), and its turn.
+struct PageSize {
+    text: String,
+    width: f64,
+    height: f64,
+    rotate: u32,
+}
+
+impl PageSize {
+    /// The drawing's size when its unturned width is scaled to `width`.
+    fn drawn(&self, width: u32) -> (f64, f64) {
+        let s = f64::from(width) / self.width.max(f64::MIN_POSITIVE);
+        if self.rotate % 180 == 90 {
+            (self.height * s, self.width * s)
+        } else {
+            (self.width * s, self.height * s)
+        }
+    }
+}
+
+/// Page `page`'s size from `pdfinfo -f N -l N` in the sandbox; `None` when
+/// it cannot be read (the renderer then says what it says).
+fn page_size(
+    fd: &std::fs::File,
+    page: u32,
+    deadline: std::time::Duration,
+    cancel: Option<&CancelToken>,
+) -> Option<PageSize> {
+    let program = tool("pdfinfo", POPPLER).ok()?;
+    let n = page.to_string();
+    let done = sandbox::run(&Job {
+        program: &program,
+        args: args(&["-f", &n, "-l", &n, FILE_ARG]),
+        file: Some(fd),
+        max_output: PDF_INFO_CAP,
+        deadline,
+        cancel,
+    })
+    .ok()?;
+    let done = finished("pdfinfo", done).ok()?;
+    let text = String::from_utf8_lossy(&done.stdout);
+    let field = |what: &str| {
+        text.lines().find_map(|l| {
+            let rest = l.strip_prefix("Page")?.trim_start();
+            let rest = rest.strip_prefix(n.as_str())?.trim_start();
+            Some(rest.strip_prefix(what)?.trim().to_string())
+        })
+    };
+    // "1 x 14400 pts" (or "612 x 792 pts (letter)").
+    let size = field("size:")?;
+    let mut words = size.split_whitespace();
+    let (w, x, h) = (words.next()?, words.next()?, words.next()?);
+    let (width, height) = (w.parse().ok()?, h.parse().ok()?);
+    (x == "x").then_some(())?;
+    Some(PageSize {
+        text: format!("{} x {} pt", clean(w), clean(h)),
+        width,
+        height,
+        rotate: field("rot:").and_then(|r| r.parse().ok()).unwrap_or(0),
+    })
 }
 
 /// The page's pixels, shrunk to `width` when the renderer drew it wider.

@@ -101,6 +101,12 @@ pub struct PreviewChunk {
     pub size: u64,
     /// There is more after this chunk.
     pub more: bool,
+    /// The file ended at this byte, before the `size` it reports (it shrank
+    /// while it was read, or its server's size is wrong): nothing past it
+    /// is offered, whatever `size` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub ended_at: Option<u64>,
     /// The file's magic bytes say it is an image the UI can show.
     pub image: Option<ImageFormat>,
     /// That image's MIME type (`image/png`...), for the UI's image element.

@@ -145,6 +145,9 @@ pub struct ReadFileOutput {
     /// Absent at the end of the file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<u64>,
+    /// Where the file ended, before `size`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<u64>,
     /// `text` or `binary`.
     pub content: String,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -518,3 +518,150 @@ while True:
         },
     )
 }
+
+/// A made-up SFTP server (`fake_sftp_server.py`, Python's standard library
+/// only) over a made-up tree, which answers the requests named in
+/// `hostile` with raw frames of the test's making: a hostile server. It is
+/// put where a face expects `ssh` (a stand-in program, or first on `PATH`):
+/// sshd would run it through the login's shell, and the tests log in as
+/// `nobody` (whose shell is `nologin`) when they run as root.
+#[derive(Default, Clone)]
+pub struct FakeServer {
+    tree: Vec<(String, serde_json::Value)>,
+    hostile: Vec<(&'static str, Vec<u8>)>,
+    stderr: u64,
+}
+
+/// The folder a [`FakeServer`] says is the login's home.
+pub const FAKE_ROOT: &str = "/srv";
+
+impl FakeServer {
+    /// A server holding only its root folder, `FAKE_ROOT`.
+    pub fn new() -> FakeServer {
+        FakeServer::default().dir(FAKE_ROOT)
+    }
+
+    pub fn dir(mut self, path: &str) -> FakeServer {
+        self.tree
+            .push((path.into(), serde_json::json!({ "kind": "dir" })));
+        self
+    }
+
+    /// A file whose `stat` says `size` and whose reads give `data`.
+    pub fn file(mut self, path: &str, size: u64, data: &[u8]) -> FakeServer {
+        let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+        self.tree.push((
+            path.into(),
+            serde_json::json!({ "kind": "file", "size": size, "data": hex }),
+        ));
+        self
+    }
+
+    /// A link at `path` to `target`.
+    pub fn link(mut self, path: &str, target: &str) -> FakeServer {
+        self.tree.push((
+            path.into(),
+            serde_json::json!({ "kind": "link", "target": target }),
+        ));
+        self
+    }
+
+    /// Every `request` (`READDIR`, `STAT`, `READ` ... as SFTP names them)
+    /// is answered with `frame`, its length prefix included, with the
+    /// request's id written into its bytes 5..9.
+    pub fn hostile(mut self, request: &'static str, frame: Vec<u8>) -> FakeServer {
+        self.hostile.push((request, frame));
+        self
+    }
+
+    /// The server first writes `bytes` to its stderr, with no newline.
+    pub fn stderr(mut self, bytes: u64) -> FakeServer {
+        self.stderr = bytes;
+        self
+    }
+
+    /// Writes the server, its plan and a stand-in `ssh` that runs it
+    /// (whatever its arguments) into `dir` (made readable by `nobody`, who
+    /// runs `canopy-mcp` in the tests as root); the stand-in's path.
+    pub fn install(&self, dir: &Path) -> PathBuf {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+        let script = dir.join("fake_sftp_server.py");
+        fs::write(&script, include_str!("fake_sftp_server.py")).unwrap();
+        let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        let plan = serde_json::json!({
+            "root": FAKE_ROOT,
+            "tree": self.tree.iter().cloned().collect::<serde_json::Map<_, _>>(),
+            "hostile": self.hostile.iter().map(|(k, v)| ((*k).to_string(), serde_json::json!(hex(v))))
+                .collect::<serde_json::Map<_, _>>(),
+            "stderr": self.stderr,
+        });
+        let plan_path = dir.join("plan.json");
+        fs::write(&plan_path, plan.to_string()).unwrap();
+        for f in [&script, &plan_path] {
+            fs::set_permissions(f, fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        let bin = dir.join("bin");
+        fs::create_dir_all(&bin).unwrap();
+        fs::set_permissions(&bin, fs::Permissions::from_mode(0o755)).unwrap();
+        let ssh = bin.join("ssh");
+        fs::write(
+            &ssh,
+            format!(
+                "#!/bin/sh\nexec /usr/bin/python3 {} {}\n",
+                script.display(),
+                plan_path.display()
+            ),
+        )
+        .unwrap();
+        fs::set_permissions(&ssh, fs::Permissions::from_mode(0o755)).unwrap();
+        ssh
+    }
+
+    /// Installs the server into `dir`; a `PATH` whose `ssh` runs it.
+    pub fn path_env(&self, dir: &Path) -> String {
+        let ssh = self.install(dir);
+        format!("{}:/usr/bin:/bin", ssh.parent().unwrap().display())
+    }
+
+    /// A source whose `ssh` is a stand-in that runs this server.
+    pub fn source(&self, dir: &Path) -> SftpFs {
+        let wrapper = self.install(dir);
+        SftpFs::new(
+            Target {
+                user: None,
+                host: "fake".into(),
+                port: None,
+            },
+            SshOptions {
+                config: None,
+                batch: true,
+                program: Some(wrapper),
+                askpass: None,
+            },
+        )
+    }
+}
+
+/// An SFTP frame: `body` after its 4-byte length.
+pub fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = (body.len() as u32).to_be_bytes().to_vec();
+    out.extend_from_slice(body);
+    out
+}
+
+/// A `NAME` reply (id 0, which the fake server replaces) that says it
+/// holds `claimed` entries and carries the `real` ones (name, file of size 1).
+pub fn name_reply(claimed: u32, real: &[&[u8]]) -> Vec<u8> {
+    let mut body = vec![104];
+    body.extend_from_slice(&0u32.to_be_bytes());
+    body.extend_from_slice(&claimed.to_be_bytes());
+    for name in real {
+        for _ in 0..2 {
+            body.extend_from_slice(&(name.len() as u32).to_be_bytes());
+            body.extend_from_slice(name);
+        }
+        body.extend_from_slice(&1u32.to_be_bytes()); // SIZE only
+        body.extend_from_slice(&1u64.to_be_bytes());
+    }
+    frame(&body)
+}

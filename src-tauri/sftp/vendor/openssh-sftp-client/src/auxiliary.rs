@@ -57,6 +57,11 @@ pub(super) struct Auxiliary {
     pub(super) tokio_compat_file_write_limit: usize,
 
     pub(super) tokio_handle: Handle,
+
+    /// Patched for Canopy: why the read task failed (a reply that breaks
+    /// the protocol, a lost pipe), kept for [`crate::Sftp::failure`]: a call
+    /// it fails only learns that a background task failed.
+    pub(super) failure: std::sync::Mutex<Option<String>>,
 }
 
 impl Auxiliary {
@@ -88,6 +93,8 @@ impl Auxiliary {
             tokio_compat_file_write_limit,
 
             tokio_handle,
+
+            failure: std::sync::Mutex::new(None),
         }
     }
 

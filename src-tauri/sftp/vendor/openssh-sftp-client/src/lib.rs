@@ -56,6 +56,11 @@ pub use error::{Error, UnixTimeStampError};
 use openssh_sftp_client_lowlevel as lowlevel;
 pub use openssh_sftp_error as error;
 
+/// Patched for Canopy: the longest reply packet taken (openssh's own
+/// client's bound, `SFTP_MAX_MSG_LENGTH`); a server's claim of a longer one
+/// fails the session before anything is read or allocated for it.
+pub const MAX_PACKET_LEN: usize = lowlevel::OPENSSH_PORTABLE_MAX_MSG_LENGTH;
+
 use bytes::BytesMut;
 
 mod unix_timestamp;

@@ -270,13 +270,24 @@ impl Sftp {
         // which is 4-byte long for openssh but can be at most 256 bytes long
         // for other implementations.
 
-        let read_len = read_len.try_into().unwrap_or(packet_len - 300);
+        // Patched for Canopy: the server's limits are its word. Upstream's
+        // `packet_len - 300` overflowed on a packet_len under 300, and a
+        // read longer than the reader takes could only fail: a read asks
+        // for at most what fits the longest reply packet read, and at
+        // least openssh's smallest read (never 0, which reads as the end).
+        let longest = (crate::MAX_PACKET_LEN - 1024) as u32;
+        let fitting = |len: u64| -> u32 {
+            let len = u32::try_from(len).unwrap_or_else(|_| packet_len.saturating_sub(300));
+            len.min(longest)
+                .max(lowlevel::OPENSSH_PORTABLE_MIN_READ_SIZE as u32)
+        };
+        let read_len = fitting(read_len);
         let read_len = options
             .get_max_read_len()
             .map(|v| v.min(read_len))
             .unwrap_or(read_len);
 
-        let write_len = write_len.try_into().unwrap_or(packet_len - 300);
+        let write_len = fitting(write_len);
         let write_len = options
             .get_max_write_len()
             .map(|v| v.min(write_len))
@@ -450,6 +461,17 @@ impl Sftp {
             .get_auxiliary()
             .extensions()
             .contains(Extensions::STATVFS)
+    }
+
+    /// Patched for Canopy: why the session failed, once its read task has
+    /// (a reply that breaks the protocol says how); `None` while it reads.
+    pub fn failure(&self) -> Option<String> {
+        self.handle
+            .get_auxiliary()
+            .failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 

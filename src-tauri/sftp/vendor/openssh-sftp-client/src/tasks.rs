@@ -212,8 +212,24 @@ pub(super) fn create_read_task<R: AsyncRead + Send + 'static>(
         #[cfg(feature = "tracing")]
         tracing::debug!("Receiving version and extensions, shared_data = {shared_data:p}");
 
+        // Patched for Canopy: why the task fails is kept where a caller can
+        // read it (`Sftp::failure`), before the cancel guard wakes the
+        // calls it fails (they only learn that a background task failed).
+        let kept = |e: Error| -> Error {
+            auxiliary
+                .failure
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert_with(|| e.to_string());
+            e
+        };
+
         // Receive version and extensions
-        let extensions = read_end.as_mut().receive_server_hello_pinned().await?;
+        let extensions = read_end
+            .as_mut()
+            .receive_server_hello_pinned()
+            .await
+            .map_err(kept)?;
 
         if tx.send(extensions).is_err() {
             return Ok(());
@@ -233,7 +249,11 @@ pub(super) fn create_read_task<R: AsyncRead + Send + 'static>(
                 // If attempt to read in more than new_requests_submit, then
                 // `read_in_one_packet` might block forever.
                 for _ in 0..cnt {
-                    read_end.as_mut().read_in_one_packet_pinned().await?;
+                    read_end
+                        .as_mut()
+                        .read_in_one_packet_pinned()
+                        .await
+                        .map_err(kept)?;
                 }
 
                 cnt = atomic_sub_assign(requests_to_read, cnt);

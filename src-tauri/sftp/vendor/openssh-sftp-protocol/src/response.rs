@@ -176,7 +176,32 @@ pub struct Response {
     pub response_inner: ResponseInner,
 }
 
+/// Patched for Canopy: the fewest bytes a `NAME` entry takes on the wire:
+/// an empty filename and longname (their 4-byte lengths) and attributes
+/// with no flags (4 bytes).
+pub const NAME_ENTRY_MIN_LEN: usize = 12;
+
 impl Response {
+    /// Patched for Canopy: a response from its packet (type, id and payload,
+    /// without the length), with the count a `NAME` reply states checked
+    /// against the bytes that carry it before anything is allocated.
+    ///
+    /// # Errors
+    /// A count the packet cannot hold, or a packet that is not a response.
+    pub fn from_packet(packet: &[u8]) -> ssh_format::Result<Response> {
+        if packet.first() == Some(&constants::SSH_FXP_NAME) && packet.len() >= 9 {
+            let count = u32::from_be_bytes([packet[5], packet[6], packet[7], packet[8]]);
+            let carried = packet.len() - 9;
+            if count as usize > carried / NAME_ENTRY_MIN_LEN {
+                return Err(ssh_format::Error::custom(format_args!(
+                    "a NAME reply claims {count} entries but carries {carried} bytes \
+                     (an entry takes at least {NAME_ENTRY_MIN_LEN})"
+                )));
+            }
+        }
+        Ok(ssh_format::from_bytes(packet)?.0)
+    }
+
     /// Return true if the response is a data response.
     pub fn is_data(packet_type: u8) -> bool {
         packet_type == constants::SSH_FXP_DATA
@@ -213,7 +238,12 @@ impl_visitor!(
             SSH_FXP_NAME => {
                 let len: u32 = iter.get_next()?;
                 let len = len as usize;
-                let mut entries = Vec::<NameEntry>::with_capacity(len);
+                // Patched for Canopy: the count is the server's word (upstream
+                // allocated `len` entries first: a claimed 0xFFFFFFFF asked
+                // for 274 GB and aborted). Entries are allocated as they are
+                // read; `Response::from_packet` checks the count against the
+                // packet's bytes before any of this runs.
+                let mut entries = Vec::<NameEntry>::new();
 
                 for _ in 0..len {
                     // Patched for Canopy: a name is bytes (upstream read it

@@ -407,6 +407,7 @@ impl File {
 
         let offset = self.offset;
         let n: u32 = min(n, self.max_read_len_impl());
+        let before = buffer.len();
 
         let data = self
             .send_readable_request(|write_end, handle, id| {
@@ -421,6 +422,14 @@ impl File {
             Data::Eof => return Ok(None),
             _ => std::unreachable!("Expect Data::Buffer"),
         };
+        // Patched for Canopy: a server that sends more than was asked
+        // breaks the protocol (the caller's offsets would no longer say
+        // where the bytes came from).
+        if buffer.len() - before > n as usize {
+            return Err(Error::InvalidResponse(
+                &"the server sent more data than the read asked for",
+            ));
+        }
 
         // Adjust offset
         Pin::new(self).start_seek(io::SeekFrom::Current(n as i64))?;
