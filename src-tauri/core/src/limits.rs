@@ -551,6 +551,7 @@ pub const DOCUMENTED: &[(&str, Figure)] = documented![
     count PAGE,
     count MAX_PAGE,
     bytes MAX_FILTER_BYTES,
+    bytes LIST_LINE_BYTES,
     count STAT_TIME_SHARE_PERCENT,
     count REST_EXTENSIONS,
     count REST_EXTENSION_BYTES,
@@ -572,6 +573,8 @@ pub const DOCUMENTED: &[(&str, Figure)] = documented![
     time LIST_PROGRESS_INTERVAL,
     // Servers.
     time SFTP_REPLY_WAIT,
+    bytes SSH_MESSAGE_LINE_BYTES,
+    count SFTP_LINK_LOOKUPS,
     time SFTP_CONNECT_TIME,
     time ASKPASS_WAIT,
     count ASKPASS_PROMPT_CHARS,
@@ -605,6 +608,7 @@ pub const DOCUMENTED: &[(&str, Figure)] = documented![
     count MCP_ERROR_CHARS,
     count MCP_HEADING_PATH_CHARS,
     count MCP_CONCURRENT_CALLS,
+    count MCP_UNANSWERED_REQUESTS,
     count MAX_RESOLVE_STEPS,
     time MCP_ROOTS_TIMEOUT,
     // Folder sizes.
