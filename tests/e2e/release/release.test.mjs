@@ -15,7 +15,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { REPO } from "./harness.mjs";
+import { REPO } from "../harness.mjs";
 
 const RELEASE = path.join(REPO, "target/release");
 const DEBUG = path.join(REPO, "target/debug");

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { REPO, file, launch, removeTree, saveScreenshot, tempTree } from "./harness.mjs";
+import { REPO, file, launch, removeTree, saveScreenshot, tempTree } from "../harness.mjs";
 
 const DEB_DIR = path.join(REPO, "target/release/bundle/deb");
 
