@@ -14,7 +14,9 @@
 // As root, the drivers run with CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH
 // dropped from their bounding set, so a mode-000 folder is really denied.
 //
-//   node tests/e2e/run.mjs [FILE...]
+//   node tests/e2e/run.mjs [FILE...]      the given files, or every file
+//   node tests/e2e/run.mjs --test-build   the files that drive the test build
+//   node tests/e2e/run.mjs --release      the files that need the release
 
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -164,10 +166,11 @@ async function main() {
   delete base.DBUS_SESSION_BUS_ADDRESS;
   let drivers = await startDrivers(base);
   const run = `${process.pid}-${Date.now()}`;
-  const only = process.argv.slice(2).map((f) => path.resolve(f));
   const dir = path.join(REPO, "tests/e2e");
   const files = (d) => fs.readdirSync(d).filter((f) => f.endsWith(".test.mjs")).sort().map((f) => path.join(d, f));
-  const testFiles = only.length ? only : [...files(dir), ...files(path.join(dir, "release"))];
+  const parts = { "--test-build": files(dir), "--release": files(path.join(dir, "release")) };
+  const args = process.argv.slice(2);
+  const testFiles = args.length ? args.flatMap((a) => parts[a] ?? [path.resolve(a)]) : [...parts["--test-build"], ...parts["--release"]];
   const failed = [];
   for (const file of testFiles) {
     const name = path.relative(dir, file);
