@@ -88,14 +88,34 @@ ensure_tauri_driver() {
   export PATH="$HOME/.cargo/bin:$PATH"
 }
 
+# The UI, built by vite (tsc's type check is one of the UI's checks, run by
+# scripts/test beside the Rust builds: a build does not check types again).
+# A build whose inputs have not changed since it was made is kept: the app
+# embeds the folder, and a folder written again (new times) would make cargo
+# compile the app again, debug and release, for nothing.
+ui_inputs() { # npm script
+  (cd ui && { echo "$1"; find index.html public src vite.config.ts tsconfig.json package.json package-lock.json -type f -print0 | sort -z | xargs -0 sha256sum; } | sha256sum | cut -d' ' -f1)
+}
+
+vite_build() { # npm script, output folder, what it is
+  local want stamp="$REPO/target/ui-inputs/$2"
+  want="$(ui_inputs "$1")"
+  if [ -f "ui/$2/index.html" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
+    say "$3: ui/$2 is up to date"
+    return
+  fi
+  say "building $3 (ui/$2)"
+  (cd ui && npm run --silent "$1" >/dev/null)
+  mkdir -p "$(dirname "$stamp")"
+  echo "$want" >"$stamp"
+}
+
 build_ui() {
-  say "building the UI (ui/dist: what users run)"
-  (cd ui && npm run --silent build >/dev/null)
+  vite_build build dist "the UI, what users run"
 }
 
 build_ui_e2e() {
-  say "building the test UI (ui/dist-e2e: with the page's test hooks)"
-  (cd ui && npm run --silent build:e2e >/dev/null)
+  vite_build build:e2e dist-e2e "the test UI, with the page's test hooks"
 }
 
 # What users run: optimized, no devtools, no overflow panics, no test hooks,
@@ -105,13 +125,48 @@ build_release() {
   cargo build --quiet --release --locked
 }
 
-# The end-to-end test build: debug, with the `e2e` feature's test seams,
-# embedding ui/dist-e2e (src-tauri/build.rs picks the folder by the feature).
-build_app_e2e() {
-  say "building the test app (cargo build --features e2e --locked)"
-  cargo build --quiet --locked --features e2e
-  # The dead FUSE mount the end-to-end suite mounts (a test tool, not shipped).
-  cargo build --quiet --locked -p canopy-core --example dead_mount
-  # The tests' OpenSSH server (remote.test.mjs), from canopy-sftp's test fixture.
-  cargo build --quiet --locked -p canopy-sftp --example test_sshd
+# The test build's configuration, one for everything debug: the app with its
+# test seams (`canopy/e2e`: the recorded actions, the canned picker, the slowed
+# folder, ui/dist-e2e embedded, and Tauri's mock runtime for the shell's
+# tests), canopy-mcp's slow-folder seam, every crate of the workspace. The
+# app, its end-to-end tools, every test and the lint share one compilation
+# of the Tauri stack because they share these features: tauri's `test`
+# feature is part of `e2e`, and clippy lints while the build compiles
+# (clippy-driver as the workspace's compiler wrapper, warnings are errors),
+# instead of a `cargo clippy` that would check the whole stack once more.
+E2E_FEATURES="canopy/e2e,canopy-mcp/e2e"
+
+clippy_driver() {
+  if command -v rustup >/dev/null; then rustup which clippy-driver; else command -v clippy-driver; fi
+}
+
+# `debug_cargo SUBCOMMAND ARGS...`: cargo on the test build's configuration.
+debug_cargo() {
+  RUSTC_WORKSPACE_WRAPPER="$(clippy_driver)" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" \
+    cargo "$1" --locked --workspace --features "$E2E_FEATURES" "${@:2}"
+}
+
+# The test build: the app the end-to-end suite drives (target/debug/canopy,
+# embedding ui/dist-e2e: src-tauri/build.rs picks the folder by the feature),
+# canopy-list, canopy-mcp, every test, example (the dead FUSE mount and the
+# OpenSSH server the suite starts) and benchmark, linted as they compile.
+build_debug() {
+  say "building the test build, linted by clippy (cargo build --workspace --all-targets --features $E2E_FEATURES; warnings are errors)"
+  debug_cargo build --quiet --all-targets
+}
+
+# The .deb, from the release already built (scripts/package builds it first):
+#   target/release/bundle/deb/Canopy_<version>_<arch>.deb
+# with /usr/bin/canopy, /usr/bin/canopy-list (and /usr/bin/canopy-mcp when
+# that binary is built), icons, and a desktop entry that opens folders.
+bundle_deb() {
+  local files="\"/usr/bin/canopy-list\": \"$REPO/target/release/canopy-list\""
+  if [ -x "$REPO/target/release/canopy-mcp" ]; then
+    files="$files, \"/usr/bin/canopy-mcp\": \"$REPO/target/release/canopy-mcp\""
+  fi
+  say "bundling the .deb (tauri bundle)"
+  rm -rf "$REPO/target/release/bundle/deb"
+  ui/node_modules/.bin/tauri bundle --ci --bundles deb \
+    --config "{\"bundle\": {\"linux\": {\"deb\": {\"files\": {$files}}}}}"
+  ls "$REPO"/target/release/bundle/deb/*.deb
 }

@@ -8,7 +8,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Session } from "./webdriver.mjs";
+import { after } from "node:test";
+import { LAUNCH_VAR, RUN } from "./procs.mjs";
+import { Session, quitAll } from "./webdriver.mjs";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const APP = process.env.CANOPY_APP ?? path.join(REPO, "target/debug/canopy");
@@ -22,12 +24,17 @@ export const E2E_DESKTOP = path.join(os.tmpdir(), "canopy-e2e-desktop");
 /** The folder the app's "Open folder…" answers under test, instead of showing the picker. */
 export const PICKED_FOLDER = path.join(os.tmpdir(), "canopy-e2e-picked-folder");
 export const SLOW_FOLDER = process.env.CANOPY_TEST_SLOW_FOLDER ?? "canopy-slow-folder";
+/** The prefix of the marker of every app this test file launches (procs.mjs finds them by it). */
+export const MY_LAUNCHES = `${LAUNCH_VAR}=${RUN}/${process.pid}/`;
 
 function driverUrl(theme) {
   const url = theme === "dark" ? process.env.CANOPY_E2E_DRIVER_DARK : process.env.CANOPY_E2E_DRIVER;
   if (!url) throw new Error("run the end-to-end suite through tests/e2e/run.mjs (it starts Xvfb and tauri-driver)");
   return url;
 }
+
+// After the file's tests, whatever they left open is ended, failed or not.
+after(quitAll);
 
 const sessionDirs = [];
 process.on("exit", () => {
@@ -43,16 +50,19 @@ export function freshConfigHome() {
 
 const quote = (v) => `'${String(v).replace(/'/g, "'\\''")}'`;
 
+let launches = 0;
+
 /**
  * The program a session starts: a small script that gives the app its own
- * XDG_CONFIG_HOME (so sessions never see each other's remembered view) and
- * `env`, then becomes `app`.
+ * XDG_CONFIG_HOME (so sessions never see each other's remembered view),
+ * the launch's marker (`LAUNCH_VAR=launch`: procs.mjs finds the app by it)
+ * and `env`, then becomes `app`.
  */
-function launcher(app, configHome, env) {
+function launcher(app, configHome, env, launch) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "canopy-e2e-launch-"));
   sessionDirs.push(dir);
   const script = path.join(dir, "canopy");
-  const lines = ["#!/bin/sh", `export XDG_CONFIG_HOME=${quote(configHome)}`];
+  const lines = ["#!/bin/sh", `export XDG_CONFIG_HOME=${quote(configHome)}`, `export ${LAUNCH_VAR}=${quote(launch)}`];
   for (const [k, v] of Object.entries(env)) lines.push(v === null ? `unset ${k}` : `export ${k}=${quote(v)}`);
   lines.push(`exec ${quote(app)} "$@"`);
   fs.writeFileSync(script, lines.join("\n") + "\n", { mode: 0o755 });
@@ -64,11 +74,14 @@ function launcher(app, configHome, env) {
  * error), or until `ready` (a page function) answers true. Each session gets
  * a fresh XDG_CONFIG_HOME unless `configHome` is given (a restart test passes
  * the same one twice); `env` adds variables (null unsets one); `app` runs
- * another build (the installed package). A window that never gets ready is
- * closed before the error is thrown (the driver takes one session at a time).
+ * another build (the installed package). A window that does not open within
+ * `openWithin` (webdriver.mjs's OPEN_WITHIN_MS) is killed with what it
+ * started, and one that never gets ready is closed, before the error is
+ * thrown (the driver takes one session at a time).
  */
-export async function launch(args = [], { theme = "light", configHome = freshConfigHome(), env = {}, app = APP, ready = null } = {}) {
-  const s = await Session.start(driverUrl(theme), launcher(app, configHome, env), args);
+export async function launch(args = [], { theme = "light", configHome = freshConfigHome(), env = {}, app = APP, ready = null, openWithin } = {}) {
+  const id = `${RUN}/${process.pid}/${++launches}`;
+  const s = await Session.start(driverUrl(theme), launcher(app, configHome, env, id), args, id, openWithin);
   s.configHome = configHome;
   const firstListing = () => {
     const err = document.querySelector(".open-error");

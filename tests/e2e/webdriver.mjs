@@ -2,30 +2,34 @@
 // Canopy's real window through tauri-driver. Every wait has a liveness
 // timeout; none of them asserts speed.
 
-import fs from "node:fs";
+import { LAUNCH_VAR, alive, describe, killMarked, marked } from "./procs.mjs";
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
+/** A liveness bound for the window to open (the session to start): a launch that hangs never does. */
+export const OPEN_WITHIN_MS = 90000;
+/** How long an app may take to end after its session: it saves its view on the way. */
+const END_WITHIN_MS = 10000;
+
 /**
- * Waits (10 s at most, then goes on) until no process started with
- * `XDG_CONFIG_HOME=configHome` still runs. The driver stops the pid it started,
- * Canopy's supervisor, and the program behind it ends a moment later, saving
- * its view on the way: what it left is read only once it is gone.
+ * Waits until no process of the launch `launch` still runs (the driver stops
+ * the pid it started, Canopy's supervisor, and the program behind it ends a
+ * moment later, saving its view on the way: what it left is read only once
+ * it is gone). One that has not ended within END_WITHIN_MS is killed, with
+ * what it started.
  */
-async function appGone(configHome) {
-  const needle = `XDG_CONFIG_HOME=${configHome}\0`;
-  const running = (pid) => {
-    try {
-      if (!fs.readFileSync(`/proc/${pid}/environ`).includes(needle)) return false;
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "latin1");
-      return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]);
-    } catch {
-      return false;
-    }
-  };
-  const deadline = Date.now() + 10000;
-  while (Date.now() < deadline && fs.readdirSync("/proc").some((p) => /^\d+$/.test(p) && running(p))) {
+async function appGone(launch) {
+  const prefix = `${LAUNCH_VAR}=${launch}\0`;
+  let pids = marked(prefix);
+  const deadline = Date.now() + END_WITHIN_MS;
+  while (pids.length && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
+    pids = pids.filter(alive);
+  }
+  if (pids.length) {
+    const running = describe(pids);
+    const left = await killMarked(prefix);
+    console.log(`launch ${launch} had not ended ${END_WITHIN_MS} ms after its session: killed ${running.join("; ")}${left.length ? `; still there (a call stuck in the kernel): ${left.join(", ")}` : ""}`);
   }
 }
 
@@ -50,7 +54,18 @@ export const Key = {
 
 export class WebDriverError extends Error {}
 
-async function request(base, method, path, body) {
+/** Sessions started and not yet quit. */
+const open = new Set();
+
+/**
+ * Quits every session still open: the driver holds one session at a time,
+ * so one a failed test left open would refuse every later file's window.
+ */
+export async function quitAll() {
+  for (const s of [...open]) await s.quit();
+}
+
+async function request(base, method, path, body, { signal } = {}) {
   let lastErr;
   // A fresh connection can be reset while the driver starts up; retry briefly.
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -59,6 +74,7 @@ async function request(base, method, path, body) {
         method,
         headers: body === undefined ? {} : { "Content-Type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
       });
       const text = await res.text();
       const json = text ? JSON.parse(text) : {};
@@ -68,7 +84,7 @@ async function request(base, method, path, body) {
       }
       return json.value;
     } catch (err) {
-      if (err instanceof WebDriverError) throw err;
+      if (err instanceof WebDriverError || signal?.aborted) throw err;
       lastErr = err;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -82,26 +98,42 @@ export class Session {
     this.id = id;
   }
 
-  static async start(base, application, args = []) {
-    const value = await request(base, "POST", "/session", {
-      capabilities: {
-        alwaysMatch: { browserName: "wry", "tauri:options": { application, args } },
-      },
-    });
-    return new Session(base, value.sessionId);
+  /**
+   * Starts `application` (a launcher that marks its environment with
+   * `LAUNCH_VAR=launch`) through the driver. A window that has not opened
+   * within `openWithin` (OPEN_WITHIN_MS) never will (a launch that hangs):
+   * the app and what it started are killed, and the launch fails saying so.
+   */
+  static async start(base, application, args = [], launch, openWithin = OPEN_WITHIN_MS) {
+    const capabilities = { alwaysMatch: { browserName: "wry", "tauri:options": { application, args } } };
+    let value;
+    try {
+      value = await request(base, "POST", "/session", { capabilities }, { signal: AbortSignal.timeout(openWithin) });
+    } catch (err) {
+      const running = describe(marked(`${LAUNCH_VAR}=${launch}\0`));
+      const left = await killMarked(`${LAUNCH_VAR}=${launch}\0`);
+      const what = err?.name === "TimeoutError" ? `the window did not open within ${openWithin / 1000} s (a launch that hangs)` : `the session did not start: ${err?.message ?? err}`;
+      throw new Error(`launch ${launch}: ${what}; killed ${running.length ? running.join("; ") : "nothing (no process of it was running)"}${left.length ? `; still there: ${left.join(", ")}` : ""}`, { cause: err });
+    }
+    const s = new Session(base, value.sessionId);
+    s.launch = launch;
+    open.add(s);
+    return s;
   }
 
   cmd(method, path, body) {
     return request(this.base, method, `/session/${this.id}${path}`, body);
   }
 
+  /** Ends the session, and waits until its app has ended (killing it if it does not, see appGone). */
   async quit() {
+    open.delete(this);
     try {
       await this.cmd("DELETE", "");
     } catch {
       /* already gone */
     }
-    if (this.configHome) await appGone(this.configHome);
+    if (this.launch) await appGone(this.launch);
   }
 
   /** Runs `fn` (a function's source) in the page with `args`; returns its result. */

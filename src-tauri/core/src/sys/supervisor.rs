@@ -34,7 +34,8 @@
 //!   which reaches the whole process group, is not passed twice;
 //! - when the supervisor itself is killed, the program gets SIGTERM;
 //! - the program inherits no library state across the fork: it is a new
-//!   image, with the caller's arguments and environment.
+//!   image, with the caller's arguments and environment, and named as its
+//!   binary is (not `exe`, as an image executed from `/proc/self/exe` is).
 //!
 //! Why a supervisor rather than helper processes for the calls themselves:
 //! the program's calls stay plain syscalls on the hot path (a pipe round trip
@@ -132,6 +133,7 @@ pub fn supervise() {
         std::env::remove_var(PROGRAM_ENV);
         if let Some((parent, fd)) = parse_env(value.as_bytes()) {
             if become_program(parent, fd) {
+                take_the_binarys_name();
                 return;
             }
         }
@@ -251,6 +253,21 @@ fn become_program(parent: libc::pid_t, fd: libc::c_int) -> bool {
         libc::atexit(close_files_if_calls_pending);
     }
     true
+}
+
+/// Executed as `/proc/self/exe`, the program would be named `exe` (its
+/// `comm`: what `ps`, `top`, `pgrep` and `/proc/PID/status` show); it takes
+/// its binary's file name instead, the name an exec by path gives.
+fn take_the_binarys_name() {
+    let Some(name) = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_name().and_then(|n| CString::new(n.as_bytes()).ok()))
+    else {
+        return;
+    };
+    // SAFETY: a NUL-terminated string that outlives the call; the kernel
+    // copies what fits of it (15 bytes).
+    unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) };
 }
 
 /// The program's command line and environment, made before the fork (the

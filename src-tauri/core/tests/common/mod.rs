@@ -9,7 +9,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use canopy_core::cancel::CancelToken;
@@ -547,4 +547,13 @@ impl canopy_core::Source for SwapAfterOpen {
         std::os::unix::fs::symlink(&self.other, &self.link).unwrap();
         Ok(file)
     }
+}
+
+/// The engine's registry of stuck calls is one per process. A test that
+/// leaves a call stuck (on a dead mount) and a test that counts stuck
+/// threads each hold this, so that in a binary of many tests they never run
+/// beside each other.
+pub fn stuck_calls_alone() -> MutexGuard<'static, ()> {
+    static ALONE: Mutex<()> = Mutex::new(());
+    ALONE.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -1,0 +1,425 @@
+//! `search` through a real MCP client: names and contents below a folder,
+//! ignore-aware, held to `git ls-files` and `grep -rn`; paging to the end
+//! shows every hit exactly once; a binary file is skipped and counted; a
+//! search cut by its budget says "at least".
+
+use crate::common;
+use crate::deadfs;
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+use common::{path_arg, Reply, Server, Start, Tree, BUDGET};
+use serde_json::{json, Value};
+
+async fn search(s: &Server, args: Value) -> Reply {
+    Reply::of(s.call("search", args).await)
+}
+
+/// Every page of a search, followed to the end: the hit lines of each.
+async fn all_pages(s: &Server, mut args: Value) -> (Vec<String>, usize, Reply) {
+    let mut lines = Vec::new();
+    let mut pages = 0;
+    loop {
+        let r = search(s, args.clone()).await.ok();
+        assert!(r.chars() <= BUDGET);
+        pages += 1;
+        lines.extend(
+            r.text
+                .lines()
+                .take_while(|l| !l.starts_with("[SEARCHED]") && *l != "No match.")
+                .map(str::to_string),
+        );
+        match r.next_cursor() {
+            Some(c) => args["cursor"] = json!(c),
+            None => return (lines, pages, r),
+        }
+    }
+}
+
+fn chmod(t: &Tree) {
+    let _ = Command::new("chmod")
+        .args(["-R", "a+rX"])
+        .arg(t.path())
+        .status();
+}
+
+#[tokio::test]
+async fn names_below_a_repository_are_those_git_lists() {
+    let t = Tree::new();
+    assert!(Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(t.path())
+        .status()
+        .unwrap()
+        .success());
+    t.write(".gitignore", b"node_modules/\nbuild/\n");
+    for p in [
+        "config.json",
+        "src/app/config.ts",
+        "src/a/b/c/tsconfig.base.json",
+        "docs/Config.md",
+        "src/main.rs",
+    ] {
+        t.write(p, b"x\n");
+    }
+    for i in 0..50 {
+        t.write(format!("node_modules/p{i}/config.js"), b"x\n");
+    }
+    t.write("build/config.out", b"x\n");
+    chmod(&t);
+    let s = Server::start(&[&t.path()]).await;
+    let (lines, _, last) =
+        all_pages(&s, json!({"path": path_arg(&t.path()), "name": "*config*"})).await;
+    let found: BTreeSet<String> = lines
+        .iter()
+        .map(|l| l.trim_start_matches("[FILE] ").to_string())
+        .collect();
+    let out = Command::new("git")
+        .args(["ls-files", "-co", "--exclude-standard"])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    let want: BTreeSet<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|p| {
+            p.rsplit('/')
+                .next()
+                .unwrap()
+                .to_lowercase()
+                .contains("config")
+        })
+        .map(str::to_string)
+        .collect();
+    assert_eq!(found, want, "{}", last.text);
+    assert!(last.text.contains("[SEARCHED] "), "{}", last.text);
+    // Breadth-first: the top folder's hit comes before the deep one.
+    assert_eq!(
+        lines.first().map(String::as_str),
+        Some("[FILE] config.json")
+    );
+}
+
+#[tokio::test]
+async fn what_ignore_rules_hid_is_counted_and_files_are_those_read() {
+    let t = Tree::new();
+    assert!(Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(t.path())
+        .status()
+        .unwrap()
+        .success());
+    t.write(".gitignore", b"build/\n");
+    t.write("build/out.txt", b"needle\n");
+    t.write("src/a.txt", b"needle\n");
+    t.write("src/b.log", b"needle\n");
+    chmod(&t);
+    let s = Server::start(&[&t.path()]).await;
+    // An ignored folder asked for by its path: nothing silently missing.
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.at("build")), "content": "needle"}),
+    )
+    .await
+    .ok();
+    assert!(
+        r.text
+            .contains("1 entries hidden as git would ignore them (include_ignored: true"),
+        "{}",
+        r.text
+    );
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.at("build")), "content": "needle", "include_ignored": true}),
+    )
+    .await
+    .ok();
+    assert_eq!(r.lines()[0], "out.txt:1: needle", "{}", r.text);
+    // A content search counts the files whose contents it read.
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.at("src")), "name": "*.txt", "content": "needle"}),
+    )
+    .await
+    .ok();
+    assert!(
+        r.text.contains("[SEARCHED] 1 folders, 1 files, 7 bytes"),
+        "{}",
+        r.text
+    );
+}
+
+#[tokio::test]
+async fn content_hits_match_grep_and_every_page_shows_each_once() {
+    let t = Tree::new();
+    for d in 0..20 {
+        for f in 0..20 {
+            let body: String = (0..30)
+                .map(|l| {
+                    if l % 3 == 0 {
+                        format!("needle {d} {f} {l}\n")
+                    } else {
+                        "hay\n".into()
+                    }
+                })
+                .collect();
+            t.write(format!("d{d:02}/f{f:02}.txt"), body.as_bytes());
+        }
+    }
+    t.write("d00/bin.dat", b"needle\0binary\n");
+    chmod(&t);
+    let s = Server::start(&[&t.path()]).await;
+    let (lines, pages, last) = all_pages(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "need+le \\d"}),
+    )
+    .await;
+    assert!(pages > 1, "the hits take more than one page");
+    let got: Vec<String> = lines.clone();
+    let unique: BTreeSet<String> = got.iter().cloned().collect();
+    assert_eq!(unique.len(), got.len(), "no hit twice");
+    let grep = Command::new("grep")
+        .args(["-rnIE", "need+le [0-9]", "."])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    let want: BTreeSet<String> = String::from_utf8(grep.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let l = l.trim_start_matches("./");
+            let (path, rest) = l.split_once(':').unwrap();
+            let (n, text) = rest.split_once(':').unwrap();
+            format!("{path}:{n}: {text}")
+        })
+        .collect();
+    assert_eq!(unique, want);
+    assert!(
+        last.text.contains("; 1 binary files skipped"),
+        "{}",
+        last.text
+    );
+    assert_eq!(last.structured["binarySkipped"], 1);
+}
+
+#[tokio::test]
+async fn a_long_or_hostile_line_is_cut_and_escaped() {
+    let t = Tree::new();
+    let mut line = b"match \x1b[31m\xff".to_vec();
+    line.extend(std::iter::repeat_n(b'y', 10_000));
+    line.push(b'\n');
+    t.write("x.txt", &line);
+    let s = Server::start(&[&t.path()]).await;
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "match", "literal": true}),
+    )
+    .await
+    .ok();
+    let hit = r.text.lines().next().unwrap();
+    assert!(
+        hit.starts_with("x.txt:1: match \\u{1b}[31m\\xffyyy"),
+        "{hit}"
+    );
+    assert!(
+        hit.ends_with(" [...]") && hit.chars().count() < 260,
+        "{hit}"
+    );
+    let bad = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "(unclosed"}),
+    )
+    .await;
+    assert_eq!(bad.code(), "INVALID_ARGUMENT");
+    let neither = search(&s, json!({"path": path_arg(&t.path())})).await;
+    assert_eq!(neither.code(), "INVALID_ARGUMENT");
+}
+
+#[tokio::test]
+async fn a_search_cut_by_its_budget_says_at_least() {
+    let t = Tree::new();
+    // Five folders of 1.6 s each (two reads, 800 ms apart): each within a
+    // step's own time, all of them past the search's.
+    for d in ["a", "b", "c", "d", "e"] {
+        t.write(format!("{d}/slowpoke/x.txt"), b"needle\n");
+    }
+    let s = Server::start_with(Start {
+        roots: vec![t.path()],
+        env: vec![
+            ("CANOPY_TEST_SLOW_FOLDER".into(), "slowpoke".into()),
+            ("CANOPY_TEST_SLOW_DELAY_MS".into(), "800".into()),
+        ],
+        ..Start::default()
+    })
+    .await;
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "needle"}),
+    )
+    .await
+    .ok();
+    assert!(
+        r.text.contains("[BUDGET] the search stopped early"),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("at least"), "{}", r.text);
+    assert!(r.structured["cut"].is_string());
+    assert!(
+        !r.text.contains("[TIMEOUT]"),
+        "no step was left behind: {}",
+        r.text
+    );
+    let logs = logs_after(&s, 1).await;
+    assert!(
+        logs.iter()
+            .any(|(l, m)| l == "info" && m.starts_with("search cut: ")),
+        "{logs:?}"
+    );
+}
+
+async fn logs_after(s: &Server, n: usize) -> Vec<(String, String)> {
+    // A notification and the reply after it travel in order on one
+    // stream, but the client hands them to different tasks.
+    for _ in 0..200 {
+        let logs = s.seen.logs.lock().unwrap().clone();
+        if logs.len() >= n {
+            return logs;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    s.seen.logs.lock().unwrap().clone()
+}
+
+#[tokio::test]
+async fn a_folder_that_does_not_answer_costs_only_itself_a_timeout() {
+    let t = Tree::new();
+    t.write("a/slowpoke/x.txt", b"needle\n");
+    t.write("b/y.txt", b"needle\n");
+    t.write("c/z.txt", b"needle\n");
+    let s = Server::start_with(Start {
+        roots: vec![t.path()],
+        env: vec![
+            ("CANOPY_TEST_SLOW_FOLDER".into(), "slowpoke".into()),
+            ("CANOPY_TEST_SLOW_DELAY_MS".into(), "3000".into()),
+        ],
+        ..Start::default()
+    })
+    .await;
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "needle"}),
+    )
+    .await
+    .ok();
+    let lines = r.lines();
+    assert!(lines.contains(&"b/y.txt:1: needle"), "{}", r.text);
+    assert!(
+        lines.contains(&"c/z.txt:1: needle"),
+        "found after it: {}",
+        r.text
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("[TIMEOUT] a/slowpoke: not responding")),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text.contains("[SEARCHED] at least "),
+        "the counts are lower bounds: {}",
+        r.text
+    );
+    assert!(
+        r.structured.get("cut").is_none(),
+        "no budget cut: {}",
+        r.text
+    );
+    assert_eq!(r.structured["problems"], json!(["TIMEOUT a/slowpoke"]));
+    let logs = logs_after(&s, 1).await;
+    assert!(
+        logs.iter()
+            .any(|(l, m)| l == "warning" && m.contains("did not answer in time")),
+        "{logs:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_in_the_searched_root_that_hangs_costs_only_that_file() {
+    let t = Tree::new();
+    let point = t.dir("mnt");
+    chmod(&t);
+    // Declared after the tree: dropped first (aborted, unmounted) so the tree can go.
+    let mount = deadfs::DeadMount::on(&point);
+    let s = Server::start(&[&t.at("mnt")]).await;
+    // The mount's root answers; its frozen.txt never opens.
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.at("mnt")), "content": "hello"}),
+    )
+    .await
+    .ok();
+    assert!(
+        r.lines()
+            .iter()
+            .any(|l| l.starts_with("[TIMEOUT] frozen.txt: not responding")),
+        "the hung file is named, the search answers: {}",
+        r.text
+    );
+    assert!(r.text.contains("[SEARCHED] at least "), "{}", r.text);
+    assert!(
+        mount.held.opens.load(std::sync::atomic::Ordering::SeqCst) > 0,
+        "the search did try to open it"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dead_mount_below_costs_only_its_folder_a_timeout() {
+    let t = Tree::new();
+    t.write("root/top.txt", b"hello\n");
+    t.write("root/zzz/after.txt", b"hello\n");
+    let point = t.dir("root/mnt");
+    chmod(&t);
+    // Declared after the tree: dropped first (aborted, unmounted) so the tree can go.
+    let mount = deadfs::DeadMount::on(&point);
+    let s = Server::start(&[&t.at("root")]).await;
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.at("root")), "content": "hello"}),
+    )
+    .await
+    .ok();
+    let lines = r.lines();
+    assert!(lines.contains(&"top.txt:1: hello"), "{}", r.text);
+    assert!(
+        lines.contains(&"zzz/after.txt:1: hello"),
+        "the folder after the dead one was searched: {}",
+        r.text
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("[TIMEOUT] mnt")),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("[SEARCHED] at least "), "{}", r.text);
+    assert!(
+        mount.held.opens.load(std::sync::atomic::Ordering::SeqCst)
+            + mount
+                .held
+                .readdirs
+                .load(std::sync::atomic::Ordering::SeqCst)
+            + mount.held.lookups.load(std::sync::atomic::Ordering::SeqCst)
+            > 0,
+        "the search did reach the dead mount"
+    );
+    // The server still answers, at once, with the mount's device stuck.
+    let again = search(
+        &s,
+        json!({"path": path_arg(&t.at("root/zzz")), "content": "hello"}),
+    )
+    .await
+    .ok();
+    assert_eq!(again.lines()[0], "after.txt:1: hello");
+}
