@@ -203,3 +203,38 @@ fn hard_links_are_resolved_in_a_bounded_number_of_steps_however_many_entries_sha
         );
     }
 }
+
+#[test]
+fn a_hard_link_longer_than_a_symlink_target_is_kept_leads_to_the_entry_it_names() {
+    use crate::limits::ARCHIVE_LINK_MAX;
+    // Two files whose paths differ only past `ARCHIVE_LINK_MAX` bytes, and
+    // a hard link to the longer: cut there, it would name the shorter and
+    // read its bytes (bsdtar extracts the longer's).
+    let short = format!("p/{}", "a".repeat(ARCHIVE_LINK_MAX - 2));
+    let long = format!("p/{}", "a".repeat(ARCHIVE_LINK_MAX + 900));
+    // Long paths go in GNU `L` and `K` records, as GNU tar writes them.
+    let record = |path: &str| [path.as_bytes(), b"\0"].concat();
+    let mut tar = Vec::new();
+    entry("././@LongLink", b'L', "", &record(&short), &mut tar);
+    member("placeholder", b"the wrong file\n", &mut tar);
+    entry("././@LongLink", b'L', "", &record(&long), &mut tar);
+    member("placeholder", b"the right file\n", &mut tar);
+    entry("././@LongLink", b'K', "", &record(&long), &mut tar);
+    entry("hl", b'1', "", b"", &mut tar);
+    tar.extend_from_slice(&[0; 1024]);
+    let file = Arc::new(Counted {
+        bytes: tar,
+        read: Arc::new(AtomicU64::new(0)),
+    });
+    let (_, idx, _) = super::index(&file, crate::archive::decode::Codec::Stored).unwrap();
+    assert_eq!(
+        idx.hard_link(2).unwrap().to.unwrap(),
+        1,
+        "the link has the longer path's bytes"
+    );
+    assert_eq!(
+        idx.link(&idx.members[2]),
+        Some(long.as_bytes()),
+        "its target is named whole"
+    );
+}
