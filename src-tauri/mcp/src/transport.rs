@@ -18,7 +18,11 @@
 //! - no request is read while `MCP_UNANSWERED_REQUESTS` requests wait for
 //!   their replies to be written, or that many lines wait to be written: a
 //!   client that sends and never reads costs that many replies, not one per
-//!   request (the first such stop says so on stderr).
+//!   request (the first such stop says so on stderr);
+//! - a request whose id is that of one not yet answered is refused
+//!   `-32600` (MCP never reuses an id), and the refusal written before the
+//!   next line is read: owed requests are counted by their ids, so one id
+//!   sent again and again would otherwise be read without bound.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -94,11 +98,13 @@ struct Owed {
 }
 
 impl Owed {
-    fn request(&self, id: RequestId) {
+    /// Counts request `id` as owed; `false` when a request of that id is
+    /// owed already.
+    fn request(&self, id: RequestId) -> bool {
         self.requests
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(id);
+            .insert(id)
     }
 
     /// `id` needs no reply any more: it was written, or the request was
@@ -451,9 +457,18 @@ impl Transport<RoleServer> for LineTransport {
                 }
             };
             match classify(&bytes) {
+                Ok(JsonRpcMessage::Request(r)) if !self.owed.request(r.id.clone()) => {
+                    let what = format!(
+                        "Invalid Request: the id {} is that of a request not yet answered \
+                         (MCP: a request's id is never used again)",
+                        r.id
+                    );
+                    let id = serde_json::to_value(&r.id).unwrap_or(Value::Null);
+                    self.answer(error(id, INVALID_REQUEST, &what)).await;
+                }
                 Ok(message) => {
                     match &message {
-                        JsonRpcMessage::Request(r) => self.owed.request(r.id.clone()),
+                        JsonRpcMessage::Request(_) => {}
                         JsonRpcMessage::Notification(n) => {
                             if let ClientNotification::CancelledNotification(c) = &n.notification {
                                 if let Some(id) = &c.params.request_id {
@@ -521,6 +536,39 @@ mod tests {
             "a method that is no string"
         );
         assert!(classify(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_request_reusing_the_id_of_one_not_yet_answered_is_refused() {
+        use tokio::io::AsyncBufReadExt;
+        // A client that reuses one id would otherwise be read without
+        // bound: the requests owed are counted by their ids.
+        const AGAIN: usize = 3 * MCP_UNANSWERED_REQUESTS;
+        let (mut client_out, server_in) = tokio::io::duplex(1 << 20);
+        let (server_out, client_in) = tokio::io::duplex(1 << 20);
+        let mut transport = LineTransport::new(server_in, server_out);
+        let ping = |id: u64| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+        let mut sent = ping(7);
+        for _ in 0..AGAIN {
+            sent.push_str(&ping(7));
+        }
+        sent.push_str(&ping(8));
+        client_out.write_all(sent.as_bytes()).await.unwrap();
+        let id_of = |m: Option<RxJsonRpcMessage<RoleServer>>| match m {
+            Some(JsonRpcMessage::Request(r)) => r.id,
+            _ => panic!("a request"),
+        };
+        assert_eq!(id_of(transport.receive().await), RequestId::Number(7));
+        // Nothing answers 7: each request reusing its id is refused, and
+        // the server is handed the next one.
+        assert_eq!(id_of(transport.receive().await), RequestId::Number(8));
+        let mut replies = BufReader::new(client_in).lines();
+        for n in 0..AGAIN {
+            let line = replies.next_line().await.unwrap().unwrap();
+            let reply: Value = serde_json::from_str(&line).unwrap();
+            assert_eq!(reply["id"], json!(7), "reply {n}: {line}");
+            assert_eq!(reply["error"]["code"], json!(INVALID_REQUEST), "{line}");
+        }
     }
 
     #[test]

@@ -475,10 +475,18 @@ pub(crate) fn index<F: SourceFile>(
         } else {
             trimmed.rsplit(|&b| b == b'/').next().unwrap_or(trimmed)
         };
+        // A symlink's target is shown, cut to what a system takes; a hard
+        // link's is looked up, so it is kept whole (cut, it could name
+        // another entry): at most an extended header's worth, and charged.
+        let kept_link = if hard_link {
+            link.len()
+        } else {
+            link.len().min(ARCHIVE_LINK_MAX)
+        };
         // Its folders, its member and its names must fit, before it is filed.
         let adds = TreeBuilder::most_added(trimmed, kind == EntryKind::Folder)
             + std::mem::size_of::<Member>() as u64
-            + (listed.len() + link.len().min(ARCHIVE_LINK_MAX)) as u64;
+            + (listed.len() + kept_link) as u64;
         let afford = budget
             .work(path.len() as u64)
             .and_then(|()| budget.fits(tree.held() + idx.held(), adds));
@@ -500,7 +508,7 @@ pub(crate) fn index<F: SourceFile>(
         }
         let name = idx.push_name(listed);
         let link = (matches!(kind, EntryKind::Symlink) || hard_link)
-            .then(|| idx.push_name(&link[..link.len().min(ARCHIVE_LINK_MAX)]));
+            .then(|| idx.push_name(&link[..kept_link]));
         idx.members.push(Member {
             name,
             link,

@@ -8,8 +8,10 @@
 //! it names no entry, or one that comes only after it (a tar names an entry
 //! it has already given); `LOOP` when it names itself or links name each
 //! other in a cycle; `UNSAFE_NAME` when the name it gives would climb out of
-//! the archive. Every path is looked up once and every link followed once,
-//! so a million links cost a million steps, never a hang.
+//! the archive. Every path is looked up once, every link followed once, and
+//! the entries that share a path (a hostile tar gives one path thousands of
+//! times) are searched, never walked: a million links cost a million
+//! binary searches, never a hang.
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
@@ -126,8 +128,7 @@ fn plain(target: &[u8]) -> Option<&[u8]> {
 /// Where a link's target path leads in the tree.
 #[derive(Clone, Copy)]
 enum Found {
-    /// The last entry of that path (a member number; the ones before it
-    /// with the same path are in [`Finder::older`]).
+    /// Entries of that path: a number of [`Finder::paths`].
     Entry(u32),
     Folder,
     Nothing,
@@ -138,16 +139,36 @@ enum Found {
 thread_local! {
     /// The paths looked up on this thread (the work a test counts).
     pub(super) static LOOKUPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// The entries of a path looked at to find one (the work a test counts).
+    pub(super) static STEPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Finds entries by path; each folder's names are mapped once, when first asked.
+#[cfg(test)]
+fn step() {
+    STEPS.with(|n| n.set(n.get() + 1));
+}
+
+#[cfg(not(test))]
+fn step() {}
+
+/// The entries that share one path: a range of [`Finder::locs`] (member
+/// numbers, ascending), and the last of them that is a hard link.
+struct Path {
+    locs: (u32, u32),
+    last_link: Option<u32>,
+}
+
+/// Finds entries by path; each folder's names are mapped once, when first
+/// asked. A tar may give one path many times (a hostile one, tens of
+/// thousands): the entries of a path are kept in order and searched, never
+/// walked one by one, so that a link costs a binary search.
 struct Finder<'i> {
     tree: &'i Tree,
     idx: &'i TarIndex,
-    /// A folder's names, each to the last entry of that name.
+    /// A folder's names, each to its [`Path`] (a number of `paths`).
     folders: HashMap<u32, HashMap<&'i [u8], u32>>,
-    /// For an entry whose path an earlier entry has too: that earlier one.
-    older: HashMap<u32, u32>,
+    paths: Vec<Path>,
+    locs: Vec<u32>,
 }
 
 impl Finder<'_> {
@@ -176,40 +197,63 @@ impl Finder<'_> {
         if self.tree.subfolder(folder, name).is_some() {
             return Found::Folder;
         }
-        let (tree, idx, older) = (self.tree, self.idx, &mut self.older);
+        let (tree, idx, paths, locs) = (self.tree, self.idx, &mut self.paths, &mut self.locs);
         let names = self.folders.entry(folder).or_insert_with(|| {
-            let records = tree.records(folder);
-            let mut names = HashMap::with_capacity(records.len());
-            // A folder's records are in archive order: the last of a name wins.
-            for r in records.iter().filter(|r| !r.is_raw()) {
-                let loc = r.loc();
-                if let Some(before) = names.insert(idx.name(&idx.members[loc as usize]), loc) {
-                    older.insert(loc, before);
-                }
+            // A folder's records are in archive order, and a stable sort
+            // by name keeps them so within each name.
+            let mut named: Vec<(&[u8], u32)> = tree
+                .records(folder)
+                .iter()
+                .filter(|r| !r.is_raw())
+                .map(|r| (idx.name(&idx.members[r.loc() as usize]), r.loc()))
+                .collect();
+            named.sort_by_key(|&(name, _)| name);
+            let mut names = HashMap::with_capacity(named.len());
+            for group in named.chunk_by(|a, b| a.0 == b.0) {
+                let start = locs.len() as u32;
+                locs.extend(group.iter().map(|&(_, loc)| loc));
+                let last_link = group
+                    .iter()
+                    .rev()
+                    .map(|&(_, loc)| loc)
+                    .find(|&loc| idx.members[loc as usize].hard_link);
+                names.insert(group[0].0, paths.len() as u32);
+                paths.push(Path {
+                    locs: (start, locs.len() as u32),
+                    last_link,
+                });
             }
             names
         });
         names
             .get(name)
-            .map_or(Found::Nothing, |&loc| Found::Entry(loc))
+            .map_or(Found::Nothing, |&path| Found::Entry(path))
     }
 
-    /// The last entry of the path whose last entry is `last`, before `l`.
-    fn before(&self, last: u32, l: u32) -> Option<u32> {
-        let mut at = last;
-        while at >= l {
-            at = *self.older.get(&at)?;
-        }
-        Some(at)
+    /// The entries of path `path`, in archive order.
+    fn entries(&self, path: u32) -> &[u32] {
+        let (a, b) = self.paths[path as usize].locs;
+        &self.locs[a as usize..b as usize]
     }
 
-    /// The last hard link of the path whose last entry is `last`.
-    fn last_link(&self, last: u32) -> Option<u32> {
-        let mut at = last;
-        while !self.idx.members[at as usize].hard_link {
-            at = *self.older.get(&at)?;
-        }
-        Some(at)
+    /// The last entry of path `path`.
+    fn last(&self, path: u32) -> u32 {
+        *self.entries(path).last().expect("a path has an entry")
+    }
+
+    /// The last entry of path `path` before member `l`.
+    fn before(&self, path: u32, l: u32) -> Option<u32> {
+        let entries = self.entries(path);
+        let n = entries.partition_point(|&loc| {
+            step();
+            loc < l
+        });
+        n.checked_sub(1).map(|i| entries[i])
+    }
+
+    /// The last hard link of path `path`.
+    fn last_link(&self, path: u32) -> Option<u32> {
+        self.paths[path as usize].last_link
     }
 }
 
@@ -279,7 +323,8 @@ pub(super) fn resolve(tree: &Tree, idx: &mut TarIndex) {
         tree,
         idx,
         folders: HashMap::new(),
-        older: HashMap::new(),
+        paths: Vec::new(),
+        locs: Vec::new(),
     };
     let found: Vec<Found> = links
         .iter()
@@ -289,7 +334,7 @@ pub(super) fn resolve(tree: &Tree, idx: &mut TarIndex) {
     // Links that name each other round (whatever their order) lie on a
     // cycle of "the last hard link of the path it names".
     let cycle = on_cycles(links.len(), |i| match found[i] {
-        Found::Entry(last) => finder.last_link(last).and_then(number),
+        Found::Entry(path) => finder.last_link(path).and_then(number),
         _ => None,
     });
     let mut done: Vec<Resolved> = Vec::with_capacity(links.len());
@@ -328,13 +373,13 @@ fn resolve_one(
     found: Found,
     on_cycle: bool,
 ) -> Resolved {
-    let last = match found {
-        Found::Entry(last) => last,
+    let path = match found {
+        Found::Entry(path) => path,
         Found::Folder => return Resolved::Broken(Broken::Folder),
         Found::Nothing => return Resolved::Broken(Broken::Missing),
         Found::Unsafe => return Resolved::Broken(Broken::Unsafe),
     };
-    if let Some(earlier) = finder.before(last, l) {
+    if let Some(earlier) = finder.before(path, l) {
         if !finder.idx.members[earlier as usize].hard_link {
             return Resolved::To(earlier);
         }
@@ -347,7 +392,7 @@ fn resolve_one(
             to => to,
         };
     }
-    Resolved::Broken(if last == l {
+    Resolved::Broken(if finder.last(path) == l {
         Broken::Itself
     } else if on_cycle {
         Broken::Cycle

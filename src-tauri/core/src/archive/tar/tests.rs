@@ -157,3 +157,84 @@ fn hard_links_are_resolved_with_one_lookup_each_however_long_they_chain() {
         assert_eq!(err.code, crate::error::ErrorCode::Loop, "link {loc}: {err}");
     }
 }
+
+#[test]
+fn hard_links_are_resolved_in_a_bounded_number_of_steps_however_many_entries_share_their_path() {
+    // A hostile tar: one file `a`, then links named `h…` to it, then
+    // files named `a` again, then links that are themselves named `a` and
+    // name `a` (each the one before it). Walking a path's entries one by
+    // one to find "the last one before the link" is quadratic here.
+    const LINKS: usize = 3_000;
+    let mut tar = Vec::new();
+    member("a", b"x", &mut tar);
+    for i in 0..LINKS {
+        entry(&format!("h{i}"), b'1', "a", b"", &mut tar);
+    }
+    for _ in 0..LINKS {
+        member("a", b"y", &mut tar);
+    }
+    for _ in 0..LINKS {
+        entry("a", b'1', "a", b"", &mut tar);
+    }
+    tar.extend_from_slice(&[0; 1024]);
+    let file = Arc::new(Counted {
+        bytes: tar,
+        read: Arc::new(AtomicU64::new(0)),
+    });
+    super::links::STEPS.with(|n| n.set(0));
+    let (_, idx, _) = super::index(&file, crate::archive::decode::Codec::Stored).unwrap();
+    let steps = super::links::STEPS.with(|n| n.get());
+    let links = 2 * LINKS;
+    assert!(
+        steps <= links * 32,
+        "{steps} steps over entries for {links} links: at most a binary search each"
+    );
+    // What each leads to is what bsdtar extracts: the `h` links the first
+    // `a`, the later links the last file `a` (through the links before them).
+    for loc in 1..=LINKS as u32 {
+        assert_eq!(idx.hard_link(loc).unwrap().to.unwrap(), 0, "link {loc}");
+    }
+    let last_file = 2 * LINKS as u32;
+    for loc in last_file + 1..=last_file + LINKS as u32 {
+        assert_eq!(
+            idx.hard_link(loc).unwrap().to.unwrap(),
+            last_file,
+            "link {loc}"
+        );
+    }
+}
+
+#[test]
+fn a_hard_link_longer_than_a_symlink_target_is_kept_leads_to_the_entry_it_names() {
+    use crate::limits::ARCHIVE_LINK_MAX;
+    // Two files whose paths differ only past `ARCHIVE_LINK_MAX` bytes, and
+    // a hard link to the longer: cut there, it would name the shorter and
+    // read its bytes (bsdtar extracts the longer's).
+    let short = format!("p/{}", "a".repeat(ARCHIVE_LINK_MAX - 2));
+    let long = format!("p/{}", "a".repeat(ARCHIVE_LINK_MAX + 900));
+    // Long paths go in GNU `L` and `K` records, as GNU tar writes them.
+    let record = |path: &str| [path.as_bytes(), b"\0"].concat();
+    let mut tar = Vec::new();
+    entry("././@LongLink", b'L', "", &record(&short), &mut tar);
+    member("placeholder", b"the wrong file\n", &mut tar);
+    entry("././@LongLink", b'L', "", &record(&long), &mut tar);
+    member("placeholder", b"the right file\n", &mut tar);
+    entry("././@LongLink", b'K', "", &record(&long), &mut tar);
+    entry("hl", b'1', "", b"", &mut tar);
+    tar.extend_from_slice(&[0; 1024]);
+    let file = Arc::new(Counted {
+        bytes: tar,
+        read: Arc::new(AtomicU64::new(0)),
+    });
+    let (_, idx, _) = super::index(&file, crate::archive::decode::Codec::Stored).unwrap();
+    assert_eq!(
+        idx.hard_link(2).unwrap().to.unwrap(),
+        1,
+        "the link has the longer path's bytes"
+    );
+    assert_eq!(
+        idx.link(&idx.members[2]),
+        Some(long.as_bytes()),
+        "its target is named whole"
+    );
+}
