@@ -384,18 +384,28 @@ impl<F: SourceFile> SourceFolder for ArchiveFolder<F> {
         if meta.kind != EntryKind::Symlink {
             return Err(io::Error::from_raw_os_error(libc::EINVAL));
         }
+        // A target longer than a system takes is refused whole (the entry
+        // says so), never shown cut as if it were the target.
+        let whole = |target: Vec<u8>| {
+            if target.len() > ARCHIVE_LINK_MAX {
+                Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG))
+            } else {
+                Ok(target)
+            }
+        };
         match &self.archive.body {
-            Body::Tar(idx) => Ok(idx
-                .link(&idx.members[r.loc() as usize])
-                .unwrap_or_default()
-                .to_vec()),
+            Body::Tar(idx) => whole(
+                idx.link(&idx.members[r.loc() as usize])
+                    .unwrap_or_default()
+                    .to_vec(),
+            ),
             Body::Zip(_) => {
                 // A zip keeps a link's target as its content.
                 let member = Member::of_zip(&self.archive, r.loc(), true)?;
-                let mut target = vec![0; ARCHIVE_LINK_MAX];
+                let mut target = vec![0; ARCHIVE_LINK_MAX + 1];
                 let n = member.read_at(&mut target, 0)?;
                 target.truncate(n);
-                Ok(target)
+                whole(target)
             }
         }
     }

@@ -41,8 +41,8 @@ use super::tree::{Tree, TreeBuilder};
 use super::{corrupt, corrupt_error, Summary};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{
-    ARCHIVE_LINK_MAX, ARCHIVE_NESTED_KEEP_MAX, ARCHIVE_NESTED_KEPT_MAX,
-    ARCHIVE_SNIFF_BYTES, MAX_TIME_MS,
+    ARCHIVE_LINK_MAX, ARCHIVE_NESTED_KEEP_MAX, ARCHIVE_NESTED_KEPT_MAX, ARCHIVE_SNIFF_BYTES,
+    MAX_TIME_MS,
 };
 use crate::wire::ArchiveFormat;
 
@@ -475,13 +475,15 @@ pub(crate) fn index<F: SourceFile>(
         } else {
             trimmed.rsplit(|&b| b == b'/').next().unwrap_or(trimmed)
         };
-        // A symlink's target is shown, cut to what a system takes; a hard
+        // A symlink's target is kept up to what a system takes, and one
+        // byte more so that a longer one is known (reading it is then
+        // `ENAMETOOLONG`, never a cut target told as the whole); a hard
         // link's is looked up, so it is kept whole (cut, it could name
         // another entry): at most an extended header's worth, and charged.
         let kept_link = if hard_link {
             link.len()
         } else {
-            link.len().min(ARCHIVE_LINK_MAX)
+            link.len().min(ARCHIVE_LINK_MAX + 1)
         };
         // Its folders, its member and its names must fit, before it is filed.
         let adds = TreeBuilder::most_added(trimmed, kind == EntryKind::Folder)

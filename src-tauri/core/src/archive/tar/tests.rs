@@ -238,3 +238,28 @@ fn a_hard_link_longer_than_a_symlink_target_is_kept_leads_to_the_entry_it_names(
         "its target is named whole"
     );
 }
+
+#[test]
+fn a_symlink_target_longer_than_a_system_takes_is_refused_never_shown_cut() {
+    use crate::limits::ARCHIVE_LINK_MAX;
+    // bsdtar lists such a link with its whole target; a system cannot make
+    // it. Shown cut, the entry would tell a target that is not its own.
+    let at_most = "b".repeat(ARCHIVE_LINK_MAX);
+    let longer = "b".repeat(ARCHIVE_LINK_MAX + 1);
+    let record = |path: &str| [path.as_bytes(), b"\0"].concat();
+    let mut tar = Vec::new();
+    entry("././@LongLink", b'K', "", &record(&at_most), &mut tar);
+    entry("fits", b'2', "", b"", &mut tar);
+    entry("././@LongLink", b'K', "", &record(&longer), &mut tar);
+    entry("long", b'2', "", b"", &mut tar);
+    tar.extend_from_slice(&[0; 1024]);
+    let file = Counted {
+        bytes: tar,
+        read: Arc::new(AtomicU64::new(0)),
+    };
+    let archive = Arc::new(Archive::open(Blob::Whole(file), ArchiveFormat::Tar).unwrap());
+    let root = ArchiveFolder::new(archive, 0);
+    assert_eq!(root.read_link(b"fits").unwrap(), at_most.as_bytes());
+    let err = root.read_link(b"long").unwrap_err();
+    assert_eq!(err.raw_os_error(), Some(libc::ENAMETOOLONG), "{err}");
+}
