@@ -92,7 +92,7 @@ pub use cursor::{after_entry as cursor_after, max_len as max_cursor_len};
 pub use either::Either;
 pub use error::{CanopyError, ErrorCode};
 pub use facts::entry_meta;
-pub use filter::{is_glob as filter_is_glob, Excludes, FilterScratch};
+pub use filter::{check_glob as check_name_glob, Excludes, FilterScratch};
 pub use lines::{read_lines, LineTotal, LineWindow, Lines};
 pub use local::{LocalFile, LocalFs};
 pub use locate::locate;

@@ -34,6 +34,10 @@ pub const SELECTION_ROUNDS: u32 = 4;
 pub const SELECTION_SPREAD_SD: u64 = 8;
 /// Longest filter accepted, in bytes (a name holds at most 255).
 pub const MAX_FILTER_BYTES: usize = 1024;
+/// Most alternatives a whole-name glob's `{a,b}` groups may spell out (the
+/// product over its groups): each is matched on its own, so this bounds a
+/// name's cost at that many linear matches.
+pub const MAX_GLOB_ALTERNATIVES: usize = 64;
 /// The longest line of the listing text (`canopy-list`'s, and `canopy-mcp`'s
 /// listings), in bytes, its line break aside. A line holds at most two
 /// escaped fields (a path and a link's target, a folder and a pattern); one

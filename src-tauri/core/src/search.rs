@@ -66,8 +66,8 @@ use crate::wire::EntryKind;
 /// What to search for, and where to stop.
 #[derive(Clone, Default)]
 pub struct SearchQuery {
-    /// Names to match (the filter's syntax: a substring, or a glob over
-    /// the whole name). With `content`, only files whose names match are read.
+    /// Names to match: a whole-name glob, as [`NameFilter::parse_glob`]
+    /// reads one. With `content`, only files whose names match are read.
     pub name: Option<String>,
     /// A regular expression (or a literal, with `literal`) to find in files.
     pub content: Option<String>,
@@ -157,7 +157,11 @@ pub fn search<S: Source>(
     if query.name.is_none() && query.content.is_none() {
         return Err(CanopyError::invalid("give name, content, or both"));
     }
-    let name = query.name.as_deref().map(NameFilter::parse).transpose()?;
+    let name = query
+        .name
+        .as_deref()
+        .map(NameFilter::parse_glob)
+        .transpose()?;
     let matcher = query
         .content
         .as_deref()

@@ -309,7 +309,8 @@ pub struct AgentListing {
     /// The order of every folder listed (folders first under every order).
     pub sort: SortBy,
     pub reverse: bool,
-    /// Keep only the listed folder's entries whose name matches (see [`check_pattern`]).
+    /// Keep only the listed folder's entries whose name matches this
+    /// whole-name glob (see [`check_pattern`]).
     pub filter: Option<String>,
     pub cancel: CancelToken,
     /// Called after each folder is read (on the engine's workers).
@@ -345,6 +346,7 @@ pub fn list(opened: &Opened, call: AgentListing) -> Result<Listing, CanopyError>
         sort: call.sort,
         reverse: call.reverse,
         filter: call.filter,
+        glob_filter: true,
         hide_ignored: !call.include_ignored,
         ..ListSettings::default()
     };
@@ -380,14 +382,14 @@ pub fn list(opened: &Opened, call: AgentListing) -> Result<Listing, CanopyError>
     canopy_core::list(&call.source, &opened.path(), &settings, &engine_call)
 }
 
-/// How a `find_in_folder` pattern is read: `true` for a whole-name glob
-/// (it holds `*`, `?` or a closed `[...]`), `false` for a substring.
+/// Checks a name pattern: a whole-name glob with `{a,b}` alternatives, as
+/// `find -name` and `fd -g` read one.
 ///
 /// # Errors
-/// `INVALID_ARGUMENT` for a pattern the engine refuses (empty, longer than
-/// `MAX_FILTER_BYTES`, holding NUL or `/`).
-pub fn check_pattern(pattern: &str) -> Result<bool, CanopyError> {
-    canopy_core::filter_is_glob(pattern)
+/// `INVALID_ARGUMENT`, with the reason, for a pattern the engine refuses
+/// (empty, longer than `MAX_FILTER_BYTES`, holding NUL or `/`, malformed).
+pub fn check_pattern(pattern: &str) -> Result<(), CanopyError> {
+    canopy_core::check_name_glob(pattern)
 }
 
 /// The engine cursor that continues `listing` after its shown top-level

@@ -32,7 +32,7 @@ const SEARCH_FILE_MIB: u64 = SEARCH_FILE_BYTES >> 20;
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
     let secs = REQUEST_TIME.as_secs();
-    format!("Search below a folder, breadth-first, skipping what git would ignore and `.git` (unless `include_ignored`) and names matched by `exclude`. `name` matches entry names as find_in_folder's pattern does (a substring, or a glob over the whole name: `*config*`, `*.rs`); each hit a `[FILE] path` line. `content` finds lines of files matching a regular expression (`literal: true` for plain text); each hit is `path:LINE: text`, the text cut at {SEARCH_LINE_CHARS} characters and escaped like names. With both, only files whose names match are read. Binary files are skipped and counted; a file is read up to {SEARCH_FILE_MIB} MiB.
+    format!("Search below a folder, breadth-first, skipping what git would ignore and `.git` (unless `include_ignored`) and names matched by `exclude`. `name` is a glob over the whole name, as find_in_folder's pattern (`Cargo.toml` that name only, `*config*`, `{{*.rs,*.toml}}`); each hit a `[FILE] path` line. `content` finds lines of files matching a regular expression (`literal: true` for plain text); each hit is `path:LINE: text`, the text cut at {SEARCH_LINE_CHARS} characters and escaped like names. With both, only files whose names match are read. Binary files are skipped and counted; a file is read up to {SEARCH_FILE_MIB} MiB.
 
 The reply ends with `[SEARCHED] F folders, N files, B bytes` and, when the search stopped at its budget ({secs} s of time, names or bytes), `[BUDGET] ...`: its counts are then at least these, and hits may be missing: search a smaller folder. Every reply is at most {reply} characters; `[NEXT] call search with cursor \"<c>\"` continues with the same arguments.")
 }
@@ -55,7 +55,7 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
 pub struct SearchArgs {
     /// The folder to search below.
     pub path: String,
-    /// Names to find: a substring, or a glob over the whole name.
+    /// Names to find: a glob over the whole name (`*`, `?`, `[...]`, `{a,b}`).
     #[serde(default)]
     pub name: Option<String>,
     /// A regular expression to find in files' lines.
@@ -70,7 +70,7 @@ pub struct SearchArgs {
     pub cursor: Option<String>,
     #[serde(default)]
     pub include_ignored: bool,
-    /// Names to leave out, each a glob over the whole name.
+    /// Names to leave out, each a glob over the whole name as `name`.
     #[serde(default)]
     pub exclude: Vec<String>,
     #[serde(default = "yes")]

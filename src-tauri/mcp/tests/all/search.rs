@@ -102,6 +102,59 @@ async fn names_below_a_repository_are_those_git_lists() {
 }
 
 #[tokio::test]
+async fn a_name_is_the_whole_name_as_find_name_reads_it() {
+    let t = Tree::new();
+    for p in [
+        "Cargo.toml",
+        "core/Cargo.toml",
+        "core/Cargo.toml.orig",
+        "vendor/x/Cargo.toml.orig",
+        "vendor/x/my-Cargo.toml",
+        "web/app.config.js",
+        "web/config",
+    ] {
+        t.write(p, b"x\n");
+    }
+    let s = Server::start(&[&t.path()]).await;
+    for (name, find_args) in [
+        ("Cargo.toml", vec!["-name", "Cargo.toml"]),
+        ("*config*", vec!["-name", "*config*"]),
+        (
+            "{*config*,Cargo.toml}",
+            vec!["(", "-name", "*config*", "-o", "-name", "Cargo.toml", ")"],
+        ),
+    ] {
+        let (lines, _, last) =
+            all_pages(&s, json!({"path": path_arg(&t.path()), "name": name})).await;
+        let found: BTreeSet<String> = lines
+            .iter()
+            .map(|l| l.trim_start_matches("[FILE] ").to_string())
+            .collect();
+        let out = Command::new("find")
+            .arg(".")
+            .args(["-mindepth", "1"])
+            .args(&find_args)
+            .current_dir(t.path())
+            .output()
+            .unwrap();
+        let want: BTreeSet<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|p| p.trim_start_matches("./").to_string())
+            .collect();
+        assert!(!want.is_empty());
+        assert_eq!(found, want, "{name}: {}", last.text);
+    }
+    let bad = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "name": "{*config*"}),
+    )
+    .await;
+    assert_eq!(bad.code(), "INVALID_ARGUMENT", "{}", bad.text);
+    assert!(bad.text.contains("never close"), "{}", bad.text);
+}
+
+#[tokio::test]
 async fn what_ignore_rules_hid_is_counted_and_files_are_those_read() {
     let t = Tree::new();
     assert!(Command::new("git")
