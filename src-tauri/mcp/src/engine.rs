@@ -254,6 +254,29 @@ fn names_inside(rest: &[u8]) -> Result<PathBuf, CanopyError> {
     Ok(PathBuf::from(OsString::from_vec(rest.to_vec())))
 }
 
+/// The real path of the link `name` in the folder `reached`, when it is
+/// one: looked at through the confined source from the folder's real path
+/// (no link followed on the way, the name itself not followed), on a
+/// bounded worker. `None` for anything else, or when it cannot be told.
+pub fn link_in(reached: Reached, name: &std::ffi::OsStr, source: &AgentSource) -> Option<PathBuf> {
+    let Reached::Inside(folder) = reached else {
+        return None;
+    };
+    if folder.kind != EntryKind::Folder || folder.inside.is_some() {
+        return None;
+    }
+    let (source, real, name) = (source.clone(), folder.real, name.to_os_string());
+    let place = canopy_core::bounded::Place::path(&real);
+    canopy_core::bounded::call(place, TIME_BUDGET, move |_| {
+        use canopy_core::source::{Source, SourceFolder};
+        let dir = source.open_folder(&real).ok()?;
+        let meta = dir.stat_child(name.as_bytes(), false).ok()?;
+        (meta.kind == EntryKind::Symlink).then(|| real.join(&name))
+    })
+    .ok()
+    .flatten()
+}
+
 /// Where an agent's path leads (see [`Leads`]).
 #[derive(Debug)]
 pub enum Reached {

@@ -543,13 +543,52 @@ impl Canopy {
         let source = self.source.clone();
         match blocking(move || engine::leads(&path, shared, &source)).await? {
             engine::Reached::Inside(opened) => Ok(opened),
-            engine::Reached::Outside => Err(outside(&roots)),
+            engine::Reached::Outside => match self.link_out(text, roots.clone()).await {
+                Some(_) => Err(CanopyError::new(
+                    ErrorCode::Denied,
+                    format!(
+                        "{text} is a link leading outside the folders this server may show ({}): it is never followed",
+                        roots_text(&roots)
+                    ),
+                )),
+                None => Err(outside(&roots)),
+            },
             // A path that names a place outside, failing inside on its way.
             engine::Reached::Fails(_) if !roots.iter().any(|r| access::within(&asked, r)) => {
                 Err(outside(&roots))
             }
             engine::Reached::Fails(e) => Err(e),
         }
+    }
+
+    /// The real path of the link `text` names, when it is a link inside the
+    /// roots (see [`engine::link_in`]): how a path that leads outside them
+    /// says it is a link, telling nothing of where it leads. Only a path
+    /// without `.` or `..` names its folder plainly enough to look.
+    pub(crate) async fn link_out(&self, text: &str, roots: Vec<PathBuf>) -> Option<PathBuf> {
+        let given = engine::printed_path(text).ok()?;
+        let path = if given.is_absolute() {
+            given
+        } else {
+            roots.first()?.join(given)
+        };
+        if path
+            .components()
+            .any(|c| matches!(c, Component::ParentDir | Component::CurDir))
+        {
+            return None;
+        }
+        let name = path.file_name()?.to_os_string();
+        let folder = path.parent()?.to_path_buf();
+        let source = self.source.clone();
+        let shared = Arc::new(roots);
+        blocking(move || {
+            let reached = engine::leads(&folder, shared, &source)?;
+            Ok(engine::link_in(reached, &name, &source))
+        })
+        .await
+        .ok()
+        .flatten()
     }
 
     /// Runs a listing on a blocking thread, stopping it when the request is

@@ -129,6 +129,7 @@ impl Canopy {
             include_ignored: args.include_ignored,
             exclude: Vec::new(),
             details: false,
+            extra: 0,
             widest: FindInFolderOutput::widest,
         };
         let Listed {
