@@ -78,8 +78,13 @@ pub struct SearchQuery {
     pub exclude: Option<Arc<Excludes>>,
     /// Hits before the page (a cursor's position).
     pub skip: u64,
-    /// Hits on the page; the search stops at the one after them.
+    /// Hits on the page; the search stops at the one after them, unless
+    /// `count_all`.
     pub limit: u64,
+    /// Go on past the page to the tree's end (or the budget), counting
+    /// every hit (`total`) and, for a content search, each file's
+    /// (`file_counts`); hits past the page are counted, never kept.
+    pub count_all: bool,
     pub cancel: Option<CancelToken>,
     /// Time in all (default `REQUEST_TIME`).
     pub time: Option<Duration>,
@@ -104,6 +109,13 @@ pub struct SearchResult {
     pub hits: Vec<SearchHit>,
     /// More hits follow the page.
     pub more: bool,
+    /// Hits counted, the skipped ones and the page's included: with
+    /// `count_all`, every hit of the tree (at least, when `cut` or a
+    /// problem timed out).
+    pub total: u64,
+    /// With `count_all`, each file with content hits and how many, in the
+    /// search's order.
+    pub file_counts: Vec<(PathBuf, u64)>,
     pub folders: u64,
     pub files: u64,
     pub bytes: u64,
@@ -205,6 +217,7 @@ pub fn search<S: Source>(
     // A worker left behind must never write into what is returned.
     s.generation += 1;
     s.queue.clear();
+    s.result.total = s.seen;
     match s.stop.take() {
         Some(Stop::Cancelled) => Err(CanopyError::cancelled()),
         Some(Stop::Cut(why)) => {
@@ -337,6 +350,7 @@ impl<F> Tally<F> {
         let f = self.found;
         let r = &mut s.result;
         r.hits.extend(f.hits);
+        r.file_counts.extend(f.file_counts);
         r.more |= f.more;
         r.folders += f.folders;
         r.files += f.files;
@@ -706,8 +720,15 @@ impl<S: Source> Job<'_, S> {
         mut tally: Tally<S::Folder>,
         f: &PendingFile<S::Folder>,
     ) -> Tally<S::Folder> {
+        let before = tally.seen;
         if let Err(stop) = self.search_file(&mut tally, f) {
             tally.stop = Some(stop);
+        }
+        if self.sh.query.count_all && tally.seen > before {
+            tally
+                .found
+                .file_counts
+                .push((f.rel.clone(), tally.seen - before));
         }
         self.watch.end();
         tally
@@ -826,7 +847,7 @@ fn open_error(err: &io::Error) -> CanopyError {
 }
 
 /// Counts a hit (made only when it is on the page); `Err(PageFull)` once
-/// one past the page is found.
+/// one past the page is found, unless every hit is counted (`count_all`).
 fn hit<F>(
     t: &mut Tally<F>,
     query: &SearchQuery,
@@ -835,7 +856,11 @@ fn hit<F>(
     t.seen += 1;
     if t.seen > query.skip.saturating_add(query.limit) {
         t.found.more = true;
-        return Err(Stop::PageFull);
+        return if query.count_all {
+            Ok(())
+        } else {
+            Err(Stop::PageFull)
+        };
     }
     if t.seen > query.skip {
         t.found.hits.push(hit());

@@ -41,8 +41,8 @@ use super::tree::{Tree, TreeBuilder};
 use super::{corrupt, corrupt_error, Summary};
 use crate::error::{code_of, CanopyError, ErrorCode};
 use crate::limits::{
-    ARCHIVE_LINK_MAX, ARCHIVE_NESTED_KEEP_MAX, ARCHIVE_NESTED_KEPT_MAX,
-    ARCHIVE_SNIFF_BYTES, MAX_TIME_MS,
+    ARCHIVE_LINK_MAX, ARCHIVE_NESTED_KEEP_MAX, ARCHIVE_NESTED_KEPT_MAX, ARCHIVE_SNIFF_BYTES,
+    MAX_TIME_MS,
 };
 use crate::wire::ArchiveFormat;
 

@@ -27,7 +27,9 @@ async fn all_pages(s: &Server, mut args: Value) -> (Vec<String>, usize, Reply) {
         lines.extend(
             r.text
                 .lines()
-                .take_while(|l| !l.starts_with("[SEARCHED]") && *l != "No match.")
+                .take_while(|l| {
+                    !l.starts_with("[SEARCHED]") && !l.starts_with("[TOTAL]") && *l != "No match."
+                })
                 .map(str::to_string),
         );
         match r.next_cursor() {
@@ -152,6 +154,141 @@ async fn a_name_is_the_whole_name_as_find_name_reads_it() {
     .await;
     assert_eq!(bad.code(), "INVALID_ARGUMENT", "{}", bad.text);
     assert!(bad.text.contains("never close"), "{}", bad.text);
+}
+
+/// Files `dir/fK.txt` holding `needle` on some lines (K+1 of them, up to
+/// 40), a binary file holding it, and files without it: `hits` in all.
+fn needles(t: &Tree, files: usize) -> u64 {
+    let mut hits = 0;
+    for k in 0..files {
+        let n = (k % 40) + 1;
+        let mut body = String::new();
+        for i in 0..n {
+            body.push_str(&format!("line {i} needle here\nfiller\n"));
+        }
+        t.write(format!("d{}/f{k}.txt", k % 7), body.as_bytes());
+        hits += n as u64;
+    }
+    t.write("d0/bin.dat", b"needle\0binary\n");
+    t.write("d1/none.txt", b"nothing\n");
+    hits
+}
+
+#[tokio::test]
+async fn count_answers_each_files_hits_and_the_totals_in_one_reply_as_rg_c_does() {
+    let t = Tree::new();
+    let hits = needles(&t, 60);
+    let s = Server::start(&[&t.path()]).await;
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "needle", "count": true}),
+    )
+    .await
+    .ok();
+    assert!(r.next_cursor().is_none(), "one reply: {}", r.text);
+    let got: BTreeSet<String> = r
+        .lines()
+        .into_iter()
+        .take_while(|l| !l.starts_with('['))
+        .map(str::to_string)
+        .collect();
+    let rg = Command::new("rg")
+        .args(["-c", "--no-ignore", "--hidden", "needle", "."])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    let want: BTreeSet<String> = String::from_utf8(rg.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim_start_matches("./").to_string())
+        .collect();
+    assert_eq!(got, want, "{}", r.text);
+    assert!(
+        r.text
+            .contains(&format!("[TOTAL] {hits} hits in 60 files\n")),
+        "{}",
+        r.text
+    );
+    assert_eq!(r.structured["total"], hits);
+    assert_eq!(r.structured["filesWithHits"], 60);
+    assert_eq!(r.structured["counts"].as_array().unwrap().len(), 60);
+}
+
+#[tokio::test]
+async fn the_first_page_states_the_totals_and_hits_are_structured() {
+    let t = Tree::new();
+    let hits = needles(&t, 80);
+    assert!(hits > 1000);
+    let s = Server::start(&[&t.path()]).await;
+    let args = json!({"path": path_arg(&t.path()), "content": "needle"});
+    let first = search(&s, args.clone()).await.ok();
+    assert!(
+        first
+            .text
+            .contains(&format!("[TOTAL] {hits} hits in 80 files\n")),
+        "{}",
+        first.text
+    );
+    let structured = first.structured["hits"].as_array().unwrap();
+    assert_eq!(
+        structured.len() as u64,
+        first.structured["shown"].as_u64().unwrap()
+    );
+    let lines: Vec<&str> = first.lines().into_iter().take(structured.len()).collect();
+    for (hit, line) in structured.iter().zip(&lines) {
+        let want = format!(
+            "{}:{}: {}",
+            hit["path"].as_str().unwrap(),
+            hit["line"],
+            hit["text"].as_str().unwrap()
+        );
+        assert_eq!(&want, line, "the structured hit is the text's");
+    }
+    let (all, pages, last) = all_pages(&s, args).await;
+    assert!(pages > 1);
+    assert_eq!(all.len() as u64, hits, "every hit once across pages");
+    assert!(
+        !last.text.contains("[TOTAL]"),
+        "later pages do not count again"
+    );
+}
+
+#[tokio::test]
+async fn a_path_holding_colons_cannot_be_misread() {
+    let t = Tree::new();
+    t.write("a:1: x.txt", b"needle\n");
+    t.write("b.txt", b"a:1: x.txt:1: needle\n");
+    let s = Server::start(&[&t.path()]).await;
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "needle"}),
+    )
+    .await
+    .ok();
+    assert_eq!(
+        r.lines()[..2],
+        [
+            "a\\u{3a}1\\u{3a} x.txt:1: needle",
+            "b.txt:1: a:1: x.txt:1: needle"
+        ],
+        "{}",
+        r.text
+    );
+    let hit = &r.structured["hits"][0];
+    assert_eq!(hit["line"], 1);
+    let read = Reply::of(
+        s.call(
+            "read_file",
+            json!({"path": format!("{}/{}", path_arg(&t.path()), hit["path"].as_str().unwrap())}),
+        )
+        .await,
+    )
+    .ok();
+    assert!(
+        read.text.contains("needle"),
+        "the escaped path reads back: {}",
+        read.text
+    );
 }
 
 #[tokio::test]
