@@ -58,15 +58,13 @@ pub(crate) fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     lean(rmcp::handler::server::tool::schema_for_input::<T>().unwrap_or_else(|e| panic!("{e}")))
 }
 
-/// A tool's output schema, as lean as its input schema.
-pub(crate) fn output_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    lean(rmcp::handler::server::tool::schema_for_output::<T>())
-}
-
 /// `schema` without what a model needs no reading of: the `$schema`
-/// dialect (MCP's default, 2020-12) and the Rust integer widths in
-/// `format` (`minimum` still says an integer is never negative). Every
-/// tool definition is in the model's context on every turn.
+/// dialect (MCP's default, 2020-12), the Rust integer widths in `format`
+/// (`minimum` still says an integer is never negative), and on an
+/// optional argument its `null` type and `null` default (leaving it out
+/// says the same). Every tool definition is in the model's context on
+/// every turn, and no tool has an output schema: its text states each
+/// fact its structured result holds.
 fn lean(schema: Arc<JsonObject>) -> Arc<JsonObject> {
     fn strip(v: &mut serde_json::Value) {
         match v {
@@ -78,6 +76,19 @@ fn lean(schema: Arc<JsonObject>) -> Arc<JsonObject> {
                     .is_some_and(|f| f.starts_with("int") || f.starts_with("uint"))
                 {
                     map.remove("format");
+                }
+                if map.get("default").is_some_and(serde_json::Value::is_null) {
+                    map.remove("default");
+                }
+                let one = match map.get("type") {
+                    Some(serde_json::Value::Array(types)) => {
+                        let kept: Vec<_> = types.iter().filter(|t| *t != "null").collect();
+                        (kept.len() == 1).then(|| kept[0].clone())
+                    }
+                    _ => None,
+                };
+                if let Some(t) = one {
+                    map.insert("type".into(), t);
                 }
                 map.values_mut().for_each(strip);
             }

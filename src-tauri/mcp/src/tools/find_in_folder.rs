@@ -15,7 +15,7 @@ use canopy_core::CanopyError;
 use super::grouped;
 use super::listing::{structured_chars, yes, Listed, OrderState, SortOrder, Wanted};
 use crate::engine;
-use crate::server::{input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, parse, Canopy};
 
 /// What `find_in_folder` tells a model, its limits taken from
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
@@ -162,7 +162,6 @@ impl Canopy {
         title = "Find entries in a folder by name",
         description = description(),
         input_schema = input_schema::<FindInFolderArgs>(),
-        output_schema = output_schema::<FindInFolderOutput>(),
         annotations(title = "Find entries in a folder by name", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn find_in_folder(

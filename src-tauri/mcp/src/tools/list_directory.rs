@@ -14,23 +14,23 @@ use canopy_core::CanopyError;
 
 use super::grouped;
 use super::listing::{structured_chars, yes, Listed, OrderState, SortOrder, Wanted};
-use crate::server::{input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, parse, Canopy};
 
 /// What `list_directory` tells a model, its limits taken from
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
-    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[ARCHIVE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target (outside the roots) is not followed. `[CODE] path` (DENIED, TIMEOUT, ...) is the entry above's error. Folders come first, in natural name order (file2 before file10) or by `sort`, over the whole folder.
+    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[ARCHIVE] path`, `[LINK] path -> target` (never followed), `[FIFO]` ..., paths relative to the listed folder. `[CODE] path` (DENIED, TIMEOUT, ...) is the entry above's error. Folders come first, in natural name order (file2 before file10) or by `sort`, over the whole folder.
 
-What git would ignore, and `.git`, is hidden and never read unless `include_ignored`; `[IGNORED] path: N items hidden by ignore rules` counts it per folder (names matched by `exclude` too). A folder named whose every entry is ignored is listed anyway, an `[IGNORED]` line first. `details` adds size and modified time after a tab.
+What git would ignore, and `.git`, is hidden unless `include_ignored`; `[IGNORED] path: N items hidden by ignore rules` counts it (and `exclude`d names). A folder named whose every entry is ignored is listed anyway, an `[IGNORED]` line first. `details` adds size and modified time after a tab.
 
-An `[ARCHIVE]` (zip or tar, plain or compressed) opens like a folder: list it or a folder inside it (`dl/site.zip/assets`); read its files with read_file. A name in it that would climb out prints `/` as \\u{{2f}}, then `[UNSAFE_NAME] path`: it is never opened.
+An `[ARCHIVE]` (zip, tar) opens like a folder (`dl/site.zip/assets`). A name in it that would climb out prints `/` as \\u{{2f}}, then `[UNSAFE_NAME] path`: it is never opened.
 
 Names are escaped so no name can forge a line: \\n, \\t, \\xff (not UTF-8), \\u{{202e}} (invisible or bidi), \\\\. Pass paths back exactly as printed.
 
-Below the listed folder, each folder shows at most {NESTED_CAP} entries: `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)`, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` is a folder that did not fit this reply. List such a folder by its path. To find names or text below a folder, call search.
+Below the listed folder, each folder shows at most {NESTED_CAP} entries: `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)`, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` did not fit this reply: list it by its path.
 
-Every reply is at most {reply} characters. When more entries exist, it ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same arguments and that cursor. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time (use sort name to page).")
+Every reply is at most {reply} characters. When more entries exist, it ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same arguments and that cursor. `[PARTIAL_ORDER] path: ...`: only some sizes or times were read in time (use sort name to page).")
 }
 
 /// The numbers `list_directory`'s texts state (see [`super::Numbers`]).
@@ -220,7 +220,6 @@ impl Canopy {
         title = "List a folder",
         description = description(),
         input_schema = input_schema::<ListDirectoryArgs>(),
-        output_schema = output_schema::<ListDirectoryOutput>(),
         annotations(title = "List a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn list_directory(
