@@ -102,7 +102,7 @@ pub use media::{
 };
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
-pub use search::{search, SearchHit, SearchQuery, SearchResult};
+pub use search::{search, SearchHit, SearchPosition, SearchQuery, SearchResult};
 pub use sizes::{
     attach_sizes, peak_nodes, sizes, sizes_request, Reported, SizesBudget, SizesCall, SizesObserver,
 };

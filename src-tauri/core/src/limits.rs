@@ -253,6 +253,9 @@ pub const MCP_REPLY_CHARS: usize = 40_000;
 pub const MCP_MAX_DEPTH: u32 = 10;
 /// The shortest line a listing can print (`[FILE] x` and its line break).
 pub const MCP_MIN_LINE_CHARS: usize = 9;
+/// What a search hit costs a page besides its path and line bytes (its
+/// line number, tags and punctuation), for a search's `page_bytes`.
+pub const SEARCH_HIT_OVERHEAD: u64 = 24;
 /// `canopy-mcp`: entries asked of the engine for one reply (the top level's
 /// page, and the request's entries budget): more could never be printed.
 pub const MCP_PAGE: u32 = (MCP_REPLY_CHARS / MCP_MIN_LINE_CHARS) as u32;

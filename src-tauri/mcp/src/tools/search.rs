@@ -13,7 +13,7 @@ use canopy_core::limits::{
 };
 use canopy_core::names::escape_for_line;
 use canopy_core::wire::EntryKind;
-use canopy_core::{CanopyError, SearchHit, SearchQuery};
+use canopy_core::{CanopyError, SearchHit, SearchPosition, SearchQuery};
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -136,7 +136,10 @@ pub struct SearchOutput {
     pub next_cursor: Option<String>,
 }
 
-const CURSOR_VERSION: u8 = 1;
+/// Cursors carry the hits shown before (for `offset`), the search's key,
+/// and where the last page ended (a [`SearchPosition`]: the next page
+/// reads on from there instead of searching the tree again).
+const CURSOR_VERSION: u8 = 2;
 
 /// A number that tells one search's arguments from another's.
 fn args_key(args: &SearchArgs, dev: u64, ino: u64) -> u64 {
@@ -164,31 +167,49 @@ fn args_key(args: &SearchArgs, dev: u64, ino: u64) -> u64 {
     h
 }
 
-fn encode_cursor(skip: u64, key: u64) -> String {
+fn encode_cursor(skip: u64, key: u64, at: &SearchPosition) -> String {
+    let folder = at.folder.as_os_str().as_bytes();
     let mut bytes = vec![CURSOR_VERSION];
     bytes.extend_from_slice(&skip.to_le_bytes());
     bytes.extend_from_slice(&key.to_le_bytes());
+    bytes.extend_from_slice(&at.nth.to_le_bytes());
+    bytes.extend_from_slice(&(folder.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(folder);
+    bytes.extend_from_slice(&at.name);
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
-fn decode_cursor(text: &str, key: u64) -> Result<u64, CanopyError> {
+/// The hits shown before and the position a cursor carries.
+fn decode_cursor(text: &str, key: u64) -> Result<(u64, SearchPosition), CanopyError> {
+    let foreign = || {
+        CanopyError::invalid(
+            "the cursor is not one search issued: pass nextCursor exactly as returned",
+        )
+    };
     let bytes = URL_SAFE_NO_PAD
         .decode(text.trim().as_bytes())
         .ok()
-        .filter(|b| b.len() == 17 && b[0] == CURSOR_VERSION)
-        .ok_or_else(|| {
-            CanopyError::invalid(
-                "the cursor is not one search issued: pass nextCursor exactly as returned",
-            )
-        })?;
-    let skip = u64::from_le_bytes(bytes[1..9].try_into().unwrap_or_default());
-    let k = u64::from_le_bytes(bytes[9..17].try_into().unwrap_or_default());
+        .filter(|b| b.len() >= 33 && b[0] == CURSOR_VERSION)
+        .ok_or_else(foreign)?;
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+    let (skip, k, nth, len) = (word(1), word(9), word(17), word(25));
     if k != key {
         return Err(CanopyError::invalid(
             "the cursor was issued for another search: call again with the same path and arguments",
         ));
     }
-    Ok(skip)
+    let rest = &bytes[33..];
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|l| *l <= rest.len())
+        .ok_or_else(foreign)?;
+    let (folder, name) = rest.split_at(len);
+    let at = SearchPosition {
+        folder: std::path::PathBuf::from(std::ffi::OsStr::from_bytes(folder)),
+        name: name.to_vec(),
+        nth,
+    };
+    Ok((skip, at))
 }
 
 /// The line's text escaped like names, cut at `SEARCH_LINE_CHARS` characters.
@@ -288,12 +309,13 @@ impl Canopy {
         };
         let (dev, ino) = opened.binding();
         let key = args_key(&args, dev, ino);
-        let skip = args
-            .cursor
-            .as_deref()
-            .map(|c| decode_cursor(c, key))
-            .transpose()?
-            .unwrap_or(0);
+        let (skip, after) = match args.cursor.as_deref() {
+            Some(c) => {
+                let (skip, at) = decode_cursor(c, key)?;
+                (skip, Some(at))
+            }
+            None => (0, None),
+        };
         let cancel = canopy_core::cancel::CancelToken::default();
         let query = SearchQuery {
             name: args.name.clone(),
@@ -303,10 +325,14 @@ impl Canopy {
             hide_ignored: !args.include_ignored,
             show_dotfiles: args.show_dotfiles,
             exclude,
-            skip,
+            // The page reads on after the last one's last hit.
+            skip: 0,
+            after,
             // Counting reads every hit; the first page counts them too.
             limit: if args.count { 0 } else { u64::from(MCP_PAGE) },
-            count_all: args.count || skip == 0,
+            // Each hit is printed twice (its line, its structured item).
+            page_bytes: Some(MCP_REPLY_CHARS as u64 / 2),
+            count_all: args.count || args.cursor.is_none(),
             cancel: Some(cancel.clone()),
             time: None,
         };
@@ -325,7 +351,7 @@ impl Canopy {
             ))
         })?;
         let mut footer = String::new();
-        let counted = args.count || skip == 0;
+        let counted = args.count || args.cursor.is_none();
         let lower = found.cut.is_some() || found.timed_out();
         let files_with_hits = found.file_counts.len() as u64;
         if counted {
@@ -417,16 +443,24 @@ impl Canopy {
             binary_skipped: u64::MAX,
             problems: problems.clone(),
             cut: found.cut.clone(),
-            next_cursor: Some(encode_cursor(u64::MAX, u64::MAX)),
+            next_cursor: None,
         }) + r#","hits":[],"counts":[]"#.len();
+        // The longest cursor this page can end with: after one of its hits.
+        let widest_cursor = found
+            .hits
+            .iter()
+            .map(|h| encode_cursor(u64::MAX, key, &SearchPosition::after(h)))
+            .max_by_key(String::len)
+            .unwrap_or_default();
         let next_line = |c: &str| format!("[NEXT] call search with cursor \"{c}\"\n");
         let more_files = |n: usize| format!("[WARNING] {n} more files with hits not shown\n");
         let room = MCP_REPLY_CHARS.saturating_sub(
             widest
                 + footer.chars().count()
-                + next_line(&encode_cursor(u64::MAX, u64::MAX))
-                    .chars()
-                    .count()
+                // Once in the text, once in the structured result.
+                + next_line(&widest_cursor).chars().count()
+                + widest_cursor.len()
+                + r#","nextCursor":"""#.len()
                 + more_files(usize::MAX).chars().count(),
         );
         let mut text = String::new();
@@ -469,8 +503,16 @@ impl Canopy {
             }
         }
         text.push_str(&footer);
-        let more = !args.count && (found.more || (shown as usize) < found.hits.len());
-        let next_cursor = more.then(|| encode_cursor(skip + shown, key));
+        // A page cut by the budget after some hits goes on from its last too.
+        let more = !args.count
+            && (found.more
+                || (shown as usize) < found.hits.len()
+                || (found.cut.is_some() && shown > 0));
+        let next_cursor = more
+            .then(|| (shown as usize).checked_sub(1))
+            .flatten()
+            .and_then(|i| found.hits.get(i))
+            .map(|last| encode_cursor(skip + shown, key, &SearchPosition::after(last)));
         if let Some(c) = &next_cursor {
             text.push_str(&next_line(c));
         }

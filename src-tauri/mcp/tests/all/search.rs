@@ -253,6 +253,87 @@ async fn the_first_page_states_the_totals_and_hits_are_structured() {
     );
 }
 
+/// The bytes a page says it read: its `[SEARCHED] ... B bytes`.
+fn bytes_read(r: &Reply) -> u64 {
+    let line = r
+        .lines()
+        .into_iter()
+        .find(|l| l.starts_with("[SEARCHED] "))
+        .expect("a [SEARCHED] line")
+        .to_string();
+    let before = line.split(" bytes").next().unwrap();
+    before.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_page_reads_on_from_where_the_last_ended() {
+    let t = Tree::new();
+    let mut longest = 0;
+    for k in 0..60 {
+        let body = format!("needle {k}\nfiller line\n").repeat(30);
+        longest = longest.max(body.len() as u64);
+        t.write(format!("d{}/f{k:02}.txt", k % 4), body.as_bytes());
+    }
+    let s = Server::start(&[&t.path()]).await;
+    let mut args = json!({"path": path_arg(&t.path()), "content": "needle"});
+    let first = search(&s, args.clone()).await.ok();
+    assert!(
+        first.text.contains("[TOTAL] 1800 hits in 60 files"),
+        "{}",
+        first.text
+    );
+    let whole = bytes_read(&first);
+    let (mut later, mut pages, mut hits) = (0, 1, first.structured["shown"].as_u64().unwrap());
+    let mut cursor = first.next_cursor();
+    while let Some(c) = cursor {
+        args["cursor"] = json!(c);
+        let r = search(&s, args.clone()).await.ok();
+        later += bytes_read(&r);
+        hits += r.structured["shown"].as_u64().unwrap();
+        pages += 1;
+        cursor = r.next_cursor();
+    }
+    assert_eq!(hits, 1800, "every hit once");
+    assert!(pages > 2, "{pages} pages");
+    assert!(
+        later <= whole + pages * longest,
+        "the later pages read {later} bytes in all: each file once (the one a page ends in twice), not the tree again each page ({whole} bytes, {pages} pages)"
+    );
+}
+
+#[tokio::test]
+async fn name_pages_read_on_and_show_each_name_once_as_find_lists_them() {
+    let t = Tree::in_memory();
+    for k in 0..3000 {
+        t.file(format!("n{}/m{}/f{k:04}.txt", k % 3, k % 5));
+    }
+    let s = Server::start(&[&t.path()]).await;
+    let (lines, pages, _) =
+        all_pages(&s, json!({"path": path_arg(&t.path()), "name": "*.txt"})).await;
+    assert!(pages > 1, "3,000 names take more than one page");
+    let got: Vec<String> = lines
+        .iter()
+        .map(|l| l.trim_start_matches("[FILE] ").to_string())
+        .collect();
+    let unique: BTreeSet<String> = got.iter().cloned().collect();
+    assert_eq!(
+        unique.len(),
+        got.len(),
+        "no name twice across {pages} pages"
+    );
+    let out = Command::new("find")
+        .args([".", "-name", "*.txt"])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    let want: BTreeSet<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|p| p.trim_start_matches("./").to_string())
+        .collect();
+    assert_eq!(unique, want);
+}
+
 #[tokio::test]
 async fn a_path_holding_colons_cannot_be_misread() {
     let t = Tree::new();
@@ -385,12 +466,21 @@ async fn content_hits_match_grep_and_every_page_shows_each_once() {
         })
         .collect();
     assert_eq!(unique, want);
+    // The first page reads the whole tree (it counts every hit); later
+    // pages read on from where the last ended, so it is the one that says.
+    let first = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "need+le \\d"}),
+    )
+    .await
+    .ok();
     assert!(
-        last.text.contains("; 1 binary files skipped"),
+        first.text.contains("; 1 binary files skipped"),
         "{}",
-        last.text
+        first.text
     );
-    assert_eq!(last.structured["binarySkipped"], 1);
+    assert_eq!(first.structured["binarySkipped"], 1);
+    assert!(last.next_cursor().is_none());
 }
 
 #[tokio::test]
