@@ -11,7 +11,7 @@
 //!
 //! Layout, base64url without padding: version byte, order byte (0 name,
 //! 1 size, 2 modified, 3 type), flags byte (bit 0 reverse, bit 1 dotfiles
-//! shown, bit 2 ignored hidden), filter length (u16 little-endian) and
+//! shown, bit 2 ignored hidden, bit 3 the filter a whole-name glob), filter length (u16 little-endian) and
 //! filter bytes, group byte, then under the size and modified orders a
 //! primary byte (0 none, 1 missing, 2 a value) and, for a value, 8 bytes
 //! (i64 little-endian), then the name's bytes.
@@ -31,6 +31,7 @@ const VERSION: u8 = 1;
 const REVERSE: u8 = 1;
 const DOTFILES_SHOWN: u8 = 2;
 const IGNORED_HIDDEN: u8 = 4;
+const GLOB_FILTER: u8 = 8;
 
 /// An entry's place in a folder's order, owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +80,9 @@ pub fn encode(settings: &ListSettings, last: &SortPosition) -> String {
     if settings.hide_ignored {
         flags |= IGNORED_HIDDEN;
     }
+    if settings.glob_filter {
+        flags |= GLOB_FILTER;
+    }
     bytes.push(flags);
     // A filter is at most MAX_FILTER_BYTES (checked when parsed): it fits.
     bytes.extend_from_slice(&(filter.len() as u16).to_le_bytes());
@@ -125,7 +129,7 @@ pub fn decode(text: &str, settings: &ListSettings) -> Result<SortPosition, Canop
     if *version != VERSION {
         return Err(foreign());
     }
-    if flags & !(REVERSE | DOTFILES_SHOWN | IGNORED_HIDDEN) != 0 || *order > 3 {
+    if flags & !(REVERSE | DOTFILES_SHOWN | IGNORED_HIDDEN | GLOB_FILTER) != 0 || *order > 3 {
         return Err(foreign());
     }
     let filter_len = u16::from_le_bytes([*f0, *f1]) as usize;
@@ -137,6 +141,7 @@ pub fn decode(text: &str, settings: &ListSettings) -> Result<SortPosition, Canop
     if *order != order_byte(want.by)
         || (flags & REVERSE != 0) != want.reverse
         || filter != want_filter
+        || (flags & GLOB_FILTER != 0) != settings.glob_filter
     {
         return Err(CanopyError::invalid(
             "the cursor was made for another order or filter than this request's",
@@ -256,6 +261,33 @@ mod tests {
 
     fn shown() -> ListSettings {
         ListSettings::default()
+    }
+
+    #[test]
+    fn a_cursor_continues_only_the_reading_of_the_filter_it_was_made_under() {
+        let last = SortPosition {
+            group: Group::Other,
+            primary: Primary::None,
+            name: b"Cargo.toml".as_slice().into(),
+        };
+        let substring = ListSettings {
+            filter: Some("cargo".into()),
+            ..shown()
+        };
+        let glob = ListSettings {
+            glob_filter: true,
+            ..substring.clone()
+        };
+        assert_eq!(decode(&encode(&glob, &last), &glob).unwrap(), last);
+        for (made, asked) in [(&substring, &glob), (&glob, &substring)] {
+            let err = decode(&encode(made, &last), asked).unwrap_err();
+            assert_eq!(err.code, ErrorCode::InvalidArgument);
+            assert!(
+                err.message.contains("another order or filter"),
+                "{}",
+                err.message
+            );
+        }
     }
 
     #[test]

@@ -1,13 +1,23 @@
 //! Name filters: which entries of a folder a filtered listing keeps.
 //!
-//! A filter is a plain string that matches anywhere in the name, unless it
-//! holds `*`, `?` or a `[...]` class: then it is a glob that must match the
-//! whole name (`*` any run of characters, `?` one character, `[abc]`,
-//! `[a-z]`, `[!a-z]` or `[^a-z]` one of / none of a set; a `[` without a
-//! closing `]` is a plain character; there is no escape character, since a
-//! name never holds `/` and may hold `\`). Both fold case as the natural
-//! order does ([`crate::order::fold_into`]): a name and a pattern are
-//! compared as their lowercased code points.
+//! Two readings of a pattern:
+//! - the window's and `canopy-list`'s filter ([`NameFilter::parse`]): a
+//!   plain string matches anywhere in the name, unless it holds `*`, `?` or a
+//!   `[...]` class: then it is a glob that must match the whole name (`*`
+//!   any run of characters, `?` one character, `[abc]`, `[a-z]`, `[!a-z]` or
+//!   `[^a-z]` one of / none of a set; a `[` without a closing `]` is a plain
+//!   character);
+//! - `canopy-mcp`'s name patterns ([`NameFilter::parse_glob`]): always a
+//!   glob over the whole name, as `find -name` and `fd -g` read one
+//!   (`Cargo.toml` is that name only, `*config*` holds it), with `{a,b}`
+//!   alternatives; a malformed pattern (a `[` or `{` that never closes, a
+//!   `}` that closes nothing, nested `{`, a backwards range) is refused with
+//!   the reason, never matched as plain text.
+//!
+//! There is no escape character (a name never holds `/` and may hold `\`):
+//! `[*]`, `[[]`, `[{]` match the character itself. Both fold case as the
+//! natural order does ([`crate::order::fold_into`]): a name and a pattern
+//! are compared as their lowercased code points.
 //!
 //! Cost, promised: a substring is found with Knuth-Morris-Pratt, linear in
 //! the name. A glob is matched without backtracking into earlier stars: the
@@ -17,11 +27,12 @@
 //! the rest, so a match is never missed). A name of `n` characters costs at
 //! most `n` tries per segment, each of at most the segment's width: no
 //! pattern (`*a*a*a*a*a*b` over a long run of `a`) is exponential, and the
-//! usual ones are linear.
+//! usual ones are linear. `{a,b}` groups are spelled out into at most
+//! `MAX_GLOB_ALTERNATIVES` globs, each matched so.
 #![forbid(unsafe_code)]
 
 use crate::error::CanopyError;
-use crate::limits::MAX_FILTER_BYTES;
+use crate::limits::{MAX_FILTER_BYTES, MAX_GLOB_ALTERNATIVES};
 use crate::order::fold_into;
 
 /// One position of a glob segment.
@@ -63,6 +74,18 @@ enum Matcher {
         segments: Vec<Vec<Atom>>,
         starred: bool,
     },
+    /// `{a,b}` spelled out: any of these globs.
+    Alternatives(Vec<Matcher>),
+}
+
+impl Matcher {
+    fn matches(&self, hay: &[u32], steps: &mut u64) -> bool {
+        match self {
+            Matcher::Substring { needle, failure } => kmp_find(hay, needle, failure, steps),
+            Matcher::Glob { segments, starred } => glob_match(hay, segments, *starred, steps),
+            Matcher::Alternatives(any) => any.iter().any(|m| m.matches(hay, steps)),
+        }
+    }
 }
 
 /// A parsed filter (see the module docs).
@@ -87,22 +110,7 @@ impl NameFilter {
     /// everything), one longer than `MAX_FILTER_BYTES`, or one holding NUL or
     /// `/` (no name holds them).
     pub fn parse(text: &str) -> Result<NameFilter, CanopyError> {
-        if text.is_empty() {
-            return Err(CanopyError::invalid(
-                "the filter is empty; leave it out to list every entry",
-            ));
-        }
-        if text.len() > MAX_FILTER_BYTES {
-            return Err(CanopyError::invalid(format!(
-                "the filter is {} bytes long; at most {MAX_FILTER_BYTES} are accepted",
-                text.len()
-            )));
-        }
-        if text.contains('\0') || text.contains('/') {
-            return Err(CanopyError::invalid(
-                "a filter cannot hold NUL or '/': no name does",
-            ));
-        }
+        check_text(text)?;
         let mut folded = Vec::new();
         fold_into(text.as_bytes(), &mut folded);
         let is_glob = folded.iter().enumerate().any(|(i, &c)| {
@@ -118,50 +126,198 @@ impl NameFilter {
         Ok(NameFilter { matcher })
     }
 
+    /// Parses a whole-name glob with `{a,b}` alternatives (see the module
+    /// docs), as `canopy-mcp` reads a name pattern.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT`, with the reason and where, for what [`parse`]
+    /// refuses and for a malformed glob: a `[` or `{` that never closes, a
+    /// `}` that closes nothing, a `{` inside another, a backwards range
+    /// (`[z-a]`), more than `MAX_GLOB_ALTERNATIVES` alternatives.
+    ///
+    /// [`parse`]: NameFilter::parse
+    pub fn parse_glob(text: &str) -> Result<NameFilter, CanopyError> {
+        check_text(text)?;
+        let mut globs: Vec<Matcher> = spell_out(text)?
+            .iter()
+            .map(|alternative| {
+                let mut folded = Vec::new();
+                fold_into(alternative.as_bytes(), &mut folded);
+                parse_glob(&folded)
+            })
+            .collect();
+        let matcher = if globs.len() == 1 {
+            globs.pop().expect("one glob")
+        } else {
+            Matcher::Alternatives(globs)
+        };
+        Ok(NameFilter { matcher })
+    }
+
     /// True for a glob (whole-name), false for a substring.
+    #[cfg(test)]
     pub fn is_glob(&self) -> bool {
-        matches!(self.matcher, Matcher::Glob { .. })
+        !matches!(self.matcher, Matcher::Substring { .. })
     }
 
     /// True when `name` passes the filter.
     pub fn matches(&self, name: &[u8], scratch: &mut FilterScratch) -> bool {
         fold_into(name, &mut scratch.folded);
         let hay = std::mem::take(&mut scratch.folded);
-        let hit = match &self.matcher {
-            Matcher::Substring { needle, failure } => {
-                kmp_find(&hay, needle, failure, &mut scratch.steps)
-            }
-            Matcher::Glob { segments, starred } => {
-                glob_match(&hay, segments, *starred, &mut scratch.steps)
-            }
-        };
+        let hit = self.matcher.matches(&hay, &mut scratch.steps);
         scratch.folded = hay;
         hit
     }
 }
 
+/// The checks every pattern passes.
+fn check_text(text: &str) -> Result<(), CanopyError> {
+    if text.is_empty() {
+        return Err(CanopyError::invalid(
+            "the filter is empty; leave it out to list every entry",
+        ));
+    }
+    if text.len() > MAX_FILTER_BYTES {
+        return Err(CanopyError::invalid(format!(
+            "the filter is {} bytes long; at most {MAX_FILTER_BYTES} are accepted",
+            text.len()
+        )));
+    }
+    if text.contains('\0') || text.contains('/') {
+        return Err(CanopyError::invalid(
+            "a filter cannot hold NUL or '/': no name does",
+        ));
+    }
+    Ok(())
+}
+
+/// The globs a whole-name pattern's `{a,b}` groups spell out, its classes
+/// checked (see [`NameFilter::parse_glob`]). Positions in the messages
+/// count characters from 1.
+fn spell_out(text: &str) -> Result<Vec<String>, CanopyError> {
+    let p: Vec<char> = text.chars().collect();
+    let mut out = vec![String::new()];
+    let mut i = 0;
+    while i < p.len() {
+        match p[i] {
+            '[' => {
+                let end = checked_class(&p, i)?;
+                let class: String = p[i..=end].iter().collect();
+                out.iter_mut().for_each(|o| o.push_str(&class));
+                i = end + 1;
+            }
+            '{' => {
+                let (alternatives, end) = group(&p, i)?;
+                if out.len() * alternatives.len() > MAX_GLOB_ALTERNATIVES {
+                    return Err(CanopyError::invalid(format!(
+                        "the pattern's {{...}} groups spell out more than {MAX_GLOB_ALTERNATIVES} alternatives: search with fewer"
+                    )));
+                }
+                out = out
+                    .iter()
+                    .flat_map(|o| alternatives.iter().map(move |a| format!("{o}{a}")))
+                    .collect();
+                i = end + 1;
+            }
+            '}' => {
+                return Err(CanopyError::invalid(format!(
+                    "the pattern's `}}` at character {} closes no `{{`: write `[}}]` to match a `}}` itself",
+                    i + 1
+                )))
+            }
+            c => {
+                out.iter_mut().for_each(|o| o.push(c));
+                i += 1;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The alternatives of the `{` group opening at `open`, and where it closes.
+fn group(p: &[char], open: usize) -> Result<(Vec<String>, usize), CanopyError> {
+    let mut alternatives = vec![String::new()];
+    let mut j = open + 1;
+    loop {
+        let Some(&c) = p.get(j) else {
+            return Err(CanopyError::invalid(format!(
+                "the pattern's `{{` at character {} opens alternatives that never close (`{{a,b}}`): write `[{{]` to match a `{{` itself",
+                open + 1
+            )));
+        };
+        let last = alternatives.last_mut().expect("one alternative");
+        match c {
+            '}' => return Ok((alternatives, j)),
+            ',' => alternatives.push(String::new()),
+            '{' => {
+                return Err(CanopyError::invalid(format!(
+                    "the pattern's `{{` at character {} is inside another `{{...}}`: alternatives do not nest (write `{{a,b,c}}`)",
+                    j + 1
+                )))
+            }
+            '[' => {
+                let end = checked_class(p, j)?;
+                last.extend(&p[j..=end]);
+                j = end;
+            }
+            c => last.push(c),
+        }
+        j += 1;
+    }
+}
+
+/// Where the class opening at `open` closes, its ranges checked.
+fn checked_class(p: &[char], open: usize) -> Result<usize, CanopyError> {
+    let code: Vec<u32> = p.iter().map(|&c| c as u32).collect();
+    let end = class_end(&code, open).ok_or_else(|| {
+        CanopyError::invalid(format!(
+            "the pattern's `[` at character {} opens a class that never closes: write `[[]` to match a `[` itself",
+            open + 1
+        ))
+    })?;
+    let mut j = open + 1;
+    if matches!(p[j], '!' | '^') {
+        j += 1;
+    }
+    // As `parse_glob` reads the class: `x-y` is a range.
+    while j < end {
+        if j + 2 < end && p[j + 1] == '-' {
+            if p[j] > p[j + 2] {
+                return Err(CanopyError::invalid(format!(
+                    "the pattern's range `{}-{}` at character {} is backwards: write `{}-{}`",
+                    p[j],
+                    p[j + 2],
+                    j + 1,
+                    p[j + 2],
+                    p[j]
+                )));
+            }
+            j += 3;
+        } else {
+            j += 1;
+        }
+    }
+    Ok(end)
+}
+
 /// Names an agent or a user leaves out of every folder of a listing or a
-/// search (`canopy-mcp`'s `exclude`): each pattern in the filter's syntax,
-/// always over the whole name (`target` leaves out `target`, not
-/// `my_target`; `*.log`, `[._]*`), case folded as the filter is.
+/// search (`canopy-mcp`'s `exclude`): each pattern a whole-name glob as
+/// [`NameFilter::parse_glob`] reads one (`target` leaves out `target`, not
+/// `my_target`; `*.log`, `[._]*`, `{target,dist}`), case folded.
 #[derive(Debug, Clone, Default)]
 pub struct Excludes {
     patterns: Vec<Matcher>,
 }
 
 impl Excludes {
-    /// Parses the patterns (each as [`NameFilter::parse`] checks it).
+    /// Parses the patterns (each as [`NameFilter::parse_glob`] does).
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` for a pattern the filter refuses (empty, too long,
-    /// holding NUL or `/`).
+    /// `INVALID_ARGUMENT` for a pattern [`NameFilter::parse_glob`] refuses.
     pub fn parse(patterns: &[String]) -> Result<Excludes, CanopyError> {
         let mut out = Vec::with_capacity(patterns.len());
         for text in patterns {
-            NameFilter::parse(text)?;
-            let mut folded = Vec::new();
-            fold_into(text.as_bytes(), &mut folded);
-            out.push(parse_glob(&folded));
+            out.push(NameFilter::parse_glob(text)?.matcher);
         }
         Ok(Excludes { patterns: out })
     }
@@ -178,14 +334,10 @@ impl Excludes {
         }
         fold_into(name, &mut scratch.folded);
         let hay = std::mem::take(&mut scratch.folded);
-        let hit = self.patterns.iter().any(|m| match m {
-            Matcher::Glob { segments, starred } => {
-                glob_match(&hay, segments, *starred, &mut scratch.steps)
-            }
-            Matcher::Substring { needle, failure } => {
-                kmp_find(&hay, needle, failure, &mut scratch.steps)
-            }
-        });
+        let hit = self
+            .patterns
+            .iter()
+            .any(|m| m.matches(&hay, &mut scratch.steps));
         scratch.folded = hay;
         hit
     }
@@ -359,14 +511,27 @@ fn glob_match(hay: &[u32], segments: &[Vec<Atom>], starred: bool, steps: &mut u6
     true
 }
 
-/// How a filter pattern is read: `true` for a whole-name glob (it holds
-/// `*`, `?` or a closed `[...]`), `false` for a substring.
+/// Checks a whole-name glob (see [`NameFilter::parse_glob`]).
 ///
 /// # Errors
-/// `INVALID_ARGUMENT` for a pattern the filter refuses (empty, longer than
-/// `MAX_FILTER_BYTES`, holding NUL or `/`).
-pub fn is_glob(pattern: &str) -> Result<bool, CanopyError> {
-    Ok(NameFilter::parse(pattern)?.is_glob())
+/// As [`NameFilter::parse_glob`].
+pub fn check_glob(pattern: &str) -> Result<(), CanopyError> {
+    NameFilter::parse_glob(pattern).map(|_| ())
+}
+
+/// The filter `settings` asks for, read as they say (`glob_filter`).
+///
+/// # Errors
+/// As [`NameFilter::parse`] or [`NameFilter::parse_glob`].
+pub fn of_settings(
+    settings: &crate::wire::ListSettings,
+) -> Result<Option<NameFilter>, CanopyError> {
+    let parse = if settings.glob_filter {
+        NameFilter::parse_glob
+    } else {
+        NameFilter::parse
+    };
+    settings.filter.as_deref().map(parse).transpose()
 }
 
 #[cfg(test)]
@@ -408,6 +573,70 @@ mod tests {
             "an unclosed [ is a plain character: a substring"
         );
         assert!(!NameFilter::parse("a[b").unwrap().is_glob());
+    }
+
+    fn glob_hit(pattern: &str, name: &str) -> bool {
+        NameFilter::parse_glob(pattern)
+            .unwrap()
+            .matches(name.as_bytes(), &mut FilterScratch::default())
+    }
+
+    #[test]
+    fn a_whole_name_glob_is_the_whole_name_with_alternatives() {
+        assert!(glob_hit("cargo.TOML", "Cargo.toml"));
+        assert!(!glob_hit("Cargo.toml", "Cargo.toml.orig"), "no substring");
+        assert!(!glob_hit("config", "app.config.js"));
+        assert!(glob_hit("*config*", "app.config.js"));
+        assert!(glob_hit("{*config*,Cargo.toml}", "Cargo.toml"));
+        assert!(glob_hit("{*config*,Cargo.toml}", "tsconfig.json"));
+        assert!(!glob_hit("{*config*,Cargo.toml}", "Cargo.lock"));
+        assert!(glob_hit("*.{rs,toml}", "main.RS") && !glob_hit("*.{rs,toml}", "x.json"));
+        assert!(
+            glob_hit("{a,}b", "b"),
+            "an empty alternative matches nothing there"
+        );
+        assert!(glob_hit("[{]x[}]", "{x}"), "a class holds a brace itself");
+        assert!(
+            glob_hit("{[,]x,y}", ",x"),
+            "a comma in a class is no separator"
+        );
+        assert!(glob_hit("[[]a*", "[a] b"));
+        assert!(glob_hit("a\\b", "a\\b"), "no escape character");
+    }
+
+    #[test]
+    fn a_malformed_glob_is_refused_with_where_and_why() {
+        for (bad, why) in [
+            ("[ab", "`[` at character 1 opens a class that never closes"),
+            ("x[]", "`[` at character 2 opens a class that never closes"),
+            (
+                "{a,b",
+                "`{` at character 1 opens alternatives that never close",
+            ),
+            ("a}b", "`}` at character 2 closes no `{`"),
+            ("{a,{b}}", "`{` at character 4 is inside another"),
+            ("[9-0]", "range `9-0` at character 2 is backwards"),
+            (
+                "{[a,b}",
+                "`[` at character 2 opens a class that never closes",
+            ),
+        ] {
+            let err = NameFilter::parse_glob(bad).unwrap_err();
+            assert_eq!(err.code, crate::ErrorCode::InvalidArgument, "{bad}");
+            assert!(err.message.contains(why), "{bad}: {}", err.message);
+        }
+        assert!(NameFilter::parse_glob("").is_err() && NameFilter::parse_glob("a/b").is_err());
+    }
+
+    #[test]
+    fn alternatives_are_spelled_out_only_up_to_their_bound() {
+        // Each group doubles the alternatives: the first over the bound is refused.
+        let groups = |n: usize| "{a,b}".repeat(n);
+        let within = MAX_GLOB_ALTERNATIVES.ilog2() as usize;
+        let f = NameFilter::parse_glob(&groups(within)).unwrap();
+        assert!(f.matches("a".repeat(within).as_bytes(), &mut FilterScratch::default()));
+        let err = NameFilter::parse_glob(&groups(within + 1)).unwrap_err();
+        assert!(err.message.contains("alternatives"), "{}", err.message);
     }
 
     #[test]
@@ -502,6 +731,7 @@ mod tests {
             let want = match &f.matcher {
                 Matcher::Glob { .. } => reference(&to_reference(&f.matcher), &folded),
                 Matcher::Substring { .. } => name.to_lowercase().contains(&pattern.to_lowercase()),
+                Matcher::Alternatives(_) => unreachable!("parse spells out no braces"),
             };
             prop_assert_eq!(f.matches(name.as_bytes(), &mut FilterScratch::default()), want, "{} on {}", pattern, name);
         }

@@ -92,7 +92,7 @@ pub use cursor::{after_entry as cursor_after, max_len as max_cursor_len};
 pub use either::Either;
 pub use error::{CanopyError, ErrorCode};
 pub use facts::entry_meta;
-pub use filter::{is_glob as filter_is_glob, Excludes, FilterScratch};
+pub use filter::{check_glob as check_name_glob, Excludes, FilterScratch};
 pub use lines::{read_lines, LineTotal, LineWindow, Lines};
 pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
@@ -102,7 +102,7 @@ pub use media::{
 };
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
-pub use search::{search, SearchHit, SearchQuery, SearchResult};
+pub use search::{search, SearchHit, SearchPosition, SearchQuery, SearchResult};
 pub use sizes::{
     attach_sizes, peak_nodes, sizes, sizes_request, Reported, SizesBudget, SizesCall, SizesObserver,
 };

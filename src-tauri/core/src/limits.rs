@@ -34,6 +34,10 @@ pub const SELECTION_ROUNDS: u32 = 4;
 pub const SELECTION_SPREAD_SD: u64 = 8;
 /// Longest filter accepted, in bytes (a name holds at most 255).
 pub const MAX_FILTER_BYTES: usize = 1024;
+/// Most alternatives a whole-name glob's `{a,b}` groups may spell out (the
+/// product over its groups): each is matched on its own, so this bounds a
+/// name's cost at that many linear matches.
+pub const MAX_GLOB_ALTERNATIVES: usize = 64;
 /// The longest line of the listing text (`canopy-list`'s, and `canopy-mcp`'s
 /// listings), in bytes, its line break aside. A line holds at most two
 /// escaped fields (a path and a link's target, a folder and a pattern); one
@@ -249,6 +253,9 @@ pub const MCP_REPLY_CHARS: usize = 40_000;
 pub const MCP_MAX_DEPTH: u32 = 10;
 /// The shortest line a listing can print (`[FILE] x` and its line break).
 pub const MCP_MIN_LINE_CHARS: usize = 9;
+/// What a search hit costs a page besides its path and line bytes (its
+/// line number, tags and punctuation), for a search's `page_bytes`.
+pub const SEARCH_HIT_OVERHEAD: u64 = 24;
 /// `canopy-mcp`: entries asked of the engine for one reply (the top level's
 /// page, and the request's entries budget): more could never be printed.
 pub const MCP_PAGE: u32 = (MCP_REPLY_CHARS / MCP_MIN_LINE_CHARS) as u32;

@@ -31,12 +31,7 @@ use crate::wire::{LocateRequest, Located};
 /// cannot be read; `TIMEOUT` when a pass exceeds the time budget.
 pub fn locate<S: Source>(source: &S, req: &LocateRequest) -> Result<Located, CanopyError> {
     let path = decode_handle(&req.folder)?;
-    let filter = req
-        .settings
-        .filter
-        .as_deref()
-        .map(NameFilter::parse)
-        .transpose()?;
+    let filter = crate::filter::of_settings(&req.settings)?;
     let (req, source) = (req.clone(), source.clone());
     bounded::call(Place::path(&path), TIME_BUDGET, move |watch| {
         locate_in(&source, &path, &req, filter.as_ref(), watch)

@@ -257,12 +257,7 @@ fn checked(mut r: Remembered) -> Remembered {
     let usable = |v: &SavedView| {
         decode_handle(&v.folder).is_ok()
             && crate::walk::check_settings(&v.settings, false).is_ok()
-            && v.settings
-                .filter
-                .as_deref()
-                .map(crate::filter::NameFilter::parse)
-                .transpose()
-                .is_ok()
+            && crate::filter::of_settings(&v.settings).is_ok()
     };
     r.view = r.view.filter(usable).map(|mut v| {
         v.expanded.retain(|h| decode_handle(h).is_ok());

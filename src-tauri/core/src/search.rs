@@ -8,6 +8,10 @@
 //!   the hits come in one stable order and a page after `skip` hits
 //!   continues where the last ended (every hit exactly once while the tree
 //!   does not change);
+//! - a page `after` a [`SearchPosition`] (the last hit shown) reads on from
+//!   there: folders before it are read for their names only (to reach the
+//!   folders below them), no file before it is opened, and the file it
+//!   names is read past its hits already shown;
 //! - what git would ignore (and `.git`) is neither searched nor read when
 //!   `hide_ignored`, nor is a name `exclude` matches; the dotfile setting
 //!   applies as in a listing;
@@ -56,18 +60,53 @@ use crate::filter::{Excludes, FilterScratch, NameFilter};
 use crate::ignore_pattern::Meter;
 use crate::ignore_rules::{IgnoreRules, IgnoreScratch};
 use crate::limits::{
-    MAX_NAMES_READ, REQUEST_TIME, SEARCH_BYTES, SEARCH_FILE_BYTES, SEARCH_LINE_BYTES,
-    SEARCH_PROBLEMS, TIME_BUDGET,
+    MAX_NAMES_READ, REQUEST_TIME, SEARCH_BYTES, SEARCH_FILE_BYTES, SEARCH_HIT_OVERHEAD,
+    SEARCH_LINE_BYTES, SEARCH_PROBLEMS, TIME_BUDGET,
 };
 use crate::select::kind_of;
 use crate::source::{EntryStream, Identity, Source, SourceFile, SourceFolder};
 use crate::wire::EntryKind;
 
+/// Where a page of a search ended: after the `nth` hit (from 1) of the
+/// entry `name` of the folder `folder` (relative to the searched folder).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SearchPosition {
+    pub folder: PathBuf,
+    pub name: Vec<u8>,
+    pub nth: u64,
+}
+
+impl SearchPosition {
+    /// The position just after `hit`.
+    pub fn after(hit: &SearchHit) -> SearchPosition {
+        SearchPosition {
+            folder: hit.path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            name: hit
+                .path
+                .file_name()
+                .map(|n| n.as_bytes().to_vec())
+                .unwrap_or_default(),
+            nth: hit.nth,
+        }
+    }
+}
+
+/// The search's order of two folders (relative): breadth-first, each
+/// level in byte order of its paths' names, as the walk reads them.
+fn folder_order(a: &Path, b: &Path) -> std::cmp::Ordering {
+    let (ca, cb) = (a.components().count(), b.components().count());
+    ca.cmp(&cb).then_with(|| {
+        a.components()
+            .map(|c| c.as_os_str().as_bytes())
+            .cmp(b.components().map(|c| c.as_os_str().as_bytes()))
+    })
+}
+
 /// What to search for, and where to stop.
 #[derive(Clone, Default)]
 pub struct SearchQuery {
-    /// Names to match (the filter's syntax: a substring, or a glob over
-    /// the whole name). With `content`, only files whose names match are read.
+    /// Names to match: a whole-name glob, as [`NameFilter::parse_glob`]
+    /// reads one. With `content`, only files whose names match are read.
     pub name: Option<String>,
     /// A regular expression (or a literal, with `literal`) to find in files.
     pub content: Option<String>,
@@ -78,8 +117,20 @@ pub struct SearchQuery {
     pub exclude: Option<Arc<Excludes>>,
     /// Hits before the page (a cursor's position).
     pub skip: u64,
-    /// Hits on the page; the search stops at the one after them.
+    /// Read on after this position (the last hit of the page before);
+    /// hits up to it are neither counted nor kept.
+    pub after: Option<SearchPosition>,
+    /// Hits on the page; the search stops at the one after them, unless
+    /// `count_all`.
     pub limit: u64,
+    /// The page also ends once its hits' bytes (path, line, and
+    /// `SEARCH_HIT_OVERHEAD` each) pass this: a face that prints at most so
+    /// much reads no further than it can show.
+    pub page_bytes: Option<u64>,
+    /// Go on past the page to the tree's end (or the budget), counting
+    /// every hit (`total`) and, for a content search, each file's
+    /// (`file_counts`); hits past the page are counted, never kept.
+    pub count_all: bool,
     pub cancel: Option<CancelToken>,
     /// Time in all (default `REQUEST_TIME`).
     pub time: Option<Duration>,
@@ -91,6 +142,8 @@ pub struct SearchHit {
     /// Relative to the searched folder.
     pub path: PathBuf,
     pub kind: EntryKind,
+    /// Which hit of its entry this is, from 1 (a name hit is its entry's one).
+    pub nth: u64,
     /// For a content hit: the line's number (from 1) and its bytes
     /// (without the line end), at most `SEARCH_LINE_BYTES` of them (enough
     /// to show it as the whole line would be shown).
@@ -104,6 +157,13 @@ pub struct SearchResult {
     pub hits: Vec<SearchHit>,
     /// More hits follow the page.
     pub more: bool,
+    /// Hits counted, the skipped ones and the page's included: with
+    /// `count_all`, every hit of the tree (at least, when `cut` or a
+    /// problem timed out).
+    pub total: u64,
+    /// With `count_all`, each file with content hits and how many, in the
+    /// search's order.
+    pub file_counts: Vec<(PathBuf, u64)>,
     pub folders: u64,
     pub files: u64,
     pub bytes: u64,
@@ -157,7 +217,11 @@ pub fn search<S: Source>(
     if query.name.is_none() && query.content.is_none() {
         return Err(CanopyError::invalid("give name, content, or both"));
     }
-    let name = query.name.as_deref().map(NameFilter::parse).transpose()?;
+    let name = query
+        .name
+        .as_deref()
+        .map(NameFilter::parse_glob)
+        .transpose()?;
     let matcher = query
         .content
         .as_deref()
@@ -201,6 +265,7 @@ pub fn search<S: Source>(
     // A worker left behind must never write into what is returned.
     s.generation += 1;
     s.queue.clear();
+    s.result.total = s.seen;
     match s.stop.take() {
         Some(Stop::Cancelled) => Err(CanopyError::cancelled()),
         Some(Stop::Cut(why)) => {
@@ -236,6 +301,8 @@ struct State<F> {
     result: SearchResult,
     /// Hits found so far (shown or skipped).
     seen: u64,
+    /// The page's bytes so far (see `page_bytes`).
+    page_bytes: u64,
     names: u64,
     stop: Option<Stop>,
 }
@@ -249,6 +316,7 @@ impl<F> Default for State<F> {
             current: None,
             result: SearchResult::default(),
             seen: 0,
+            page_bytes: 0,
             names: 0,
             stop: None,
         }
@@ -275,6 +343,15 @@ struct PendingFile<F> {
     id: Identity,
     name: Vec<u8>,
     rel: PathBuf,
+    /// Its hits the pages before showed (read past them).
+    shown_before: u64,
+}
+
+/// Where a folder lies from the position a page reads on after.
+enum Side<'q> {
+    Before,
+    At(&'q SearchPosition),
+    After,
 }
 
 /// One item of the queue.
@@ -304,6 +381,7 @@ enum Stop {
 /// began: committed whole, or dropped when its job was left behind.
 struct Tally<F> {
     seen: u64,
+    page_bytes: u64,
     names: u64,
     /// Bytes read before this folder (for the budget).
     bytes_before: u64,
@@ -318,6 +396,7 @@ impl<F> Tally<F> {
     fn from(s: &State<F>) -> Tally<F> {
         Tally {
             seen: s.seen,
+            page_bytes: s.page_bytes,
             names: s.names,
             bytes_before: s.result.bytes,
             found: SearchResult::default(),
@@ -333,6 +412,7 @@ impl<F> Tally<F> {
         let f = self.found;
         let r = &mut s.result;
         r.hits.extend(f.hits);
+        r.file_counts.extend(f.file_counts);
         r.more |= f.more;
         r.folders += f.folders;
         r.files += f.files;
@@ -346,6 +426,7 @@ impl<F> Tally<F> {
             r.problem(path, err);
         }
         s.seen = self.seen;
+        s.page_bytes = self.page_bytes;
         s.names = self.names;
         for f in self.files.into_iter().rev() {
             s.queue.push_front(Work::File(f));
@@ -576,6 +657,14 @@ impl<S: Source> Job<'_, S> {
     ) {
         let sh = self.sh;
         t.found.folders += 1;
+        let side = match &sh.query.after {
+            None => Side::After,
+            Some(at) => match folder_order(rel, &at.folder) {
+                std::cmp::Ordering::Less => Side::Before,
+                std::cmp::Ordering::Equal => Side::At(at),
+                std::cmp::Ordering::Greater => Side::After,
+            },
+        };
         let mut names: Vec<(Vec<u8>, EntryKind)> = Vec::new();
         let mut meter = Meter::new(Some(sh.deadline), sh.query.cancel.as_ref());
         let read = match dir.entries(Vec::new()) {
@@ -662,23 +751,35 @@ impl<S: Source> Job<'_, S> {
             if kind == EntryKind::File && sh.matcher.is_none() {
                 t.found.files += 1;
             }
+            // Hits up to the position are the pages before this one's.
+            let shown_before = match side {
+                Side::Before => u64::MAX,
+                Side::At(at) => match name.as_slice().cmp(&at.name) {
+                    std::cmp::Ordering::Less => u64::MAX,
+                    std::cmp::Ordering::Equal => at.nth,
+                    std::cmp::Ordering::Greater => 0,
+                },
+                Side::After => 0,
+            };
             match &sh.matcher {
-                None if name_ok => {
+                None if name_ok && shown_before == 0 => {
                     if let Err(stop) = hit(t, &sh.query, || SearchHit {
                         path: path.clone(),
                         kind,
+                        nth: 1,
                         line: None,
                     }) {
                         t.stop = Some(stop);
                         return;
                     }
                 }
-                Some(_) if name_ok && kind == EntryKind::File => {
+                Some(_) if name_ok && kind == EntryKind::File && shown_before < u64::MAX => {
                     t.files.push(PendingFile {
                         dir: dir.clone(),
                         id,
                         name: name.clone(),
                         rel: path.clone(),
+                        shown_before,
                     });
                 }
                 _ => {}
@@ -702,8 +803,15 @@ impl<S: Source> Job<'_, S> {
         mut tally: Tally<S::Folder>,
         f: &PendingFile<S::Folder>,
     ) -> Tally<S::Folder> {
+        let before = tally.seen;
         if let Err(stop) = self.search_file(&mut tally, f) {
             tally.stop = Some(stop);
+        }
+        if self.sh.query.count_all && tally.seen > before {
+            tally
+                .found
+                .file_counts
+                .push((f.rel.clone(), tally.seen - before));
         }
         self.watch.end();
         tally
@@ -762,6 +870,8 @@ impl<S: Source> Job<'_, S> {
             tally: t,
             query: &sh.query,
             rel,
+            nth: 0,
+            shown_before: f.shown_before,
             binary: false,
             stop: None,
         };
@@ -822,19 +932,28 @@ fn open_error(err: &io::Error) -> CanopyError {
 }
 
 /// Counts a hit (made only when it is on the page); `Err(PageFull)` once
-/// one past the page is found.
+/// one past the page is found, unless every hit is counted (`count_all`).
 fn hit<F>(
     t: &mut Tally<F>,
     query: &SearchQuery,
     hit: impl FnOnce() -> SearchHit,
 ) -> Result<(), Stop> {
     t.seen += 1;
-    if t.seen > query.skip.saturating_add(query.limit) {
+    let full = t.page_bytes > query.page_bytes.unwrap_or(u64::MAX);
+    if full || t.seen > query.skip.saturating_add(query.limit) {
         t.found.more = true;
-        return Err(Stop::PageFull);
+        return if query.count_all {
+            Ok(())
+        } else {
+            Err(Stop::PageFull)
+        };
     }
     if t.seen > query.skip {
-        t.found.hits.push(hit());
+        let h = hit();
+        t.page_bytes += h.path.as_os_str().len() as u64
+            + h.line.as_ref().map_or(0, |(_, l)| l.len() as u64)
+            + SEARCH_HIT_OVERHEAD;
+        t.found.hits.push(h);
     }
     Ok(())
 }
@@ -878,6 +997,9 @@ struct Hits<'w, F> {
     tally: &'w mut Tally<F>,
     query: &'w SearchQuery,
     rel: &'w Path,
+    /// Hits in this file so far, and how many of them the pages before showed.
+    nth: u64,
+    shown_before: u64,
     binary: bool,
     stop: Option<Stop>,
 }
@@ -891,9 +1013,15 @@ impl<F> Sink for Hits<'_, F> {
             line = rest;
         }
         let kept = &line[..line.len().min(SEARCH_LINE_BYTES)];
+        self.nth += 1;
+        if self.nth <= self.shown_before {
+            return Ok(true);
+        }
+        let nth = self.nth;
         let h = || SearchHit {
             path: self.rel.to_path_buf(),
             kind: EntryKind::File,
+            nth,
             line: Some((mat.line_number().unwrap_or(0), kept.to_vec())),
         };
         match hit(self.tally, self.query, h) {

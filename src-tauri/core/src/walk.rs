@@ -1132,11 +1132,7 @@ pub fn list<S: Source>(
     call: &ListCall,
 ) -> Result<Listing, CanopyError> {
     check_settings(settings, call.whole_top_level)?;
-    let filter = settings
-        .filter
-        .as_deref()
-        .map(NameFilter::parse)
-        .transpose()?;
+    let filter = crate::filter::of_settings(settings)?;
     let order = Order {
         by: settings.sort,
         reverse: settings.reverse,

@@ -254,6 +254,29 @@ fn names_inside(rest: &[u8]) -> Result<PathBuf, CanopyError> {
     Ok(PathBuf::from(OsString::from_vec(rest.to_vec())))
 }
 
+/// The real path of the link `name` in the folder `reached`, when it is
+/// one: looked at through the confined source from the folder's real path
+/// (no link followed on the way, the name itself not followed), on a
+/// bounded worker. `None` for anything else, or when it cannot be told.
+pub fn link_in(reached: Reached, name: &std::ffi::OsStr, source: &AgentSource) -> Option<PathBuf> {
+    let Reached::Inside(folder) = reached else {
+        return None;
+    };
+    if folder.kind != EntryKind::Folder || folder.inside.is_some() {
+        return None;
+    }
+    let (source, real, name) = (source.clone(), folder.real, name.to_os_string());
+    let place = canopy_core::bounded::Place::path(&real);
+    canopy_core::bounded::call(place, TIME_BUDGET, move |_| {
+        use canopy_core::source::{Source, SourceFolder};
+        let dir = source.open_folder(&real).ok()?;
+        let meta = dir.stat_child(name.as_bytes(), false).ok()?;
+        (meta.kind == EntryKind::Symlink).then(|| real.join(&name))
+    })
+    .ok()
+    .flatten()
+}
+
 /// Where an agent's path leads (see [`Leads`]).
 #[derive(Debug)]
 pub enum Reached {
@@ -309,7 +332,8 @@ pub struct AgentListing {
     /// The order of every folder listed (folders first under every order).
     pub sort: SortBy,
     pub reverse: bool,
-    /// Keep only the listed folder's entries whose name matches (see [`check_pattern`]).
+    /// Keep only the listed folder's entries whose name matches this
+    /// whole-name glob (see [`check_pattern`]).
     pub filter: Option<String>,
     pub cancel: CancelToken,
     /// Called after each folder is read (on the engine's workers).
@@ -345,6 +369,7 @@ pub fn list(opened: &Opened, call: AgentListing) -> Result<Listing, CanopyError>
         sort: call.sort,
         reverse: call.reverse,
         filter: call.filter,
+        glob_filter: true,
         hide_ignored: !call.include_ignored,
         ..ListSettings::default()
     };
@@ -380,14 +405,14 @@ pub fn list(opened: &Opened, call: AgentListing) -> Result<Listing, CanopyError>
     canopy_core::list(&call.source, &opened.path(), &settings, &engine_call)
 }
 
-/// How a `find_in_folder` pattern is read: `true` for a whole-name glob
-/// (it holds `*`, `?` or a closed `[...]`), `false` for a substring.
+/// Checks a name pattern: a whole-name glob with `{a,b}` alternatives, as
+/// `find -name` and `fd -g` read one.
 ///
 /// # Errors
-/// `INVALID_ARGUMENT` for a pattern the engine refuses (empty, longer than
-/// `MAX_FILTER_BYTES`, holding NUL or `/`).
-pub fn check_pattern(pattern: &str) -> Result<bool, CanopyError> {
-    canopy_core::filter_is_glob(pattern)
+/// `INVALID_ARGUMENT`, with the reason, for a pattern the engine refuses
+/// (empty, longer than `MAX_FILTER_BYTES`, holding NUL or `/`, malformed).
+pub fn check_pattern(pattern: &str) -> Result<(), CanopyError> {
+    canopy_core::check_name_glob(pattern)
 }
 
 /// The engine cursor that continues `listing` after its shown top-level

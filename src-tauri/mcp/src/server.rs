@@ -58,15 +58,13 @@ pub(crate) fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     lean(rmcp::handler::server::tool::schema_for_input::<T>().unwrap_or_else(|e| panic!("{e}")))
 }
 
-/// A tool's output schema, as lean as its input schema.
-pub(crate) fn output_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    lean(rmcp::handler::server::tool::schema_for_output::<T>())
-}
-
 /// `schema` without what a model needs no reading of: the `$schema`
-/// dialect (MCP's default, 2020-12) and the Rust integer widths in
-/// `format` (`minimum` still says an integer is never negative). Every
-/// tool definition is in the model's context on every turn.
+/// dialect (MCP's default, 2020-12), the Rust integer widths in `format`
+/// (`minimum` still says an integer is never negative), and on an
+/// optional argument its `null` type and `null` default (leaving it out
+/// says the same). Every tool definition is in the model's context on
+/// every turn, and no tool has an output schema: its text states each
+/// fact its structured result holds.
 fn lean(schema: Arc<JsonObject>) -> Arc<JsonObject> {
     fn strip(v: &mut serde_json::Value) {
         match v {
@@ -78,6 +76,19 @@ fn lean(schema: Arc<JsonObject>) -> Arc<JsonObject> {
                     .is_some_and(|f| f.starts_with("int") || f.starts_with("uint"))
                 {
                     map.remove("format");
+                }
+                if map.get("default").is_some_and(serde_json::Value::is_null) {
+                    map.remove("default");
+                }
+                let one = match map.get("type") {
+                    Some(serde_json::Value::Array(types)) => {
+                        let kept: Vec<_> = types.iter().filter(|t| *t != "null").collect();
+                        (kept.len() == 1).then(|| kept[0].clone())
+                    }
+                    _ => None,
+                };
+                if let Some(t) = one {
+                    map.insert("type".into(), t);
                 }
                 map.values_mut().for_each(strip);
             }
@@ -543,13 +554,52 @@ impl Canopy {
         let source = self.source.clone();
         match blocking(move || engine::leads(&path, shared, &source)).await? {
             engine::Reached::Inside(opened) => Ok(opened),
-            engine::Reached::Outside => Err(outside(&roots)),
+            engine::Reached::Outside => match self.link_out(text, roots.clone()).await {
+                Some(_) => Err(CanopyError::new(
+                    ErrorCode::Denied,
+                    format!(
+                        "{text} is a link leading outside the folders this server may show ({}): it is never followed",
+                        roots_text(&roots)
+                    ),
+                )),
+                None => Err(outside(&roots)),
+            },
             // A path that names a place outside, failing inside on its way.
             engine::Reached::Fails(_) if !roots.iter().any(|r| access::within(&asked, r)) => {
                 Err(outside(&roots))
             }
             engine::Reached::Fails(e) => Err(e),
         }
+    }
+
+    /// The real path of the link `text` names, when it is a link inside the
+    /// roots (see [`engine::link_in`]): how a path that leads outside them
+    /// says it is a link, telling nothing of where it leads. Only a path
+    /// without `.` or `..` names its folder plainly enough to look.
+    pub(crate) async fn link_out(&self, text: &str, roots: Vec<PathBuf>) -> Option<PathBuf> {
+        let given = engine::printed_path(text).ok()?;
+        let path = if given.is_absolute() {
+            given
+        } else {
+            roots.first()?.join(given)
+        };
+        if path
+            .components()
+            .any(|c| matches!(c, Component::ParentDir | Component::CurDir))
+        {
+            return None;
+        }
+        let name = path.file_name()?.to_os_string();
+        let folder = path.parent()?.to_path_buf();
+        let source = self.source.clone();
+        let shared = Arc::new(roots);
+        blocking(move || {
+            let reached = engine::leads(&folder, shared, &source)?;
+            Ok(engine::link_in(reached, &name, &source))
+        })
+        .await
+        .ok()
+        .flatten()
     }
 
     /// Runs a listing on a blocking thread, stopping it when the request is

@@ -40,6 +40,13 @@ pub struct ListSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub filter: Option<String>,
+    /// The filter is a whole-name glob with `{a,b}` alternatives, a
+    /// malformed one refused (`canopy-mcp`'s patterns); false: the window's
+    /// and `canopy-list`'s filter, a substring unless it holds a glob.
+    /// (Not in the window's bindings: only `canopy-mcp` sets it.)
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[ts(skip)]
+    pub glob_filter: bool,
     /// Leave out what git would ignore, in every folder (see `ignore_rules.rs`).
     pub hide_ignored: bool,
 }
@@ -54,6 +61,7 @@ impl Default for ListSettings {
             sort: SortBy::Name,
             reverse: false,
             filter: None,
+            glob_filter: false,
             hide_ignored: false,
         }
     }

@@ -83,6 +83,7 @@ impl ListOptions {
             sort: self.sort,
             reverse: self.reverse,
             filter: self.filter.clone(),
+            glob_filter: false,
             hide_ignored: self.hide_ignored,
         }
     }

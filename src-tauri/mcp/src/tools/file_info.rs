@@ -1,6 +1,11 @@
-//! The `file_info` tool: the facts of one entry on disk: kind, size,
-//! times, permissions, the real path a link led to, and for a folder how
-//! many entries it holds.
+//! The `file_info` tool: the facts of entries on disk (one `path`, or up to
+//! `MCP_READ_FILES_MAX` `paths`): kind, size, times, permissions, the real
+//! path a link led to, and for a folder how many entries it holds.
+//!
+//! Promises: with `paths`, a path that fails is that entry's `[CODE] path:
+//! message` line, never a failed call; a path naming a link inside the roots
+//! that leads outside them answers `[LINK] path` saying so, the link never
+//! followed and nothing of its target told.
 //!
 //! Its arguments, its structured result, what it tells a model and its call.
 
@@ -8,6 +13,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::sync::Arc;
 
 use canopy_core::cancel::CancelToken;
+use canopy_core::limits::MCP_READ_FILES_MAX;
 use canopy_core::wire::{EntryKind, SortBy};
 use canopy_core::{CanopyError, ErrorCode};
 use rmcp::model::{CallToolResult, JsonObject};
@@ -18,17 +24,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{self, AgentListing};
 use crate::page::utc_time;
-use crate::server::{blocking, input_schema, kind_token, output_schema, parse, Canopy};
+use crate::server::{blocking, input_schema, kind_token, parse, Canopy};
 
 /// What `file_info` tells a model. Kept under 2 KB (a test checks).
 pub fn description() -> String {
-    "Facts of one file or folder on disk: kind, size, modified/accessed/changed times (UTC), permissions as `rwxr-xr-x`, owner and group ids, the real path when the path went through a link, and for a folder its entry count.".into()
+    format!("Facts of a file or folder on disk (`path`), or of up to {MCP_READ_FILES_MAX} (`paths`, each its own block, a failed one `[CODE] path: message`): kind, size, modified/accessed/changed times (UTC), permissions as `rwxr-xr-x`, owner and group ids, the real path when the path went through a link, and for a folder its entry count. A link leading outside the roots is `[LINK] path`, never followed.")
 }
 
 /// The numbers `file_info`'s texts state (see [`super::Numbers`]).
 #[cfg(test)]
 pub(crate) const NUMBERS: super::Numbers = super::Numbers {
-    constants: &[],
+    constants: &[("MCP_READ_FILES_MAX", MCP_READ_FILES_MAX as u64)],
     examples: &[],
 };
 
@@ -36,21 +42,46 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileInfoArgs {
-    pub path: String,
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Several entries, instead of `path`.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = MCP_READ_FILES_MAX))]
+    pub paths: Option<Vec<String>>,
 }
 
-/// `file_info`'s structured result.
+/// The facts of one entry (all but `path` absent when it failed, `error`
+/// then its code).
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FileFacts {
+    /// The real path, escaped (as given when it failed).
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modified: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entries: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `file_info`'s structured result: one item per path, in the order given
+/// (no output schema: the text states every fact, and every definition
+/// costs each agent's context on every turn).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FileInfoOutput {
-    pub real_path: String,
-    pub kind: String,
-    pub size: u64,
-    pub modified: String,
-    pub permissions: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub entries: Option<u64>,
+    pub files: Vec<FileFacts>,
 }
+
+/// Characters of a failed path `file_info` prints.
+const SHOWN_PATH_CHARS: usize = 256;
 
 /// `rwxr-xr-x` for the low nine bits of `mode`, with setuid, setgid and sticky.
 fn permissions(mode: u32) -> String {
@@ -81,6 +112,17 @@ impl Canopy {
         ctx: RequestContext<RoleServer>,
     ) -> Result<(String, FileInfoOutput), CanopyError> {
         let args: FileInfoArgs = parse("file_info", args)?;
+        let (paths, several) = match (args.path, args.paths) {
+            (Some(p), None) => (vec![p], false),
+            (None, Some(ps)) if (1..=MCP_READ_FILES_MAX).contains(&ps.len()) => (ps, true),
+            (None, Some(ps)) => {
+                return Err(CanopyError::invalid(format!(
+                    "paths holds {} entries: give 1 to {MCP_READ_FILES_MAX}",
+                    ps.len()
+                )))
+            }
+            _ => return Err(CanopyError::invalid("give path or paths, not both")),
+        };
         if let Some(host) = self.remote_host() {
             // Its owner, permissions and times come from the local disk's `lstat`.
             return Err(CanopyError::new(
@@ -92,7 +134,58 @@ impl Canopy {
         }
         let _turn = self.turn("file_info", &ctx).await?;
         let roots = self.allowed(&ctx).await?;
-        let opened = self.open_allowed(&args.path, roots).await?;
+        let mut text = String::new();
+        let mut files = Vec::with_capacity(paths.len());
+        for path in &paths {
+            if several && !text.is_empty() {
+                text.push('\n');
+            }
+            match self.facts_of(path, roots.clone(), &ctx).await {
+                Ok((t, facts)) => {
+                    text.push_str(&t);
+                    files.push(facts);
+                }
+                Err(e) if several => {
+                    let shown: String = path.chars().take(SHOWN_PATH_CHARS).collect();
+                    let shown = engine::shown_path(std::path::Path::new(&shown));
+                    text.push_str(&format!("[{}] {shown}: {}\n", e.code, e.message));
+                    files.push(FileFacts {
+                        path: shown,
+                        error: Some(e.code.to_string()),
+                        ..FileFacts::default()
+                    });
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((text, FileInfoOutput { files }))
+    }
+
+    /// The facts of the entry `path` names (see the module docs).
+    #[allow(deprecated)]
+    async fn facts_of(
+        &self,
+        path: &str,
+        roots: Vec<std::path::PathBuf>,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<(String, FileFacts), CanopyError> {
+        let opened = match self.open_allowed(path, roots.clone()).await {
+            Ok(opened) => opened,
+            Err(e) if e.code == ErrorCode::Denied => {
+                let Some(link) = self.link_out(path, roots).await else {
+                    return Err(e);
+                };
+                let shown = engine::shown_path(&link);
+                let text = format!("[LINK] {shown}: a link leading outside the folders this server may show (never followed; its target is not told)\n");
+                let facts = FileFacts {
+                    path: shown,
+                    kind: Some("LINK".into()),
+                    ..FileFacts::default()
+                };
+                return Ok((text, facts));
+            }
+            Err(e) => return Err(e),
+        };
         if opened.inside.is_some() {
             return Err(CanopyError::invalid(
                 "file_info reads entries on disk: list the folder inside the archive with details: true",
@@ -164,24 +257,25 @@ impl Canopy {
                 e.code, e.message
             ));
             self.notify(
-                &ctx,
+                ctx,
                 rmcp::model::LoggingLevel::Warning,
                 format!("file_info: {}: {}", e.code, e.message),
             )
             .await;
         }
-        if engine::printed_path(&args.path).is_ok_and(|p| p.is_absolute() && p != real) {
+        if engine::printed_path(path).is_ok_and(|p| p.is_absolute() && p != real) {
             text.push_str(&format!("reached through a link or `..`: {shown}\n"));
         }
-        let out = FileInfoOutput {
-            real_path: shown,
-            kind: kind_token(kind).trim_matches(['[', ']']).to_string(),
-            size: meta.len(),
-            modified: time(meta.mtime()),
-            permissions: permissions(mode),
+        let facts = FileFacts {
+            path: shown,
+            kind: Some(kind_token(kind).trim_matches(['[', ']']).to_string()),
+            size: Some(meta.len()),
+            modified: Some(time(meta.mtime())),
+            permissions: Some(permissions(mode)),
             entries,
+            error: None,
         };
-        Ok((text, out))
+        Ok((text, facts))
     }
 }
 
@@ -192,7 +286,6 @@ impl Canopy {
         title = "Facts of a file or folder",
         description = description(),
         input_schema = input_schema::<FileInfoArgs>(),
-        output_schema = output_schema::<FileInfoOutput>(),
         annotations(title = "Facts of a file or folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn file_info(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {

@@ -15,19 +15,19 @@ use canopy_core::CanopyError;
 use super::grouped;
 use super::listing::{structured_chars, yes, Listed, OrderState, SortOrder, Wanted};
 use crate::engine;
-use crate::server::{input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, parse, Canopy};
 
 /// What `find_in_folder` tells a model, its limits taken from
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
-    format!("Find the entries of one folder (not its subfolders': call search for those) whose names match a pattern, over the whole folder however big; an archive or a folder in one too. A plain pattern matches anywhere in the name (`report` finds `Q3_Report.pdf`); one with `*`, `?` or `[...]` is a glob over the whole name (`*.jpg`, `IMG_??.png`, `[ab]*`). Case is ignored; a `[` without a closing `]` is a plain character.
+    format!("Find the entries of one folder (not its subfolders': call search for those) whose names match a pattern, over the whole folder however big; an archive or a folder in one too. The pattern is a glob over the whole name, as `find -name` reads it: `Cargo.toml` is that name only, `*config*` holds it, `*.jpg`, `IMG_??.png`, `[ab]*`, `{{*.rs,Cargo.*}}` alternatives. Case is ignored; `[*]` matches a `*` itself.
 
 The first line is `[MATCH] folder: M of N entries match \"PATTERN\"`, then one line per match as list_directory prints entries, in its order (`sort`, `reverse`).
 
 Every reply is at most {reply} characters. When more match than fit, `[WARNING]` says how many are hidden and the reply ends with `[NEXT] call find_in_folder with cursor \"<c>\"`: call again with the same arguments and that cursor.
 
-A pattern that is empty, holds `/` or is longer than {MAX_FILTER_BYTES} bytes is INVALID_ARGUMENT.")
+A pattern that is empty, malformed (an unclosed `[` or `{{`), holds `/` or is longer than {MAX_FILTER_BYTES} bytes is INVALID_ARGUMENT with the reason.")
 }
 
 /// The numbers `find_in_folder`'s texts state (see [`super::Numbers`]).
@@ -37,7 +37,7 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
         ("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64),
         ("MAX_FILTER_BYTES", MAX_FILTER_BYTES as u64),
     ],
-    examples: &["Q3_Report"],
+    examples: &[],
 };
 
 /// `find_in_folder`'s arguments.
@@ -46,7 +46,7 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
 pub struct FindInFolderArgs {
     /// The folder to search, as for list_directory (an archive or a folder inside one too).
     pub path: String,
-    /// What entry names must match: text found anywhere in the name, or a glob over the whole name when it holds *, ? or [...]. Case is ignored.
+    /// A glob over the whole name (`*`, `?`, `[...]`, `{a,b}`); case is ignored.
     pub pattern: String,
     /// The nextCursor of the previous page of this same search (same path, pattern and options).
     #[serde(default)]
@@ -65,15 +65,6 @@ pub struct FindInFolderArgs {
     pub include_ignored: bool,
 }
 
-/// How `find_in_folder` read its pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-#[schemars(inline)]
-pub enum PatternKind {
-    Substring,
-    Glob,
-}
-
 /// `find_in_folder`'s structured result: what a client needs to page and
 /// to act (the pattern is the one it sent).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -81,7 +72,6 @@ pub enum PatternKind {
 pub struct FindInFolderOutput {
     /// The searched folder's real path, escaped.
     pub path: String,
-    pub matching: PatternKind,
     pub matched: u64,
     pub total: u64,
     /// At least `matched` of at least `total`.
@@ -103,7 +93,6 @@ impl FindInFolderOutput {
     fn widest(path: &str, cursor_chars: usize) -> usize {
         let widest = FindInFolderOutput {
             path: path.into(),
-            matching: PatternKind::Substring,
             matched: u64::MAX,
             total: u64::MAX,
             counts_are_lower_bounds: true,
@@ -128,7 +117,7 @@ impl Canopy {
         ctx: RequestContext<RoleServer>,
     ) -> Result<(String, FindInFolderOutput), CanopyError> {
         let args: FindInFolderArgs = parse("find_in_folder", args)?;
-        let glob = engine::check_pattern(&args.pattern)?;
+        engine::check_pattern(&args.pattern)?;
         let want = Wanted {
             path: args.path,
             depth: 1,
@@ -140,6 +129,7 @@ impl Canopy {
             include_ignored: args.include_ignored,
             exclude: Vec::new(),
             details: false,
+            extra: 0,
             widest: FindInFolderOutput::widest,
         };
         let Listed {
@@ -151,11 +141,6 @@ impl Canopy {
         let folder = listing.root.folder.as_deref();
         let out = FindInFolderOutput {
             path,
-            matching: if glob {
-                PatternKind::Glob
-            } else {
-                PatternKind::Substring
-            },
             matched: folder.and_then(|f| f.total).unwrap_or(0),
             total: folder.and_then(|f| f.unfiltered_total).unwrap_or(0),
             counts_are_lower_bounds: folder.is_some_and(|f| f.count_is_lower_bound),
@@ -177,7 +162,6 @@ impl Canopy {
         title = "Find entries in a folder by name",
         description = description(),
         input_schema = input_schema::<FindInFolderArgs>(),
-        output_schema = output_schema::<FindInFolderOutput>(),
         annotations(title = "Find entries in a folder by name", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn find_in_folder(

@@ -19,7 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::engine;
-use crate::server::{input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, parse, Canopy};
 use crate::tools::grouped;
 
 /// Levels of children `folder_sizes` shows at most.
@@ -356,7 +356,6 @@ impl Canopy {
         title = "What is big in a folder",
         description = description(),
         input_schema = input_schema::<FolderSizesArgs>(),
-        output_schema = output_schema::<FolderSizesOutput>(),
         annotations(title = "What is big in a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn folder_sizes(

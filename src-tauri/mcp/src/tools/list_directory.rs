@@ -14,23 +14,23 @@ use canopy_core::CanopyError;
 
 use super::grouped;
 use super::listing::{structured_chars, yes, Listed, OrderState, SortOrder, Wanted};
-use crate::server::{input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, parse, Canopy};
 
 /// What `list_directory` tells a model, its limits taken from
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
-    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[ARCHIVE] path`, `[LINK] path -> target`, `[FIFO]`, `[SOCKET]`, `[CHAR_DEVICE]`, `[BLOCK_DEVICE]` or `[UNKNOWN]`, paths relative to the listed folder. A target (outside the roots) is not followed. `[CODE] path` (DENIED, TIMEOUT, ...) is the entry above's error. Folders come first, in natural name order (file2 before file10) or by `sort`, over the whole folder.
+    format!("List a folder, one line per entry: `[DIR] path`, `[FILE] path`, `[ARCHIVE] path`, `[LINK] path -> target` (never followed), `[FIFO]` ..., paths relative to the listed folder. `[CODE] path` (DENIED, TIMEOUT, ...) is the entry above's error. Folders come first, in natural name order (file2 before file10) or by `sort`, over the whole folder.
 
-What git would ignore, and `.git`, is hidden and never read unless `include_ignored`; `[IGNORED] path: N items hidden by ignore rules` counts it per folder (names matched by `exclude` too). `details` adds size and modified time after a tab.
+What git would ignore, and `.git`, is hidden unless `include_ignored`; `[IGNORED] path: N items hidden by ignore rules` counts it (and `exclude`d names). A folder named whose every entry is ignored is listed anyway, an `[IGNORED]` line first. `details` adds size and modified time after a tab.
 
-An `[ARCHIVE]` (zip or tar, plain or compressed) opens like a folder: list it or a folder inside it (`dl/site.zip/assets`); read its files with read_file. A name in it that would climb out prints `/` as \\u{{2f}}, then `[UNSAFE_NAME] path`: it is never opened.
+An `[ARCHIVE]` (zip, tar) opens like a folder (`dl/site.zip/assets`). A name in it that would climb out prints `/` as \\u{{2f}}, then `[UNSAFE_NAME] path`: it is never opened.
 
 Names are escaped so no name can forge a line: \\n, \\t, \\xff (not UTF-8), \\u{{202e}} (invisible or bidi), \\\\. Pass paths back exactly as printed.
 
-Below the listed folder, each folder shows at most {NESTED_CAP} entries: `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)`, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` is a folder that did not fit this reply. List such a folder by its path. To find names or text below a folder, call search.
+Below the listed folder, each folder shows at most {NESTED_CAP} entries: `[WARNING] path: N items hidden (showing first {NESTED_CAP} of M total)`, then `[REST] path: 95 .log, 3 folders` (what is hidden); `[BUDGET] path` did not fit this reply: list it by its path.
 
-Every reply is at most {reply} characters. When more entries exist, it ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same arguments and that cursor. `[PARTIAL_ORDER] path: order is partial: N of M checked`: only N sizes or times were read in time (use sort name to page).")
+Every reply is at most {reply} characters. When more entries exist, it ends with `[NEXT] call list_directory with cursor \"<c>\"`: call again with the same arguments and that cursor. `[PARTIAL_ORDER] path: ...`: only some sizes or times were read in time (use sort name to page).")
 }
 
 /// The numbers `list_directory`'s texts state (see [`super::Numbers`]).
@@ -148,26 +148,47 @@ impl Canopy {
         ctx: RequestContext<RoleServer>,
     ) -> Result<(String, ListDirectoryOutput), CanopyError> {
         let args: ListDirectoryArgs = parse("list_directory", args)?;
-        let want = Wanted {
-            path: args.path,
+        let want = |include_ignored: bool, extra: usize| Wanted {
+            path: args.path.clone(),
             depth: args.depth,
-            cursor: args.cursor,
+            cursor: args.cursor.clone(),
             sort: args.sort,
             reverse: args.reverse,
             show_dotfiles: args.show_dotfiles,
             filter: None,
-            include_ignored: args.include_ignored,
-            exclude: args.exclude,
+            include_ignored,
+            exclude: args.exclude.clone(),
             details: args.details,
+            extra,
             widest: ListDirectoryOutput::widest,
         };
         let details = args.details;
+        let mut listed = self
+            .listing_call("list_directory", want(args.include_ignored, 0), &ctx)
+            .await?;
+        // A folder named on purpose whose every entry ignore rules hide (an
+        // ignored folder, `node_modules`): listed with them, saying so,
+        // rather than an empty page.
+        let root = listed.listing.root.folder.as_deref();
+        let note = (!args.include_ignored && args.cursor.is_none())
+            .then_some(root)
+            .flatten()
+            .filter(|f| f.total == Some(0) && f.ignored_hidden > 0)
+            .map(|f| ignored_note(&listed.path, f.ignored_hidden));
+        if let Some(note) = &note {
+            listed = self
+                .listing_call("list_directory", want(true, note.chars().count()), &ctx)
+                .await?;
+        }
         let Listed {
             listing,
             mut page,
             path,
             next_cursor,
-        } = self.listing_call("list_directory", want, &ctx).await?;
+        } = listed;
+        if let Some(note) = note {
+            page.text.insert_str(0, &note);
+        }
         let folder = listing.root.folder.as_deref();
         let out = ListDirectoryOutput {
             path,
@@ -187,6 +208,11 @@ impl Canopy {
     }
 }
 
+/// The line that opens the listing of a folder ignore rules hide whole.
+fn ignored_note(path: &str, hidden: u64) -> String {
+    format!("[IGNORED] {path}: git would ignore all {hidden} entries here; listed because named (page on with include_ignored: true)\n")
+}
+
 #[tool_router(router = list_directory_router, vis = "pub(crate)")]
 impl Canopy {
     #[tool(
@@ -194,7 +220,6 @@ impl Canopy {
         title = "List a folder",
         description = description(),
         input_schema = input_schema::<ListDirectoryArgs>(),
-        output_schema = output_schema::<ListDirectoryOutput>(),
         annotations(title = "List a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn list_directory(

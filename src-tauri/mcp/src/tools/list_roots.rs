@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use canopy_core::CanopyError;
 
 use crate::engine;
-use crate::server::{input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, parse, Canopy};
 
 /// What `list_roots` tells a model. Kept under 2 KB (a test checks).
 pub fn description() -> String {
@@ -84,7 +84,6 @@ impl Canopy {
         title = "Allowed folders",
         description = description(),
         input_schema = input_schema::<ListRootsArgs>(),
-        output_schema = output_schema::<ListRootsOutput>(),
         annotations(title = "Allowed folders", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn list_roots(

@@ -92,6 +92,8 @@ pub(crate) struct Wanted {
     /// Whole-name patterns left out of every folder.
     pub exclude: Vec<String>,
     pub details: bool,
+    /// Characters of the reply kept for a line the tool adds.
+    pub extra: usize,
     /// The longest the tool's structured result can serialize to, for the
     /// folder printed as its first argument and a cursor as long as its second.
     pub widest: fn(&str, usize) -> usize,
@@ -206,7 +208,7 @@ impl Canopy {
         let mut page = page::render(
             &listing,
             &label,
-            MCP_REPLY_CHARS.saturating_sub(structured),
+            MCP_REPLY_CHARS.saturating_sub(structured + want.extra),
             reserve,
             want.details,
         );

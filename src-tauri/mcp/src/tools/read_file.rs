@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::grouped;
 use crate::engine;
 use crate::read;
-use crate::server::{blocking, input_schema, kind_token, output_schema, parse, Canopy};
+use crate::server::{blocking, input_schema, kind_token, parse, Canopy};
 
 /// The sizes of the files in the description's examples: each more than
 /// one call reads, so the examples show a first part with more to come.
@@ -36,11 +36,11 @@ const ARCHIVE_SKIP_MIB: u64 = ARCHIVE_SKIP_MAX >> 20;
 /// [`canopy_core::limits`]. Kept under 2 KB (a test checks).
 pub fn description() -> String {
     let ratio = grouped(ARCHIVE_RATIO_MAX);
-    format!("Read part of a file: at most {MCP_READ_CHUNK} bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-{MCP_READ_CHUNK} of {EXAMPLE_TEXT_SIZE}; call read_file with offset {MCP_READ_CHUNK} for more` (the encoding is detected: utf-8, utf-16le, utf-16be or windows-1252), or `[BINARY] showing bytes 0-{HEX_VIEW_BYTES} of {EXAMPLE_BINARY_SIZE} as a hex dump` (a binary file shows at most {HEX_VIEW_BYTES} bytes per call). A size that reads 0, as in /proc, says `of unknown size`. The content follows a blank line; `end of file` in the first line means there is no more.
+    format!("Read part of a file: at most {MCP_READ_CHUNK} bytes per call, from `offset` (default 0). The first line says what is shown, e.g. `[TEXT utf-8] showing bytes 0-{MCP_READ_CHUNK} of {EXAMPLE_TEXT_SIZE}; call read_file with offset {MCP_READ_CHUNK} for more`, or `[BINARY] showing bytes 0-{HEX_VIEW_BYTES} of {EXAMPLE_BINARY_SIZE} as a hex dump` (a binary file shows at most {HEX_VIEW_BYTES} bytes per call). The content follows a blank line; `end of file` in the first line means there is no more.
 
 By lines instead: `head` N, `tail` N, or `line_start` (from 1) with `line_count`, within the same byte cap; the first line then says `[TEXT utf-8] showing lines A-B of N (bytes X-Y of SIZE)`, `of at least N` when the file was not read whole. A line longer than the cap is cut there: go on by offset. A binary file is read by bytes only.
 
-Only regular files are read. A folder, fifo, socket or device is refused with NOT_A_FILE and never opened. Paths are written as list_directory prints them.
+Only regular files are read. Anything else is NOT_A_FILE, never opened.
 
 A file inside an archive is read the same way (`dl/site.zip/docs/readme.txt`), decompressed from its start, so an offset past {ARCHIVE_SKIP_MIB} MiB is TOO_LARGE (but in a plain tar); data that inflates more than {ratio} times its compressed size stops with RATIO (a zip bomb). An entry that is ENCRYPTED, CORRUPT or UNSUPPORTED is not read; one marked `[UNSAFE_NAME]` is never opened.")
 }
@@ -56,16 +56,7 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
         ("ARCHIVE_SKIP_MIB", ARCHIVE_SKIP_MIB),
         ("ARCHIVE_RATIO_MAX", ARCHIVE_RATIO_MAX),
     ],
-    examples: &[
-        "(default 0)",
-        "bytes 0-",
-        "utf-8",
-        "utf-16le",
-        "utf-16be",
-        "windows-1252",
-        "reads 0",
-        "(from 1)",
-    ],
+    examples: &["(default 0)", "bytes 0-", "utf-8", "(from 1)"],
 };
 
 /// `read_file`'s arguments.
@@ -270,7 +261,6 @@ impl Canopy {
         title = "Read part of a file",
         description = description(),
         input_schema = input_schema::<ReadFileArgs>(),
-        output_schema = output_schema::<ReadFileOutput>(),
         annotations(title = "Read part of a file", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn read_file(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::read_file::ReadFileArgs;
 use crate::engine;
-use crate::server::{input_schema, output_schema, parse, Canopy};
+use crate::server::{input_schema, parse, Canopy};
 
 /// What `read_files` tells a model. Kept under 2 KB (a test checks).
 pub fn description() -> String {
@@ -165,7 +165,6 @@ impl Canopy {
         title = "Read several files",
         description = description(),
         input_schema = input_schema::<ReadFilesArgs>(),
-        output_schema = output_schema::<ReadFilesOutput>(),
         annotations(title = "Read several files", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn read_files(

@@ -13,7 +13,7 @@ use canopy_core::limits::{
 };
 use canopy_core::names::escape_for_line;
 use canopy_core::wire::EntryKind;
-use canopy_core::{CanopyError, SearchHit, SearchQuery};
+use canopy_core::{CanopyError, SearchHit, SearchPosition, SearchQuery};
 use rmcp::model::{CallToolResult, JsonObject};
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_router, RoleServer};
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::grouped;
 use super::listing::{excludes_key, parse_excludes, structured_chars, yes};
 use crate::engine;
-use crate::server::{input_schema, kind_token, output_schema, parse, Canopy};
+use crate::server::{input_schema, kind_token, parse, Canopy};
 
 /// Files larger than this many MiB are searched only that far.
 const SEARCH_FILE_MIB: u64 = SEARCH_FILE_BYTES >> 20;
@@ -32,9 +32,9 @@ const SEARCH_FILE_MIB: u64 = SEARCH_FILE_BYTES >> 20;
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
     let secs = REQUEST_TIME.as_secs();
-    format!("Search below a folder, breadth-first, skipping what git would ignore and `.git` (unless `include_ignored`) and names matched by `exclude`. `name` matches entry names as find_in_folder's pattern does (a substring, or a glob over the whole name: `*config*`, `*.rs`); each hit a `[FILE] path` line. `content` finds lines of files matching a regular expression (`literal: true` for plain text); each hit is `path:LINE: text`, the text cut at {SEARCH_LINE_CHARS} characters and escaped like names. With both, only files whose names match are read. Binary files are skipped and counted; a file is read up to {SEARCH_FILE_MIB} MiB.
+    format!("Search below a folder, breadth-first, skipping what git would ignore and `.git` (unless `include_ignored`) and names matched by `exclude`. `name` is a glob over the whole name, as find_in_folder's pattern (`Cargo.toml` that name only, `*config*`, `{{*.rs,*.toml}}`); each hit a `[FILE] path` line. `content` finds lines of files matching a regular expression (`literal: true` for plain text); each hit is `path:LINE: text`, the text cut at {SEARCH_LINE_CHARS} characters, names escaped (`:` in a path as `\\u{{3a}}`). With both, only files whose names match are read. Binary files are skipped and counted; a file is read up to {SEARCH_FILE_MIB} MiB. `count: true` answers `path:COUNT` per file and the totals only.
 
-The reply ends with `[SEARCHED] F folders, N files, B bytes` and, when the search stopped at its budget ({secs} s of time, names or bytes), `[BUDGET] ...`: its counts are then at least these, and hits may be missing: search a smaller folder. Every reply is at most {reply} characters; `[NEXT] call search with cursor \"<c>\"` continues with the same arguments.")
+The first page states `[TOTAL] H hits in F files` (`at least` when cut). The reply ends with `[SEARCHED] F folders, N files, B bytes`, and `[BUDGET] ...` when the search stopped at its budget ({secs} s, names or bytes). Every reply is at most {reply} characters; `[NEXT] call search with cursor \"<c>\"` continues with the same arguments.")
 }
 
 /// The numbers `search`'s texts state (see [`super::Numbers`]).
@@ -46,7 +46,7 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
         ("REQUEST_TIME", REQUEST_TIME.as_secs()),
         ("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64),
     ],
-    examples: &[],
+    examples: &["3a"],
 };
 
 /// `search`'s arguments.
@@ -55,7 +55,7 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
 pub struct SearchArgs {
     /// The folder to search below.
     pub path: String,
-    /// Names to find: a substring, or a glob over the whole name.
+    /// Names to find: a glob over the whole name (`*`, `?`, `[...]`, `{a,b}`).
     #[serde(default)]
     pub name: Option<String>,
     /// A regular expression to find in files' lines.
@@ -70,20 +70,57 @@ pub struct SearchArgs {
     pub cursor: Option<String>,
     #[serde(default)]
     pub include_ignored: bool,
-    /// Names to leave out, each a glob over the whole name.
+    /// Names to leave out, each a glob over the whole name as `name`.
     #[serde(default)]
     pub exclude: Vec<String>,
     #[serde(default = "yes")]
     pub show_dotfiles: bool,
+    /// Count only: each file's hits and the totals (as `rg -c`).
+    #[serde(default)]
+    pub count: bool,
 }
 
-/// `search`'s structured result.
+/// One hit in the structured result: its path (escaped as in the text),
+/// and a content hit's line number and text, or a name hit's kind.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct HitOut {
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+}
+
+/// One file's count of content hits (`count: true`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct FileCount {
+    pub path: String,
+    pub count: u64,
+}
+
+/// `search`'s structured result (no output schema: the text states it, and
+/// every definition costs each agent's context on every turn).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchOutput {
     /// Hits on this page, and hits before it.
     pub shown: u64,
     pub offset: u64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hits: Vec<HitOut>,
+    /// With `count`: files with hits (as many as fit; `filesWithHits` counts all).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub counts: Vec<FileCount>,
+    /// Every hit of the search, on the first page and with `count`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_with_hits: Option<u64>,
+    /// `total` and `filesWithHits` are at least these (the budget or a hung entry cut the count).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub total_is_lower_bound: bool,
     /// What was searched (at least, when `cut`).
     pub folders: u64,
     pub files: u64,
@@ -99,7 +136,10 @@ pub struct SearchOutput {
     pub next_cursor: Option<String>,
 }
 
-const CURSOR_VERSION: u8 = 1;
+/// Cursors carry the hits shown before (for `offset`), the search's key,
+/// and where the last page ended (a [`SearchPosition`]: the next page
+/// reads on from there instead of searching the tree again).
+const CURSOR_VERSION: u8 = 2;
 
 /// A number that tells one search's arguments from another's.
 fn args_key(args: &SearchArgs, dev: u64, ino: u64) -> u64 {
@@ -110,6 +150,7 @@ fn args_key(args: &SearchArgs, dev: u64, ino: u64) -> u64 {
         args.ignore_case,
         args.include_ignored,
         args.show_dotfiles,
+        args.count,
     ];
     for part in [args.name.as_deref(), args.content.as_deref()] {
         for b in part
@@ -126,31 +167,49 @@ fn args_key(args: &SearchArgs, dev: u64, ino: u64) -> u64 {
     h
 }
 
-fn encode_cursor(skip: u64, key: u64) -> String {
+fn encode_cursor(skip: u64, key: u64, at: &SearchPosition) -> String {
+    let folder = at.folder.as_os_str().as_bytes();
     let mut bytes = vec![CURSOR_VERSION];
     bytes.extend_from_slice(&skip.to_le_bytes());
     bytes.extend_from_slice(&key.to_le_bytes());
+    bytes.extend_from_slice(&at.nth.to_le_bytes());
+    bytes.extend_from_slice(&(folder.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(folder);
+    bytes.extend_from_slice(&at.name);
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
-fn decode_cursor(text: &str, key: u64) -> Result<u64, CanopyError> {
+/// The hits shown before and the position a cursor carries.
+fn decode_cursor(text: &str, key: u64) -> Result<(u64, SearchPosition), CanopyError> {
+    let foreign = || {
+        CanopyError::invalid(
+            "the cursor is not one search issued: pass nextCursor exactly as returned",
+        )
+    };
     let bytes = URL_SAFE_NO_PAD
         .decode(text.trim().as_bytes())
         .ok()
-        .filter(|b| b.len() == 17 && b[0] == CURSOR_VERSION)
-        .ok_or_else(|| {
-            CanopyError::invalid(
-                "the cursor is not one search issued: pass nextCursor exactly as returned",
-            )
-        })?;
-    let skip = u64::from_le_bytes(bytes[1..9].try_into().unwrap_or_default());
-    let k = u64::from_le_bytes(bytes[9..17].try_into().unwrap_or_default());
+        .filter(|b| b.len() >= 33 && b[0] == CURSOR_VERSION)
+        .ok_or_else(foreign)?;
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+    let (skip, k, nth, len) = (word(1), word(9), word(17), word(25));
     if k != key {
         return Err(CanopyError::invalid(
             "the cursor was issued for another search: call again with the same path and arguments",
         ));
     }
-    Ok(skip)
+    let rest = &bytes[33..];
+    let len = usize::try_from(len)
+        .ok()
+        .filter(|l| *l <= rest.len())
+        .ok_or_else(foreign)?;
+    let (folder, name) = rest.split_at(len);
+    let at = SearchPosition {
+        folder: std::path::PathBuf::from(std::ffi::OsStr::from_bytes(folder)),
+        name: name.to_vec(),
+        nth,
+    };
+    Ok((skip, at))
 }
 
 /// The line's text escaped like names, cut at `SEARCH_LINE_CHARS` characters.
@@ -176,19 +235,49 @@ fn line_text(raw: &[u8]) -> String {
     out
 }
 
-fn hit_line(hit: &SearchHit) -> String {
-    let path = escape_for_line(hit.path.as_os_str().as_bytes());
+/// A path as a `path:LINE: text` or `path:COUNT` line prints it: escaped
+/// like names, and its `:` too (`\u{3a}`, which read_file's path reads
+/// back), so that `a:1: x.txt:1: needle` cannot be misread.
+fn colon_path(path: &std::path::Path) -> String {
+    escape_for_line(path.as_os_str().as_bytes()).replace(':', "\\u{3a}")
+}
+
+/// A hit's line in the text and its item in the structured result.
+fn hit_line(hit: &SearchHit) -> (String, HitOut) {
     match &hit.line {
-        Some((n, text)) => format!("{path}:{n}: {}\n", line_text(text)),
+        Some((n, text)) => {
+            let (path, text) = (colon_path(&hit.path), line_text(text));
+            let line = format!("{path}:{n}: {text}\n");
+            let out = HitOut {
+                path,
+                line: Some(*n),
+                text: Some(text),
+                kind: None,
+            };
+            (line, out)
+        }
         None => {
+            let path = escape_for_line(hit.path.as_os_str().as_bytes());
             let tag = if hit.kind == EntryKind::Folder {
                 "DIR"
             } else {
                 kind_token(hit.kind).trim_matches(['[', ']'])
             };
-            format!("[{tag}] {path}\n")
+            let line = format!("[{tag}] {path}\n");
+            let out = HitOut {
+                path,
+                line: None,
+                text: None,
+                kind: Some(tag.to_string()),
+            };
+            (line, out)
         }
     }
+}
+
+/// Characters an item adds to a JSON array (a comma included).
+fn item_chars<T: Serialize>(item: &T) -> usize {
+    structured_chars(item) + 1
 }
 
 impl Canopy {
@@ -220,12 +309,13 @@ impl Canopy {
         };
         let (dev, ino) = opened.binding();
         let key = args_key(&args, dev, ino);
-        let skip = args
-            .cursor
-            .as_deref()
-            .map(|c| decode_cursor(c, key))
-            .transpose()?
-            .unwrap_or(0);
+        let (skip, after) = match args.cursor.as_deref() {
+            Some(c) => {
+                let (skip, at) = decode_cursor(c, key)?;
+                (skip, Some(at))
+            }
+            None => (0, None),
+        };
         let cancel = canopy_core::cancel::CancelToken::default();
         let query = SearchQuery {
             name: args.name.clone(),
@@ -235,8 +325,14 @@ impl Canopy {
             hide_ignored: !args.include_ignored,
             show_dotfiles: args.show_dotfiles,
             exclude,
-            skip,
-            limit: u64::from(MCP_PAGE),
+            // The page reads on after the last one's last hit.
+            skip: 0,
+            after,
+            // Counting reads every hit; the first page counts them too.
+            limit: if args.count { 0 } else { u64::from(MCP_PAGE) },
+            // Each hit is printed twice (its line, its structured item).
+            page_bytes: Some(MCP_REPLY_CHARS as u64 / 2),
+            count_all: args.count || args.cursor.is_none(),
             cancel: Some(cancel.clone()),
             time: None,
         };
@@ -255,6 +351,21 @@ impl Canopy {
             ))
         })?;
         let mut footer = String::new();
+        let counted = args.count || args.cursor.is_none();
+        let lower = found.cut.is_some() || found.timed_out();
+        let files_with_hits = found.file_counts.len() as u64;
+        if counted {
+            let at_least = if lower { "at least " } else { "" };
+            let in_files = if args.content.is_some() {
+                format!(" in {at_least}{files_with_hits} files")
+            } else {
+                String::new()
+            };
+            footer.push_str(&format!(
+                "[TOTAL] {at_least}{} hits{in_files}\n",
+                found.total
+            ));
+        }
         let mut problems = Vec::new();
         for (path, err) in &found.problems {
             // A hostile path escapes to many characters: each line is cut.
@@ -303,7 +414,14 @@ impl Canopy {
             .await;
         }
         if let Some(why) = &found.cut {
-            footer.push_str(&format!("[BUDGET] the search stopped early ({why}): the counts are at least these, and hits may be missing; search a smaller folder\n"));
+            if found.more && !args.count {
+                // The page is whole; only the count past it stopped.
+                footer.push_str(&format!(
+                    "[BUDGET] counting stopped early ({why}): the totals are at least these\n"
+                ));
+            } else {
+                footer.push_str(&format!("[BUDGET] the search stopped early ({why}): the counts are at least these, and hits may be missing; search a smaller folder\n"));
+            }
             self.notify(
                 &ctx,
                 rmcp::model::LoggingLevel::Info,
@@ -314,47 +432,98 @@ impl Canopy {
         let widest = structured_chars(&SearchOutput {
             shown: u64::MAX,
             offset: u64::MAX,
+            hits: Vec::new(),
+            counts: Vec::new(),
+            total: Some(u64::MAX),
+            files_with_hits: Some(u64::MAX),
+            total_is_lower_bound: true,
             folders: u64::MAX,
             files: u64::MAX,
             bytes: u64::MAX,
             binary_skipped: u64::MAX,
             problems: problems.clone(),
             cut: found.cut.clone(),
-            next_cursor: Some(encode_cursor(u64::MAX, u64::MAX)),
-        });
+            next_cursor: None,
+        }) + r#","hits":[],"counts":[]"#.len();
+        // The longest cursor this page can end with: after one of its hits.
+        let widest_cursor = found
+            .hits
+            .iter()
+            .map(|h| encode_cursor(u64::MAX, key, &SearchPosition::after(h)))
+            .max_by_key(String::len)
+            .unwrap_or_default();
         let next_line = |c: &str| format!("[NEXT] call search with cursor \"{c}\"\n");
+        let more_files = |n: usize| format!("[WARNING] {n} more files with hits not shown\n");
         let room = MCP_REPLY_CHARS.saturating_sub(
             widest
                 + footer.chars().count()
-                + next_line(&encode_cursor(u64::MAX, u64::MAX))
-                    .chars()
-                    .count(),
+                // Once in the text, once in the structured result.
+                + next_line(&widest_cursor).chars().count()
+                + widest_cursor.len()
+                + r#","nextCursor":"""#.len()
+                + more_files(usize::MAX).chars().count(),
         );
         let mut text = String::new();
         let mut used = 0;
         let mut shown = 0u64;
-        for hit in &found.hits {
-            let line = hit_line(hit);
-            let n = line.chars().count();
-            if used + n > room && shown > 0 {
-                break;
+        let mut hits = Vec::new();
+        let mut counts = Vec::new();
+        if args.count {
+            for (path, n) in &found.file_counts {
+                let item = FileCount {
+                    path: colon_path(path),
+                    count: *n,
+                };
+                let line = format!("{}:{n}\n", item.path);
+                let cost = line.chars().count() + item_chars(&item);
+                if used + cost > room {
+                    break;
+                }
+                used += cost;
+                text.push_str(&line);
+                counts.push(item);
             }
-            used += n;
-            text.push_str(&line);
-            shown += 1;
-        }
-        if found.hits.is_empty() {
-            text.push_str("No match.\n");
+            if counts.len() < found.file_counts.len() {
+                text.push_str(&more_files(found.file_counts.len() - counts.len()));
+            }
+        } else {
+            for hit in &found.hits {
+                let (line, item) = hit_line(hit);
+                let cost = line.chars().count() + item_chars(&item);
+                if used + cost > room && shown > 0 {
+                    break;
+                }
+                used += cost;
+                text.push_str(&line);
+                hits.push(item);
+                shown += 1;
+            }
+            if found.hits.is_empty() {
+                text.push_str("No match.\n");
+            }
         }
         text.push_str(&footer);
-        let more = found.more || (shown as usize) < found.hits.len();
-        let next_cursor = more.then(|| encode_cursor(skip + shown, key));
+        // A page cut by the budget after some hits goes on from its last too.
+        let more = !args.count
+            && (found.more
+                || (shown as usize) < found.hits.len()
+                || (found.cut.is_some() && shown > 0));
+        let next_cursor = more
+            .then(|| (shown as usize).checked_sub(1))
+            .flatten()
+            .and_then(|i| found.hits.get(i))
+            .map(|last| encode_cursor(skip + shown, key, &SearchPosition::after(last)));
         if let Some(c) = &next_cursor {
             text.push_str(&next_line(c));
         }
         let out = SearchOutput {
             shown,
             offset: skip,
+            hits,
+            counts,
+            total: counted.then_some(found.total),
+            files_with_hits: (counted && args.content.is_some()).then_some(files_with_hits),
+            total_is_lower_bound: counted && lower,
             folders: found.folders,
             files: found.files,
             bytes: found.bytes,
@@ -374,7 +543,6 @@ impl Canopy {
         title = "Search names and contents below a folder",
         description = description(),
         input_schema = input_schema::<SearchArgs>(),
-        output_schema = output_schema::<SearchOutput>(),
         annotations(title = "Search below a folder", read_only_hint = true, destructive_hint = false, open_world_hint = false)
     )]
     async fn search(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> CallToolResult {

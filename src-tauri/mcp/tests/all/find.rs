@@ -1,5 +1,5 @@
 //! `find_in_folder` through the real binary: the engine's filter over the
-//! whole folder (substring or whole-name glob, case folded), exact counts
+//! whole folder (a whole-name glob as `fd -g` reads one, case folded), exact counts
 //! in a `[MATCH]` line that no pattern can forge, matches paged like
 //! `list_directory`, bad patterns and paths as error results.
 
@@ -83,14 +83,14 @@ async fn all_matches(s: &Server, args: Value, match_line: &str) -> (Vec<String>,
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_substring_finds_every_match_in_any_case_exactly_once_across_pages() {
+async fn a_starred_pattern_finds_every_match_in_any_case_exactly_once_across_pages() {
     let t = Tree::in_memory();
     let dir = photos(&t);
     let s = Server::start(&[&t.path()]).await;
-    let line = "[MATCH] shots: 6011 of 9011 entries match \"PHOTO\"";
+    let line = "[MATCH] shots: 6011 of 9011 entries match \"*PHOTO*\"";
     let (seen, pages) = all_matches(
         &s,
-        json!({ "path": path_arg(&dir), "pattern": "PHOTO" }),
+        json!({ "path": path_arg(&dir), "pattern": "*PHOTO*" }),
         line,
     )
     .await;
@@ -116,18 +116,17 @@ async fn a_substring_finds_every_match_in_any_case_exactly_once_across_pages() {
 
     let first = find(
         &s,
-        json!({ "path": path_arg(&dir), "pattern": "PHOTO", "show_dotfiles": false }),
+        json!({ "path": path_arg(&dir), "pattern": "*PHOTO*", "show_dotfiles": false }),
     )
     .await
     .ok();
     assert_eq!(
         first.lines()[0],
-        "[MATCH] shots: 6010 of 9010 entries match \"PHOTO\"",
+        "[MATCH] shots: 6010 of 9010 entries match \"*PHOTO*\"",
         "dotfiles left out of both counts"
     );
     assert_eq!(first.structured["matched"], json!(6010));
     assert_eq!(first.structured["total"], json!(9010));
-    assert_eq!(first.structured["matching"], json!("substring"));
     assert_eq!(first.structured["path"], json!(path_arg(&dir)));
     let warning = format!(
         "[WARNING] shots: {} items hidden (showing first {} of 6010 total)",
@@ -179,7 +178,6 @@ async fn a_glob_matches_whole_names_with_exact_counts() {
             "photo_00009.JPG"
         ]
     );
-    assert_eq!(r.structured["matching"], json!("glob"));
     assert!(
         r.next_cursor().is_none() && !r.text.contains("[WARNING]"),
         "every match shown: {}",
@@ -253,13 +251,16 @@ async fn a_hostile_pattern_cannot_forge_a_line() {
     t.file(b"root/evil a\"b\nc.txt");
     t.file("root/plain.txt");
     let s = Server::start(&[&t.path()]).await;
-    let r = find(&s, json!({ "path": path_arg(&dir), "pattern": "a\"b\nc" }))
-        .await
-        .ok();
+    let r = find(
+        &s,
+        json!({ "path": path_arg(&dir), "pattern": "*a\"b\nc*" }),
+    )
+    .await
+    .ok();
     assert_eq!(
         r.lines(),
         [
-            "[MATCH] root: 1 of 2 entries match \"a\\u{22}b\\nc\"",
+            "[MATCH] root: 1 of 2 entries match \"*a\\u{22}b\\nc*\"",
             "[FILE] evil a\"b\\nc.txt"
         ],
         "the pattern escaped like names, its quote too"
@@ -304,12 +305,161 @@ async fn a_bad_pattern_is_an_invalid_argument_result() {
         "the pattern is required: {}",
         missing.text
     );
-    // An unclosed `[` is a plain character (the engine's filter): it finds the name holding it.
-    let plain = find(&s, json!({ "path": path_arg(&dir), "pattern": "[draft" }))
-        .await
-        .ok();
-    assert_eq!(entry_paths(&plain.text), ["[draft] plan.txt"]);
-    assert_eq!(plain.structured["matching"], json!("substring"));
+    // A malformed glob is refused with the reason, never matched as plain text.
+    for (bad, reason) in [
+        (
+            "[draft",
+            "`[` at character 1 opens a class that never closes",
+        ),
+        (
+            "{a,b",
+            "`{` at character 1 opens alternatives that never close",
+        ),
+        ("a}", "`}` at character 2 closes no `{`"),
+        ("{a,{b,c}}", "alternatives do not nest"),
+        ("[z-a]*", "range `z-a` at character 2 is backwards"),
+    ] {
+        let r = find(&s, json!({ "path": path_arg(&dir), "pattern": bad })).await;
+        assert_eq!(r.code(), "INVALID_ARGUMENT", "{bad}: {}", r.text);
+        assert!(r.text.contains(reason), "{bad}: {}", r.text);
+    }
+    // A class holding the character matches it itself.
+    let literal = find(
+        &s,
+        json!({ "path": path_arg(&dir), "pattern": "[[]draft*" }),
+    )
+    .await
+    .ok();
+    assert_eq!(entry_paths(&literal.text), ["[draft] plan.txt"]);
+}
+
+#[tokio::test]
+async fn a_plain_name_is_that_whole_name_only() {
+    let t = Tree::new();
+    let dir = t.dir("crate");
+    for name in [
+        "Cargo.toml",
+        "Cargo.toml.orig",
+        "my_Cargo.toml",
+        "Cargo.lock",
+    ] {
+        t.file(format!("crate/{name}"));
+    }
+    let s = Server::start(&[&t.path()]).await;
+    let r = find(
+        &s,
+        json!({ "path": path_arg(&dir), "pattern": "cargo.TOML" }),
+    )
+    .await
+    .ok();
+    assert_eq!(
+        entry_paths(&r.text),
+        ["Cargo.toml"],
+        "the name, case folded, and not the names holding it: {}",
+        r.text
+    );
+    let r = find(
+        &s,
+        json!({ "path": path_arg(&dir), "pattern": "{*.orig,Cargo.lock}" }),
+    )
+    .await
+    .ok();
+    assert_eq!(entry_paths(&r.text), ["Cargo.lock", "Cargo.toml.orig"]);
+}
+
+/// A small random generator (xorshift), its seed printed on failure.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// A random whole-name glob over the fixture's alphabet.
+fn pattern(rng: &mut Rng) -> String {
+    const PIECES: [&str; 16] = [
+        "a",
+        "B",
+        ".",
+        "c",
+        "toml",
+        "Cargo",
+        "*",
+        "*",
+        "?",
+        "[ab]",
+        "[!a]",
+        "[a-c]",
+        "{a,b}",
+        "{*.toml,c?}",
+        "{x,c}",
+        ".orig",
+    ];
+    let n = 1 + rng.below(5);
+    (0..n).map(|_| PIECES[rng.below(PIECES.len())]).collect()
+}
+
+#[tokio::test]
+async fn whole_name_globs_match_what_fd_g_matches() {
+    let t = Tree::new();
+    let dir = t.dir("names");
+    let names = [
+        "Cargo.toml",
+        "Cargo.toml.orig",
+        "cargo.TOML",
+        "a",
+        "b",
+        "A.b",
+        "ab",
+        "ba",
+        "a.b",
+        ".ab",
+        "aab.toml",
+        "b.c",
+        "abc",
+        "c1",
+        "cx",
+        "Bc",
+        "x",
+        "a.orig",
+        "ctoml",
+        "..",
+    ];
+    for name in names.iter().filter(|n| **n != "..") {
+        t.file(format!("names/{name}"));
+    }
+    let s = Server::start(&[&t.path()]).await;
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        | 1;
+    let mut rng = Rng(seed);
+    for _ in 0..150 {
+        let p = pattern(&mut rng);
+        let fd = std::process::Command::new("fdfind")
+            .args(["-g", "-i", "-H", "-I", "--max-depth", "1", "--", &p])
+            .arg(&dir)
+            .output()
+            .expect("fd (fdfind) runs");
+        assert!(fd.status.success(), "fd refused {p:?} (seed {seed})");
+        let mut want: Vec<String> = String::from_utf8(fd.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| l.rsplit('/').next().unwrap().to_string())
+            .collect();
+        want.sort();
+        let r = find(&s, json!({ "path": path_arg(&dir), "pattern": p }))
+            .await
+            .ok();
+        let mut got = entry_paths(&r.text);
+        got.sort();
+        assert_eq!(got, want, "pattern {p:?}: canopy vs fd -g (seed {seed})");
+    }
 }
 
 #[tokio::test]
@@ -350,7 +500,7 @@ async fn find_in_folder_sees_only_inside_the_roots() {
     )
     .await;
     assert_eq!(missing.code(), "NOT_FOUND");
-    let relative = find(&s, json!({ "path": ".", "pattern": "file" }))
+    let relative = find(&s, json!({ "path": ".", "pattern": "file*" }))
         .await
         .ok();
     assert_eq!(

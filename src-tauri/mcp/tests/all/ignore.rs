@@ -181,6 +181,44 @@ async fn include_ignored_lists_everything_and_counts_nothing_hidden() {
 }
 
 #[tokio::test]
+async fn a_named_ignored_folder_is_listed_saying_it_is_ignored() {
+    let t = repository();
+    let s = Server::start(&[&t.path()]).await;
+    let folder = t.at("node_modules");
+    let ignored = Command::new("git")
+        .args(["check-ignore", "-q", "node_modules/pkg0"])
+        .current_dir(t.path())
+        .status()
+        .unwrap();
+    assert!(ignored.success(), "git ignores what is inside");
+    let r = s
+        .list(json!({ "path": path_arg(&folder), "depth": 1 }))
+        .await
+        .ok();
+    assert_eq!(
+        r.lines()[0],
+        format!(
+            "[IGNORED] {}: git would ignore all 300 entries here; listed because named (page on with include_ignored: true)",
+            path_arg(&folder)
+        ),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text.contains("[DIR] pkg0\n"),
+        "its entries listed: {}",
+        r.text
+    );
+    assert_eq!(r.structured["total"], 300, "{}", r.text);
+    // A folder git does not ignore, with nothing ignored in it, has no note.
+    let src = s
+        .list(json!({ "path": path_arg(&t.at("tests")), "depth": 1 }))
+        .await
+        .ok();
+    assert!(!src.text.contains("[IGNORED]"), "{}", src.text);
+}
+
+#[tokio::test]
 async fn exclude_leaves_names_out_of_every_folder_and_counts_them() {
     let t = repository();
     let s = Server::start(&[&t.path()]).await;

@@ -488,7 +488,7 @@ async fn a_whole_reply_text_and_structured_content_fits_the_budget() {
     let found = Reply::of(
         s.call(
             "find_in_folder",
-            json!({ "path": path_arg(&root), "pattern": "n" }),
+            json!({ "path": path_arg(&root), "pattern": "*n*" }),
         )
         .await,
     );

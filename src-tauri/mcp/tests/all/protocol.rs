@@ -27,9 +27,13 @@ async fn tools_list_matches_its_snapshot() {
     }
 }
 
-/// The most characters `tools/list` may take (compact JSON): a client puts
-/// every tool definition in the model's context on every turn.
-const TOOLS_LIST_CHARS: usize = 20_000;
+/// The most characters `tools/list`'s tools may take (compact JSON): a
+/// client puts every tool definition in the model's context on every turn.
+/// The reference filesystem server's take 14,066 as the official Python
+/// SDK serializes them (`Tool.model_dump_json()` summed, which also writes
+/// each absent field as `null`: about 90 characters more a tool here), so
+/// this bound keeps canopy-mcp's below the reference server's that way too.
+const TOOLS_LIST_CHARS: usize = 13_000;
 
 #[tokio::test]
 async fn the_tool_definitions_stay_under_their_budget() {
@@ -82,10 +86,9 @@ async fn every_tool_is_read_only_closed_world_titled_and_typed() {
             tool.name
         );
         assert_eq!(v["inputSchema"]["type"], json!("object"));
-        assert_eq!(
-            v["outputSchema"]["type"],
-            json!("object"),
-            "{} has an output schema",
+        assert!(
+            v.get("outputSchema").is_none(),
+            "{} has no output schema: its text states each fact",
             tool.name
         );
         let description = v["description"].as_str().unwrap();
@@ -97,13 +100,13 @@ async fn every_tool_is_read_only_closed_world_titled_and_typed() {
         );
         let required = match tool.name.as_ref() {
             "find_in_folder" => json!(["path", "pattern"]),
-            "list_roots" => Value::Null,
+            "list_roots" | "file_info" => Value::Null,
             "read_files" => json!(["paths"]),
             _ => json!(["path"]),
         };
         assert_eq!(
             v["inputSchema"]["required"], required,
-            "only the path (find_in_folder's pattern, read_files' paths) is required"
+            "only the path (find_in_folder's pattern, read_files' paths; file_info's path or paths) is required"
         );
     }
 }

@@ -217,3 +217,101 @@ async fn file_info_states_the_facts_stat_states() {
         l.text
     );
 }
+
+#[tokio::test]
+async fn file_info_takes_several_paths_and_a_failed_one_is_its_own_line() {
+    let t = Tree::new();
+    let f = t.write("dir/a.txt", b"12345");
+    let s = Server::start(&[&t.path()]).await;
+    let missing = format!("{}/missing", path_arg(&t.path()));
+    let r = common::Reply::of(
+        s.call(
+            "file_info",
+            json!({"paths": [path_arg(&f), path_arg(&t.at("dir")), missing]}),
+        )
+        .await,
+    )
+    .ok();
+    let stat = std::process::Command::new("stat")
+        .args(["-c", "%s"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let size = String::from_utf8(stat.stdout).unwrap();
+    assert!(
+        r.text.starts_with(&format!(
+            "[FILE] {}\nsize {} bytes\n",
+            path_arg(&f),
+            size.trim()
+        )),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text
+            .contains(&format!("\n[DIR] {}\n", path_arg(&t.at("dir")))),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("entries 1\n"), "{}", r.text);
+    assert!(
+        r.text.contains(&format!("[NOT_FOUND] {missing}: ")),
+        "{}",
+        r.text
+    );
+    let files = r.structured["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3);
+    assert_eq!(files[0]["size"], 5);
+    assert_eq!(files[2]["error"], "NOT_FOUND");
+    for bad in [
+        json!({"paths": []}),
+        json!({"paths": vec!["a"; 11]}),
+        json!({"path": "a", "paths": ["a"]}),
+        json!({}),
+    ] {
+        let r = common::Reply::of(s.call("file_info", bad.clone()).await);
+        assert_eq!(r.code(), "INVALID_ARGUMENT", "{bad}: {}", r.text);
+    }
+}
+
+#[tokio::test]
+async fn a_link_out_of_the_roots_says_it_is_a_link_and_tells_nothing_of_its_target() {
+    let t = Tree::new();
+    let root = t.dir("root");
+    t.write("elsewhere/secret/plans.txt", b"x");
+    t.link("root/to_secret", t.at("elsewhere/secret"));
+    t.link("root/to_nothing", t.at("elsewhere/nothing"));
+    let s = Server::start(&[&root]).await;
+    let mut texts = Vec::new();
+    for name in ["to_secret", "to_nothing"] {
+        let link = format!("{}/{name}", path_arg(&root));
+        let info = common::Reply::of(s.call("file_info", json!({"path": link})).await).ok();
+        assert_eq!(
+            info.text,
+            format!("[LINK] {link}: a link leading outside the folders this server may show (never followed; its target is not told)\n")
+        );
+        assert_eq!(info.structured["files"][0]["kind"], "LINK");
+        let list = s.list(json!({"path": link})).await;
+        assert_eq!(list.code(), "DENIED", "{}", list.text);
+        assert!(
+            list.text
+                .contains(&format!("{link} is a link leading outside the folders")),
+            "{}",
+            list.text
+        );
+        texts.push(info.text.replace(name, "NAME") + &list.text.replace(name, "NAME"));
+    }
+    for text in &texts {
+        assert!(
+            !text.contains("elsewhere") && !text.contains("secret") && !text.contains("plans"),
+            "{text}"
+        );
+    }
+    assert_eq!(texts[0], texts[1], "whether the target exists is not told");
+    // A path through the link is outside, as before: not called a link.
+    let through = s
+        .list(json!({"path": format!("{}/to_secret/x", path_arg(&root))}))
+        .await;
+    assert_eq!(through.code(), "DENIED");
+    assert!(!through.text.contains("is a link"), "{}", through.text);
+}

@@ -27,7 +27,9 @@ async fn all_pages(s: &Server, mut args: Value) -> (Vec<String>, usize, Reply) {
         lines.extend(
             r.text
                 .lines()
-                .take_while(|l| !l.starts_with("[SEARCHED]") && *l != "No match.")
+                .take_while(|l| {
+                    !l.starts_with("[SEARCHED]") && !l.starts_with("[TOTAL]") && *l != "No match."
+                })
                 .map(str::to_string),
         );
         match r.next_cursor() {
@@ -98,6 +100,275 @@ async fn names_below_a_repository_are_those_git_lists() {
     assert_eq!(
         lines.first().map(String::as_str),
         Some("[FILE] config.json")
+    );
+}
+
+#[tokio::test]
+async fn a_name_is_the_whole_name_as_find_name_reads_it() {
+    let t = Tree::new();
+    for p in [
+        "Cargo.toml",
+        "core/Cargo.toml",
+        "core/Cargo.toml.orig",
+        "vendor/x/Cargo.toml.orig",
+        "vendor/x/my-Cargo.toml",
+        "web/app.config.js",
+        "web/config",
+    ] {
+        t.write(p, b"x\n");
+    }
+    let s = Server::start(&[&t.path()]).await;
+    for (name, find_args) in [
+        ("Cargo.toml", vec!["-name", "Cargo.toml"]),
+        ("*config*", vec!["-name", "*config*"]),
+        (
+            "{*config*,Cargo.toml}",
+            vec!["(", "-name", "*config*", "-o", "-name", "Cargo.toml", ")"],
+        ),
+    ] {
+        let (lines, _, last) =
+            all_pages(&s, json!({"path": path_arg(&t.path()), "name": name})).await;
+        let found: BTreeSet<String> = lines
+            .iter()
+            .map(|l| l.trim_start_matches("[FILE] ").to_string())
+            .collect();
+        let out = Command::new("find")
+            .arg(".")
+            .args(["-mindepth", "1"])
+            .args(&find_args)
+            .current_dir(t.path())
+            .output()
+            .unwrap();
+        let want: BTreeSet<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|p| p.trim_start_matches("./").to_string())
+            .collect();
+        assert!(!want.is_empty());
+        assert_eq!(found, want, "{name}: {}", last.text);
+    }
+    let bad = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "name": "{*config*"}),
+    )
+    .await;
+    assert_eq!(bad.code(), "INVALID_ARGUMENT", "{}", bad.text);
+    assert!(bad.text.contains("never close"), "{}", bad.text);
+}
+
+/// Files `dir/fK.txt` holding `needle` on some lines (K+1 of them, up to
+/// 40), a binary file holding it, and files without it: `hits` in all.
+fn needles(t: &Tree, files: usize) -> u64 {
+    let mut hits = 0;
+    for k in 0..files {
+        let n = (k % 40) + 1;
+        let mut body = String::new();
+        for i in 0..n {
+            body.push_str(&format!("line {i} needle here\nfiller\n"));
+        }
+        t.write(format!("d{}/f{k}.txt", k % 7), body.as_bytes());
+        hits += n as u64;
+    }
+    t.write("d0/bin.dat", b"needle\0binary\n");
+    t.write("d1/none.txt", b"nothing\n");
+    hits
+}
+
+#[tokio::test]
+async fn count_answers_each_files_hits_and_the_totals_in_one_reply_as_rg_c_does() {
+    let t = Tree::new();
+    let hits = needles(&t, 60);
+    let s = Server::start(&[&t.path()]).await;
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "needle", "count": true}),
+    )
+    .await
+    .ok();
+    assert!(r.next_cursor().is_none(), "one reply: {}", r.text);
+    let got: BTreeSet<String> = r
+        .lines()
+        .into_iter()
+        .take_while(|l| !l.starts_with('['))
+        .map(str::to_string)
+        .collect();
+    let rg = Command::new("rg")
+        .args(["-c", "--no-ignore", "--hidden", "needle", "."])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    let want: BTreeSet<String> = String::from_utf8(rg.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim_start_matches("./").to_string())
+        .collect();
+    assert_eq!(got, want, "{}", r.text);
+    assert!(
+        r.text
+            .contains(&format!("[TOTAL] {hits} hits in 60 files\n")),
+        "{}",
+        r.text
+    );
+    assert_eq!(r.structured["total"], hits);
+    assert_eq!(r.structured["filesWithHits"], 60);
+    assert_eq!(r.structured["counts"].as_array().unwrap().len(), 60);
+}
+
+#[tokio::test]
+async fn the_first_page_states_the_totals_and_hits_are_structured() {
+    let t = Tree::new();
+    let hits = needles(&t, 80);
+    assert!(hits > 1000);
+    let s = Server::start(&[&t.path()]).await;
+    let args = json!({"path": path_arg(&t.path()), "content": "needle"});
+    let first = search(&s, args.clone()).await.ok();
+    assert!(
+        first
+            .text
+            .contains(&format!("[TOTAL] {hits} hits in 80 files\n")),
+        "{}",
+        first.text
+    );
+    let structured = first.structured["hits"].as_array().unwrap();
+    assert_eq!(
+        structured.len() as u64,
+        first.structured["shown"].as_u64().unwrap()
+    );
+    let lines: Vec<&str> = first.lines().into_iter().take(structured.len()).collect();
+    for (hit, line) in structured.iter().zip(&lines) {
+        let want = format!(
+            "{}:{}: {}",
+            hit["path"].as_str().unwrap(),
+            hit["line"],
+            hit["text"].as_str().unwrap()
+        );
+        assert_eq!(&want, line, "the structured hit is the text's");
+    }
+    let (all, pages, last) = all_pages(&s, args).await;
+    assert!(pages > 1);
+    assert_eq!(all.len() as u64, hits, "every hit once across pages");
+    assert!(
+        !last.text.contains("[TOTAL]"),
+        "later pages do not count again"
+    );
+}
+
+/// The bytes a page says it read: its `[SEARCHED] ... B bytes`.
+fn bytes_read(r: &Reply) -> u64 {
+    let line = r
+        .lines()
+        .into_iter()
+        .find(|l| l.starts_with("[SEARCHED] "))
+        .expect("a [SEARCHED] line")
+        .to_string();
+    let before = line.split(" bytes").next().unwrap();
+    before.rsplit(' ').next().unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_page_reads_on_from_where_the_last_ended() {
+    let t = Tree::new();
+    let mut longest = 0;
+    for k in 0..60 {
+        let body = format!("needle {k}\nfiller line\n").repeat(30);
+        longest = longest.max(body.len() as u64);
+        t.write(format!("d{}/f{k:02}.txt", k % 4), body.as_bytes());
+    }
+    let s = Server::start(&[&t.path()]).await;
+    let mut args = json!({"path": path_arg(&t.path()), "content": "needle"});
+    let first = search(&s, args.clone()).await.ok();
+    assert!(
+        first.text.contains("[TOTAL] 1800 hits in 60 files"),
+        "{}",
+        first.text
+    );
+    let whole = bytes_read(&first);
+    let (mut later, mut pages, mut hits) = (0, 1, first.structured["shown"].as_u64().unwrap());
+    let mut cursor = first.next_cursor();
+    while let Some(c) = cursor {
+        args["cursor"] = json!(c);
+        let r = search(&s, args.clone()).await.ok();
+        later += bytes_read(&r);
+        hits += r.structured["shown"].as_u64().unwrap();
+        pages += 1;
+        cursor = r.next_cursor();
+    }
+    assert_eq!(hits, 1800, "every hit once");
+    assert!(pages > 2, "{pages} pages");
+    assert!(
+        later <= whole + pages * longest,
+        "the later pages read {later} bytes in all: each file once (the one a page ends in twice), not the tree again each page ({whole} bytes, {pages} pages)"
+    );
+}
+
+#[tokio::test]
+async fn name_pages_read_on_and_show_each_name_once_as_find_lists_them() {
+    let t = Tree::in_memory();
+    for k in 0..3000 {
+        t.file(format!("n{}/m{}/f{k:04}.txt", k % 3, k % 5));
+    }
+    let s = Server::start(&[&t.path()]).await;
+    let (lines, pages, _) =
+        all_pages(&s, json!({"path": path_arg(&t.path()), "name": "*.txt"})).await;
+    assert!(pages > 1, "3,000 names take more than one page");
+    let got: Vec<String> = lines
+        .iter()
+        .map(|l| l.trim_start_matches("[FILE] ").to_string())
+        .collect();
+    let unique: BTreeSet<String> = got.iter().cloned().collect();
+    assert_eq!(
+        unique.len(),
+        got.len(),
+        "no name twice across {pages} pages"
+    );
+    let out = Command::new("find")
+        .args([".", "-name", "*.txt"])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    let want: BTreeSet<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|p| p.trim_start_matches("./").to_string())
+        .collect();
+    assert_eq!(unique, want);
+}
+
+#[tokio::test]
+async fn a_path_holding_colons_cannot_be_misread() {
+    let t = Tree::new();
+    t.write("a:1: x.txt", b"needle\n");
+    t.write("b.txt", b"a:1: x.txt:1: needle\n");
+    let s = Server::start(&[&t.path()]).await;
+    let r = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "needle"}),
+    )
+    .await
+    .ok();
+    assert_eq!(
+        r.lines()[..2],
+        [
+            "a\\u{3a}1\\u{3a} x.txt:1: needle",
+            "b.txt:1: a:1: x.txt:1: needle"
+        ],
+        "{}",
+        r.text
+    );
+    let hit = &r.structured["hits"][0];
+    assert_eq!(hit["line"], 1);
+    let read = Reply::of(
+        s.call(
+            "read_file",
+            json!({"path": format!("{}/{}", path_arg(&t.path()), hit["path"].as_str().unwrap())}),
+        )
+        .await,
+    )
+    .ok();
+    assert!(
+        read.text.contains("needle"),
+        "the escaped path reads back: {}",
+        read.text
     );
 }
 
@@ -195,12 +466,21 @@ async fn content_hits_match_grep_and_every_page_shows_each_once() {
         })
         .collect();
     assert_eq!(unique, want);
+    // The first page reads the whole tree (it counts every hit); later
+    // pages read on from where the last ended, so it is the one that says.
+    let first = search(
+        &s,
+        json!({"path": path_arg(&t.path()), "content": "need+le \\d"}),
+    )
+    .await
+    .ok();
     assert!(
-        last.text.contains("; 1 binary files skipped"),
+        first.text.contains("; 1 binary files skipped"),
         "{}",
-        last.text
+        first.text
     );
-    assert_eq!(last.structured["binarySkipped"], 1);
+    assert_eq!(first.structured["binarySkipped"], 1);
+    assert!(last.next_cursor().is_none());
 }
 
 #[tokio::test]
