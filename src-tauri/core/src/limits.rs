@@ -558,6 +558,7 @@ pub const DOCUMENTED: &[(&str, Figure)] = documented![
     count PAGE,
     count MAX_PAGE,
     bytes MAX_FILTER_BYTES,
+    count MAX_GLOB_ALTERNATIVES,
     bytes LIST_LINE_BYTES,
     count STAT_TIME_SHARE_PERCENT,
     count REST_EXTENSIONS,

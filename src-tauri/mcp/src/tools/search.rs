@@ -407,7 +407,7 @@ impl Canopy {
                 &ctx,
                 rmcp::model::LoggingLevel::Warning,
                 format!(
-                    "search: {} entries did not answer in time (a dead or hung mount?); their hits are missing",
+                    "search: {} entries were not searched to their end in time (a hung mount, or a pattern costly on them; each says which); their later hits are missing",
                     found.problems.iter().filter(|(_, e)| e.code == canopy_core::ErrorCode::Timeout).count()
                 ),
             )

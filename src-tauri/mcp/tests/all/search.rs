@@ -621,7 +621,7 @@ async fn a_folder_that_does_not_answer_costs_only_itself_a_timeout() {
     let logs = logs_after(&s, 1).await;
     assert!(
         logs.iter()
-            .any(|(l, m)| l == "warning" && m.contains("did not answer in time")),
+            .any(|(l, m)| l == "warning" && m.contains("were not searched to their end in time")),
         "{logs:?}"
     );
 }
