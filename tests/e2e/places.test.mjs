@@ -135,6 +135,9 @@ test("places: home, user folders, bookmarks and mounts with free space; a dead m
     await s.exec(() => document.querySelector('nav[aria-label="Places"] button.place').focus());
     await s.keys([Key.ArrowDown, Key.ArrowDown, Key.Enter]);
     await s.waitFor(() => document.querySelector(".crumb[aria-current]")?.textContent === "Pictures", { what: "Pictures opened by keyboard" });
+    // An empty folder says so in the list, as a file browser does.
+    const note = await s.waitFor(() => { const n = document.querySelector(".tree-empty"); return n && !n.hidden && n.textContent; }, { what: "the empty folder's note" });
+    assert.equal(note, "This folder is empty");
 
     // Live: a mount that comes shows, and goes.
     const lateName = path.basename(late);

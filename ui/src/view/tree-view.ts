@@ -24,6 +24,7 @@ import { ColumnHeaders } from "./column-headers";
 import { ContextMenu, type MenuItem } from "./context-menu";
 import { NOT_ON_SERVER, serverOf } from "../servers";
 import { el } from "./dom";
+import { emptyWords } from "./empty-words";
 import { FilterBar } from "./filter-bar";
 import { onTreeKey, type TreeKeyTarget } from "./tree-keys";
 import { RowSlot, rowId } from "./tree-row";
@@ -38,6 +39,8 @@ export class TreeView {
   private readonly scroller: HTMLElement;
   private readonly spacer: HTMLElement;
   private readonly tree: HTMLElement;
+  /** What a listing with no rows says ("This folder is empty"), over the empty list. */
+  private readonly emptyNote: HTMLElement;
   private readonly virtualizer: Virtualizer<HTMLElement, HTMLElement>;
   private flat: FlatView | null = null;
   private state: TreeState | null = null;
@@ -67,7 +70,9 @@ export class TreeView {
       class: "tree",
     });
     this.spacer = el("div", { class: "tree-spacer" }, this.tree);
-    this.scroller = el("div", { class: "tree-scroller" }, this.spacer);
+    this.emptyNote = el("p", { class: "tree-empty", role: "note" });
+    this.emptyNote.hidden = true;
+    this.scroller = el("div", { class: "tree-scroller" }, this.emptyNote, this.spacer);
     this.element = el("div", { class: "tree-pane" }, this.headers.element, this.filterBar.element, this.scroller);
     this.virtualizer = new Virtualizer<HTMLElement, HTMLElement>({
       count: 0,
@@ -106,6 +111,7 @@ export class TreeView {
     this.sizes = s.sizes;
     if (!s.tree) {
       this.flat = null;
+      this.showEmpty(null);
       this.setCount(0);
       this.paint();
       return;
@@ -119,6 +125,7 @@ export class TreeView {
       const anchor = rootChanged ? null : this.topAnchor();
       this.flat = flatten(s.tree, arrange);
       this.setCount(this.flat.length);
+      this.showEmpty(emptyWords(s.tree.root, this.flat.length));
       if (anchor) this.keepAnchor(anchor);
     }
     if (rootChanged) {
@@ -184,6 +191,11 @@ export class TreeView {
     }
     this.virtualizer._willUpdate();
     this.spacer.style.height = `${this.virtualizer.getTotalSize()}px`;
+  }
+
+  private showEmpty(words: string | null): void {
+    this.emptyNote.hidden = words === null;
+    if (this.emptyNote.textContent !== (words ?? "")) this.emptyNote.textContent = words ?? "";
   }
 
   /** Renders the rows in view; fetches pages for placeholders among them. */
