@@ -327,9 +327,7 @@ fn preview_probe() -> std::path::PathBuf {
     static PROBE: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     PROBE
         .get_or_init(|| {
-            let dir = std::env::temp_dir().join(format!("canopy-preview-probe-{}", std::process::id()));
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+            let dir = crate::common::scratch::dir_for_nobody("preview-probe");
             let dest = dir.join("probe");
             std::fs::copy(std::env::current_exe().unwrap(), &dest).unwrap();
             std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -1,6 +1,7 @@
 //! Fixture trees in temp dirs, and running things as an unprivileged user.
 #![allow(dead_code)]
 
+pub mod scratch;
 pub mod tar_tools;
 
 use std::ffi::{CString, OsStr};
@@ -287,9 +288,7 @@ pub fn is_root() -> bool {
 pub fn cli() -> PathBuf {
     static COPY: OnceLock<PathBuf> = OnceLock::new();
     COPY.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("canopy-list-bin-{}", std::process::id()));
-        fs::create_dir_all(&dir).unwrap();
-        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        let dir = scratch::dir_for_nobody("list-bin");
         let dest = dir.join("canopy-list");
         let Some(built) = option_env!("CARGO_BIN_EXE_canopy-list") else {
             panic!("canopy-list is built for the canopy-list package's tests only");

@@ -11,6 +11,8 @@ mod common;
 mod deadfs;
 #[path = "../../../core/tests/hostile/mod.rs"]
 mod hostile;
+#[path = "../../../core/tests/common/scratch.rs"]
+mod scratch;
 #[path = "../../../sftp/tests/common/mod.rs"]
 mod sshd;
 

@@ -30,31 +30,14 @@ pub fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// The binary, copied where an unprivileged user can run it: one copy per
-/// build, shared by every test process (a copy per process was left behind
-/// in the temp folder on every run).
+/// The binary, copied where an unprivileged user can run it (removed when
+/// the test process exits).
 pub fn binary() -> PathBuf {
     static COPY: OnceLock<PathBuf> = OnceLock::new();
     COPY.get_or_init(|| {
-        let exe = Path::new(env!("CARGO_BIN_EXE_canopy-mcp"));
-        let meta = fs::metadata(exe).unwrap();
-        let built = meta
-            .modified()
-            .unwrap()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        let dir = std::env::temp_dir().join(format!("canopy-mcp-bin-{built:x}-{:x}", meta.len()));
-        let dest = dir.join("canopy-mcp");
-        if !dest.exists() {
-            fs::create_dir_all(&dir).unwrap();
-            fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
-            // Copied aside and renamed into place: a test process never runs a half-written copy.
-            let part = dir.join(format!(".canopy-mcp.{}", std::process::id()));
-            fs::copy(exe, &part).unwrap();
-            fs::set_permissions(&part, fs::Permissions::from_mode(0o755)).unwrap();
-            fs::rename(&part, &dest).unwrap();
-        }
+        let dest = crate::scratch::dir_for_nobody("mcp-bin").join("canopy-mcp");
+        fs::copy(env!("CARGO_BIN_EXE_canopy-mcp"), &dest).unwrap();
+        fs::set_permissions(&dest, fs::Permissions::from_mode(0o755)).unwrap();
         dest
     })
     .clone()
