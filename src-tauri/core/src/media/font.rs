@@ -24,7 +24,7 @@ use crate::limits::{
     MIN_RENDER_WIDTH, RENDER_DEADLINE, RENDER_OUTPUT_CAP,
 };
 use crate::source::Source;
-use crate::sys::sandbox::{self, Job, Outcome, FILE_ARG};
+use crate::sys::sandbox::{self, RenderJob, RenderOutcome, FILE_ARG};
 use crate::wire::{FontPreview, FontSample};
 
 /// The Debian package with `fc-query`.
@@ -112,7 +112,7 @@ pub fn font_preview<S: Source>(
         )
     })?;
     let fd = descriptor(&*file)?;
-    let facts = sandbox::run(&Job {
+    let facts = sandbox::run(&RenderJob {
         program: &query,
         args: args(&["--format", QUERY_FORMAT, FILE_ARG]),
         file: Some(fd),
@@ -124,8 +124,8 @@ pub fn font_preview<S: Source>(
     let facts = match facts.outcome {
         // A long answer (a variable font's many instances) is read up to
         // the cap: its first records are whole.
-        Outcome::TooMuchOutput => facts,
-        Outcome::Exited(code) if code != 0 => return Err(CanopyError::new(
+        RenderOutcome::TooMuchOutput => facts,
+        RenderOutcome::Exited(code) if code != 0 => return Err(CanopyError::new(
             ErrorCode::RenderFailed,
             "fontconfig (fc-query) cannot read this file as a font: it is cut, damaged or no font",
         )),
@@ -195,7 +195,7 @@ fn draw_sample(
 ) -> Result<FontSample, CanopyError> {
     let view = tool("hb-view", HARFBUZZ)?;
     let size = FONT_SAMPLE_PX.to_string();
-    let done = sandbox::run(&Job {
+    let done = sandbox::run(&RenderJob {
         program: &view,
         args: vec![
             OsString::from("--font-file"),

@@ -30,7 +30,7 @@ use crate::bounded::{self, Place};
 use crate::error::{CanopyError, ErrorCode};
 use crate::limits::TIME_BUDGET;
 use crate::source::{Source, SourceFile};
-use crate::sys::sandbox::{self, Outcome, Rendered};
+use crate::sys::sandbox::{self, RenderOutcome, Rendered};
 
 pub use audio::audio_details;
 pub use container::{video_container, Container};
@@ -144,16 +144,16 @@ fn finished(what: &str, done: Rendered) -> Result<Rendered, CanopyError> {
         }
     };
     match done.outcome {
-        Outcome::Exited(0) => Ok(done),
-        Outcome::Exited(code) => Err(CanopyError::new(
+        RenderOutcome::Exited(0) => Ok(done),
+        RenderOutcome::Exited(code) => Err(CanopyError::new(
             ErrorCode::RenderFailed,
             format!("{what} failed with status {code}{}", said()),
         )),
-        Outcome::Signalled(sig) if sig == libc::SIGXCPU => Err(CanopyError::new(
+        RenderOutcome::Signalled(sig) if sig == libc::SIGXCPU => Err(CanopyError::new(
             ErrorCode::RenderFailed,
             format!("{what} used up its CPU time and was stopped"),
         )),
-        Outcome::Signalled(sig)
+        RenderOutcome::Signalled(sig)
             if sig == libc::SIGKILL || sig == libc::SIGSEGV || sig == libc::SIGABRT =>
         {
             Err(CanopyError::new(
@@ -164,25 +164,25 @@ fn finished(what: &str, done: Rendered) -> Result<Rendered, CanopyError> {
                 ),
             ))
         }
-        Outcome::Signalled(sig) => Err(CanopyError::new(
+        RenderOutcome::Signalled(sig) => Err(CanopyError::new(
             ErrorCode::RenderFailed,
             format!("{what} was ended by signal {sig}"),
         )),
-        Outcome::TimedOut => Err(CanopyError::new(
+        RenderOutcome::TimedOut => Err(CanopyError::new(
             ErrorCode::Timeout,
             format!(
                 "{what} took longer than {} s and was stopped",
                 crate::limits::RENDER_DEADLINE.as_secs()
             ),
         )),
-        Outcome::TooMuchOutput => Err(CanopyError::new(
+        RenderOutcome::TooMuchOutput => Err(CanopyError::new(
             ErrorCode::TooLarge,
             format!(
                 "{what} wrote more than {} MiB and was stopped",
                 crate::limits::RENDER_OUTPUT_CAP >> 20
             ),
         )),
-        Outcome::Cancelled => Err(CanopyError::cancelled()),
+        RenderOutcome::Cancelled => Err(CanopyError::cancelled()),
     }
 }
 

@@ -19,7 +19,7 @@ use crate::limits::{
     RENDER_DEADLINE, RENDER_DECODE_BYTES, RENDER_OUTPUT_CAP,
 };
 use crate::source::Source;
-use crate::sys::sandbox::{self, Job, Outcome, FILE_ARG};
+use crate::sys::sandbox::{self, RenderJob, RenderOutcome, FILE_ARG};
 use crate::wire::{PdfDocument, PdfPage};
 use image::ImageEncoder as _;
 
@@ -43,7 +43,7 @@ pub fn pdf_document<S: Source>(
 ) -> Result<PdfDocument, CanopyError> {
     let program = tool("pdfinfo", POPPLER)?;
     let file = open(source, path)?;
-    let done = sandbox::run(&Job {
+    let done = sandbox::run(&RenderJob {
         program: &program,
         args: args(&["-enc", "UTF-8", FILE_ARG]),
         file: Some(descriptor(&file)?),
@@ -130,7 +130,7 @@ pub fn pdf_page<S: Source>(
     let n = page.to_string();
     let (image, text) = std::thread::scope(|s| {
         let text = s.spawn(|| {
-            sandbox::run(&Job {
+            sandbox::run(&RenderJob {
                 program: &totext,
                 args: args(&["-f", &n, "-l", &n, "-enc", "UTF-8", FILE_ARG, "-"]),
                 file: Some(fd),
@@ -153,7 +153,7 @@ pub fn pdf_page<S: Source>(
     let image = image?;
     let png = encode_png(&image.pixels, image.width, image.height)?;
     let (text, text_cut, text_problem) = match text {
-        Ok(Ok(done)) if done.outcome == Outcome::TooMuchOutput => {
+        Ok(Ok(done)) if done.outcome == RenderOutcome::TooMuchOutput => {
             (cut_text(&done.stdout), true, None)
         }
         Ok(Ok(done)) => match finished("pdftotext", done) {
@@ -225,7 +225,7 @@ fn render(
         }
         list.push(FILE_ARG.to_string());
         let left = RENDER_DEADLINE.saturating_sub(started.elapsed());
-        sandbox::run(&Job {
+        sandbox::run(&RenderJob {
             program,
             args: list.into_iter().map(OsString::from).collect(),
             file: Some(fd),
@@ -242,7 +242,7 @@ fn render(
     };
     let first = job(None)?;
     let network_isolated = first.network_isolated;
-    let cut = first.outcome == Outcome::TooMuchOutput;
+    let cut = first.outcome == RenderOutcome::TooMuchOutput;
     let first = if cut {
         first
     } else {
@@ -374,7 +374,7 @@ fn page_size(
 ) -> Option<PageSize> {
     let program = tool("pdfinfo", POPPLER).ok()?;
     let n = page.to_string();
-    let done = sandbox::run(&Job {
+    let done = sandbox::run(&RenderJob {
         program: &program,
         args: args(&["-f", &n, "-l", &n, FILE_ARG]),
         file: Some(fd),

@@ -21,7 +21,7 @@ use crate::limits::{
     MAX_RENDER_WIDTH, MIN_RENDER_WIDTH, PHOTO_RENDER_TALL, RENDER_DEADLINE, RENDER_OUTPUT_CAP,
 };
 use crate::source::Source;
-use crate::sys::sandbox::{self, Job, Outcome, FILE_ARG};
+use crate::sys::sandbox::{self, RenderJob, RenderOutcome, FILE_ARG};
 use crate::wire::PhotoRender;
 
 /// The Debian package with `vips`.
@@ -71,7 +71,7 @@ pub fn photo_render<S: Source>(
     })?;
     let w = width.to_string();
     let h = (width * PHOTO_RENDER_TALL).to_string();
-    let job = Job {
+    let job = RenderJob {
         program: &program,
         args: [
             "thumbnail",
@@ -100,7 +100,7 @@ pub fn photo_render<S: Source>(
     };
     let done = sandbox::run_writing_to(&job, "photo.png").map_err(|e| start_error("vips", e))?;
     let done = match done.outcome {
-        Outcome::Exited(code) if code != 0 => {
+        RenderOutcome::Exited(code) if code != 0 => {
             let said = String::from_utf8_lossy(&done.stderr);
             let line: String = said
                 .lines()

@@ -28,7 +28,7 @@ use crate::limits::{
     VIDEO_HEAD_BYTES, VIDEO_PROBE_CAP,
 };
 use crate::source::Source;
-use crate::sys::sandbox::{self, Job, FILE_ARG};
+use crate::sys::sandbox::{self, RenderJob, FILE_ARG};
 use crate::wire::{VideoDetails, VideoPoster};
 
 /// The Debian package with `ffprobe`.
@@ -66,7 +66,7 @@ pub fn video_details<S: Source>(
             "this file's first bytes are no video container Canopy reads",
         )
     })?;
-    let done = sandbox::run(&Job {
+    let done = sandbox::run(&RenderJob {
         program: &program,
         args: args(&[
             "-v",
@@ -108,7 +108,7 @@ pub fn video_poster<S: Source>(
     let program = tool(THUMBNAILER, THUMBNAILER)?;
     let file = open(source, path)?;
     let w = width.to_string();
-    let done = sandbox::run(&Job {
+    let done = sandbox::run(&RenderJob {
         program: &program,
         args: args(&[
             "-i", FILE_ARG, "-o", "-", "-c", "png", "-s", &w, "-t", "10%",
