@@ -615,9 +615,6 @@ pub const DOCUMENTED: &[(&str, Figure)] = documented![
     bytes BOOKMARKS_MAX_BYTES,
     count SAVED_EXPANDED_MAX,
     count RECENT_SERVERS_MAX,
-    count FIND_HITS,
-    time FIND_TIME,
-    count FIND_MAX_NAMES,
     // canopy-mcp.
     count MCP_REPLY_CHARS,
     count MCP_MAX_DEPTH,
