@@ -397,6 +397,7 @@ mod tests {
         let h = s.hit(&SearchHit {
             path: PathBuf::from("a/b\nc/d.txt"),
             kind: crate::wire::EntryKind::File,
+            nth: 1,
             line: None,
         });
         assert_eq!(rel_of(root, &h.handle), Path::new("a/b\nc/d.txt"));
