@@ -181,7 +181,7 @@ function lineOf(l: FindLine): HTMLElement {
       node = mark;
     }
     if (p.matched) {
-      const m = el("mark", { class: "find-match" });
+      const m = el("mark", { class: "found-match" });
       m.append(node);
       node = m;
     }
