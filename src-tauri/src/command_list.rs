@@ -47,6 +47,8 @@ macro_rules! with_command_list {
             transfer_offer,
             copy_files,
             thumbnail,
+            find_below,
+            reveal_path,
         }
     };
 }

@@ -27,11 +27,13 @@ use tauri_plugin_opener::OpenerExt;
 use crate::progress::ProgressReport;
 use crate::{AnySource, AppState};
 
+mod find;
 mod grid;
 mod media;
 pub(crate) mod media_stream;
 mod places;
 mod transfer;
+pub use find::*;
 pub use grid::*;
 pub use media::*;
 pub use media_stream::*;

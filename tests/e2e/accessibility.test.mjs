@@ -183,6 +183,20 @@ for (const theme of ["light", "dark"]) {
       await shot("find");
     });
 
+    test("the Find field and its results", async () => {
+      await s.exec(() => document.querySelector('[role="tree"]').focus());
+      await s.keys(["f"], [Key.Control]);
+      await s.type(await s.find('input[aria-label="Find"]'), "second");
+      await s.waitFor(() => {
+        const r = document.querySelector('[role="region"][aria-label="Find results"]');
+        return r && !r.hidden && r.querySelector('[role="progressbar"]').hidden && r.querySelector(".found-match");
+      }, { what: "the search's results" });
+      await expectAccessible(s, "the Find results", [".found-match", ".find-result", ".find-summary"]);
+      await shot("find-results");
+      await s.keys([Key.Escape]);
+      await s.waitFor(() => document.querySelector('[role="region"][aria-label="Find results"]').hidden, { what: "the results closed" });
+    });
+
     test("the Open dialog, and the refusal of a script", async () => {
       await selectRow(s, "script.sh");
       await previewReady(s, "pre.code .line");

@@ -42,6 +42,10 @@ import type { BookmarkOutcome } from "./bindings/BookmarkOutcome";
 import type { TransferOffer } from "./bindings/TransferOffer";
 import type { Thumbnail } from "./bindings/Thumbnail";
 import type { ThumbBackend } from "./thumbs";
+import type { FindBackend } from "./find-controller";
+import type { FindProgress } from "./bindings/FindProgress";
+import type { FindReport } from "./bindings/FindReport";
+import type { Revealed } from "./bindings/Revealed";
 
 export interface Backend {
   /**
@@ -169,7 +173,7 @@ function call<T>(command: CommandName, request?: unknown): Promise<T> {
   return invokeCommand<T>(command, request === undefined ? {} : { request });
 }
 
-export const tauriBackend: Backend & PreviewBackend & PlacesBackend & TransferBackend & ThumbBackend = {
+export const tauriBackend: Backend & PreviewBackend & PlacesBackend & TransferBackend & ThumbBackend & FindBackend = {
   listDirectory: (request, onProgress) =>
     onProgress
       ? invokeCommand<Listing>("list_directory", { request, progress: new Channel<ListProgress>(onProgress) })
@@ -218,4 +222,6 @@ export const tauriBackend: Backend & PreviewBackend & PlacesBackend & TransferBa
   transferOffer: (handles) => call<TransferOffer>("transfer_offer", { handles }),
   copyFiles: (handles) => call<TransferOffer>("copy_files", { handles }),
   thumbnail: (handle) => call<Thumbnail>("thumbnail", { handle }),
+  findBelow: (request, onProgress) => invokeCommand<FindReport>("find_below", { request, progress: new Channel<FindProgress>(onProgress) }),
+  revealPath: (request) => call<Revealed>("reveal_path", request),
 };

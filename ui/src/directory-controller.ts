@@ -654,6 +654,32 @@ export class DirectoryController {
     await Promise.all(jobs);
   }
 
+  /**
+   * Loads the entry at `index` of a folder by a targeted sub-query, even
+   * past its cap: a nested folder then shows all its entries ("Show all"),
+   * the ones not loaded as placeholders, so the entry sits at its place.
+   */
+  async loadAt(folderHandle: string, index: number): Promise<void> {
+    const t = this.tree;
+    const f = t && findFolder(t, folderHandle);
+    if (!t || !f || isLoadedAt(f, index)) return;
+    if (!f.showAll) this.setTree(setShowAll(t, folderHandle));
+    await this.ensureLoaded(folderHandle, index, index + 1);
+  }
+
+  /** Selects an entry in the tree and scrolls it into view. */
+  selectAndReveal(handle: string): void {
+    if (!this.tree || !findNode(this.tree, handle)) return;
+    this.tree = select(this.tree, handle);
+    this.revealToken++;
+    this.emit();
+  }
+
+  /** A request id no other request of this window has (the engine's cancel registry is keyed by it). */
+  newRequestId(): number {
+    return this.nextId++;
+  }
+
   /** Opens a folder of the tree as the view's root (Back returns). */
   async openAsRoot(handle: string): Promise<void> {
     await this.open({ handle });

@@ -28,6 +28,9 @@ import { icon } from "./view/icons";
 import { DragOut } from "./view/drag-out";
 import { GridView } from "./view/grid-view";
 import { Thumbs } from "./thumbs";
+import { FindController } from "./find-controller";
+import { FindField } from "./view/find-field";
+import { FindResults } from "./view/find-results";
 
 guardWebview(document);
 
@@ -54,6 +57,11 @@ const gridButton = button("Grid (Ctrl+2)", { class: "icon-only", "aria-pressed":
 listButton.addEventListener("click", () => showAs("list"));
 gridButton.addEventListener("click", () => showAs("grid"));
 toolbar.element.append(el("span", { class: "view-switch", role: "group", "aria-label": "View" }, listButton, gridButton));
+const find = new FindController(tauriBackend, controller);
+const findResults = new FindResults(find, () => findField.focus());
+const findField = new FindField(find, () => findResults.focus(), () => tree.focus());
+find.subscribe((f) => findResults.update(f));
+toolbar.element.append(findField.element);
 const status = el("div", { class: "status-bar", role: "status", "aria-live": "polite" });
 const live = el("div", { class: "live-notice", role: "status", "aria-live": "polite", hidden: "" });
 
@@ -61,6 +69,7 @@ const app = document.getElementById("app")!;
 app.replaceChildren(
   el("header", { class: "top" }, toolbar.element, pathBar.element),
   el("main", { class: "panes" }, placesView.element, tree.element, grid.element, el("div", { class: "splitter", "aria-hidden": "true" }), preview.element),
+  findResults.element,
   el("footer", { class: "bottom" }, status, live),
 );
 
@@ -112,6 +121,7 @@ controller.subscribe((s) => {
   preview.update(s);
   const remote = s.tree !== null && serverOf(s.tree.path) !== null;
   serverWatch.follow(remote ? s.tree!.root.handle : null);
+  find.followRoot(s.tree?.root.handle ?? null);
   footer(s);
 });
 
@@ -166,7 +176,10 @@ document.addEventListener("keydown", (e) => {
   else if (e.altKey && e.key === "ArrowUp") void controller.goUp();
   else if (e.key === "F5") void controller.refresh();
   else if (e.ctrlKey && e.key.toLowerCase() === "l") pathBar.startEditing();
-  else if (e.ctrlKey && e.key.toLowerCase() === "f") preview.openFind();
+  // Ctrl+F in the preview finds in the preview (its own handler took it); anywhere else, the toolbar's Find.
+  else if (e.ctrlKey && e.key.toLowerCase() === "f") {
+    if (!e.defaultPrevented && !preview.element.contains(e.target as Node)) findField.focus();
+  }
   else if (e.ctrlKey && e.shiftKey && e.key.toLowerCase() === "s") toolbar.sizes.toggle();
   else if (e.ctrlKey && !e.shiftKey && e.key.toLowerCase() === "d") void bookmarkHere();
   // Ctrl+C in the tree copies the selected entry as a file manager does (in a text field or the preview, text is copied as usual).
@@ -176,6 +189,8 @@ document.addEventListener("keydown", (e) => {
   else if (e.ctrlKey && !e.shiftKey && e.key === "2") showAs("grid");
   // Esc stops counting sizes, unless something nearer took it (a menu, a field, a dialog).
   else if (e.key === "Escape" && !e.defaultPrevented && !isField(e.target) && controller.cancelSizes()) {
+    /* stopped */
+  } else if (e.key === "Escape" && !e.defaultPrevented && !isField(e.target) && find.stop()) {
     /* stopped */
   } else return;
   e.preventDefault();

@@ -43,6 +43,7 @@ pub(crate) struct ContentPattern {
     /// `None` when the lazy DFA could not be built (ripgrep's matcher then
     /// answers, a line per call).
     dfa: Option<DFA>,
+    literal: bool,
 }
 
 impl ContentPattern {
@@ -86,7 +87,30 @@ impl ContentPattern {
             )
             .build(&text)
             .ok();
-        Ok(ContentPattern { regex, dfa })
+        Ok(ContentPattern {
+            regex,
+            dfa,
+            literal,
+        })
+    }
+
+    /// Where a literal pattern occurs in `line` (byte ranges, in order, at
+    /// most `max`), by ripgrep's matcher: to show a matching line with what
+    /// matched marked. A literal's matcher does work linear in the line, so
+    /// this needs no looks; a regular expression's could cost far more over
+    /// a hostile line, and gets none (empty).
+    pub fn literal_spans(&self, line: &[u8], max: usize) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        if !self.literal {
+            return out;
+        }
+        let _ = self.regex.find_iter(line, |m| {
+            if !m.is_empty() {
+                out.push((m.start(), m.end()));
+            }
+            out.len() < max
+        });
+        out
     }
 
     /// A cache for one search job's matching (reused from file to file).

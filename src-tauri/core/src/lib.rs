@@ -52,6 +52,7 @@ pub mod default_app;
 mod either;
 mod facts;
 pub(crate) mod filter;
+mod find;
 mod git_index;
 mod ignore_layer;
 pub(crate) mod ignore_pattern;
@@ -93,16 +94,18 @@ pub use either::Either;
 pub use error::{CanopyError, ErrorCode};
 pub use facts::entry_meta;
 pub use filter::{check_glob as check_name_glob, Excludes, FilterScratch};
+pub use find::find_request;
 pub use lines::{read_lines, LineTotal, LineWindow, Lines};
 pub use local::{LocalFile, LocalFs};
 pub use locate::locate;
+pub use locate::reveal;
 pub use media::{
     audio_details, font_preview, pdf_document, pdf_page, photo_details, photo_render,
     video_details, video_poster,
 };
 pub use preview::{preview, preview_image};
 pub use root::resolve_root;
-pub use search::{search, SearchHit, SearchPosition, SearchQuery, SearchResult};
+pub use search::{search, SearchHit, SearchObserver, SearchPosition, SearchQuery, SearchResult};
 pub use sizes::{
     attach_sizes, peak_nodes, sizes, sizes_request, Reported, SizesBudget, SizesCall, SizesObserver,
 };

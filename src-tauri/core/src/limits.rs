@@ -242,6 +242,20 @@ pub const THUMB_SIZE: u32 = 128;
 pub const THUMB_DECODE_BYTES: u64 = 256 * 1024 * 1024;
 /// Most entries one drag or one Ctrl+C hands to other applications.
 pub const TRANSFER_MAX_ENTRIES: usize = 10_000;
+/// The window's Find: most hits one search shows; past them it stops (and
+/// says there were more).
+pub const FIND_HITS: u64 = 10_000;
+/// The window's Find: longest time one search runs (Esc stops it sooner).
+pub const FIND_TIME: Duration = Duration::from_secs(60);
+/// The window's Find: most names one search reads (a listing's
+/// `MAX_NAMES_READ` is one screenful's budget; a search is asked for more).
+pub const FIND_MAX_NAMES: u64 = 10_000_000;
+/// The window's Find: characters of a matching line shown before its first
+/// match (the rest before it is left out, and the line says so).
+pub const FIND_LINE_LEAD: usize = 40;
+/// The window's Find: hits gathered into one progress message at most
+/// (messages are also sent every `LIST_PROGRESS_INTERVAL`).
+pub const FIND_BATCH: usize = 500;
 /// How long the mount watcher waits for the mount table between looks
 /// (a change wakes it at once: this only bounds a wait that saw none).
 pub const MOUNT_WATCH_WAIT: Duration = Duration::from_secs(3600);

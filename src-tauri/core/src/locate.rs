@@ -1,7 +1,11 @@
-//! Type-ahead: where a name prefix falls in a folder's order.
+//! Where a name falls in a folder's order: a prefix (type-ahead), or an
+//! entry by its exact name on the way to a path (revealing a Find hit:
+//! every folder from the open one down gets the position of the next
+//! step, so the window can load that page even past the cap).
 #![forbid(unsafe_code)]
 
 use std::cmp::Ordering;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Instant;
 
@@ -10,12 +14,21 @@ use crate::error::{CanopyError, ErrorCode};
 use crate::filter::NameFilter;
 use crate::ignore_pattern::Meter;
 use crate::limits::{REQUEST_TIME, TIME_BUDGET};
-use crate::names::decode_handle;
+use crate::names::{decode_handle, encode_handle};
 use crate::order::{sort_key_for, starts_with_folded, Group, Order, Primary};
 use crate::select::{pass, Reading, Stop};
 use crate::source::{Source, SourceFolder};
 use crate::walk::stat_deadline;
-use crate::wire::{LocateRequest, Located};
+use crate::wire::{ListSettings, LocateRequest, Located, RevealRequest, RevealStep, Revealed};
+
+/// What is looked for in a folder's order.
+#[derive(Clone, Copy)]
+enum Wanted<'a> {
+    /// The first entry whose name starts with it (case folded).
+    Prefix(&'a [u8]),
+    /// The entry of exactly this name.
+    Exact(&'a [u8]),
+}
 
 /// Finds where a name prefix falls in a folder's order (for type-ahead),
 /// under the request's order, filter, dotfile and ignore settings: the
@@ -34,14 +47,65 @@ pub fn locate<S: Source>(source: &S, req: &LocateRequest) -> Result<Located, Can
     let filter = crate::filter::of_settings(&req.settings)?;
     let (req, source) = (req.clone(), source.clone());
     bounded::call(Place::path(&path), TIME_BUDGET, move |watch| {
-        locate_in(&source, &path, &req, filter.as_ref(), watch)
+        let wanted = Wanted::Prefix(req.prefix.as_bytes());
+        locate_in(
+            &source,
+            &path,
+            &req.settings,
+            wanted,
+            filter.as_ref(),
+            watch,
+        )
     })?
+}
+
+/// The way from the folder `root` down to the entry `target` below it:
+/// for each folder on it (`root` first), the position of its next step in
+/// its order under the request's settings (as [`locate`] finds a prefix;
+/// a folder's filter plays no part). Each folder is read on a bounded
+/// worker with `TIME_BUDGET`, as `locate` reads one.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a bad handle or a target not below the root;
+/// `NOT_FOUND` when a step is not in its folder (it went, or the settings
+/// hide it); a folder's own code when it cannot be read; `TIMEOUT`.
+pub fn reveal<S: Source>(source: &S, req: &RevealRequest) -> Result<Revealed, CanopyError> {
+    let root = decode_handle(&req.root)?;
+    let target = decode_handle(&req.target)?;
+    let rel = target
+        .strip_prefix(&root)
+        .ok()
+        .filter(|r| !r.as_os_str().is_empty())
+        .ok_or_else(|| CanopyError::invalid("the entry is not below the folder"))?;
+    let settings = ListSettings {
+        filter: None,
+        ..req.settings.clone()
+    };
+    let mut steps = Vec::new();
+    let mut folder = root.clone();
+    for name in rel.iter() {
+        let entry = folder.join(name);
+        let (s, path, set) = (source.clone(), folder.clone(), settings.clone());
+        let name = name.as_bytes().to_vec();
+        let at = bounded::call(Place::path(&folder), TIME_BUDGET, move |watch| {
+            locate_in(&s, &path, &set, Wanted::Exact(&name), None, watch)
+        })??;
+        steps.push(RevealStep {
+            folder: encode_handle(&folder),
+            entry: encode_handle(&entry),
+            index: at.index,
+            total: at.total,
+        });
+        folder = entry;
+    }
+    Ok(Revealed { steps })
 }
 
 fn locate_in<S: Source>(
     source: &S,
     path: &Path,
-    req: &LocateRequest,
+    settings: &ListSettings,
+    wanted: Wanted<'_>,
     filter: Option<&NameFilter>,
     watch: &Watch,
 ) -> Result<Located, CanopyError> {
@@ -59,13 +123,11 @@ fn locate_in<S: Source>(
     let budget = if paced { REQUEST_TIME } else { TIME_BUDGET };
     let deadline = Instant::now() + budget;
     let renew = || watch.renew(Instant::now() + TIME_BUDGET);
-    let settings = &req.settings;
     let rules = settings.hide_ignored.then(|| {
         source
             .ignore_rules(path, &mut Meter::new(Some(deadline), None))
             .0
     });
-    let prefix = req.prefix.as_bytes();
     let order = Order {
         by: settings.sort,
         reverse: settings.reverse,
@@ -102,7 +164,11 @@ fn locate_in<S: Source>(
     let mut best: Option<(Vec<u32>, Box<[u8]>)> = None;
     let mut key = Vec::new();
     let total = read(&mut |e| {
-        if !starts_with_folded(e.name, prefix) {
+        let wanted = match wanted {
+            Wanted::Prefix(prefix) => starts_with_folded(e.name, prefix),
+            Wanted::Exact(name) => e.name == name,
+        };
+        if !wanted {
             return;
         }
         sort_key_for(order, Group::of(e.kind), e.primary, e.name, &mut key);
@@ -114,6 +180,16 @@ fn locate_in<S: Source>(
         }
     })?;
     let matched = best.is_some();
+    let prefix = match wanted {
+        Wanted::Prefix(p) => p,
+        Wanted::Exact(_) if !matched => {
+            return Err(CanopyError::new(
+                ErrorCode::NotFound,
+                "it is not in its folder (it went, or the view's settings hide it)",
+            ))
+        }
+        Wanted::Exact(n) => n,
+    };
     let (tk, tn) = best.unwrap_or_else(|| {
         let primary = if order.needs_stat() {
             Primary::Missing

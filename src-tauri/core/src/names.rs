@@ -110,7 +110,7 @@ pub fn is_escaped_char(c: char) -> bool {
             .is_ok()
 }
 
-fn escape_char(c: char, out: &mut String) {
+pub(crate) fn escape_char(c: char, out: &mut String) {
     match c {
         '\n' => out.push_str("\\n"),
         '\t' => out.push_str("\\t"),

@@ -23,6 +23,9 @@
 //! - the search stops at the request's budget (names read, bytes read,
 //!   time) or a cancel, and says which (`cut`): every count is then a lower
 //!   bound;
+//! - an [`SearchObserver`] hears the hits as each folder or file is done
+//!   with, in the order of the page and each hit once, with the counts so
+//!   far, on the thread that searches (never after `search` returns);
 //! - matching a file's contents is CPU work (`cpu_work`, `content_match`):
 //!   it looks at the file's step deadline, the search's deadline and the
 //!   cancel every few bytes, so a costly pattern costs that file (named in
@@ -134,6 +137,27 @@ pub struct SearchQuery {
     pub cancel: Option<CancelToken>,
     /// Time in all (default `REQUEST_TIME`).
     pub time: Option<Duration>,
+    /// Names read in all (default `MAX_NAMES_READ`).
+    pub max_names: Option<u64>,
+    /// `name` is read as the filter field reads it (a substring, unless it
+    /// has `*`, `?` or `[...]`: then a whole-name glob), not as a glob.
+    pub name_as_filter: bool,
+    /// With both `name` and `content`: an entry whose name matches is a
+    /// hit, and every file's contents are searched (instead of only the
+    /// files whose names match). The window's Find asks so.
+    pub names_or_contents: bool,
+    /// Hears the hits as they are found (see [`SearchObserver`]).
+    pub observer: Option<Arc<dyn SearchObserver>>,
+}
+
+/// Hears a search's hits as they are found: what a face that shows them
+/// while the search runs (the window's Find) listens with.
+pub trait SearchObserver: Send + Sync {
+    /// `hits` were just added to the page (in its order, each once);
+    /// `so_far` holds the counts up to them (its `hits` are the whole page
+    /// so far). Called on the thread that searches, with the search's
+    /// state held: keep it short.
+    fn found(&self, hits: &[SearchHit], so_far: &SearchResult);
 }
 
 /// One hit: an entry whose name matched, or a line of a file.
@@ -174,6 +198,11 @@ pub struct SearchResult {
     pub ignored: u64,
     /// Files read only to `SEARCH_FILE_BYTES`.
     pub truncated: u64,
+    /// Hits by name (on the page or before it).
+    pub name_hits: u64,
+    /// Files with at least one matching line, and matching lines.
+    pub content_files: u64,
+    pub content_lines: u64,
     /// Entries (folders or files) that could not be read.
     pub failed: u64,
     /// The first `SEARCH_PROBLEMS` of them, by path (relative to the
@@ -220,7 +249,13 @@ pub fn search<S: Source>(
     let name = query
         .name
         .as_deref()
-        .map(NameFilter::parse_glob)
+        .map(|n| {
+            if query.name_as_filter {
+                NameFilter::parse(n)
+            } else {
+                NameFilter::parse_glob(n)
+            }
+        })
         .transpose()?;
     let matcher = query
         .content
@@ -285,6 +320,12 @@ struct Shared<S: Source> {
     matcher: Option<ContentPattern>,
     time: Duration,
     deadline: Instant,
+}
+
+impl<S: Source> Shared<S> {
+    fn max_names(&self) -> u64 {
+        self.query.max_names.unwrap_or(MAX_NAMES_READ)
+    }
 }
 
 /// Where the search stands, between jobs.
@@ -407,12 +448,17 @@ impl<F> Tally<F> {
     }
 
     /// Adds the tally to the state, its files to the front of the queue
-    /// (next, in name order) and its subfolders to the back.
-    fn commit(self, s: &mut State<F>) {
+    /// (next, in name order) and its subfolders to the back, and tells the
+    /// observer.
+    fn commit(self, s: &mut State<F>, observer: Option<&dyn SearchObserver>) {
         let f = self.found;
         let r = &mut s.result;
+        let before = r.hits.len();
         r.hits.extend(f.hits);
         r.file_counts.extend(f.file_counts);
+        r.name_hits += f.name_hits;
+        r.content_files += f.content_files;
+        r.content_lines += f.content_lines;
         r.more |= f.more;
         r.folders += f.folders;
         r.files += f.files;
@@ -435,6 +481,9 @@ impl<F> Tally<F> {
         if s.stop.is_none() {
             s.stop = self.stop;
         }
+        if let Some(o) = observer {
+            o.found(&s.result.hits[before..], &s.result);
+        }
     }
 }
 
@@ -451,8 +500,8 @@ fn check<S: Source>(sh: &Shared<S>, names: u64, bytes: u64) -> Result<(), Stop> 
     if Instant::now() > sh.deadline {
         return Err(time_spent(sh.time));
     }
-    if names >= MAX_NAMES_READ {
-        return Err(Stop::Cut(format!("{MAX_NAMES_READ} names were read")));
+    if names >= sh.max_names() {
+        return Err(Stop::Cut(format!("{} names were read", sh.max_names())));
     }
     if bytes >= SEARCH_BYTES {
         return Err(Stop::Cut(format!("{SEARCH_BYTES} bytes were read")));
@@ -506,7 +555,7 @@ fn run<S: Source>(
             return Ok(());
         }
         s.root_read = true;
-        tally.commit(&mut s);
+        tally.commit(&mut s, sh.query.observer.as_deref());
     }
     loop {
         let (pending, tally) = {
@@ -534,7 +583,7 @@ fn run<S: Source>(
             return Ok(());
         }
         s.current = None;
-        tally.commit(&mut s);
+        tally.commit(&mut s, sh.query.observer.as_deref());
     }
 }
 
@@ -672,7 +721,7 @@ impl<S: Source> Job<'_, S> {
                 let mut more = true;
                 let mut failed = None;
                 // One huge folder is held to the names budget too.
-                let room = MAX_NAMES_READ.saturating_sub(t.names);
+                let room = sh.max_names().saturating_sub(t.names);
                 while more {
                     if names.len() as u64 >= room || Instant::now() > sh.deadline {
                         t.names += names.len() as u64;
@@ -680,7 +729,7 @@ impl<S: Source> Job<'_, S> {
                             check(sh, t.names, t.bytes_before + t.found.bytes)
                                 .err()
                                 .unwrap_or_else(|| {
-                                    Stop::Cut(format!("{MAX_NAMES_READ} names were read"))
+                                    Stop::Cut(format!("{} names were read", sh.max_names()))
                                 }),
                         );
                         return;
@@ -761,6 +810,20 @@ impl<S: Source> Job<'_, S> {
                 },
                 Side::After => 0,
             };
+            let by_name = name_ok && sh.name.is_some();
+            if sh.query.names_or_contents && sh.matcher.is_some() && by_name && shown_before == 0 {
+                if let Err(stop) = hit(t, &sh.query, || SearchHit {
+                    path: path.clone(),
+                    kind,
+                    nth: 1,
+                    line: None,
+                }) {
+                    t.stop = Some(stop);
+                    return;
+                }
+                t.found.name_hits += 1;
+            }
+            let read_it = name_ok || sh.query.names_or_contents;
             match &sh.matcher {
                 None if name_ok && shown_before == 0 => {
                     if let Err(stop) = hit(t, &sh.query, || SearchHit {
@@ -772,8 +835,9 @@ impl<S: Source> Job<'_, S> {
                         t.stop = Some(stop);
                         return;
                     }
+                    t.found.name_hits += 1;
                 }
-                Some(_) if name_ok && kind == EntryKind::File && shown_before < u64::MAX => {
+                Some(_) if read_it && kind == EntryKind::File && shown_before < u64::MAX => {
                     t.files.push(PendingFile {
                         dir: dir.clone(),
                         id,
@@ -873,6 +937,7 @@ impl<S: Source> Job<'_, S> {
             nth: 0,
             shown_before: f.shown_before,
             binary: false,
+            lines: 0,
             stop: None,
         };
         let (outcome, stopped) = {
@@ -883,7 +948,11 @@ impl<S: Source> Job<'_, S> {
                 .search_reader(&matching, &mut reader, &mut sink);
             (outcome, matching.stopped())
         };
-        let (binary, stop) = (sink.binary, sink.stop);
+        let (binary, stop, lines) = (sink.binary, sink.stop, sink.lines);
+        if lines > 0 {
+            t.found.content_files += 1;
+            t.found.content_lines += lines;
+        }
         t.found.bytes += reader.pos;
         if binary {
             t.found.binary += 1;
@@ -1001,6 +1070,8 @@ struct Hits<'w, F> {
     nth: u64,
     shown_before: u64,
     binary: bool,
+    /// Lines of this file counted as hits.
+    lines: u64,
     stop: Option<Stop>,
 }
 
@@ -1025,7 +1096,10 @@ impl<F> Sink for Hits<'_, F> {
             line: Some((mat.line_number().unwrap_or(0), kept.to_vec())),
         };
         match hit(self.tally, self.query, h) {
-            Ok(()) => Ok(true),
+            Ok(()) => {
+                self.lines += 1;
+                Ok(true)
+            }
             Err(stop) => {
                 self.stop = Some(stop);
                 Ok(false)

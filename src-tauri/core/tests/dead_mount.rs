@@ -7,7 +7,7 @@ mod deadfs;
 
 use std::path::Path;
 use std::sync::atomic::Ordering;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use canopy_core::default_app::Desktop;
@@ -17,7 +17,7 @@ use canopy_core::openable::check_openable_bounded;
 use canopy_core::preview::{read_image_bounded, read_preview_bounded, FileRequest, PreviewRequest};
 use canopy_core::startup::startup_from_arg;
 use canopy_core::testing::Pool;
-use canopy_core::wire::{LocateRequest, RootSpec};
+use canopy_core::wire::{FindProgress, FindRequest, LocateRequest, RootSpec};
 use canopy_core::{resolve_root, ErrorCode};
 use common::*;
 use deadfs::DeadMount;
@@ -685,4 +685,53 @@ fn a_dead_mounts_free_space_is_not_responding_and_asking_again_fails_at_once() {
     let root = canopy_core::places::place_space(&env, Path::new("/"))
         .expect("the root filesystem answers");
     assert!(root.total > 0 && root.free <= root.total);
+}
+
+#[test]
+fn a_find_shows_its_hits_while_a_dead_folder_holds_it_up() {
+    let s = Scene::new(true);
+    let abort = s.mount.as_ref().unwrap().abort_file();
+    let req = FindRequest {
+        request_id: 1,
+        root: RootSpec::Handle(encode_handle(s.t.path())),
+        text: "x.txt".into(),
+        contents: false,
+        show_dotfiles: true,
+        hide_ignored: false,
+    };
+    let heard: Arc<Mutex<Vec<String>>> = Arc::default();
+    let h = heard.clone();
+    // The window shows the hit; here, seeing it frees the dead folder (its
+    // readdir then fails at once). Heard only after the folder's step ran
+    // out of time, it would come too late: that folder would be a TIMEOUT.
+    let report = canopy_core::find_request(
+        &canopy_core::LocalFs::new(),
+        &req,
+        None,
+        Arc::new(move |p: &FindProgress| {
+            if !p.hits.is_empty() {
+                h.lock()
+                    .unwrap()
+                    .extend(p.hits.iter().map(|x| x.name.clone()));
+                let _ = std::fs::write(&abort, b"1");
+            }
+        }),
+    )
+    .expect("find answers");
+    assert_eq!(
+        *heard.lock().unwrap(),
+        ["x.txt"],
+        "local/x.txt, found before mnt"
+    );
+    let mnt = report
+        .problems
+        .iter()
+        .find(|p| p.path == "mnt")
+        .expect("mnt could not be read");
+    assert_ne!(
+        mnt.error.code,
+        ErrorCode::Timeout,
+        "the hit must reach the window while mnt's readdir hangs, not after its step times out: {:?}",
+        mnt.error
+    );
 }

@@ -872,6 +872,54 @@ fn cases(f: &Fixture) -> Vec<Case> {
                 Refusal::Code("INVALID_ARGUMENT"),
             )),
         },
+        Case {
+            command: "find_below",
+            valid: Some((
+                json!({ "request": { "requestId": 12, "root": { "handle": f.folder() }, "text": "HELLO", "contents": true }, "progress": "__CHANNEL__:46" }),
+                |f, reply| {
+                    let report = json(reply.expect("a folder is searched"));
+                    assert_eq!(report["counts"]["lines"], 1, "{report}");
+                    assert_eq!(report["counts"]["files"], 1, "{report}");
+                    let hits: Vec<Value> = f
+                        .sent_to(46)
+                        .iter()
+                        .flat_map(|m| m["hits"].as_array().unwrap().clone())
+                        .collect();
+                    assert_eq!(hits.len(), 1, "the hits came over the channel: {hits:?}");
+                    assert_eq!(hits[0]["handle"], f.handle("notes.txt"));
+                    assert_eq!(hits[0]["line"]["number"], 1);
+                    assert_eq!(
+                        hits[0]["line"]["parts"],
+                        json!([{ "text": "hello", "matched": true }, { "text": " canopy" }]),
+                        "the match is marked, case ignored"
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "requestId": 12, "root": { "handle": f.folder() }, "text": " " }, "progress": "__CHANNEL__:46" }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
+        Case {
+            command: "reveal_path",
+            valid: Some((
+                json!({ "request": { "root": f.folder(), "target": f.handle("sub/site.zip") } }),
+                |f, reply| {
+                    let way = json(reply.expect("the way down is found"));
+                    assert_eq!(
+                        way["steps"],
+                        json!([
+                            { "folder": f.folder(), "entry": f.handle("sub"), "index": 0, "total": 4 },
+                            { "folder": f.handle("sub"), "entry": f.handle("sub/site.zip"), "index": 0, "total": 1 },
+                        ])
+                    );
+                },
+            )),
+            invalid: Some((
+                json!({ "request": { "root": f.handle("sub"), "target": f.handle("notes.txt") } }),
+                Refusal::Code("INVALID_ARGUMENT"),
+            )),
+        },
     ]
 }
 

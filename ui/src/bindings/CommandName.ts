@@ -37,4 +37,6 @@ export type CommandName =
   | "add_bookmark"
   | "transfer_offer"
   | "copy_files"
-  | "thumbnail";
+  | "thumbnail"
+  | "find_below"
+  | "reveal_path";

@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub(crate) mod error;
+mod find;
 mod grid;
 mod listing;
 mod media;
@@ -20,6 +21,7 @@ mod shell;
 mod sizes;
 
 pub use error::{CanopyError, ErrorCode};
+pub use find::*;
 pub use grid::*;
 pub use listing::*;
 pub use media::*;

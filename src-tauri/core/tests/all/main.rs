@@ -19,6 +19,7 @@ mod arrange;
 mod budget;
 mod confined_ignore;
 mod copy_path;
+mod find;
 mod font;
 mod git_index;
 mod listing;

@@ -335,6 +335,15 @@ impl DeadMount {
         mount
     }
 
+    /// The file that [`DeadMount::abort`] writes: for a caller that must
+    /// abort from a thread of its own.
+    pub fn abort_file(&self) -> PathBuf {
+        PathBuf::from(format!(
+            "/sys/fs/fuse/connections/{}/abort",
+            self.connection
+        ))
+    }
+
     /// Fails every request held and every later one: stuck readers return.
     pub fn abort(&self) {
         let _ = std::fs::write(

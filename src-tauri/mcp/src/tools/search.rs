@@ -335,6 +335,8 @@ impl Canopy {
             count_all: args.count || args.cursor.is_none(),
             cancel: Some(cancel.clone()),
             time: None,
+            // The window's Find options (names or contents, a filter's syntax, its budgets) are not an agent's.
+            ..SearchQuery::default()
         };
         let source = self.source.clone();
         let path = opened.path();
