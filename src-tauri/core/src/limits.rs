@@ -615,6 +615,10 @@ pub const DOCUMENTED: &[(&str, Figure)] = documented![
     bytes BOOKMARKS_MAX_BYTES,
     count SAVED_EXPANDED_MAX,
     count RECENT_SERVERS_MAX,
+    count FIND_HITS,
+    time FIND_TIME,
+    count FIND_MAX_NAMES,
+    count FIND_LINE_LEAD,
     // canopy-mcp.
     count MCP_REPLY_CHARS,
     count MCP_MAX_DEPTH,
