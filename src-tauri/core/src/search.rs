@@ -91,6 +91,21 @@ impl SearchPosition {
     }
 }
 
+/// Positions in the search's order: by folder, then entry, then hit.
+impl PartialOrd for SearchPosition {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SearchPosition {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        folder_order(&self.folder, &other.folder)
+            .then_with(|| self.name.cmp(&other.name))
+            .then(self.nth.cmp(&other.nth))
+    }
+}
+
 /// The search's order of two folders (relative): breadth-first, each
 /// level in byte order of its paths' names, as the walk reads them.
 fn folder_order(a: &Path, b: &Path) -> std::cmp::Ordering {
@@ -183,6 +198,10 @@ pub struct SearchResult {
     /// Why the search stopped before the tree's end, when it did (the
     /// counts are then lower bounds and hits may be missing after the page).
     pub cut: Option<String>,
+    /// With `cut`: where the next page reads on from (the folder or file
+    /// the budget stopped at), when that is past where this page began,
+    /// so a page cut before its first hit resumes too.
+    pub resume: Option<SearchPosition>,
 }
 
 impl SearchResult {
@@ -270,6 +289,10 @@ pub fn search<S: Source>(
         Some(Stop::Cancelled) => Err(CanopyError::cancelled()),
         Some(Stop::Cut(why)) => {
             s.result.cut = Some(why);
+            s.result.resume = s
+                .stopped_at
+                .take()
+                .filter(|at| query.after.as_ref().is_none_or(|from| at > from));
             Ok(std::mem::take(&mut s.result))
         }
         Some(Stop::PageFull) | None => Ok(std::mem::take(&mut s.result)),
@@ -305,6 +328,8 @@ struct State<F> {
     page_bytes: u64,
     names: u64,
     stop: Option<Stop>,
+    /// The work item the budget stopped at (see `SearchResult::resume`).
+    stopped_at: Option<SearchPosition>,
 }
 
 impl<F> Default for State<F> {
@@ -319,6 +344,7 @@ impl<F> Default for State<F> {
             page_bytes: 0,
             names: 0,
             stop: None,
+            stopped_at: None,
         }
     }
 }
@@ -365,6 +391,22 @@ impl<F> Work<F> {
         match self {
             Work::Folder(p) => &p.rel,
             Work::File(f) => &f.rel,
+        }
+    }
+
+    /// A page starting here does this item whole: a folder from its first
+    /// name, a file past the hits pages before it showed.
+    fn start(&self) -> SearchPosition {
+        match self {
+            Work::Folder(p) => SearchPosition {
+                folder: p.rel.clone(),
+                ..SearchPosition::default()
+            },
+            Work::File(f) => SearchPosition {
+                folder: f.rel.parent().map(Path::to_path_buf).unwrap_or_default(),
+                name: f.name.clone(),
+                nth: f.shown_before,
+            },
         }
     }
 }
@@ -518,6 +560,7 @@ fn run<S: Source>(
                 return Ok(());
             };
             if let Err(stop) = check(sh, s.names, s.result.bytes) {
+                s.stopped_at = Some(p.start());
                 s.stop = Some(stop);
                 return Ok(());
             }
@@ -534,6 +577,9 @@ fn run<S: Source>(
             return Ok(());
         }
         s.current = None;
+        if matches!(tally.stop, Some(Stop::Cut(_))) && s.stop.is_none() {
+            s.stopped_at = Some(pending.start());
+        }
         tally.commit(&mut s);
     }
 }

@@ -32,9 +32,9 @@ const SEARCH_FILE_MIB: u64 = SEARCH_FILE_BYTES >> 20;
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
     let secs = REQUEST_TIME.as_secs();
-    format!("Search below a folder, breadth-first, skipping what git would ignore and `.git` (unless `include_ignored`) and names matched by `exclude`. `name` is a glob over the whole name, as find_in_folder's pattern (`Cargo.toml` that name only, `*config*`, `{{*.rs,*.toml}}`); each hit a `[FILE] path` line. `content` finds lines of files matching a regular expression (`literal: true` for plain text); each hit is `path:LINE: text`, the text cut at {SEARCH_LINE_CHARS} characters, names escaped (`:` in a path as `\\u{{3a}}`). With both, only files whose names match are read. Binary files are skipped and counted; a file is read up to {SEARCH_FILE_MIB} MiB. `count: true` answers `path:COUNT` per file and the totals only.
+    format!("Search below a folder, breadth-first, skipping what git would ignore and `.git` (unless `include_ignored`) and names matched by `exclude`. `name` is a glob over the whole name, as find_in_folder's pattern (`Cargo.toml` that name only, `*config*`, `{{*.rs,*.toml}}`); each hit a `[FILE] path` line. `content` finds lines of files matching a regular expression (`literal: true` for plain text); each hit is `path:LINE: text`, the text cut at {SEARCH_LINE_CHARS} characters, names escaped (`:` in a path as `\\u{{3a}}`). With both, only files whose names match are read. Binary files are skipped and counted; a file is read up to {SEARCH_FILE_MIB} MiB. `count: true` answers `path:COUNT` per file and the totals only. `limit` caps a page's hits (with count, its files; 0: the totals only).
 
-The first page states `[TOTAL] H hits in F files` (`at least` when cut). The reply ends with `[SEARCHED] F folders, N files, B bytes`, and `[BUDGET] ...` when the search stopped at its budget ({secs} s, names or bytes). Every reply is at most {reply} characters; `[NEXT] call search with cursor \"<c>\"` continues with the same arguments.")
+The first page states `[TOTAL] H hits in F files` (`at least` when cut). Structured hits carry `path` and `line`. The reply ends with `[SEARCHED] F folders, N files, B bytes`, and `[BUDGET] ...` when the search stopped at its budget ({secs} s, names or bytes). Every reply is at most {reply} characters; `[NEXT] call search with cursor \"<c>\"` continues with the same arguments.")
 }
 
 /// The numbers `search`'s texts state (see [`super::Numbers`]).
@@ -78,17 +78,20 @@ pub struct SearchArgs {
     /// Count only: each file's hits and the totals (as `rg -c`).
     #[serde(default)]
     pub count: bool,
+    /// At most this many hits on the page (with `count`, files; 0: the totals only).
+    #[serde(default)]
+    pub limit: Option<u32>,
 }
 
 /// One hit in the structured result: its path (escaped as in the text),
-/// and a content hit's line number and text, or a name hit's kind.
+/// and a content hit's line number, or a name hit's kind when it is not a
+/// file. The line's text is in the text only: a reply carries each hit's
+/// text once (an agent reads one of the two, and pays for both).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct HitOut {
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
 }
@@ -251,7 +254,6 @@ fn hit_line(hit: &SearchHit) -> (String, HitOut) {
             let out = HitOut {
                 path,
                 line: Some(*n),
-                text: Some(text),
                 kind: None,
             };
             (line, out)
@@ -267,8 +269,7 @@ fn hit_line(hit: &SearchHit) -> (String, HitOut) {
             let out = HitOut {
                 path,
                 line: None,
-                text: None,
-                kind: Some(tag.to_string()),
+                kind: (hit.kind != EntryKind::File).then(|| tag.to_string()),
             };
             (line, out)
         }
@@ -329,8 +330,12 @@ impl Canopy {
             skip: 0,
             after,
             // Counting reads every hit; the first page counts them too.
-            limit: if args.count { 0 } else { u64::from(MCP_PAGE) },
-            // Each hit is printed twice (its line, its structured item).
+            limit: if args.count {
+                0
+            } else {
+                u64::from(args.limit.unwrap_or(MCP_PAGE).min(MCP_PAGE))
+            },
+            // A hit's path is printed twice (its line, its structured item).
             page_bytes: Some(MCP_REPLY_CHARS as u64 / 2),
             count_all: args.count || args.cursor.is_none(),
             cancel: Some(cancel.clone()),
@@ -420,7 +425,15 @@ impl Canopy {
                     "[BUDGET] counting stopped early ({why}): the totals are at least these\n"
                 ));
             } else {
-                footer.push_str(&format!("[BUDGET] the search stopped early ({why}): the counts are at least these, and hits may be missing; search a smaller folder\n"));
+                let resumes = !args.count && (!found.hits.is_empty() || found.resume.is_some());
+                let then = if resumes {
+                    "; [NEXT] reads on from where it stopped"
+                } else {
+                    ", and hits may be missing; search a smaller folder"
+                };
+                footer.push_str(&format!(
+                    "[BUDGET] the search stopped early ({why}): the counts are at least these{then}\n"
+                ));
             }
             self.notify(
                 &ctx,
@@ -449,7 +462,9 @@ impl Canopy {
         let widest_cursor = found
             .hits
             .iter()
-            .map(|h| encode_cursor(u64::MAX, key, &SearchPosition::after(h)))
+            .map(SearchPosition::after)
+            .chain(found.resume.clone())
+            .map(|at| encode_cursor(u64::MAX, key, &at))
             .max_by_key(String::len)
             .unwrap_or_default();
         let next_line = |c: &str| format!("[NEXT] call search with cursor \"{c}\"\n");
@@ -469,7 +484,8 @@ impl Canopy {
         let mut hits = Vec::new();
         let mut counts = Vec::new();
         if args.count {
-            for (path, n) in &found.file_counts {
+            let listed = args.limit.map_or(usize::MAX, |l| l as usize);
+            for (path, n) in found.file_counts.iter().take(listed) {
                 let item = FileCount {
                     path: colon_path(path),
                     count: *n,
@@ -483,8 +499,9 @@ impl Canopy {
                 text.push_str(&line);
                 counts.push(item);
             }
-            if counts.len() < found.file_counts.len() {
-                text.push_str(&more_files(found.file_counts.len() - counts.len()));
+            let listable = found.file_counts.len().min(listed);
+            if counts.len() < listable {
+                text.push_str(&more_files(listable - counts.len()));
             }
         } else {
             for hit in &found.hits {
@@ -498,7 +515,7 @@ impl Canopy {
                 hits.push(item);
                 shown += 1;
             }
-            if found.hits.is_empty() {
+            if found.hits.is_empty() && !(args.limit == Some(0) && found.more) {
                 text.push_str("No match.\n");
             }
         }
@@ -508,11 +525,19 @@ impl Canopy {
             && (found.more
                 || (shown as usize) < found.hits.len()
                 || (found.cut.is_some() && shown > 0));
+        // A page the budget cut before its first hit reads on from where
+        // the budget stopped it (the engine gives that only past where the
+        // page began, so following cursors always gets further).
+        let resume = (!args.count && shown == 0)
+            .then_some(found.resume.as_ref())
+            .flatten()
+            .map(|at| encode_cursor(skip, key, at));
         let next_cursor = more
             .then(|| (shown as usize).checked_sub(1))
             .flatten()
             .and_then(|i| found.hits.get(i))
-            .map(|last| encode_cursor(skip + shown, key, &SearchPosition::after(last)));
+            .map(|last| encode_cursor(skip + shown, key, &SearchPosition::after(last)))
+            .or(resume);
         if let Some(c) = &next_cursor {
             text.push_str(&next_line(c));
         }
