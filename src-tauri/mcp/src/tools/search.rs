@@ -34,7 +34,7 @@ pub fn description() -> String {
     let secs = REQUEST_TIME.as_secs();
     format!("Search below a folder, breadth-first, skipping what git would ignore and `.git` (unless `include_ignored`) and names matched by `exclude`. `name` is a glob over the whole name, as find_in_folder's pattern (`Cargo.toml` that name only, `*config*`, `{{*.rs,*.toml}}`); each hit a `[FILE] path` line. `content` finds lines of files matching a regular expression (`literal: true` for plain text); each hit is `path:LINE: text`, the text cut at {SEARCH_LINE_CHARS} characters, names escaped (`:` in a path as `\\u{{3a}}`). With both, only files whose names match are read. Binary files are skipped and counted; a file is read up to {SEARCH_FILE_MIB} MiB. `count: true` answers `path:COUNT` per file and the totals only. `limit` caps a page's hits (with count, its files; 0: the totals only).
 
-The first page states `[TOTAL] H hits in F files` (`at least` when cut). Structured hits carry `path` and `line`. The reply ends with `[SEARCHED] F folders, N files, B bytes`, and `[BUDGET] ...` when the search stopped at its budget ({secs} s, names or bytes). Every reply is at most {reply} characters; `[NEXT] call search with cursor \"<c>\"` continues with the same arguments.")
+The first page states `[TOTAL] H hits in F files` (`at least` when cut). Structured hits carry `path` and `line`. The reply ends with `[SEARCHED] F folders, N files, B bytes` (bytes for content), and `[BUDGET] ...` when the search stopped at its budget ({secs} s, names or bytes). Every reply is at most {reply} characters; `[NEXT] call search with cursor \"<c>\"` continues with the same arguments.")
 }
 
 /// The numbers `search`'s texts state (see [`super::Numbers`]).
@@ -108,8 +108,9 @@ pub struct FileCount {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchOutput {
-    /// Hits on this page, and hits before it.
+    /// Hits on this page, and hits before it (absent: none).
     pub shown: u64,
+    #[serde(skip_serializing_if = "is_zero")]
     pub offset: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hits: Vec<HitOut>,
@@ -124,10 +125,13 @@ pub struct SearchOutput {
     /// `total` and `filesWithHits` are at least these (the budget or a hung entry cut the count).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub total_is_lower_bound: bool,
-    /// What was searched (at least, when `cut`).
+    /// What was searched (at least, when `cut`; bytes and binary files
+    /// absent when none).
     pub folders: u64,
     pub files: u64,
+    #[serde(skip_serializing_if = "is_zero")]
     pub bytes: u64,
+    #[serde(skip_serializing_if = "is_zero")]
     pub binary_skipped: u64,
     /// `CODE path` of each entry not read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -139,10 +143,18 @@ pub struct SearchOutput {
     pub next_cursor: Option<String>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// Cursors carry the hits shown before (for `offset`), the search's key,
 /// and where the last page ended (a [`SearchPosition`]: the next page
 /// reads on from there instead of searching the tree again).
-const CURSOR_VERSION: u8 = 2;
+const CURSOR_VERSION: u8 = 3;
+
+/// The cursor's fixed part: its version, then skip, key, nth, offset,
+/// line and the folder's length (8 bytes each).
+const CURSOR_HEAD: usize = 1 + 6 * 8;
 
 /// A number that tells one search's arguments from another's.
 fn args_key(args: &SearchArgs, dev: u64, ino: u64) -> u64 {
@@ -176,6 +188,8 @@ fn encode_cursor(skip: u64, key: u64, at: &SearchPosition) -> String {
     bytes.extend_from_slice(&skip.to_le_bytes());
     bytes.extend_from_slice(&key.to_le_bytes());
     bytes.extend_from_slice(&at.nth.to_le_bytes());
+    bytes.extend_from_slice(&at.offset.to_le_bytes());
+    bytes.extend_from_slice(&at.line.to_le_bytes());
     bytes.extend_from_slice(&(folder.len() as u64).to_le_bytes());
     bytes.extend_from_slice(folder);
     bytes.extend_from_slice(&at.name);
@@ -192,16 +206,17 @@ fn decode_cursor(text: &str, key: u64) -> Result<(u64, SearchPosition), CanopyEr
     let bytes = URL_SAFE_NO_PAD
         .decode(text.trim().as_bytes())
         .ok()
-        .filter(|b| b.len() >= 33 && b[0] == CURSOR_VERSION)
+        .filter(|b| b.len() >= CURSOR_HEAD && b[0] == CURSOR_VERSION)
         .ok_or_else(foreign)?;
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
-    let (skip, k, nth, len) = (word(1), word(9), word(17), word(25));
+    let (skip, k, nth, offset, line, len) =
+        (word(1), word(9), word(17), word(25), word(33), word(41));
     if k != key {
         return Err(CanopyError::invalid(
             "the cursor was issued for another search: call again with the same path and arguments",
         ));
     }
-    let rest = &bytes[33..];
+    let rest = &bytes[CURSOR_HEAD..];
     let len = usize::try_from(len)
         .ok()
         .filter(|l| *l <= rest.len())
@@ -211,6 +226,8 @@ fn decode_cursor(text: &str, key: u64) -> Result<(u64, SearchPosition), CanopyEr
         folder: std::path::PathBuf::from(std::ffi::OsStr::from_bytes(folder)),
         name: name.to_vec(),
         nth,
+        offset,
+        line,
     };
     Ok((skip, at))
 }
@@ -385,17 +402,22 @@ impl Canopy {
         }
         let at_least = if found.timed_out() { "at least " } else { "" };
         footer.push_str(&format!(
-            "[SEARCHED] {at_least}{} folders, {} files, {} bytes",
-            found.folders, found.files, found.bytes
+            "[SEARCHED] {at_least}{} folders, {} files",
+            found.folders, found.files
         ));
+        // A name search reads no file's bytes.
+        if args.content.is_some() {
+            footer.push_str(&format!(", {} bytes", found.bytes));
+        }
         if found.binary > 0 {
             footer.push_str(&format!("; {} binary files skipped", found.binary));
         }
         if found.ignored > 0 {
-            footer.push_str(&format!(
-                "; {} entries hidden as git would ignore them (include_ignored: true searches them)",
-                found.ignored
-            ));
+            footer.push_str(&format!("; {} hidden as git ignores them", found.ignored));
+            // Said where it matters: nothing found (the description says it too).
+            if found.hits.is_empty() && found.total == 0 {
+                footer.push_str(" (include_ignored: true searches them)");
+            }
         }
         if found.truncated > 0 {
             footer.push_str(&format!(

@@ -433,7 +433,7 @@ async fn what_ignore_rules_hid_is_counted_and_files_are_those_read() {
     .ok();
     assert!(
         r.text
-            .contains("1 entries hidden as git would ignore them (include_ignored: true"),
+            .contains("1 hidden as git ignores them (include_ignored: true"),
         "{}",
         r.text
     );
@@ -768,5 +768,49 @@ async fn a_search_cut_by_its_budget_before_its_first_hit_reads_on_with_a_cursor(
         second.lines().contains(&"b.txt:1: aaaz"),
         "the next page reads on to the hit: {}",
         second.text
+    );
+}
+
+#[tokio::test]
+async fn a_page_reads_a_file_on_from_the_last_shown_line_never_from_its_start_again() {
+    let t = Tree::new();
+    // One file whose 2,000 hits take many pages, each hit on a long line.
+    let mut body = String::new();
+    for i in 0..4000 {
+        if i % 2 == 0 {
+            body.push_str(&format!("needle {i} {}\n", "x".repeat(300)));
+        } else {
+            body.push_str("filler\n");
+        }
+    }
+    t.write("one.txt", body.as_bytes());
+    let s = Server::start(&[&t.path()]).await;
+    let mut args = json!({"path": path_arg(&t.path()), "content": "needle"});
+    let first = search(&s, args.clone()).await.ok();
+    let mut numbers: Vec<u64> = Vec::new();
+    let (mut later, mut pages) = (0, 0);
+    let mut r = first;
+    loop {
+        for hit in r.structured["hits"].as_array().unwrap() {
+            numbers.push(hit["line"].as_u64().unwrap());
+        }
+        let Some(c) = r.next_cursor() else { break };
+        args["cursor"] = json!(c);
+        r = search(&s, args.clone()).await.ok();
+        later += bytes_read(&r);
+        pages += 1;
+    }
+    let want: Vec<u64> = (0..4000).step_by(2).map(|i| i + 1).collect();
+    assert_eq!(
+        numbers, want,
+        "every hit once, at its line as grep -n numbers it"
+    );
+    assert!(pages > 5, "{pages} later pages");
+    // The searcher reads ahead of a page's end by up to its buffer.
+    const READ_AHEAD: u64 = 64 * 1024;
+    assert!(
+        later <= body.len() as u64 + pages * READ_AHEAD,
+        "the later pages read {later} bytes in all: the file once (and a buffer ahead each), not from its start each page ({} bytes, {pages} pages)",
+        body.len()
     );
 }
