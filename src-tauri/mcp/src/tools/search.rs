@@ -46,7 +46,7 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
         ("REQUEST_TIME", REQUEST_TIME.as_secs()),
         ("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64),
     ],
-    examples: &["3a"],
+    examples: &["3a", "0: the totals"],
 };
 
 /// `search`'s arguments.
