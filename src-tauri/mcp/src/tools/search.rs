@@ -234,22 +234,24 @@ fn decode_cursor(text: &str, key: u64) -> Result<(u64, SearchPosition), CanopyEr
 
 /// The line's text escaped like names, cut at `SEARCH_LINE_CHARS` characters.
 fn line_text(raw: &[u8]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(raw.len().min(SEARCH_LINE_CHARS) + 8);
     let mut chars = 0;
     let mut buf = [0u8; 4];
     for chunk in raw.utf8_chunks() {
-        let pieces = chunk
-            .valid()
-            .chars()
-            .map(|c| escape_for_line(c.encode_utf8(&mut buf).as_bytes()))
-            .chain(chunk.invalid().iter().map(|b| escape_for_line(&[*b])));
-        for piece in pieces.collect::<Vec<_>>() {
+        let valid = chunk.valid().chars().map(Ok);
+        for c in valid.chain(chunk.invalid().iter().map(|b| Err(*b))) {
             if chars >= SEARCH_LINE_CHARS {
                 out.push_str(" [...]");
                 return out;
             }
             chars += 1;
-            out.push_str(&piece);
+            match c {
+                // Printable ASCII but `\` is its own escape: no allocation
+                // for what most lines are made of.
+                Ok(c) if (c.is_ascii_graphic() && c != '\\') || c == ' ' => out.push(c),
+                Ok(c) => out.push_str(&escape_for_line(c.encode_utf8(&mut buf).as_bytes())),
+                Err(b) => out.push_str(&escape_for_line(&[b])),
+            }
         }
     }
     out
@@ -352,8 +354,12 @@ impl Canopy {
             } else {
                 u64::from(args.limit.unwrap_or(MCP_PAGE).min(MCP_PAGE))
             },
-            // A hit's path is printed twice (its line, its structured item).
-            page_bytes: Some(MCP_REPLY_CHARS as u64 / 2),
+            // A hit costs its line once and its path twice (its text line,
+            // its structured item); the engine charges the path once, so a
+            // quarter of the reply is kept for the second and the footer.
+            // A page the engine overfills is cut here, its cursor after the
+            // last hit shown.
+            page_bytes: Some(MCP_REPLY_CHARS as u64 * 3 / 4),
             count_all: args.count || args.cursor.is_none(),
             cancel: Some(cancel.clone()),
             time: None,
