@@ -104,7 +104,10 @@ pub struct FileCount {
 }
 
 /// `search`'s structured result (no output schema: the text states it, and
-/// every definition costs each agent's context on every turn).
+/// every definition costs each agent's context on every turn): what a
+/// program acts on (hits, counts, totals, the cursor, what failed). What
+/// was searched (`[SEARCHED]`) is in the text only: an agent pays for each
+/// field on every reply.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchOutput {
@@ -125,14 +128,6 @@ pub struct SearchOutput {
     /// `total` and `filesWithHits` are at least these (the budget or a hung entry cut the count).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub total_is_lower_bound: bool,
-    /// What was searched (at least, when `cut`; bytes and binary files
-    /// absent when none).
-    pub folders: u64,
-    pub files: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    pub bytes: u64,
-    #[serde(skip_serializing_if = "is_zero")]
-    pub binary_skipped: u64,
     /// `CODE path` of each entry not read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
@@ -478,10 +473,6 @@ impl Canopy {
             total: Some(u64::MAX),
             files_with_hits: Some(u64::MAX),
             total_is_lower_bound: true,
-            folders: u64::MAX,
-            files: u64::MAX,
-            bytes: u64::MAX,
-            binary_skipped: u64::MAX,
             problems: problems.clone(),
             cut: found.cut.clone(),
             next_cursor: None,
@@ -577,10 +568,6 @@ impl Canopy {
             total: counted.then_some(found.total),
             files_with_hits: (counted && args.content.is_some()).then_some(files_with_hits),
             total_is_lower_bound: counted && lower,
-            folders: found.folders,
-            files: found.files,
-            bytes: found.bytes,
-            binary_skipped: found.binary,
             problems,
             cut: found.cut,
             next_cursor,
