@@ -398,6 +398,7 @@ mod tests {
             path: PathBuf::from("a/b\nc/d.txt"),
             kind: crate::wire::EntryKind::File,
             nth: 1,
+            end: 0,
             line: None,
         });
         assert_eq!(rel_of(root, &h.handle), Path::new("a/b\nc/d.txt"));

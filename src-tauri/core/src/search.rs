@@ -11,7 +11,7 @@
 //! - a page `after` a [`SearchPosition`] (the last hit shown) reads on from
 //!   there: folders before it are read for their names only (to reach the
 //!   folders below them), no file before it is opened, and the file it
-//!   names is read past its hits already shown;
+//!   names is read on from the end of the last shown hit's line;
 //! - what git would ignore (and `.git`) is neither searched nor read when
 //!   `hide_ignored`, nor is a name `exclude` matches; the dotfile setting
 //!   applies as in a listing;
@@ -64,7 +64,7 @@ use crate::ignore_pattern::Meter;
 use crate::ignore_rules::{IgnoreRules, IgnoreScratch};
 use crate::limits::{
     MAX_NAMES_READ, REQUEST_TIME, SEARCH_BYTES, SEARCH_FILE_BYTES, SEARCH_HIT_OVERHEAD,
-    SEARCH_LINE_BYTES, SEARCH_PROBLEMS, TIME_BUDGET,
+    SEARCH_LINE_BYTES, SEARCH_LINE_CHARS, SEARCH_PROBLEMS, TIME_BUDGET,
 };
 use crate::select::kind_of;
 use crate::source::{EntryStream, Identity, Source, SourceFile, SourceFolder};
@@ -72,11 +72,15 @@ use crate::wire::EntryKind;
 
 /// Where a page of a search ended: after the `nth` hit (from 1) of the
 /// entry `name` of the folder `folder` (relative to the searched folder).
+/// For a content hit, also where its line ends in the file and its
+/// number: the next page reads that file on from there, not from its start.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SearchPosition {
     pub folder: PathBuf,
     pub name: Vec<u8>,
     pub nth: u64,
+    pub offset: u64,
+    pub line: u64,
 }
 
 impl SearchPosition {
@@ -90,7 +94,24 @@ impl SearchPosition {
                 .map(|n| n.as_bytes().to_vec())
                 .unwrap_or_default(),
             nth: hit.nth,
+            offset: hit.end,
+            line: hit.line.as_ref().map_or(0, |(n, _)| *n),
         }
+    }
+}
+
+/// Positions in the search's order: by folder, then entry, then hit.
+impl PartialOrd for SearchPosition {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SearchPosition {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        folder_order(&self.folder, &other.folder)
+            .then_with(|| self.name.cmp(&other.name))
+            .then(self.nth.cmp(&other.nth))
     }
 }
 
@@ -126,8 +147,8 @@ pub struct SearchQuery {
     /// Hits on the page; the search stops at the one after them, unless
     /// `count_all`.
     pub limit: u64,
-    /// The page also ends once its hits' bytes (path, line, and
-    /// `SEARCH_HIT_OVERHEAD` each) pass this: a face that prints at most so
+    /// The page also ends once its hits' bytes (path, line as shown, at
+    /// most `SEARCH_LINE_CHARS`, and `SEARCH_HIT_OVERHEAD` each) pass this: a face that prints at most so
     /// much reads no further than it can show.
     pub page_bytes: Option<u64>,
     /// Go on past the page to the tree's end (or the budget), counting
@@ -168,6 +189,8 @@ pub struct SearchHit {
     pub kind: EntryKind,
     /// Which hit of its entry this is, from 1 (a name hit is its entry's one).
     pub nth: u64,
+    /// For a content hit: the byte offset just past its line in the file.
+    pub end: u64,
     /// For a content hit: the line's number (from 1) and its bytes
     /// (without the line end), at most `SEARCH_LINE_BYTES` of them (enough
     /// to show it as the whole line would be shown).
@@ -212,6 +235,10 @@ pub struct SearchResult {
     /// Why the search stopped before the tree's end, when it did (the
     /// counts are then lower bounds and hits may be missing after the page).
     pub cut: Option<String>,
+    /// With `cut`: where the next page reads on from (the folder or file
+    /// the budget stopped at), when that is past where this page began,
+    /// so a page cut before its first hit resumes too.
+    pub resume: Option<SearchPosition>,
 }
 
 impl SearchResult {
@@ -305,6 +332,10 @@ pub fn search<S: Source>(
         Some(Stop::Cancelled) => Err(CanopyError::cancelled()),
         Some(Stop::Cut(why)) => {
             s.result.cut = Some(why);
+            s.result.resume = s
+                .stopped_at
+                .take()
+                .filter(|at| query.after.as_ref().is_none_or(|from| at > from));
             Ok(std::mem::take(&mut s.result))
         }
         Some(Stop::PageFull) | None => Ok(std::mem::take(&mut s.result)),
@@ -346,6 +377,8 @@ struct State<F> {
     page_bytes: u64,
     names: u64,
     stop: Option<Stop>,
+    /// The work item the budget stopped at (see `SearchResult::resume`).
+    stopped_at: Option<SearchPosition>,
 }
 
 impl<F> Default for State<F> {
@@ -360,6 +393,7 @@ impl<F> Default for State<F> {
             page_bytes: 0,
             names: 0,
             stop: None,
+            stopped_at: None,
         }
     }
 }
@@ -386,6 +420,8 @@ struct PendingFile<F> {
     rel: PathBuf,
     /// Its hits the pages before showed (read past them).
     shown_before: u64,
+    /// Where the last of those ends and its line number: read from there.
+    from: (u64, u64),
 }
 
 /// Where a folder lies from the position a page reads on after.
@@ -406,6 +442,24 @@ impl<F> Work<F> {
         match self {
             Work::Folder(p) => &p.rel,
             Work::File(f) => &f.rel,
+        }
+    }
+
+    /// A page starting here does this item whole: a folder from its first
+    /// name, a file past the hits pages before it showed.
+    fn start(&self) -> SearchPosition {
+        match self {
+            Work::Folder(p) => SearchPosition {
+                folder: p.rel.clone(),
+                ..SearchPosition::default()
+            },
+            Work::File(f) => SearchPosition {
+                folder: f.rel.parent().map(Path::to_path_buf).unwrap_or_default(),
+                name: f.name.clone(),
+                nth: f.shown_before,
+                offset: f.from.0,
+                line: f.from.1,
+            },
         }
     }
 }
@@ -567,6 +621,7 @@ fn run<S: Source>(
                 return Ok(());
             };
             if let Err(stop) = check(sh, s.names, s.result.bytes) {
+                s.stopped_at = Some(p.start());
                 s.stop = Some(stop);
                 return Ok(());
             }
@@ -583,6 +638,9 @@ fn run<S: Source>(
             return Ok(());
         }
         s.current = None;
+        if matches!(tally.stop, Some(Stop::Cut(_))) && s.stop.is_none() {
+            s.stopped_at = Some(pending.start());
+        }
         tally.commit(&mut s, sh.query.observer.as_deref());
     }
 }
@@ -801,14 +859,14 @@ impl<S: Source> Job<'_, S> {
                 t.found.files += 1;
             }
             // Hits up to the position are the pages before this one's.
-            let shown_before = match side {
-                Side::Before => u64::MAX,
+            let (shown_before, from) = match side {
+                Side::Before => (u64::MAX, (0, 0)),
                 Side::At(at) => match name.as_slice().cmp(&at.name) {
-                    std::cmp::Ordering::Less => u64::MAX,
-                    std::cmp::Ordering::Equal => at.nth,
-                    std::cmp::Ordering::Greater => 0,
+                    std::cmp::Ordering::Less => (u64::MAX, (0, 0)),
+                    std::cmp::Ordering::Equal => (at.nth, (at.offset, at.line)),
+                    std::cmp::Ordering::Greater => (0, (0, 0)),
                 },
-                Side::After => 0,
+                Side::After => (0, (0, 0)),
             };
             let by_name = name_ok && sh.name.is_some();
             if sh.query.names_or_contents && sh.matcher.is_some() && by_name && shown_before == 0 {
@@ -816,6 +874,7 @@ impl<S: Source> Job<'_, S> {
                     path: path.clone(),
                     kind,
                     nth: 1,
+                    end: 0,
                     line: None,
                 }) {
                     t.stop = Some(stop);
@@ -830,6 +889,7 @@ impl<S: Source> Job<'_, S> {
                         path: path.clone(),
                         kind,
                         nth: 1,
+                        end: 0,
                         line: None,
                     }) {
                         t.stop = Some(stop);
@@ -844,6 +904,7 @@ impl<S: Source> Job<'_, S> {
                         name: name.clone(),
                         rel: path.clone(),
                         shown_before,
+                        from,
                     });
                 }
                 _ => {}
@@ -916,9 +977,11 @@ impl<S: Source> Job<'_, S> {
         if size > SEARCH_FILE_BYTES {
             t.found.truncated += 1;
         }
+        // A page reading on in this file starts past the hits shown before.
+        let (start, first_line) = f.from;
         let mut reader = FileReader {
             file: &file,
-            pos: 0,
+            pos: start,
             // A size of 0 may be a file that says none (as in `/proc`).
             end: if size == 0 {
                 SEARCH_FILE_BYTES
@@ -934,8 +997,10 @@ impl<S: Source> Job<'_, S> {
             tally: t,
             query: &sh.query,
             rel,
-            nth: 0,
+            nth: if start > 0 { f.shown_before } else { 0 },
             shown_before: f.shown_before,
+            start,
+            first_line,
             binary: false,
             lines: 0,
             stop: None,
@@ -953,7 +1018,7 @@ impl<S: Source> Job<'_, S> {
             t.found.content_files += 1;
             t.found.content_lines += lines;
         }
-        t.found.bytes += reader.pos;
+        t.found.bytes += reader.pos.saturating_sub(start);
         if binary {
             t.found.binary += 1;
         }
@@ -1020,7 +1085,9 @@ fn hit<F>(
     if t.seen > query.skip {
         let h = hit();
         t.page_bytes += h.path.as_os_str().len() as u64
-            + h.line.as_ref().map_or(0, |(_, l)| l.len() as u64)
+            + h.line
+                .as_ref()
+                .map_or(0, |(_, l)| l.len().min(SEARCH_LINE_CHARS) as u64)
             + SEARCH_HIT_OVERHEAD;
         t.found.hits.push(h);
     }
@@ -1069,6 +1136,9 @@ struct Hits<'w, F> {
     /// Hits in this file so far, and how many of them the pages before showed.
     nth: u64,
     shown_before: u64,
+    /// Where the reader began in the file, and the line before it.
+    start: u64,
+    first_line: u64,
     binary: bool,
     /// Lines of this file counted as hits.
     lines: u64,
@@ -1089,11 +1159,14 @@ impl<F> Sink for Hits<'_, F> {
             return Ok(true);
         }
         let nth = self.nth;
+        let end = self.start + mat.absolute_byte_offset() + mat.bytes().len() as u64;
+        let number = self.first_line + mat.line_number().unwrap_or(0);
         let h = || SearchHit {
             path: self.rel.to_path_buf(),
             kind: EntryKind::File,
             nth,
-            line: Some((mat.line_number().unwrap_or(0), kept.to_vec())),
+            end,
+            line: Some((number, kept.to_vec())),
         };
         match hit(self.tally, self.query, h) {
             Ok(()) => {

@@ -88,7 +88,9 @@ pub struct ListDirectoryArgs {
 }
 
 /// `list_directory`'s structured result: what a client needs to page and to
-/// act, in a few hundred characters (the text says the rest).
+/// act, in a few hundred characters (the text says the rest). A false flag,
+/// a zero count and an order read whole are absent: each costs an agent's
+/// context on every reply.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListDirectoryOutput {
@@ -96,23 +98,40 @@ pub struct ListDirectoryOutput {
     pub path: String,
     /// Entries in the folder (at least, when `totalIsLowerBound`).
     pub total: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub total_is_lower_bound: bool,
     /// Position of the page's first entry.
+    #[serde(skip_serializing_if = "is_zero")]
     pub offset: u64,
     pub shown: u64,
     /// For the next page; absent on the last.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     pub sort: SortOrder,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reverse: bool,
+    #[serde(skip_serializing_if = "OrderState::is_whole")]
     pub order: OrderState,
     /// Folders shown in part (`[WARNING]`).
+    #[serde(skip_serializing_if = "is_zero")]
     pub truncated_folders: u64,
     /// Folders printed `[BUDGET] path`.
+    #[serde(skip_serializing_if = "is_zero")]
     pub unexpanded_folders: u64,
     /// With `details`: each shown entry's path, size and modified time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entries: Option<Vec<crate::page::EntryFacts>>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl OrderState {
+    /// Every entry was placed in the order, and none had to be read for it.
+    fn is_whole(&self) -> bool {
+        !self.partial && self.checked.is_none()
+    }
 }
 
 impl ListDirectoryOutput {
@@ -174,10 +193,11 @@ impl Canopy {
             .then_some(root)
             .flatten()
             .filter(|f| f.total == Some(0) && f.ignored_hidden > 0)
-            .map(|f| ignored_note(&listed.path, f.ignored_hidden));
-        if let Some(note) = &note {
+            .map(|f| f.ignored_hidden);
+        if let Some(hidden) = note {
+            let widest = ignored_note(&listed.path, hidden, true).chars().count();
             listed = self
-                .listing_call("list_directory", want(true, note.chars().count()), &ctx)
+                .listing_call("list_directory", want(true, widest), &ctx)
                 .await?;
         }
         let Listed {
@@ -186,8 +206,9 @@ impl Canopy {
             path,
             next_cursor,
         } = listed;
-        if let Some(note) = note {
-            page.text.insert_str(0, &note);
+        if let Some(hidden) = note {
+            page.text
+                .insert_str(0, &ignored_note(&path, hidden, next_cursor.is_some()));
         }
         let folder = listing.root.folder.as_deref();
         let out = ListDirectoryOutput {
@@ -208,9 +229,15 @@ impl Canopy {
     }
 }
 
-/// The line that opens the listing of a folder ignore rules hide whole.
-fn ignored_note(path: &str, hidden: u64) -> String {
-    format!("[IGNORED] {path}: git would ignore all {hidden} entries here; listed because named (page on with include_ignored: true)\n")
+/// The line that opens the listing of a folder ignore rules hide whole;
+/// how to page on only when there is a next page.
+fn ignored_note(path: &str, hidden: u64, more: bool) -> String {
+    let page_on = if more {
+        " (page on with include_ignored: true)"
+    } else {
+        ""
+    };
+    format!("[IGNORED] {path}: git ignores all {hidden} entries; listed as named{page_on}\n")
 }
 
 #[tool_router(router = list_directory_router, vis = "pub(crate)")]

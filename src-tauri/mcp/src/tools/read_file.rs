@@ -143,6 +143,7 @@ pub struct ReadFileOutput {
     pub content: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub lossy: bool,
     /// An image's MIME type.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -159,7 +160,9 @@ pub struct LinesOutput {
     pub first: Option<u64>,
     pub shown: u64,
     pub total: u64,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub total_is_lower_bound: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub cut: bool,
 }
 

@@ -32,9 +32,9 @@ const SEARCH_FILE_MIB: u64 = SEARCH_FILE_BYTES >> 20;
 pub fn description() -> String {
     let reply = grouped(MCP_REPLY_CHARS as u64);
     let secs = REQUEST_TIME.as_secs();
-    format!("Search below a folder, breadth-first, skipping what git would ignore and `.git` (unless `include_ignored`) and names matched by `exclude`. `name` is a glob over the whole name, as find_in_folder's pattern (`Cargo.toml` that name only, `*config*`, `{{*.rs,*.toml}}`); each hit a `[FILE] path` line. `content` finds lines of files matching a regular expression (`literal: true` for plain text); each hit is `path:LINE: text`, the text cut at {SEARCH_LINE_CHARS} characters, names escaped (`:` in a path as `\\u{{3a}}`). With both, only files whose names match are read. Binary files are skipped and counted; a file is read up to {SEARCH_FILE_MIB} MiB. `count: true` answers `path:COUNT` per file and the totals only.
+    format!("Search below a folder, breadth-first, skipping what git would ignore and `.git` (unless `include_ignored`) and names matched by `exclude`. `name` is a glob over the whole name, as find_in_folder's pattern (`Cargo.toml` that name only, `*config*`, `{{*.rs,*.toml}}`); each hit a `[FILE] path` line. `content` finds lines of files matching a regular expression (`literal: true` for plain text); each hit is `path:LINE: text`, the text cut at {SEARCH_LINE_CHARS} characters, names escaped (`:` in a path as `\\u{{3a}}`). With both, only files whose names match are read. Binary files are skipped and counted; a file is read up to {SEARCH_FILE_MIB} MiB. `count: true` answers `path:COUNT` per file and the totals only. `limit` caps a page's hits (with count, its files; 0: the totals only).
 
-The first page states `[TOTAL] H hits in F files` (`at least` when cut). The reply ends with `[SEARCHED] F folders, N files, B bytes`, and `[BUDGET] ...` when the search stopped at its budget ({secs} s, names or bytes). Every reply is at most {reply} characters; `[NEXT] call search with cursor \"<c>\"` continues with the same arguments.")
+The first page states `[TOTAL] H hits in F files` (`at least` when cut). Structured hits carry `path` and `line`. The reply ends with `[SEARCHED] F folders, N files, B bytes` (bytes for content), and `[BUDGET] ...` when the search stopped at its budget ({secs} s, names or bytes). Every reply is at most {reply} characters; `[NEXT] call search with cursor \"<c>\"` continues with the same arguments.")
 }
 
 /// The numbers `search`'s texts state (see [`super::Numbers`]).
@@ -46,7 +46,7 @@ pub(crate) const NUMBERS: super::Numbers = super::Numbers {
         ("REQUEST_TIME", REQUEST_TIME.as_secs()),
         ("MCP_REPLY_CHARS", MCP_REPLY_CHARS as u64),
     ],
-    examples: &["3a"],
+    examples: &["3a", "0: the totals"],
 };
 
 /// `search`'s arguments.
@@ -78,17 +78,20 @@ pub struct SearchArgs {
     /// Count only: each file's hits and the totals (as `rg -c`).
     #[serde(default)]
     pub count: bool,
+    /// At most this many hits on the page (with `count`, files; 0: the totals only).
+    #[serde(default)]
+    pub limit: Option<u32>,
 }
 
 /// One hit in the structured result: its path (escaped as in the text),
-/// and a content hit's line number and text, or a name hit's kind.
+/// and a content hit's line number, or a name hit's kind when it is not a
+/// file. The line's text is in the text only: a reply carries each hit's
+/// text once (an agent reads one of the two, and pays for both).
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct HitOut {
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
 }
@@ -101,12 +104,16 @@ pub struct FileCount {
 }
 
 /// `search`'s structured result (no output schema: the text states it, and
-/// every definition costs each agent's context on every turn).
+/// every definition costs each agent's context on every turn): what a
+/// program acts on (hits, counts, totals, the cursor, what failed). What
+/// was searched (`[SEARCHED]`) is in the text only: an agent pays for each
+/// field on every reply.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SearchOutput {
-    /// Hits on this page, and hits before it.
+    /// Hits on this page, and hits before it (absent: none).
     pub shown: u64,
+    #[serde(skip_serializing_if = "is_zero")]
     pub offset: u64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hits: Vec<HitOut>,
@@ -121,11 +128,6 @@ pub struct SearchOutput {
     /// `total` and `filesWithHits` are at least these (the budget or a hung entry cut the count).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub total_is_lower_bound: bool,
-    /// What was searched (at least, when `cut`).
-    pub folders: u64,
-    pub files: u64,
-    pub bytes: u64,
-    pub binary_skipped: u64,
     /// `CODE path` of each entry not read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub problems: Vec<String>,
@@ -136,10 +138,18 @@ pub struct SearchOutput {
     pub next_cursor: Option<String>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// Cursors carry the hits shown before (for `offset`), the search's key,
 /// and where the last page ended (a [`SearchPosition`]: the next page
 /// reads on from there instead of searching the tree again).
-const CURSOR_VERSION: u8 = 2;
+const CURSOR_VERSION: u8 = 3;
+
+/// The cursor's fixed part: its version, then skip, key, nth, offset,
+/// line and the folder's length (8 bytes each).
+const CURSOR_HEAD: usize = 1 + 6 * 8;
 
 /// A number that tells one search's arguments from another's.
 fn args_key(args: &SearchArgs, dev: u64, ino: u64) -> u64 {
@@ -173,6 +183,8 @@ fn encode_cursor(skip: u64, key: u64, at: &SearchPosition) -> String {
     bytes.extend_from_slice(&skip.to_le_bytes());
     bytes.extend_from_slice(&key.to_le_bytes());
     bytes.extend_from_slice(&at.nth.to_le_bytes());
+    bytes.extend_from_slice(&at.offset.to_le_bytes());
+    bytes.extend_from_slice(&at.line.to_le_bytes());
     bytes.extend_from_slice(&(folder.len() as u64).to_le_bytes());
     bytes.extend_from_slice(folder);
     bytes.extend_from_slice(&at.name);
@@ -189,16 +201,17 @@ fn decode_cursor(text: &str, key: u64) -> Result<(u64, SearchPosition), CanopyEr
     let bytes = URL_SAFE_NO_PAD
         .decode(text.trim().as_bytes())
         .ok()
-        .filter(|b| b.len() >= 33 && b[0] == CURSOR_VERSION)
+        .filter(|b| b.len() >= CURSOR_HEAD && b[0] == CURSOR_VERSION)
         .ok_or_else(foreign)?;
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
-    let (skip, k, nth, len) = (word(1), word(9), word(17), word(25));
+    let (skip, k, nth, offset, line, len) =
+        (word(1), word(9), word(17), word(25), word(33), word(41));
     if k != key {
         return Err(CanopyError::invalid(
             "the cursor was issued for another search: call again with the same path and arguments",
         ));
     }
-    let rest = &bytes[33..];
+    let rest = &bytes[CURSOR_HEAD..];
     let len = usize::try_from(len)
         .ok()
         .filter(|l| *l <= rest.len())
@@ -208,28 +221,32 @@ fn decode_cursor(text: &str, key: u64) -> Result<(u64, SearchPosition), CanopyEr
         folder: std::path::PathBuf::from(std::ffi::OsStr::from_bytes(folder)),
         name: name.to_vec(),
         nth,
+        offset,
+        line,
     };
     Ok((skip, at))
 }
 
 /// The line's text escaped like names, cut at `SEARCH_LINE_CHARS` characters.
 fn line_text(raw: &[u8]) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(raw.len().min(SEARCH_LINE_CHARS) + 8);
     let mut chars = 0;
     let mut buf = [0u8; 4];
     for chunk in raw.utf8_chunks() {
-        let pieces = chunk
-            .valid()
-            .chars()
-            .map(|c| escape_for_line(c.encode_utf8(&mut buf).as_bytes()))
-            .chain(chunk.invalid().iter().map(|b| escape_for_line(&[*b])));
-        for piece in pieces.collect::<Vec<_>>() {
+        let valid = chunk.valid().chars().map(Ok);
+        for c in valid.chain(chunk.invalid().iter().map(|b| Err(*b))) {
             if chars >= SEARCH_LINE_CHARS {
                 out.push_str(" [...]");
                 return out;
             }
             chars += 1;
-            out.push_str(&piece);
+            match c {
+                // Printable ASCII but `\` is its own escape: no allocation
+                // for what most lines are made of.
+                Ok(c) if (c.is_ascii_graphic() && c != '\\') || c == ' ' => out.push(c),
+                Ok(c) => out.push_str(&escape_for_line(c.encode_utf8(&mut buf).as_bytes())),
+                Err(b) => out.push_str(&escape_for_line(&[b])),
+            }
         }
     }
     out
@@ -251,7 +268,6 @@ fn hit_line(hit: &SearchHit) -> (String, HitOut) {
             let out = HitOut {
                 path,
                 line: Some(*n),
-                text: Some(text),
                 kind: None,
             };
             (line, out)
@@ -267,8 +283,7 @@ fn hit_line(hit: &SearchHit) -> (String, HitOut) {
             let out = HitOut {
                 path,
                 line: None,
-                text: None,
-                kind: Some(tag.to_string()),
+                kind: (hit.kind != EntryKind::File).then(|| tag.to_string()),
             };
             (line, out)
         }
@@ -329,9 +344,17 @@ impl Canopy {
             skip: 0,
             after,
             // Counting reads every hit; the first page counts them too.
-            limit: if args.count { 0 } else { u64::from(MCP_PAGE) },
-            // Each hit is printed twice (its line, its structured item).
-            page_bytes: Some(MCP_REPLY_CHARS as u64 / 2),
+            limit: if args.count {
+                0
+            } else {
+                u64::from(args.limit.unwrap_or(MCP_PAGE).min(MCP_PAGE))
+            },
+            // A hit costs its line once and its path twice (its text line,
+            // its structured item); the engine charges the path once, so a
+            // quarter of the reply is kept for the second and the footer.
+            // A page the engine overfills is cut here, its cursor after the
+            // last hit shown.
+            page_bytes: Some(MCP_REPLY_CHARS as u64 * 3 / 4),
             count_all: args.count || args.cursor.is_none(),
             cancel: Some(cancel.clone()),
             time: None,
@@ -382,17 +405,22 @@ impl Canopy {
         }
         let at_least = if found.timed_out() { "at least " } else { "" };
         footer.push_str(&format!(
-            "[SEARCHED] {at_least}{} folders, {} files, {} bytes",
-            found.folders, found.files, found.bytes
+            "[SEARCHED] {at_least}{} folders, {} files",
+            found.folders, found.files
         ));
+        // A name search reads no file's bytes.
+        if args.content.is_some() {
+            footer.push_str(&format!(", {} bytes", found.bytes));
+        }
         if found.binary > 0 {
             footer.push_str(&format!("; {} binary files skipped", found.binary));
         }
         if found.ignored > 0 {
-            footer.push_str(&format!(
-                "; {} entries hidden as git would ignore them (include_ignored: true searches them)",
-                found.ignored
-            ));
+            footer.push_str(&format!("; {} hidden as git ignores them", found.ignored));
+            // Said where it matters: nothing found (the description says it too).
+            if found.hits.is_empty() && found.total == 0 {
+                footer.push_str(" (include_ignored: true searches them)");
+            }
         }
         if found.truncated > 0 {
             footer.push_str(&format!(
@@ -422,7 +450,15 @@ impl Canopy {
                     "[BUDGET] counting stopped early ({why}): the totals are at least these\n"
                 ));
             } else {
-                footer.push_str(&format!("[BUDGET] the search stopped early ({why}): the counts are at least these, and hits may be missing; search a smaller folder\n"));
+                let resumes = !args.count && (!found.hits.is_empty() || found.resume.is_some());
+                let then = if resumes {
+                    "; [NEXT] reads on from where it stopped"
+                } else {
+                    ", and hits may be missing; search a smaller folder"
+                };
+                footer.push_str(&format!(
+                    "[BUDGET] the search stopped early ({why}): the counts are at least these{then}\n"
+                ));
             }
             self.notify(
                 &ctx,
@@ -439,10 +475,6 @@ impl Canopy {
             total: Some(u64::MAX),
             files_with_hits: Some(u64::MAX),
             total_is_lower_bound: true,
-            folders: u64::MAX,
-            files: u64::MAX,
-            bytes: u64::MAX,
-            binary_skipped: u64::MAX,
             problems: problems.clone(),
             cut: found.cut.clone(),
             next_cursor: None,
@@ -451,7 +483,9 @@ impl Canopy {
         let widest_cursor = found
             .hits
             .iter()
-            .map(|h| encode_cursor(u64::MAX, key, &SearchPosition::after(h)))
+            .map(SearchPosition::after)
+            .chain(found.resume.clone())
+            .map(|at| encode_cursor(u64::MAX, key, &at))
             .max_by_key(String::len)
             .unwrap_or_default();
         let next_line = |c: &str| format!("[NEXT] call search with cursor \"{c}\"\n");
@@ -471,7 +505,8 @@ impl Canopy {
         let mut hits = Vec::new();
         let mut counts = Vec::new();
         if args.count {
-            for (path, n) in &found.file_counts {
+            let listed = args.limit.map_or(usize::MAX, |l| l as usize);
+            for (path, n) in found.file_counts.iter().take(listed) {
                 let item = FileCount {
                     path: colon_path(path),
                     count: *n,
@@ -485,8 +520,9 @@ impl Canopy {
                 text.push_str(&line);
                 counts.push(item);
             }
-            if counts.len() < found.file_counts.len() {
-                text.push_str(&more_files(found.file_counts.len() - counts.len()));
+            let listable = found.file_counts.len().min(listed);
+            if counts.len() < listable {
+                text.push_str(&more_files(listable - counts.len()));
             }
         } else {
             for hit in &found.hits {
@@ -500,7 +536,7 @@ impl Canopy {
                 hits.push(item);
                 shown += 1;
             }
-            if found.hits.is_empty() {
+            if found.hits.is_empty() && !(args.limit == Some(0) && found.more) {
                 text.push_str("No match.\n");
             }
         }
@@ -510,11 +546,19 @@ impl Canopy {
             && (found.more
                 || (shown as usize) < found.hits.len()
                 || (found.cut.is_some() && shown > 0));
+        // A page the budget cut before its first hit reads on from where
+        // the budget stopped it (the engine gives that only past where the
+        // page began, so following cursors always gets further).
+        let resume = (!args.count && shown == 0)
+            .then_some(found.resume.as_ref())
+            .flatten()
+            .map(|at| encode_cursor(skip, key, at));
         let next_cursor = more
             .then(|| (shown as usize).checked_sub(1))
             .flatten()
             .and_then(|i| found.hits.get(i))
-            .map(|last| encode_cursor(skip + shown, key, &SearchPosition::after(last)));
+            .map(|last| encode_cursor(skip + shown, key, &SearchPosition::after(last)))
+            .or(resume);
         if let Some(c) = &next_cursor {
             text.push_str(&next_line(c));
         }
@@ -526,10 +570,6 @@ impl Canopy {
             total: counted.then_some(found.total),
             files_with_hits: (counted && args.content.is_some()).then_some(files_with_hits),
             total_is_lower_bound: counted && lower,
-            folders: found.folders,
-            files: found.files,
-            bytes: found.bytes,
-            binary_skipped: found.binary,
             problems,
             cut: found.cut,
             next_cursor,

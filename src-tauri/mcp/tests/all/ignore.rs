@@ -198,7 +198,7 @@ async fn a_named_ignored_folder_is_listed_saying_it_is_ignored() {
     assert_eq!(
         r.lines()[0],
         format!(
-            "[IGNORED] {}: git would ignore all 300 entries here; listed because named (page on with include_ignored: true)",
+            "[IGNORED] {}: git ignores all 300 entries; listed as named",
             path_arg(&folder)
         ),
         "{}",

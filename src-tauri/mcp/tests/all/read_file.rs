@@ -209,3 +209,25 @@ async fn an_offset_no_file_can_have_is_an_invalid_argument() {
         assert_eq!(r.code(), "INVALID_ARGUMENT", "{bad}: {}", r.text);
     }
 }
+
+#[tokio::test]
+async fn the_structured_result_leaves_out_false_flags() {
+    let t = Tree::new();
+    t.write("a.txt", b"one\ntwo\nthree\n");
+    let s = Server::start(&[&t.path()]).await;
+    let r = read(&s, json!({"path": path_arg(&t.at("a.txt")), "head": 1}))
+        .await
+        .ok();
+    let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert!(
+        !keys(&r.structured).contains(&"lossy".into()),
+        "{}",
+        r.structured
+    );
+    assert_eq!(
+        keys(&r.structured["lines"]),
+        ["first", "shown", "total"],
+        "an agent pays for every false flag on every reply: {}",
+        r.structured
+    );
+}
