@@ -28,8 +28,10 @@ fn server() -> (Sshd, Fixture) {
     for i in 0..150 {
         std::fs::write(data.join(format!("many/f{i:03}.txt")), "x").unwrap();
     }
-    let servers = canopy_sftp::Servers::new(sshd.options(&sshd.config()));
-    let f = Fixture::with(canopy_core::LocalFs::new(), Some(servers));
+    let f = Fixture::with(
+        canopy_core::LocalFs::new(),
+        Some(sshd.options(&sshd.config())),
+    );
     (sshd, f)
 }
 
@@ -175,7 +177,6 @@ fn what_only_a_local_file_can_do_is_refused_for_a_servers_entry() {
     for (command, request) in [
         ("reveal", json!({ "handle": notes })),
         ("open_default", json!({ "handle": notes })),
-        ("archive_summary", json!({ "handle": notes })),
         ("photo_details", json!({ "handle": notes })),
         ("pdf_document", json!({ "handle": notes, "requestId": 4 })),
         (
@@ -284,8 +285,7 @@ fn an_unknown_host_key_is_refused_with_its_fingerprint() {
     let sshd = Sshd::start();
     let config = sshd.write_client_config("strict", "empty_known_hosts", "user_key");
     std::fs::write(sshd.dir.path().join("empty_known_hosts"), b"").unwrap();
-    let servers = canopy_sftp::Servers::new(sshd.options(&config));
-    let f = Fixture::with(canopy_core::LocalFs::new(), Some(servers));
+    let f = Fixture::with(canopy_core::LocalFs::new(), Some(sshd.options(&config)));
     let refused = list(&f, json!({ "text": url(&sshd) })).expect_err("an unknown key");
     assert_eq!(refused["code"], "HOST_KEY_UNKNOWN", "{refused}");
     let fingerprint = super::sshd::fingerprint(&sshd.dir.path().join("host_key.pub"));
