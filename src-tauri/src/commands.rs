@@ -67,12 +67,11 @@ pub async fn list_directory<R: Runtime>(
     let observer = report.as_ref().map(ProgressReport::observer);
     let listing = blocking(move || {
         let registration = cancels.register(req.request_id);
-        canopy_core::list_request(
-            &place.source,
-            &req,
-            Some(registration.token.clone()),
-            observer,
-        )
+        let token = Some(registration.token.clone());
+        let mut listing = canopy_core::list_request(&place.source, &req, token, observer)?;
+        // What the place allows, said once on the wire: the UI reads it.
+        place.stamp(&mut listing);
+        Ok(listing)
     });
     match report {
         Some(report) => report.during(listing).await,

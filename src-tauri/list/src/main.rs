@@ -251,7 +251,9 @@ fn list_path(args: &Args) -> Result<Listing, CanopyError> {
     // Connecting (and finding a server's home folder) is not a folder's
     // read: it has its own time (`SFTP_CONNECT_TIME`), before the listing's.
     let place = registry.locate(&spec)?;
-    list_from(&place.source, &place.path, args)
+    let mut listing = list_from(&place.source, &place.path, args)?;
+    place.stamp(&mut listing);
+    Ok(listing)
 }
 
 /// The listing of `root` in `source`, with each listed folder's size under `--sizes`.

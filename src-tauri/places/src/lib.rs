@@ -29,7 +29,7 @@ mod confined;
 
 use std::path::{Path, PathBuf};
 
-use canopy_core::wire::{RootSpec, ServerState};
+use canopy_core::wire::{Capabilities, Listing, RootSpec, ServerState};
 use canopy_core::{CanopyError, Either, ErrorCode, LocalFs, Source, WithArchives};
 use canopy_sftp::{ServerFs, Servers, SshOptions};
 
@@ -80,7 +80,16 @@ pub enum Capability {
     /// PDF pages, video posters, audio, fonts and photos through the
     /// sandboxed renderer, playing, thumbnails.
     RenderMedia,
+    /// Opening an archive like a folder.
+    ReadArchives,
+    /// An entry's facts (kind, size, times).
+    FileFacts,
+    /// Copying the path.
+    CopyPath,
 }
+
+/// Why an action only this machine's files allow is not offered on a server.
+const NOT_ON_SERVER: &str = "not available for a file on a server";
 
 impl Capability {
     /// The action, as a sentence's subject.
@@ -90,7 +99,20 @@ impl Capability {
             Capability::Reveal => "Reveal in the file manager",
             Capability::Watch => "Live refresh",
             Capability::RenderMedia => "This preview",
+            Capability::ReadArchives => "Opening an archive",
+            Capability::FileFacts => "Its facts",
+            Capability::CopyPath => "Copy path",
         }
+    }
+
+    /// Whether a server's place allows it: what needs the file on this
+    /// machine (the desktop's applications, its file manager, inotify, the
+    /// sandboxed renderer's descriptor) does not.
+    fn on_a_server(self) -> bool {
+        matches!(
+            self,
+            Capability::ReadArchives | Capability::FileFacts | Capability::CopyPath
+        )
     }
 }
 
@@ -127,24 +149,48 @@ impl Location {
         self.server.as_ref().map(ServerFs::state)
     }
 
-    /// Whether `capability` is available here, and why not.
-    pub fn allows(&self, capability: Capability) -> Result<(), String> {
+    /// Whether `capability` is available here, and why not (words to
+    /// show after the action's name).
+    pub fn allows(&self, capability: Capability) -> Result<(), &'static str> {
         match &self.server {
-            None => Ok(()),
-            Some(_) => Err(format!(
-                "{} is not available for a file or folder on a server",
-                capability.what()
-            )),
+            Some(_) if !capability.on_a_server() => Err(NOT_ON_SERVER),
+            _ => Ok(()),
         }
     }
 
-    /// `UNSUPPORTED`, saying why, unless `capability` is available here.
+    /// `UNSUPPORTED`, saying why, unless `capability` is available here:
+    /// the one check every face makes before an action.
     ///
     /// # Errors
     /// `UNSUPPORTED` with the reason [`Location::allows`] gives.
     pub fn require(&self, capability: Capability) -> Result<(), CanopyError> {
-        self.allows(capability)
-            .map_err(|why| CanopyError::new(ErrorCode::Unsupported, why))
+        self.allows(capability).map_err(|why| {
+            CanopyError::new(
+                ErrorCode::Unsupported,
+                format!("{} is {why}", capability.what()),
+            )
+        })
+    }
+
+    /// What can be done here, as the wire says it.
+    pub fn capabilities(&self) -> Capabilities {
+        let why = |c: Capability| self.allows(c).err().map(str::to_string);
+        Capabilities {
+            open_with_desktop: why(Capability::OpenWithDesktop),
+            reveal: why(Capability::Reveal),
+            watch: why(Capability::Watch),
+            render_media: why(Capability::RenderMedia),
+            read_archives: why(Capability::ReadArchives),
+            file_facts: why(Capability::FileFacts),
+            copy_path: why(Capability::CopyPath),
+        }
+    }
+
+    /// Says on `listing` (of this place) what can be done there and which
+    /// server it is on.
+    pub fn stamp(&self, listing: &mut Listing) {
+        listing.capabilities = self.capabilities();
+        listing.server = self.server.as_ref().map(ServerFs::label);
     }
 
     /// What "Copy path" copies of a place that is not the local disk (a
@@ -241,6 +287,18 @@ mod tests {
             let local = registry.place_of(Path::new("/x")).unwrap();
             assert!(local.require(capability).is_ok(), "{capability:?}");
         }
+        // On the wire: each refused one with its reason, the rest null.
+        let said = remote.capabilities();
+        assert_eq!(said.reveal.as_deref(), Some(NOT_ON_SERVER));
+        assert_eq!(said.watch.as_deref(), Some(NOT_ON_SERVER));
+        assert_eq!(said.read_archives, None, "archives open on a server");
+        assert_eq!(said.copy_path, None, "a server's path copies as its URL");
+        let here = registry.place_of(Path::new("/x")).unwrap();
+        assert_eq!(
+            here.capabilities(),
+            Capabilities::default(),
+            "all available here"
+        );
     }
 
     #[test]

@@ -231,6 +231,11 @@ impl ServerFs {
         }
     }
 
+    /// The server, as a person reads it (`user@host:port`).
+    pub fn label(&self) -> String {
+        label(self.fs.target())
+    }
+
     /// Where the connection stands, for the window.
     pub fn state(&self) -> ServerState {
         let (phase, message) = match self.fs.state() {

@@ -101,8 +101,28 @@ fn a_server_folder_lists_expands_locates_previews_and_counts_through_the_same_co
         "the handle says which server: {path:?}"
     );
 
+    // What the place allows is on the wire, with why not: the window reads it.
+    assert_eq!(listing["server"], HOST, "the listing says which server");
+    for refused in ["openWithDesktop", "reveal", "watch", "renderMedia"] {
+        let why = listing["capabilities"][refused]
+            .as_str()
+            .unwrap_or_default();
+        assert!(why.contains("on a server"), "{refused}: {listing}");
+    }
+    assert_eq!(listing["capabilities"]["readArchives"], Value::Null);
+
     // Parity: the same folder listed here.
     let local = list(&f, json!({ "handle": encode_handle(&sshd.data()) })).unwrap();
+    assert_eq!(local["server"], Value::Null, "this machine's folder");
+    assert!(
+        local["capabilities"]
+            .as_object()
+            .unwrap()
+            .values()
+            .all(Value::is_null),
+        "everything is available here: {}",
+        local["capabilities"]
+    );
     assert_eq!(
         shape(&listing),
         shape(&local),

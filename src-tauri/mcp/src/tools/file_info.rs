@@ -1,6 +1,9 @@
-//! The `file_info` tool: the facts of entries on disk (one `path`, or up to
-//! `MCP_READ_FILES_MAX` `paths`): kind, size, times, permissions, the real
-//! path a link led to, and for a folder how many entries it holds.
+//! The `file_info` tool: the facts of entries (one `path`, or up to
+//! `MCP_READ_FILES_MAX` `paths`), wherever they live (the registry's
+//! confined form says: `canopy_places::Confined::facts`): kind, size and
+//! modified time everywhere; on the local disk also the other times,
+//! permissions and owner; the real path a link led to, and for a folder
+//! how many entries it holds.
 //!
 //! Promises: with `paths`, a path that fails is that entry's `[CODE] path:
 //! message` line, never a failed call; a path naming a link inside the roots
