@@ -17,6 +17,7 @@ use canopy_core::wire::{
 use canopy_core::wire::{FileRequest, PreviewChunk, PreviewRequest};
 use canopy_core::wire::{SizesProgress, SizesReport, SizesRequest};
 use canopy_core::{CanopyError, ErrorCode};
+use canopy_places::Capability;
 use serde_json::Value;
 use tauri::ipc::{Channel, JavaScriptChannelId, Response};
 use tauri::{AppHandle, Runtime, State, Webview};
@@ -25,7 +26,7 @@ use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::progress::ProgressReport;
-use crate::{AnySource, AppState};
+use crate::AppState;
 
 mod find;
 mod grid;
@@ -63,12 +64,16 @@ pub async fn list_directory<R: Runtime>(
     progress: Option<JavaScriptChannelId>,
 ) -> Result<Listing, CanopyError> {
     let req: ListRequest = parse_request(request)?;
-    let (cancels, source) = (state.cancels.clone(), state.source_for(&req.root)?);
+    let (cancels, place) = (state.cancels.clone(), state.place_for(&req.root)?);
     let report = progress.map(|id| ProgressReport::new(id.channel_on(webview), req.request_id));
     let observer = report.as_ref().map(ProgressReport::observer);
     let listing = blocking(move || {
         let registration = cancels.register(req.request_id);
-        canopy_core::list_request(&source, &req, Some(registration.token.clone()), observer)
+        let token = Some(registration.token.clone());
+        let mut listing = canopy_core::list_request(&place.source, &req, token, observer)?;
+        // What the place allows, said once on the wire: the UI reads it.
+        place.stamp(&mut listing);
+        Ok(listing)
     });
     match report {
         Some(report) => report.during(listing).await,
@@ -88,7 +93,7 @@ pub async fn folder_sizes<R: Runtime>(
     progress: Option<JavaScriptChannelId>,
 ) -> Result<SizesReport, CanopyError> {
     let req: SizesRequest = parse_request(request)?;
-    let (cancels, source) = (state.cancels.clone(), state.source_for(&req.root)?);
+    let (cancels, place) = (state.cancels.clone(), state.place_for(&req.root)?);
     let channel = progress.map(|id| id.channel_on(webview));
     blocking(move || {
         let registration = cancels.register(req.request_id);
@@ -101,7 +106,12 @@ pub async fn folder_sizes<R: Runtime>(
         let observer = channel
             .as_ref()
             .map(|_| &send as &dyn canopy_core::SizesObserver);
-        canopy_core::sizes_request(&source, &req, Some(registration.token.clone()), observer)
+        canopy_core::sizes_request(
+            &place.source,
+            &req,
+            Some(registration.token.clone()),
+            observer,
+        )
     })
     .await
 }
@@ -123,10 +133,10 @@ pub async fn locate(
     request: Option<Value>,
 ) -> Result<Located, CanopyError> {
     let req: LocateRequest = parse_request(request)?;
-    let source = state.source_at(&canopy_core::names::decode_handle(&req.folder)?)?;
+    let place = state.place_at(&canopy_core::names::decode_handle(&req.folder)?)?;
     blocking(move || {
-        ready(&source)?;
-        canopy_core::locate(&source, &req)
+        place.ready()?;
+        canopy_core::locate(&place.source, &req)
     })
     .await
 }
@@ -145,10 +155,8 @@ pub async fn watch_folders(
 ) -> Result<WatchStatus, CanopyError> {
     let req: WatchRequest = parse_request(request)?;
     for folder in &req.folders {
-        canopy_sftp::places::refuse_remote(
-            &canopy_core::names::decode_handle(folder)?,
-            "Live refresh",
-        )?;
+        let folder = canopy_core::names::decode_handle(folder)?;
+        state.place_at(&folder)?.require(Capability::Watch)?;
     }
     let watch = state.watch.clone();
     blocking(move || Ok(watch.set_folders(&req.folders))).await
@@ -211,10 +219,10 @@ pub async fn read_preview(
 ) -> Result<PreviewChunk, CanopyError> {
     let req: PreviewRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.source_at(&path)?;
+    let place = state.place_at(&path)?;
     blocking(move || {
-        ready(&source)?;
-        canopy_core::preview(&source, &path, req.offset, req.length)
+        place.ready()?;
+        canopy_core::preview(&place.source, &path, req.offset, req.length)
     })
     .await
 }
@@ -227,10 +235,10 @@ pub async fn read_image(
 ) -> Result<Response, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.source_at(&path)?;
+    let place = state.place_at(&path)?;
     let (bytes, _format) = blocking(move || {
-        ready(&source)?;
-        canopy_core::preview_image(&source, &path)
+        place.ready()?;
+        canopy_core::preview_image(&place.source, &path)
     })
     .await?;
     Ok(Response::new(bytes))
@@ -246,8 +254,12 @@ pub async fn archive_summary(
 ) -> Result<ArchiveSummary, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "Opening an archive")?;
-    blocking(move || source.summary(&path)).await
+    let place = state.place_at(&path)?;
+    blocking(move || {
+        place.ready()?;
+        place.source.summary(&path)
+    })
+    .await
 }
 
 /// Where file actions are recorded instead of performed, when set (tests:
@@ -291,11 +303,12 @@ pub(crate) fn record(action: &str, what: impl AsRef<std::ffi::OsStr>) -> Result<
 #[tauri::command]
 pub async fn reveal<R: Runtime>(
     app: AppHandle<R>,
+    state: State<'_, Arc<AppState>>,
     request: Option<Value>,
 ) -> Result<(), CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    canopy_sftp::places::refuse_remote(&path, "Reveal in the file manager")?;
+    state.place_at(&path)?.require(Capability::Reveal)?;
     blocking(move || {
         if record("reveal", &path)? {
             return Ok(());
@@ -311,12 +324,14 @@ pub async fn reveal<R: Runtime>(
 /// policy allows it (`canopy_core::openable`), handing the opener the exact
 /// bytes of the path that was checked.
 #[tauri::command]
-pub async fn open_default(request: Option<Value>) -> Result<(), CanopyError> {
+pub async fn open_default(
+    state: State<'_, Arc<AppState>>,
+    request: Option<Value>,
+) -> Result<(), CanopyError> {
     let req: FileRequest = parse_request(request)?;
-    canopy_sftp::places::refuse_remote(
-        &canopy_core::names::decode_handle(&req.handle)?,
-        "Open… (with the default application)",
-    )?;
+    state
+        .place_at(&canopy_core::names::decode_handle(&req.handle)?)?
+        .require(Capability::OpenWithDesktop)?;
     blocking(move || {
         let path = canopy_core::openable::check_openable_bounded(&req, Desktop::system())?;
         open::that_detached(&path).map_err(|e| {
@@ -335,12 +350,13 @@ pub async fn open_default(request: Option<Value>) -> Result<(), CanopyError> {
 #[tauri::command]
 pub async fn copy_path<R: Runtime>(
     app: AppHandle<R>,
+    state: State<'_, Arc<AppState>>,
     request: Option<Value>,
 ) -> Result<CopiedPath, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
     // A server's entry copies as its `sftp://` URL.
-    let copied = match canopy_sftp::places::url_of_window_path(&path) {
+    let copied = match state.place_at(&path)?.copied_text() {
         Some(url) => canopy_core::shell_quote::path_text(url?.as_bytes()),
         None => canopy_core::shell_quote::copy_text(&req)?,
     };
@@ -388,15 +404,6 @@ pub async fn pick_folder<R: Runtime>(app: AppHandle<R>) -> Result<Option<String>
     }
 }
 
-/// Connects first when `source` is a server whose connection is not up,
-/// so the handshake has its own time, not the request's.
-fn ready(source: &AnySource) -> Result<(), CanopyError> {
-    match source {
-        canopy_core::Either::Left(_) => Ok(()),
-        canopy_core::Either::Right(server) => server.ready(),
-    }
-}
-
 /// Where the connection to the server a handle is on stands (connecting,
 /// connected, reconnecting, lost and why). Never connects, never waits.
 #[tauri::command]
@@ -406,8 +413,8 @@ pub async fn server_state(
 ) -> Result<ServerState, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    match state.servers.for_path(&path) {
-        Some(server) => Ok(server?.state()),
+    match state.place_at(&path)?.connection() {
+        Some(server) => Ok(server),
         None => Err(CanopyError::invalid("this path is not on a server")),
     }
 }

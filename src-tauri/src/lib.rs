@@ -63,15 +63,13 @@ macro_rules! command_handler {
 /// State shared by the commands.
 pub struct AppState {
     pub cancels: Arc<CancelRegistry>,
-    /// Where listings come from: the local filesystem (with the test
-    /// seams of the `e2e` build), and the archives in it, opened like
-    /// folders. Commands reach it through [`AppState::source_at`] or
-    /// [`AppState::local_source`], never directly.
-    local: canopy_core::WithArchives<canopy_core::LocalFs>,
-    /// Servers' folders (`sftp://`): one connection per server, made when
-    /// a path on it is first asked for. Their paths are window paths
-    /// (`canopy_sftp::places`), so each handle says where it is read.
-    pub servers: canopy_sftp::Servers,
+    /// Where a path lives: the local filesystem (with the test seams of
+    /// the `e2e` build) and servers' folders (`sftp://`, one connection per
+    /// server, made when a path on it is first asked for; their paths are
+    /// window paths, so each handle says where it is read), each with the
+    /// archives in it opened like folders. Commands ask it through
+    /// [`AppState::place_at`] and [`AppState::place_for`].
+    places: canopy_places::Registry,
     pub launch: Launch,
     pub watch: Arc<FolderWatch>,
     pub outbox: Arc<Outbox>,
@@ -91,48 +89,38 @@ pub struct AppState {
     pub writing: Mutex<()>,
 }
 
-/// Where a path is read: the local disk (and its archives), or a server.
-pub type AnySource =
-    canopy_core::Either<canopy_core::WithArchives<canopy_core::LocalFs>, canopy_sftp::ServerFs>;
-
 impl AppState {
-    /// The source `path` is read from: its server's for a window path on a
-    /// server, the local disk's otherwise. Nothing connects here.
+    /// The place `path` (a handle's) lives in (see
+    /// `canopy_places::Registry::place_of`). Nothing connects here.
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for a malformed server part.
-    pub fn source_at(&self, path: &std::path::Path) -> Result<AnySource, CanopyError> {
-        match self.servers.for_path(path) {
-            None => Ok(canopy_core::Either::Left(self.local.clone())),
-            Some(server) => server.map(canopy_core::Either::Right),
-        }
+    pub fn place_at(&self, path: &std::path::Path) -> Result<canopy_places::Location, CanopyError> {
+        self.places.place_of(path)
     }
 
-    /// The local disk's source for `path`, which must not be on a server:
-    /// what only a local file allows (the sandboxed renderer, playing, an
-    /// archive's summary) asks here, so no such command can forget to
-    /// refuse a server's path.
+    /// The source `path` is read from, when `capability` is available
+    /// there (what only some places allow asks here, so no command can
+    /// forget to refuse where it is not).
     ///
     /// # Errors
-    /// `UNSUPPORTED` for a path on a server, saying `what` is not available.
-    pub fn local_source(
+    /// `UNSUPPORTED`, saying why, where it is not available.
+    pub fn source_allowing(
         &self,
         path: &std::path::Path,
-        what: &str,
-    ) -> Result<canopy_core::WithArchives<canopy_core::LocalFs>, CanopyError> {
-        canopy_sftp::places::refuse_remote(path, what)?;
-        Ok(self.local.clone())
+        capability: canopy_places::Capability,
+    ) -> Result<canopy_places::PlaceSource, CanopyError> {
+        let place = self.places.place_of(path)?;
+        place.require(capability)?;
+        Ok(place.source)
     }
 
-    /// The source a request's root is read from (a URL typed, or a handle).
+    /// The place a request's root (a URL typed, or a handle) is read from.
     ///
     /// # Errors
-    /// As [`AppState::source_at`].
-    pub fn source_for(&self, root: &RootSpec) -> Result<AnySource, CanopyError> {
-        match self.servers.for_root(root) {
-            None => Ok(canopy_core::Either::Left(self.local.clone())),
-            Some(server) => server.map(canopy_core::Either::Right),
-        }
+    /// As [`AppState::place_at`].
+    pub fn place_for(&self, root: &RootSpec) -> Result<canopy_places::Location, CanopyError> {
+        self.places.place_for(root)
     }
 
     /// Writes what is remembered when [`SaveSchedule`] says: once changes
@@ -270,8 +258,10 @@ fn app_state(
     let askpass = start_askpass(&outbox);
     Arc::new(AppState {
         cancels: Arc::default(),
-        local: canopy_core::WithArchives::new(canopy_core::LocalFs::new().with_env_seams()),
-        servers: canopy_sftp::Servers::new(ssh_options(askpass.clone())),
+        places: canopy_places::standard(canopy_places::Reach {
+            local: canopy_core::LocalFs::new().with_env_seams(),
+            ssh: ssh_options(askpass.clone()),
+        }),
         launch,
         watch,
         outbox,

@@ -44,7 +44,6 @@ import type { WatchShortfall } from "./bindings/WatchShortfall";
 import { DEFAULT_DEPTH, MAX_UI_DEPTH, NESTED_CAP, PAGE, SIZES_MAX_SHOWN } from "./limits";
 import { LiveRefresh } from "./live-refresh";
 import { OpenProgress } from "./open-progress";
-import { isServerUrl } from "./servers";
 import { openExpanded, ViewMemory, type RestoreHost } from "./restore";
 import {
   applyProgress,
@@ -330,8 +329,8 @@ export class DirectoryController {
       this.noteArchive(listing.root.handle);
       this.rootArchive = rootArchiveOf(listing.crumbs, this.archives);
       this.tree = treeFromListing(listing, opts.select ?? null);
-      // A server's folder opened by its URL: it becomes the most recent server.
-      if ("text" in spec && isServerUrl(spec.text)) this.memory.noteServer(spec.text);
+      // A server's folder (the engine says which) opened by its URL: it becomes the most recent server.
+      if ("text" in spec && listing.server !== null) this.memory.noteServer(spec.text);
       this.emit();
       return true;
     } catch (err) {

@@ -25,6 +25,7 @@
 // file that is never read within a listing's depth, and listed like a
 // folder (its `children`) when asked for by its own path, as the engine does.
 
+import type { Capabilities } from "./bindings/Capabilities";
 import type { Backend } from "./backend";
 import { BackendError } from "./backend";
 import type { ArchiveFormat } from "./bindings/ArchiveFormat";
@@ -78,6 +79,16 @@ export class FakeBackend implements Backend {
   readonly held: Held[] = [];
 
   constructor(public root: FakeNode, public rootPath = "/r") {}
+
+  /** What the engine's registry says of the fake's place: a server's for a URL root, everything available otherwise. */
+  private place(): { capabilities: Capabilities; server: string | null } {
+    const server = /^sftp:\/\/([^/]+)/.exec(this.rootPath)?.[1] ?? null;
+    const no = server === null ? null : "not available for a file on a server";
+    return {
+      capabilities: { openWithDesktop: no, reveal: no, watch: no, renderMedia: no, readArchives: null, fileFacts: null, copyPath: null },
+      server,
+    };
+  }
 
   /** The node at `path` ("/r", "/r/a", ...). */
   nodeAt(path: string): FakeNode | null {
@@ -236,6 +247,8 @@ export class FakeBackend implements Backend {
       requestId: request.requestId,
       path,
       crumbs,
+      // As the engine's registry says of the place: a root given as a URL is a server's.
+      ...this.place(),
       settings: { ...request.settings },
       root: {
         name: node.name,

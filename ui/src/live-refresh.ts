@@ -12,7 +12,6 @@
 // no listing of its own beyond the re-reads.
 
 import { watchableFolders, type ArchiveRef } from "./archives";
-import { serverOf } from "./servers";
 import type { Backend } from "./backend";
 import { BackendError, toBackendError } from "./backend";
 import type { ListSettings } from "./bindings/ListSettings";
@@ -75,8 +74,8 @@ export class LiveRefresh {
     if (t.root === this.followedRoot) return null;
     this.followedRoot = t.root;
     const expanded = expandedFolders(t);
-    // A server's folders are never watched (refresh with F5): the shell refuses them.
-    const folders = serverOf(t.path) ? [] : watchableFolders(t, this.host.rootArchive());
+    // A place the engine says cannot be watched (a server's: refresh with F5) is not asked to be.
+    const folders = t.capabilities.watch !== null ? [] : watchableFolders(t, this.host.rootArchive());
     const key = folders.join("\n");
     if (key !== this.watchedKey) {
       this.watchedKey = key;

@@ -18,7 +18,7 @@ import { measureName, sizeText } from "./view/size-words";
 import type { SizesState } from "./sizes-state";
 import type { ControllerSnapshot } from "./directory-controller";
 import type { ServerState } from "./bindings/ServerState";
-import { phaseWords, REMOTE_LIMITS, serverOf } from "./servers";
+import { phaseWords, REMOTE_LIMITS } from "./servers";
 import { ServerWatch } from "./server-watch";
 import { SecretPrompts } from "./view/secret-dialog";
 import { PlacesController } from "./places";
@@ -119,15 +119,14 @@ controller.subscribe((s) => {
   tree.update(s);
   grid.update(s);
   preview.update(s);
-  const remote = s.tree !== null && serverOf(s.tree.path) !== null;
-  serverWatch.follow(remote ? s.tree!.root.handle : null);
+  serverWatch.follow(s.tree?.server != null ? s.tree.root.handle : null);
   find.followRoot(s.tree?.root.handle ?? null);
   footer(s);
 });
 
 /** The status bar and, beside it, what does not refresh live or a lost connection. */
 function footer(s: ControllerSnapshot): void {
-  const remote = s.tree !== null && serverOf(s.tree.path) !== null;
+  const remote = (s.tree?.server ?? null) !== null;
   const summary = rootSummary(s.tree?.root ?? null, s.sizes);
   status.textContent = s.notice ?? (remote ? [summary, REMOTE_LIMITS].filter(Boolean).join(" · ") : summary);
   const trouble = remote && server && (server.phase === "lost" || server.phase === "reconnecting") ? phaseWords(server).text : null;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { DirectoryController } from "./directory-controller";
 import { FakeBackend, settle, type FakeNode } from "./fake-backend";
 import { RECENT_SERVERS_MAX } from "./limits";
-import { isServerUrl, phaseWords, rememberServer, serverOf, serverUrl } from "./servers";
+import { phaseWords, rememberServer, serverUrl } from "./servers";
 import { ServerWatch } from "./server-watch";
 
 const form = (f: Partial<{ host: string; user: string; port: string; path: string }>) => ({ host: "", user: "", port: "", path: "", ...f });
@@ -35,17 +35,6 @@ describe("the Connect to server dialog's URL", () => {
       const made = serverUrl(bad);
       expect("error" in made, JSON.stringify(bad)).toBe(true);
     }
-  });
-});
-
-describe("a server folder's path", () => {
-  it("names its server; a local path names none", () => {
-    expect(serverOf("sftp://ann@box:2222/srv/data")).toBe("ann@box:2222");
-    expect(serverOf("sftp://box")).toBe("box");
-    expect(serverOf("/home/ann/sftp://x")).toBeNull();
-    expect(serverOf("/srv")).toBeNull();
-    expect(isServerUrl("SSH://box/x")).toBe(true);
-    expect(isServerUrl("~/sftp")).toBe(false);
   });
 });
 

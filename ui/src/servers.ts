@@ -1,9 +1,9 @@
 // Servers' folders in the window: the URL the "Connect to server…" dialog
 // makes, the recent servers remembered (URLs only: a URL never holds a
 // password, the engine refuses one), and the words for where a connection
-// stands. The engine decides everything else: a remote folder's listing
-// says `sftp://user@host:port/path` as its path (see canopy-sftp's
-// `places.rs`), and its handles say which server they are on.
+// stands. The engine decides everything else: a listing says which server
+// its folder is on (`server`) and what its place allows (`capabilities`),
+// and its handles say which server they are on; no URL is parsed here.
 
 import type { ConnectionPhase } from "./bindings/ConnectionPhase";
 import type { ServerState } from "./bindings/ServerState";
@@ -14,23 +14,6 @@ export interface ServerForm {
   user: string;
   port: string;
   path: string;
-}
-
-const SCHEME = /^(sftp|ssh):\/\//i;
-
-/** Whether text (typed in the path bar, or a listing's path) names a server's folder. */
-export function isServerUrl(text: string): boolean {
-  return SCHEME.test(text);
-}
-
-/** `user@host:port` of a server folder's path (a listing's `path`); null for a local one. */
-export function serverOf(path: string): string | null {
-  const m = SCHEME.exec(path);
-  if (!m) return null;
-  const rest = path.slice(m[0].length);
-  const slash = rest.indexOf("/");
-  const authority = slash < 0 ? rest : rest.slice(0, slash);
-  return authority === "" ? null : authority;
 }
 
 /** Every byte but letters, digits and `-._~/` percent-encoded (as the engine's `url_of`). */
@@ -97,5 +80,3 @@ export function phaseWords(state: ServerState): { text: string; tone: "busy" | "
 /** What a server's folder does not offer, said once in the status bar. */
 export const REMOTE_LIMITS = "On a server: Open…, Reveal and live refresh are not available (refresh with F5).";
 
-/** Why an action is not offered for a server's entry (menus and buttons). */
-export const NOT_ON_SERVER = "not available for a file on a server";

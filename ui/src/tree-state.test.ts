@@ -3,6 +3,9 @@ import type { Listing } from "./bindings/Listing";
 import type { Entry } from "./bindings/Entry";
 import { applyFilter, clearFilter, collapseExcept, flatten, hiddenCount, mergePage, setExpanded, treeFromListing, findFolder, findNode, type TreeState } from "./tree-state";
 
+/** A local folder's capabilities: everything available. */
+const ON_THIS_MACHINE = { openWithDesktop: null, reveal: null, watch: null, renderMedia: null, readArchives: null, fileFacts: null, copyPath: null };
+
 function file(name: string): Entry {
   return { name, handle: `/r/${name}`, kind: "file" };
 }
@@ -12,6 +15,8 @@ function listing(total: number, offset: number, names: string[], extra: Partial<
     requestId: 1,
     path: "/r",
     crumbs: [{ name: "/", handle: "/" }, { name: "r", handle: "/r" }],
+    capabilities: ON_THIS_MACHINE,
+    server: null,
     settings: { depth: 2, cap: 100, limit: 500, showDotfiles: true, sort: "name", reverse: false, hideIgnored: false },
     root: {
       name: "r",

@@ -12,6 +12,7 @@ import type { KindCounts } from "./bindings/KindCounts";
 import type { Listing } from "./bindings/Listing";
 import type { ListSettings } from "./bindings/ListSettings";
 import type { RestGroup } from "./bindings/RestGroup";
+import type { Capabilities } from "./bindings/Capabilities";
 import type { Crumb } from "./bindings/Crumb";
 import type { CanopyError } from "./bindings/CanopyError";
 
@@ -66,6 +67,10 @@ export interface FolderState {
 export interface TreeState {
   readonly path: string;
   readonly crumbs: readonly Crumb[];
+  /** What can be done there besides reading it, as the engine says (each `null` when available, else why not). */
+  readonly capabilities: Capabilities;
+  /** The server the folder is on (`user@host:port`); null on this machine. */
+  readonly server: string | null;
   readonly rootEntry: Entry;
   readonly root: FolderState;
   /** The settings the root was listed under. */
@@ -135,6 +140,8 @@ export function treeFromListing(l: Listing, selected: string | null = null): Tre
   return {
     path: l.path,
     crumbs: l.crumbs,
+    capabilities: l.capabilities,
+    server: l.server,
     rootEntry: stripFolder(l.root),
     root,
     settings: l.settings,

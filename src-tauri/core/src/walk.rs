@@ -1251,6 +1251,9 @@ pub fn list<S: Source>(
         request_id: call.request_id,
         path: source.shown_path(root),
         crumbs,
+        // The local disk's answers; a face stamps its place's (`canopy_places`).
+        capabilities: crate::wire::Capabilities::default(),
+        server: None,
         settings: settings.clone(),
         root: entry,
         next_cursor,

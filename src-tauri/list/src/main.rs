@@ -31,10 +31,10 @@ use canopy_core::text::{write_text_measured, Measure};
 use canopy_core::wire::{Entry, Listing};
 use canopy_core::wire::{RootSpec, SortBy};
 use canopy_core::{
-    attach_sizes, list, resolve_root, sizes, CanopyError, ErrorCode, ListCall, ListSettings,
-    LocalFs, Reported, RequestBudget, SizesCall, Source, WithArchives,
+    attach_sizes, list, sizes, CanopyError, ErrorCode, ListCall, ListSettings, LocalFs, Reported,
+    RequestBudget, SizesCall, Source,
 };
-use canopy_sftp::{SftpFs, SshOptions};
+use canopy_sftp::SshOptions;
 
 const USAGE: &str = "usage: canopy-list PATH [--depth N] [--cap N] [--limit N] [--offset N | --after CURSOR | --all] \
 [--sort name|size|modified|type] [--reverse] [--filter PATTERN] [--gitignore] [--summary] [--archives] [--no-dotfiles] \
@@ -221,43 +221,39 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
     }))
 }
 
-/// Lists what `args.path` names: a local folder (or one inside an archive),
-/// or a server's folder for an `sftp://` or `ssh://` URL.
+/// Lists what `args.path` names, where the registry says it lives: a local
+/// folder, a server's folder for an `sftp://` or `ssh://` URL, or a folder
+/// inside an archive on either.
 fn list_path(args: &Args) -> Result<Listing, CanopyError> {
-    let bytes = args.path.as_encoded_bytes();
-    if canopy_sftp::is_remote(bytes) {
-        let url = canopy_sftp::parse(bytes)?;
-        let source = SftpFs::new(
-            url.target,
-            SshOptions {
-                config: args.ssh_config.clone(),
-                batch: true,
-                program: None,
-                askpass: None,
-            },
-        );
-        // Connecting (and finding the home folder) is not a folder's read:
-        // it has its own time (`SFTP_CONNECT_TIME`), before the listing's.
-        source.connect()?;
-        let root = source.resolve(&url.path)?;
-        return list_from(&WithArchives::new(source), &root, args);
-    }
-    if args.ssh_config.is_some() {
+    if args.ssh_config.is_some() && !canopy_sftp::is_remote(args.path.as_encoded_bytes()) {
         return Err(CanopyError::invalid(
             "--ssh-config is for an sftp:// or ssh:// PATH",
         ));
     }
-    // A path that is not UTF-8 is passed through as a handle of its exact bytes.
-    let spec = match args.path.clone().into_string() {
-        Ok(text) => RootSpec::Text(text),
-        Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
+    let registry = canopy_places::standard(canopy_places::Reach {
+        local: LocalFs::new().with_env_seams(),
+        ssh: SshOptions {
+            config: args.ssh_config.clone(),
+            batch: true,
+            program: None,
+            askpass: None,
+        },
+    });
+    // A URL that is not UTF-8 is escaped (the same bytes read back); any
+    // other path that is not is passed as a handle of its exact bytes.
+    let spec = match canopy_sftp::places::startup_of(&args.path) {
+        Some(startup) => startup.folder,
+        None => match args.path.clone().into_string() {
+            Ok(text) => RootSpec::Text(text),
+            Err(raw) => RootSpec::Handle(canopy_core::names::encode_handle(&PathBuf::from(raw))),
+        },
     };
-    let root = resolve_root(&spec)?;
-    list_from(
-        &WithArchives::new(LocalFs::new().with_env_seams()),
-        &root,
-        args,
-    )
+    // Connecting (and finding a server's home folder) is not a folder's
+    // read: it has its own time (`SFTP_CONNECT_TIME`), before the listing's.
+    let place = registry.locate(&spec)?;
+    let mut listing = list_from(&place.source, &place.path, args)?;
+    place.stamp(&mut listing);
+    Ok(listing)
 }
 
 /// The listing of `root` in `source`, with each listed folder's size under `--sizes`.

@@ -1,28 +1,19 @@
 //! The calls `canopy-mcp` makes to list and read, all through the engine's
-//! front door: finding where an agent's path leads
-//! inside the roots, listing a folder and reading a chunk of a file there,
-//! both through a confined local source that opens archives like folders,
-//! and the cursors of a listing.
+//! front door and the registry's confined form
+//! ([`canopy_places::Confined`]): where an agent's path leads inside the
+//! roots (on the local disk or a server, and on inside the archives on the
+//! way), listing a folder and reading a chunk of a file there, and the
+//! cursors of a listing.
 //!
 //! Promises:
-//! - an agent's path is resolved once, looking only inside the roots
-//!   ([`canopy_core::resolve_within`]), on a bounded worker: a dead mount
-//!   costs `TIMEOUT`, never a hung server;
-//! - a path that runs through a regular file (`dl/site.zip/assets`) goes on
-//!   inside it as an archive: its longest prefix on disk is resolved as any
-//!   path is (a regular file inside the roots, reached without leaving
-//!   them: a link to an archive elsewhere is `Outside`, as a link to any
-//!   file is), and the rest must be plain names (no `..`, `.` or empty
-//!   name), which only the archive's index is asked about;
-//! - what is listed or read is reopened by its real path through
-//!   [`LocalFs::confined`], which follows no link on the way: a link swapped
-//!   in after the check fails the open instead of leading elsewhere. The
-//!   source is wrapped in [`WithArchives`], so an archive on the way is
-//!   read in place with the same caps and budgets (and its index is kept
-//!   in the source's small cache, shared by every call);
+//! - an agent's path is resolved once, looking only inside the roots, on a
+//!   bounded worker, by the registry's confined form (its module docs say
+//!   how): a dead mount costs `TIMEOUT`, never a hung server;
+//! - what is listed or read is reopened by its real path through the
+//!   confined source, which opens archives like folders on every place;
 //! - the engine never follows a link while listing: where a listed link
-//!   leads is worked out from its text, inside the roots, as for a path
-//!   ([`canopy_core::confine_links`]);
+//!   leads is worked out from its text, inside the roots
+//!   ([`canopy_places::Confined::confine_links`]);
 //! - a listing stops when its [`CancelToken`] fires, and reports each folder
 //!   it has read to `on_folder` (for progress).
 
@@ -33,283 +24,16 @@ use std::sync::Arc;
 
 use canopy_core::cancel::CancelToken;
 use canopy_core::limits::MCP_PAGE;
-use canopy_core::limits::{RESOLVE_SHARE_PERCENT, TIME_BUDGET};
 use canopy_core::source::Identity;
 use canopy_core::wire::{EntryKind, ListSettings, Listing, PreviewChunk, SortBy};
-use canopy_core::{
-    CanopyError, Either, ErrorCode, Excludes, Leads, ListCall, LocalFs, RequestBudget, WithArchives,
-};
-use canopy_sftp::SftpFs;
+use canopy_core::{CanopyError, ErrorCode, Excludes, ListCall, RequestBudget};
 
-/// The source every call lists and reads through: the local disk, confined
-/// (no link followed), continued inside the archives on it; or a server's
-/// folders over SFTP (`--root sftp://...`), where the server resolves paths.
-pub type AgentSource = Either<WithArchives<LocalFs>, SftpFs>;
+pub use canopy_places::{Opened, Reached};
 
-/// A confined local source that opens archives like folders (with the
-/// engine's slow-folder seam in the `e2e` build only), reading git's ignore
-/// rules only from repositories inside `roots`. Clones share its cache of
-/// archive indexes.
-pub fn agent_source(roots: &[PathBuf]) -> AgentSource {
-    Either::Left(WithArchives::new(
-        LocalFs::confined()
-            .with_env_seams()
-            .with_ignore_rules_within(roots.to_vec()),
-    ))
-}
-
-/// A server's folders, read over SFTP.
-pub fn remote_source(server: SftpFs) -> AgentSource {
-    Either::Right(server)
-}
-
-/// Where `path` (absolute, on the server) leads: the server's `realpath`
-/// resolves its links and `..`, and the real path must lie inside `roots`
-/// (the roots' own real paths on the server). Unlike on the local disk the
-/// server is asked about the whole path once, so whether a place outside
-/// the roots exists may be told by the error (`NOT_FOUND`); what it is, or
-/// what it holds, is never read.
-fn remote_leads(server: &SftpFs, path: &Path, roots: &[PathBuf]) -> Leads {
-    match server.real_path(path) {
-        Ok((real, _, _)) if !roots.iter().any(|r| canopy_core::within(&real, r)) => Leads::Outside,
-        Ok((real, meta, id)) => Leads::Inside(real, meta.kind, id),
-        Err(e) => Leads::Fails(e),
-    }
-}
-
-/// The most names a path may go on with inside an archive: the engine
-/// looks no further up a path for the archive it runs through, so a deeper
-/// path could not be opened, and each name costs the resolution a lookup.
-const ARCHIVE_NAMES_MAX: usize = 64;
-
-/// What an agent's path reached inside the roots.
-#[derive(Debug)]
-pub struct Opened {
-    /// The real path of what was reached on disk (no symlink, no `..`):
-    /// the folder or file itself, or the archive file the path runs through.
-    pub real: PathBuf,
-    /// What `real` is.
-    pub kind: EntryKind,
-    pub dev: u64,
-    pub ino: u64,
-    /// For a path that runs through the regular file `real`: its plain
-    /// names inside that archive (none for the archive's top).
-    pub inside: Option<PathBuf>,
-}
-
-impl Opened {
-    /// The path the source lists or reads: `real`, continued inside the archive.
-    pub fn path(&self) -> PathBuf {
-        match &self.inside {
-            Some(names) if !names.as_os_str().is_empty() => self.real.join(names),
-            _ => self.real.clone(),
-        }
-    }
-
-    /// The same place, taken as the top of the archive `real` (a regular
-    /// file listed as a folder).
-    pub fn as_archive(self) -> Opened {
-        Opened {
-            inside: Some(self.inside.unwrap_or_default()),
-            ..self
-        }
-    }
-
-    /// The device and number a cursor is bound to: the folder's own on
-    /// disk; inside an archive, the archive file's device, and its number
-    /// mixed with the names inside it (the top bit set, as the engine marks
-    /// an archive's folders), so a cursor continues only the folder of the
-    /// archive file it was issued for. On a server, the server's lasting
-    /// device (a reconnect makes a new device number, and a cursor outlives
-    /// the connection it was issued on).
-    pub fn binding(&self) -> (u64, u64) {
-        let dev = canopy_sftp::lasting_device(self.dev);
-        let Some(names) = &self.inside else {
-            return (dev, self.ino);
-        };
-        // FNV-1a: stable within the server's run, which is all a cursor outlives.
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for b in self
-            .ino
-            .to_le_bytes()
-            .iter()
-            .chain(names.as_os_str().as_bytes())
-        {
-            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        (dev, h | 1 << 63)
-    }
-}
-
-/// Where `path` (absolute) leads, looking only inside `roots`; what it
-/// reaches there is [`Opened`]. A path that runs through a regular file
-/// inside the roots goes on inside it, as an archive (see the module docs).
-///
-/// # Errors
-/// `TIMEOUT` when a path inside the roots does not answer.
-pub fn leads(
-    path: &Path,
-    roots: Arc<Vec<PathBuf>>,
-    source: &AgentSource,
-) -> Result<Reached, CanopyError> {
-    if let Either::Right(server) = source {
-        // No archives are opened on a server: a path through a file fails as it is.
-        return Ok(match remote_leads(server, path, &roots) {
-            Leads::Inside(real, kind, id) => Reached::Inside(Opened {
-                real,
-                kind,
-                dev: id.dev,
-                ino: id.ino,
-                inside: None,
-            }),
-            Leads::Outside => Reached::Outside,
-            Leads::Fails(e) => Reached::Fails(e),
-        });
-    }
-    Ok(match canopy_core::resolve_within(path, &roots)? {
-        Leads::Inside(real, kind, id) => Reached::Inside(Opened {
-            real,
-            kind,
-            dev: id.dev,
-            ino: id.ino,
-            inside: None,
-        }),
-        Leads::Outside => Reached::Outside,
-        // A regular file on the way: the rest of the path may lie inside it.
-        Leads::Fails(e) if e.code == ErrorCode::NotADirectory => through_file(path, &roots, e)?,
-        Leads::Fails(e) => Reached::Fails(e),
-    })
-}
-
-/// Where `path`, which met something other than a folder on its way
-/// (`failed`), leads when its longest prefix that resolves is a regular
-/// file: into that file as an archive, the rest of the path its names
-/// inside. The prefix is resolved as any path is, so what it reaches is
-/// inside the roots, reached without leaving them; anything else answers
-/// as the prefix did, or as the whole path did (`failed`).
-fn through_file(
-    path: &Path,
-    roots: &[PathBuf],
-    failed: CanopyError,
-) -> Result<Reached, CanopyError> {
-    let bytes = path.as_os_str().as_bytes();
-    // The prefixes, longest first: each ends before a `/` and in a name (a
-    // prefix ending in `/` or `/.` resolves as the one before it would, and
-    // would hide an empty or `.` name from the names inside). One more
-    // than the names allowed, for a trailing slash.
-    let ends_in_a_name = |cut: usize| {
-        let head = &bytes[..cut];
-        !head.ends_with(b"/") && !head.ends_with(b"/.")
-    };
-    let cuts = bytes
-        .iter()
-        .enumerate()
-        .rev()
-        .filter(|&(i, &b)| b == b'/' && i > 0)
-        .map(|(i, _)| i)
-        .take(ARCHIVE_NAMES_MAX + 1)
-        .filter(|&cut| ends_in_a_name(cut));
-    for cut in cuts {
-        let prefix = Path::new(std::ffi::OsStr::from_bytes(&bytes[..cut]));
-        match canopy_core::resolve_within(prefix, roots)? {
-            Leads::Inside(real, EntryKind::File, id) => {
-                return Ok(match names_inside(&bytes[cut + 1..]) {
-                    Ok(names) => Reached::Inside(Opened {
-                        real,
-                        kind: EntryKind::File,
-                        dev: id.dev,
-                        ino: id.ino,
-                        inside: Some(names),
-                    }),
-                    Err(e) => Reached::Fails(e),
-                });
-            }
-            Leads::Inside(..) => break,
-            Leads::Outside => return Ok(Reached::Outside),
-            Leads::Fails(e) if e.code == ErrorCode::NotADirectory => {}
-            Leads::Fails(e) => return Ok(Reached::Fails(e)),
-        }
-    }
-    Ok(Reached::Fails(failed))
-}
-
-/// The names `rest` goes on with inside an archive, checked: plain names
-/// only (one trailing `/` names the same folder).
-///
-/// # Errors
-/// `INVALID_ARGUMENT` for a `..`, `.` or empty name.
-fn names_inside(rest: &[u8]) -> Result<PathBuf, CanopyError> {
-    let rest = rest.strip_suffix(b"/").unwrap_or(rest);
-    if rest.is_empty() {
-        return Ok(PathBuf::new());
-    }
-    if rest
-        .split(|&b| b == b'/')
-        .any(|name| name.is_empty() || name == b"." || name == b"..")
-    {
-        return Err(CanopyError::invalid(
-            "inside an archive a path holds plain names only: `..`, `.` and empty names (`//`) are refused",
-        ));
-    }
-    Ok(PathBuf::from(OsString::from_vec(rest.to_vec())))
-}
-
-/// The real path of the link `name` in the folder `reached`, when it is
-/// one: looked at through the confined source from the folder's real path
-/// (no link followed on the way, the name itself not followed), on a
-/// bounded worker. `None` for anything else, or when it cannot be told.
-pub fn link_in(reached: Reached, name: &std::ffi::OsStr, source: &AgentSource) -> Option<PathBuf> {
-    let Reached::Inside(folder) = reached else {
-        return None;
-    };
-    if folder.kind != EntryKind::Folder || folder.inside.is_some() {
-        return None;
-    }
-    let (source, real, name) = (source.clone(), folder.real, name.to_os_string());
-    let place = canopy_core::bounded::Place::path(&real);
-    canopy_core::bounded::call(place, TIME_BUDGET, move |_| {
-        use canopy_core::source::{Source, SourceFolder};
-        let dir = source.open_folder(&real).ok()?;
-        let meta = dir.stat_child(name.as_bytes(), false).ok()?;
-        (meta.kind == EntryKind::Symlink).then(|| real.join(&name))
-    })
-    .ok()
-    .flatten()
-}
-
-/// Where an agent's path leads (see [`Leads`]).
-#[derive(Debug)]
-pub enum Reached {
-    Inside(Opened),
-    Outside,
-    Fails(CanopyError),
-}
-
-/// What the links in `listing` (of the folder `real`) point to, as far as
-/// `roots` let one look (see [`canopy_core::confine_links`]).
-pub fn confine_links(listing: &mut Listing, real: &Path, roots: &[PathBuf], source: &AgentSource) {
-    match source {
-        Either::Left(_) => canopy_core::confine_links(listing, real, roots),
-        Either::Right(server) => {
-            let deadline = std::time::Instant::now() + TIME_BUDGET * RESOLVE_SHARE_PERCENT / 100;
-            canopy_core::confine_links_with(listing, real, deadline, |p| {
-                remote_leads(server, p, roots)
-            });
-        }
-    }
-}
-
-/// The real path of the folder `path` on the server (a `--root`).
-///
-/// # Errors
-/// As [`SftpFs::real_path`], and `NOT_A_DIRECTORY` for anything but a folder.
-pub fn real_remote_folder(server: &SftpFs, path: &Path) -> Result<PathBuf, CanopyError> {
-    let (real, meta, _) = server.real_path(path)?;
-    if meta.kind != EntryKind::Folder {
-        return Err(CanopyError::new(ErrorCode::NotADirectory, "not a folder"));
-    }
-    Ok(real)
-}
+/// What every call lists and reads through: the registry's confined form
+/// (the local disk following no link, or a server's folders), with the
+/// archives on either opened like folders.
+pub type AgentSource = canopy_places::Confined;
 
 /// The real path of a folder given on the command line or by the client.
 ///
@@ -338,7 +62,7 @@ pub struct AgentListing {
     pub cancel: CancelToken,
     /// Called after each folder is read (on the engine's workers).
     pub on_folder: Arc<dyn Fn() + Send + Sync>,
-    /// The confined local source that opens archives (see [`agent_source`]).
+    /// The confined source that opens archives (see [`AgentSource`]).
     pub source: AgentSource,
     /// Show what git would ignore (and `.git`); off, every folder hides it
     /// and counts it (`ignoredHidden`), and an ignored folder is never read.
@@ -402,7 +126,12 @@ pub fn list(opened: &Opened, call: AgentListing) -> Result<Listing, CanopyError>
         }),
         ..ListCall::default()
     };
-    canopy_core::list(&call.source, &opened.path(), &settings, &engine_call)
+    canopy_core::list(
+        call.source.source(),
+        &opened.path(),
+        &settings,
+        &engine_call,
+    )
 }
 
 /// Checks a name pattern: a whole-name glob with `{a,b}` alternatives, as
@@ -438,7 +167,7 @@ pub fn read(
     offset: u64,
     length: u64,
 ) -> Result<PreviewChunk, CanopyError> {
-    canopy_core::preview(source, &opened.path(), offset, length)
+    canopy_core::preview(source.source(), &opened.path(), offset, length)
 }
 
 /// Reads the lines `window` names of the regular file `opened` names (on
@@ -452,7 +181,7 @@ pub fn read_lines(
     window: canopy_core::LineWindow,
     max_bytes: u64,
 ) -> Result<canopy_core::Lines, CanopyError> {
-    canopy_core::read_lines(source, &opened.path(), window, max_bytes)
+    canopy_core::read_lines(source.source(), &opened.path(), window, max_bytes)
 }
 
 /// The escaped one-line form of a path, as the listing prints names.

@@ -18,7 +18,7 @@ use std::os::unix::ffi::OsStrExt;
 use canopy_mcp::engine;
 use canopy_mcp::server::Canopy;
 use canopy_mcp::transport::LineTransport;
-use canopy_sftp::{SftpFs, SshOptions};
+use canopy_sftp::SshOptions;
 use rmcp::ServiceExt;
 
 const USAGE: &str =
@@ -72,15 +72,16 @@ fn parse(mut argv: impl Iterator<Item = OsString>) -> Result<Option<Args>, Strin
 }
 
 /// The real folders of `roots` on one server (`sftp://` URLs of one
-/// target), and the source that reads them; a message for exit 2 otherwise.
+/// target), and the registry's confined form on it; a message for exit 2
+/// otherwise.
 fn remote_roots(
     roots: &[OsString],
-    ssh_config: Option<PathBuf>,
-) -> Result<(Vec<PathBuf>, SftpFs), String> {
-    let mut server: Option<SftpFs> = None;
-    let mut found = Vec::new();
+    registry: &canopy_places::Registry,
+) -> Result<(Vec<PathBuf>, engine::AgentSource), String> {
+    let mut target = None;
+    let mut urls = Vec::new();
     for root in roots {
-        let shown = root.to_string_lossy();
+        let shown = root.to_string_lossy().into_owned();
         if !canopy_sftp::is_remote(root.as_bytes()) {
             return Err(format!(
                 "--root {shown}: local and sftp:// roots cannot be mixed (run one server for each)"
@@ -88,37 +89,33 @@ fn remote_roots(
         }
         let url = canopy_sftp::parse(root.as_bytes())
             .map_err(|e| format!("--root {shown}: {}: {}", e.code, e.message))?;
-        let fs = match &server {
-            Some(s) if *s.target() == url.target => s.clone(),
-            Some(_) => {
+        match &target {
+            Some(t) if *t != url.target => {
                 return Err(format!(
                     "--root {shown}: every sftp:// root must be on the same server"
                 ))
             }
-            None => {
-                let options = SshOptions {
-                    config: ssh_config.clone(),
-                    // An agent's server never prompts.
-                    batch: true,
-                    program: None,
-                    askpass: None,
-                };
-                let fs = SftpFs::new(url.target.clone(), options);
-                server = Some(fs.clone());
-                fs
-            }
-        };
+            Some(_) => {}
+            None => target = Some(url.target.clone()),
+        }
+        urls.push((shown, url.path));
+    }
+    let target = target.ok_or("at least one --root folder is required")?;
+    let fs = registry.server(&target);
+    // The roots' real paths are not known before the server answers: the
+    // ignore rules are read within the server's folders as found.
+    let confined = registry.confined(Some(&target), &[]);
+    let mut found = Vec::new();
+    for (shown, path) in urls {
         let folder = fs
-            .resolve(&url.path)
-            .and_then(|path| engine::real_remote_folder(&fs, &path))
+            .resolve(&path)
+            .and_then(|path| confined.real_folder(&path))
             .map_err(|e| format!("--root {shown}: {}: {}", e.code, e.message))?;
         if !found.contains(&folder) {
             found.push(folder);
         }
     }
-    server
-        .map(|s| (found, s))
-        .ok_or_else(|| "at least one --root folder is required".into())
+    Ok((found, confined))
 }
 
 fn main() -> ExitCode {
@@ -152,10 +149,20 @@ fn run() -> ExitCode {
         eprintln!("canopy-mcp: --ssh-config is for sftp:// roots\n{USAGE}");
         return ExitCode::from(2);
     }
+    let registry = canopy_places::standard(canopy_places::Reach {
+        local: canopy_core::LocalFs::new().with_env_seams(),
+        ssh: SshOptions {
+            config: args.ssh_config.clone(),
+            // An agent's server never prompts.
+            batch: true,
+            program: None,
+            askpass: None,
+        },
+    });
     let mut server = None;
     let mut real = Vec::new();
     if remote {
-        match remote_roots(&args.roots, args.ssh_config.clone()) {
+        match remote_roots(&args.roots, &registry) {
             Ok((r, s)) => {
                 real = r;
                 server = Some(s);
@@ -166,8 +173,8 @@ fn run() -> ExitCode {
             }
         }
     }
-    for root in args.roots.into_iter().filter(|_| !remote) {
-        let path = PathBuf::from(&root);
+    for root in args.roots.iter().filter(|_| !remote) {
+        let path = PathBuf::from(root);
         match engine::real_folder(&path) {
             Ok(p) if !real.contains(&p) => real.push(p),
             Ok(_) => {}
@@ -194,8 +201,11 @@ fn run() -> ExitCode {
     };
     let served = runtime.block_on(async move {
         let canopy = match server {
-            Some(s) => Canopy::remote(real, s),
-            None => Canopy::new(real),
+            Some(confined) => Canopy::new(real, confined),
+            None => {
+                let confined = registry.confined(None, &real);
+                Canopy::new(real, confined)
+            }
         };
         let service = canopy
             .serve(LineTransport::new(tokio::io::stdin(), tokio::io::stdout()))

@@ -124,9 +124,10 @@ pub struct Canopy {
     client_roots: Arc<Mutex<ClientRoots>>,
     /// Turns of the filesystem: a call holds one while it runs.
     turns: Arc<Semaphore>,
-    /// The confined local source every call lists and reads through, which
-    /// opens archives like folders; one for the server, so its small cache
-    /// of archive indexes serves every call.
+    /// The registry's confined form every call lists and reads through
+    /// (the local disk or one server), which opens archives like folders;
+    /// one for the server, so its small cache of archive indexes serves
+    /// every call.
     pub(crate) source: engine::AgentSource,
     /// The least severe `notifications/message` the client wants (see [`rank`]).
     log_level: Arc<AtomicU8>,
@@ -315,23 +316,11 @@ pub(crate) async fn blocking<T: Send + 'static>(
 }
 
 impl Canopy {
-    /// A server for the real folders `roots` (at least one). It lists and
-    /// reads through a confined local source, which follows no link and
-    /// opens archives like folders (with the engine's slow-folder seam in
-    /// the `e2e` build only).
-    pub fn new(roots: Vec<PathBuf>) -> Self {
-        let source = engine::agent_source(&roots);
-        Self::serving(roots, source)
-    }
-
-    /// A server for the folders `roots` (real paths on the server, at least
-    /// one) of the server `remote`, read over SFTP. The client's roots name
-    /// folders on its own machine, so they never narrow these.
-    pub fn remote(roots: Vec<PathBuf>, remote: canopy_sftp::SftpFs) -> Self {
-        Self::serving(roots, engine::remote_source(remote))
-    }
-
-    fn serving(roots: Vec<PathBuf>, source: engine::AgentSource) -> Self {
+    /// A server for the real folders `roots` (at least one) of the place
+    /// `source` reads (the registry's confined form: the local disk, or a
+    /// server, whose roots the client's never narrow: they name folders on
+    /// its own machine).
+    pub fn new(roots: Vec<PathBuf>, source: engine::AgentSource) -> Self {
         Canopy {
             source,
             roots: Arc::new(roots),
@@ -344,14 +333,7 @@ impl Canopy {
 
     /// The server the roots are on, when they are remote (`user@host:port`).
     pub(crate) fn remote_host(&self) -> Option<String> {
-        match &self.source {
-            canopy_core::Either::Right(server) => Some(
-                canopy_sftp::url_of(server.target(), std::path::Path::new("/"))
-                    .trim_end_matches('/')
-                    .to_string(),
-            ),
-            canopy_core::Either::Left(_) => None,
-        }
+        self.source.server_label()
     }
 
     /// Waits for a turn of the filesystem (see `MCP_CONCURRENT_CALLS`), or
@@ -552,7 +534,7 @@ impl Canopy {
         let shared = Arc::new(roots.clone());
         let asked = lexical(&path);
         let source = self.source.clone();
-        match blocking(move || engine::leads(&path, shared, &source)).await? {
+        match blocking(move || source.leads(&path, &shared)).await? {
             engine::Reached::Inside(opened) => Ok(opened),
             engine::Reached::Outside => match self.link_out(text, roots.clone()).await {
                 Some(_) => Err(CanopyError::new(
@@ -573,7 +555,7 @@ impl Canopy {
     }
 
     /// The real path of the link `text` names, when it is a link inside the
-    /// roots (see [`engine::link_in`]): how a path that leads outside them
+    /// roots (see [`canopy_places::Confined::link_in`]): how a path that leads outside them
     /// says it is a link, telling nothing of where it leads. Only a path
     /// without `.` or `..` names its folder plainly enough to look.
     pub(crate) async fn link_out(&self, text: &str, roots: Vec<PathBuf>) -> Option<PathBuf> {
@@ -594,8 +576,8 @@ impl Canopy {
         let source = self.source.clone();
         let shared = Arc::new(roots);
         blocking(move || {
-            let reached = engine::leads(&folder, shared, &source)?;
-            Ok(engine::link_in(reached, &name, &source))
+            let reached = source.leads(&folder, &shared)?;
+            Ok(source.link_in(reached, &name))
         })
         .await
         .ok()

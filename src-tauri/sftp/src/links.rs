@@ -6,7 +6,9 @@
 //! each, `readlink` each link, from the parent's `realpath`), as the kernel
 //! resolves it: a link met again with the same names still to resolve (or
 //! more of them after the same ones) is a loop, `ELOOP`; a missing name is
-//! `ENOENT`, a file taken for a folder `ENOTDIR`. At most
+//! `ENOENT`, a file taken for a folder `ENOTDIR` (the parent itself a file
+//! included: `x.zip/a` is `ENOTDIR`, so an archive layer goes on inside
+//! it). At most
 //! `SFTP_LINK_LOOKUPS` requests are spent; past them the answer is `EIO`
 //! (unknown), never a guess.
 #![forbid(unsafe_code)]
@@ -60,7 +62,19 @@ impl Resolution<'_> {
                     .conn
                     .call(async { self.conn.sftp.fs().canonicalize(parent).await })
                 {
-                    Ok(real) => (real, VecDeque::from([name.to_os_string()])),
+                    // A parent that is a file (`x.zip/a`): the name is taken
+                    // inside a file, `ENOTDIR` (an archive layer above may
+                    // go on inside it), not a missing name.
+                    Ok(real) => {
+                        self.spend()?;
+                        let parent = self
+                            .conn
+                            .call(async { self.conn.sftp.fs().metadata(&real).await })?;
+                        if !parent.file_type().is_some_and(|t| t.is_dir()) {
+                            return Err(io::Error::from_raw_os_error(libc::ENOTDIR));
+                        }
+                        (real, VecDeque::from([name.to_os_string()]))
+                    }
                     Err(_) => (PathBuf::from("/"), names(path)),
                 }
             }

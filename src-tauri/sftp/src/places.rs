@@ -24,7 +24,7 @@ use std::sync::Mutex;
 use canopy_core::names::decode_handle;
 use canopy_core::source::{IgnoreRules, Meter};
 use canopy_core::wire::{ConnectionPhase, RootSpec, ServerState, Startup};
-use canopy_core::{CanopyError, ErrorCode, Source};
+use canopy_core::{CanopyError, Source};
 
 use crate::conn::{label, ConnectionState};
 use crate::source::{SftpFile, SftpFolder, SftpFs};
@@ -113,21 +113,6 @@ pub fn startup_of(arg: &OsStr) -> Option<Startup> {
     })
 }
 
-/// `UNSUPPORTED` for a window path on a server: `what` (a sentence's
-/// subject, e.g. "Open…") is for local files only.
-///
-/// # Errors
-/// `UNSUPPORTED` when `path` is on a server.
-pub fn refuse_remote(path: &Path, what: &str) -> Result<(), CanopyError> {
-    if is_window_remote(path) {
-        return Err(CanopyError::new(
-            ErrorCode::Unsupported,
-            format!("{what} is not available for a file or folder on a server"),
-        ));
-    }
-    Ok(())
-}
-
 /// The servers the window has asked about, each with its one connection.
 pub struct Servers {
     options: SshOptions,
@@ -197,6 +182,32 @@ pub struct ServerFs {
 }
 
 impl ServerFs {
+    /// The server `fs` in its own paths (`/srv/data`, not a window path):
+    /// for a face whose paths say no server because it serves one only
+    /// (`canopy-mcp` with `sftp://` roots). Shown as URLs all the same.
+    pub fn on_server(fs: SftpFs) -> ServerFs {
+        ServerFs {
+            fs,
+            prefix: PathBuf::from("/"),
+        }
+    }
+
+    /// The server's own source (its own paths).
+    pub fn server(&self) -> &SftpFs {
+        &self.fs
+    }
+
+    /// The path on the server of a path of this source.
+    pub fn remote_path(&self, path: &Path) -> Result<PathBuf, CanopyError> {
+        self.remote(path)
+            .map_err(|e| CanopyError::from_io(&e, "cannot find it"))
+    }
+
+    /// The path of this source of a path on the server.
+    pub fn path_of(&self, remote: &Path) -> PathBuf {
+        self.window(remote)
+    }
+
     /// The path on the server of a window path on this server.
     fn remote(&self, path: &Path) -> io::Result<PathBuf> {
         path.strip_prefix(&self.prefix)
@@ -218,6 +229,11 @@ impl ServerFs {
             ConnectionState::Connected => Ok(()),
             _ => self.fs.connect(),
         }
+    }
+
+    /// The server, as a person reads it (`user@host:port`).
+    pub fn label(&self) -> String {
+        label(self.fs.target())
     }
 
     /// Where the connection stands, for the window.
@@ -442,13 +458,5 @@ mod tests {
         );
         let server = servers.for_path(&window_path(&target(), Path::new("/")));
         assert!(server.unwrap().unwrap().paced());
-    }
-
-    #[test]
-    fn remote_paths_are_refused_where_only_local_ones_make_sense() {
-        let path = window_path(&target(), Path::new("/x"));
-        let e = refuse_remote(&path, "Open…").unwrap_err();
-        assert_eq!(e.code, ErrorCode::Unsupported);
-        assert!(refuse_remote(Path::new("/x"), "Open…").is_ok());
     }
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 use tauri::ipc::JavaScriptChannelId;
 use tauri::{Runtime, State, Webview};
 
-use super::{blocking, ready};
+use super::blocking;
 use crate::AppState;
 
 /// Finds names (and contents) below a folder, sending the hits over
@@ -25,17 +25,17 @@ pub async fn find_below<R: Runtime>(
     progress: JavaScriptChannelId,
 ) -> Result<FindReport, CanopyError> {
     let req: FindRequest = parse_request(request)?;
-    let (cancels, source) = (state.cancels.clone(), state.source_for(&req.root)?);
+    let (cancels, place) = (state.cancels.clone(), state.place_for(&req.root)?);
     let channel = progress.channel_on(webview);
     blocking(move || {
-        ready(&source)?;
+        place.ready()?;
         let registration = cancels.register(req.request_id);
         // A page that went away (reloaded) hears nothing; the search stops when cancelled.
         let send = move |p: &FindProgress| {
             let _ = channel.send(p.clone());
         };
         canopy_core::find_request(
-            &source,
+            &place.source,
             &req,
             Some(registration.token.clone()),
             Arc::new(send),
@@ -51,10 +51,10 @@ pub async fn reveal_path(
     request: Option<Value>,
 ) -> Result<Revealed, CanopyError> {
     let req: RevealRequest = parse_request(request)?;
-    let source = state.source_at(&canopy_core::names::decode_handle(&req.root)?)?;
+    let place = state.place_at(&canopy_core::names::decode_handle(&req.root)?)?;
     blocking(move || {
-        ready(&source)?;
-        canopy_core::reveal(&source, &req)
+        place.ready()?;
+        canopy_core::reveal(&place.source, &req)
     })
     .await
 }

@@ -20,7 +20,7 @@ pub async fn thumbnail(
 ) -> Result<Thumbnail, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "A thumbnail")?;
+    let source = state.source_allowing(&path, canopy_places::Capability::RenderMedia)?;
     blocking(move || {
         canopy_core::thumbs::thumbnail(&source, &path, ThumbCache::from_env().as_ref())
     })

@@ -30,7 +30,7 @@ pub async fn pdf_document(
 ) -> Result<PdfDocument, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "This preview")?;
+    let source = state.source_allowing(&path, canopy_places::Capability::RenderMedia)?;
     blocking(move || {
         let job = RENDERS.register(req.request_id);
         canopy_core::pdf_document(&source, &path, Some(&job.token))
@@ -46,7 +46,7 @@ pub async fn pdf_page(
 ) -> Result<PdfPage, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "This preview")?;
+    let source = state.source_allowing(&path, canopy_places::Capability::RenderMedia)?;
     blocking(move || {
         let job = RENDERS.register(req.request_id);
         canopy_core::pdf_page(&source, &path, req.page, req.width, Some(&job.token))
@@ -62,7 +62,7 @@ pub async fn photo_details(
 ) -> Result<PhotoDetails, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "This preview")?;
+    let source = state.source_allowing(&path, canopy_places::Capability::RenderMedia)?;
     blocking(move || canopy_core::photo_details(&source, &path)).await
 }
 
@@ -74,7 +74,7 @@ pub async fn audio_details(
 ) -> Result<AudioDetails, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "This preview")?;
+    let source = state.source_allowing(&path, canopy_places::Capability::RenderMedia)?;
     blocking(move || canopy_core::audio_details(&source, &path)).await
 }
 
@@ -87,7 +87,7 @@ pub async fn video_details(
 ) -> Result<VideoDetails, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "This preview")?;
+    let source = state.source_allowing(&path, canopy_places::Capability::RenderMedia)?;
     blocking(move || {
         let job = RENDERS.register(req.request_id);
         canopy_core::video_details(&source, &path, Some(&job.token))
@@ -104,7 +104,7 @@ pub async fn video_poster(
 ) -> Result<VideoPoster, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "This preview")?;
+    let source = state.source_allowing(&path, canopy_places::Capability::RenderMedia)?;
     blocking(move || {
         let job = RENDERS.register(req.request_id);
         canopy_core::video_poster(&source, &path, req.width, Some(&job.token))
@@ -121,7 +121,7 @@ pub async fn photo_render(
 ) -> Result<PhotoRender, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "This preview")?;
+    let source = state.source_allowing(&path, canopy_places::Capability::RenderMedia)?;
     blocking(move || {
         let job = RENDERS.register(req.request_id);
         canopy_core::photo_render(&source, &path, req.width, Some(&job.token))
@@ -138,7 +138,7 @@ pub async fn font_preview(
 ) -> Result<FontPreview, CanopyError> {
     let req: MediaRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "This preview")?;
+    let source = state.source_allowing(&path, canopy_places::Capability::RenderMedia)?;
     blocking(move || {
         let job = RENDERS.register(req.request_id);
         canopy_core::font_preview(&source, &path, req.width, Some(&job.token))

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use canopy_core::media::{open_stream, read_range};
 use canopy_core::wire::{parse_request, FileRequest, MediaStreamUrl};
-use canopy_core::{CanopyError, ErrorCode, LocalFs, Source, WithArchives};
+use canopy_core::{CanopyError, ErrorCode, Source};
 use serde_json::Value;
 use tauri::http::{header, Request, Response, StatusCode};
 use tauri::{State, UriSchemeResponder};
@@ -21,7 +21,7 @@ use crate::AppState;
 /// The protocol's scheme.
 pub const SCHEME: &str = "canopy-media";
 
-type File = <WithArchives<LocalFs> as Source>::File;
+type File = <canopy_places::PlaceSource as Source>::File;
 
 struct Stream {
     name: String,
@@ -49,7 +49,7 @@ pub async fn open_media_stream(
 ) -> Result<MediaStreamUrl, CanopyError> {
     let req: FileRequest = parse_request(request)?;
     let path = canopy_core::names::decode_handle(&req.handle)?;
-    let source = state.local_source(&path, "Playing")?;
+    let source = state.source_allowing(&path, canopy_places::Capability::RenderMedia)?;
     super::blocking(move || {
         let (file, mime) = open_stream(&source, &path)?;
         let name = random_name()?;

@@ -71,7 +71,7 @@ impl Fixture {
     /// `sshd` and `ssh_config`, see `remote.rs`).
     pub(super) fn with(
         source: canopy_core::LocalFs,
-        servers: Option<canopy_sftp::Servers>,
+        ssh: Option<canopy_sftp::SshOptions>,
     ) -> Fixture {
         record_actions_instead();
         let dir = tempfile::tempdir().unwrap();
@@ -96,10 +96,10 @@ impl Fixture {
         // signal handlers, or a state file.
         let mut state = Arc::into_inner(crate::app_state(launch, None, None))
             .expect("nothing else holds the new state");
-        state.local = canopy_core::WithArchives::new(source);
-        if let Some(servers) = servers {
-            state.servers = servers;
-        }
+        state.places = canopy_places::standard(canopy_places::Reach {
+            local: source,
+            ssh: ssh.unwrap_or_else(|| crate::ssh_options(state.askpass.clone())),
+        });
         let sent = Arc::new(Mutex::new(Vec::new()));
         let heard = Arc::clone(&sent);
         let app = crate::with_commands(mock_builder(), Arc::new(state))
@@ -189,7 +189,7 @@ fn invoke_on(
 /// A zip of `files` (name, text), stored uncompressed, with `comment`: the
 /// smallest archive the engine opens, written here so the test needs no
 /// archiver.
-fn stored_zip(files: &[(&str, &str)], comment: &str) -> Vec<u8> {
+pub(super) fn stored_zip(files: &[(&str, &str)], comment: &str) -> Vec<u8> {
     fn crc32(bytes: &[u8]) -> u32 {
         let mut crc = !0u32;
         for &b in bytes {

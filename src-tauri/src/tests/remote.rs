@@ -28,8 +28,10 @@ fn server() -> (Sshd, Fixture) {
     for i in 0..150 {
         std::fs::write(data.join(format!("many/f{i:03}.txt")), "x").unwrap();
     }
-    let servers = canopy_sftp::Servers::new(sshd.options(&sshd.config()));
-    let f = Fixture::with(canopy_core::LocalFs::new(), Some(servers));
+    let f = Fixture::with(
+        canopy_core::LocalFs::new(),
+        Some(sshd.options(&sshd.config())),
+    );
     (sshd, f)
 }
 
@@ -99,8 +101,28 @@ fn a_server_folder_lists_expands_locates_previews_and_counts_through_the_same_co
         "the handle says which server: {path:?}"
     );
 
+    // What the place allows is on the wire, with why not: the window reads it.
+    assert_eq!(listing["server"], HOST, "the listing says which server");
+    for refused in ["openWithDesktop", "reveal", "watch", "renderMedia"] {
+        let why = listing["capabilities"][refused]
+            .as_str()
+            .unwrap_or_default();
+        assert!(why.contains("on a server"), "{refused}: {listing}");
+    }
+    assert_eq!(listing["capabilities"]["readArchives"], Value::Null);
+
     // Parity: the same folder listed here.
     let local = list(&f, json!({ "handle": encode_handle(&sshd.data()) })).unwrap();
+    assert_eq!(local["server"], Value::Null, "this machine's folder");
+    assert!(
+        local["capabilities"]
+            .as_object()
+            .unwrap()
+            .values()
+            .all(Value::is_null),
+        "everything is available here: {}",
+        local["capabilities"]
+    );
     assert_eq!(
         shape(&listing),
         shape(&local),
@@ -175,7 +197,6 @@ fn what_only_a_local_file_can_do_is_refused_for_a_servers_entry() {
     for (command, request) in [
         ("reveal", json!({ "handle": notes })),
         ("open_default", json!({ "handle": notes })),
-        ("archive_summary", json!({ "handle": notes })),
         ("photo_details", json!({ "handle": notes })),
         ("pdf_document", json!({ "handle": notes, "requestId": 4 })),
         (
@@ -284,8 +305,7 @@ fn an_unknown_host_key_is_refused_with_its_fingerprint() {
     let sshd = Sshd::start();
     let config = sshd.write_client_config("strict", "empty_known_hosts", "user_key");
     std::fs::write(sshd.dir.path().join("empty_known_hosts"), b"").unwrap();
-    let servers = canopy_sftp::Servers::new(sshd.options(&config));
-    let f = Fixture::with(canopy_core::LocalFs::new(), Some(servers));
+    let f = Fixture::with(canopy_core::LocalFs::new(), Some(sshd.options(&config)));
     let refused = list(&f, json!({ "text": url(&sshd) })).expect_err("an unknown key");
     assert_eq!(refused["code"], "HOST_KEY_UNKNOWN", "{refused}");
     let fingerprint = super::sshd::fingerprint(&sshd.dir.path().join("host_key.pub"));

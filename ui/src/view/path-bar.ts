@@ -10,7 +10,7 @@ import { button, el } from "./dom";
 import { icon } from "./icons";
 import { plainName, renderName } from "./name";
 import type { ServerState } from "../bindings/ServerState";
-import { phaseWords, serverOf } from "../servers";
+import { phaseWords } from "../servers";
 
 export class PathBar {
   readonly element: HTMLElement;
@@ -110,7 +110,7 @@ export class PathBar {
     if (t.path === this.path && this.shownTarget === null) return;
     this.shownTarget = null;
     this.path = t.path;
-    const server = serverOf(t.path);
+    const server = t.server;
     this.crumbs.classList.toggle("remote", server !== null);
     if (!server) this.showConnection(null);
     const items = t.crumbs.map((c, i) => {

@@ -15,7 +15,7 @@
 // An entry inside an archive has no file of its own on disk: its file
 // actions act on the archive file holding it, and say so ("Open archive…").
 
-import { NOT_ON_SERVER, serverOf } from "../servers";
+import type { Capabilities } from "../bindings/Capabilities";
 import type { PreviewBackend } from "../backend";
 import { toBackendError } from "../backend";
 import type { ControllerSnapshot } from "../directory-controller";
@@ -77,7 +77,8 @@ export class PreviewPane {
   private readonly status: HTMLElement;
   private shown: Shown | null = null;
   /** The tree is a server's folder: Reveal and Open… are not offered. */
-  private remote = false;
+  /** What the open folder's place allows (from its listing); null before one is open. */
+  private capabilities: Capabilities | null = null;
   private token = 0;
   private imageUrl: string | null = null;
   private readonly wrap: WrapSetting = { wrap: false };
@@ -123,7 +124,7 @@ export class PreviewPane {
   update(s: ControllerSnapshot): void {
     this.sizes = s.sizes;
     const t = s.tree;
-    this.remote = t !== null && serverOf(t.path) !== null;
+    this.capabilities = t?.capabilities ?? null;
     const hit = t && t.selected ? findNode(t, t.selected) : null;
     if (!t || !hit) {
       if (this.shown) this.showEmpty();
@@ -259,11 +260,15 @@ export class PreviewPane {
       }),
     );
     actions.append(copy, reveal);
-    if (this.remote) {
-      // Shown, not offered, with why: a server's file has no place on this desktop.
+    const noReveal = this.capabilities?.reveal ?? null;
+    const noOpen = this.capabilities?.openWithDesktop ?? null;
+    if (noReveal !== null) {
+      // Shown, not offered, with the engine's reason (a server's file has no place on this desktop).
       reveal.disabled = true;
-      reveal.title = `Reveal: ${NOT_ON_SERVER}`;
-      const open = button("Open…", { "data-action": "open-default", title: `Open…: ${NOT_ON_SERVER}` });
+      reveal.title = `Reveal: ${noReveal}`;
+    }
+    if (noOpen !== null) {
+      const open = button("Open…", { "data-action": "open-default", title: `Open…: ${noOpen}` });
       open.disabled = true;
       actions.append(open);
     } else if (holder) {

@@ -22,7 +22,6 @@ import { TypeAhead } from "../type-ahead";
 import { flatten, isComplete, type FlatView, type FolderState, type Row, type TreeNode, type TreeState } from "../tree-state";
 import { ColumnHeaders } from "./column-headers";
 import { ContextMenu, type MenuItem } from "./context-menu";
-import { NOT_ON_SERVER, serverOf } from "../servers";
 import { el } from "./dom";
 import { emptyWords } from "./empty-words";
 import { FilterBar } from "./filter-bar";
@@ -338,10 +337,16 @@ export class TreeView {
     }
     // Counted below a real folder only: sizes never follow a link, nor enter an archive.
     if (node.entry.kind === "folder") add("Sizes: what is big in here", () => void this.controller.computeSizes(handle));
-    // A server's entry: what only a local file can do is shown, with why not.
-    if (this.state && serverOf(this.state.path)) {
-      for (const action of ["Open…", "Reveal", "Live refresh"])
-        items.push({ label: action, run: () => undefined, disabled: NOT_ON_SERVER });
+    // What the place does not allow (a server's entry) is shown, with the engine's reason.
+    const caps = this.state?.capabilities;
+    if (caps) {
+      for (const [action, why] of [
+        ["Open…", caps.openWithDesktop],
+        ["Reveal", caps.reveal],
+        ["Live refresh", caps.watch],
+      ] as const) {
+        if (why !== null) items.push({ label: action, run: () => undefined, disabled: why });
+      }
     }
     this.menu.open(items, x, y, () => this.tree.focus());
   }

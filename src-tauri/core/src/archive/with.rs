@@ -76,6 +76,15 @@ impl<S: Source> WithArchives<S> {
         }
     }
 
+    /// `inner` and the archives in it, keeping their indexes with those
+    /// `kept` keeps: one cache for every place a registry hands out.
+    pub fn sharing(inner: S, kept: &WithArchives<S>) -> Self {
+        WithArchives {
+            inner,
+            cache: kept.cache.clone(),
+        }
+    }
+
     /// The wrapped source.
     pub fn inner(&self) -> &S {
         &self.inner
@@ -124,6 +133,11 @@ impl<S: Source> WithArchives<S> {
         let mut prefix = PathBuf::new();
         for component in path.components() {
             prefix.push(component);
+            // Above a place's own root (`sftp:` of a server's window path)
+            // there is nothing to open.
+            if !self.inner.is_crumb(&prefix) {
+                continue;
+            }
             match self.inner.open_file(&prefix) {
                 Ok(file) => {
                     let rest = path

@@ -113,6 +113,15 @@ impl LocalFs {
         }
     }
 
+    /// The same source (its test seams kept), following no link (see
+    /// [`LocalFs::confined`]).
+    pub fn confine(self) -> LocalFs {
+        LocalFs {
+            confined: true,
+            ..self
+        }
+    }
+
     /// The same confined source, hiding what git would ignore from the
     /// repositories found inside `roots` (real paths): a folder's
     /// repository is looked for only among its ancestors inside them, and

@@ -305,6 +305,31 @@ pub struct Crumb {
     pub archive: Option<ArchiveFormat>,
 }
 
+/// What can be done with what a listing shows besides reading it, as the
+/// place it lives in says (the registry, `canopy_places`): each action
+/// `null` when it is available there, else why not, in words to show (as
+/// text). The window reads these and never tells a place by its path.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(export)]
+pub struct Capabilities {
+    /// Open with the desktop's default application.
+    pub open_with_desktop: Option<String>,
+    /// Show in the desktop's file manager.
+    pub reveal: Option<String>,
+    /// Live refresh: the folder watched for changes.
+    pub watch: Option<String>,
+    /// PDF pages, video posters, audio, fonts, photos and thumbnails
+    /// through the sandboxed renderer, and playing.
+    pub render_media: Option<String>,
+    /// Opening an archive like a folder.
+    pub read_archives: Option<String>,
+    /// An entry's facts (kind, size, times).
+    pub file_facts: Option<String>,
+    /// Copying the path (a server's as its `sftp://` URL).
+    pub copy_path: Option<String>,
+}
+
 /// The answer to a listing request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -315,6 +340,11 @@ pub struct Listing {
     pub path: String,
     /// From the filesystem root down to the listed folder itself.
     pub crumbs: Vec<Crumb>,
+    /// What can be done there besides reading it.
+    pub capabilities: Capabilities,
+    /// The server the listed folder is on (`user@host:port`); `null` for
+    /// a folder on this machine.
+    pub server: Option<String>,
     /// The settings it was listed under.
     pub settings: super::ListSettings,
     /// The listed folder; its `folder` holds the requested page.

@@ -1,6 +1,9 @@
-//! The `file_info` tool: the facts of entries on disk (one `path`, or up to
-//! `MCP_READ_FILES_MAX` `paths`): kind, size, times, permissions, the real
-//! path a link led to, and for a folder how many entries it holds.
+//! The `file_info` tool: the facts of entries (one `path`, or up to
+//! `MCP_READ_FILES_MAX` `paths`), wherever they live (the registry's
+//! confined form says: `canopy_places::Confined::facts`): kind, size and
+//! modified time everywhere; on the local disk also the other times,
+//! permissions and owner; the real path a link led to, and for a folder
+//! how many entries it holds.
 //!
 //! Promises: with `paths`, a path that fails is that entry's `[CODE] path:
 //! message` line, never a failed call; a path naming a link inside the roots
@@ -123,15 +126,6 @@ impl Canopy {
             }
             _ => return Err(CanopyError::invalid("give path or paths, not both")),
         };
-        if let Some(host) = self.remote_host() {
-            // Its owner, permissions and times come from the local disk's `lstat`.
-            return Err(CanopyError::new(
-                ErrorCode::Unsupported,
-                format!(
-                    "file_info reads the local disk; the roots are on {host}: list the folder with details: true for sizes and times"
-                ),
-            ));
-        }
         let _turn = self.turn("file_info", &ctx).await?;
         let roots = self.allowed(&ctx).await?;
         let mut text = String::new();
@@ -186,18 +180,16 @@ impl Canopy {
             }
             Err(e) => return Err(e),
         };
-        if opened.inside.is_some() {
-            return Err(CanopyError::invalid(
-                "file_info reads entries on disk: list the folder inside the archive with details: true",
-            ));
-        }
-        let real = opened.real.clone();
-        let kind = opened.kind;
-        let meta = {
-            let real = real.clone();
+        // Inside an archive: the entry's own path (the archive file's real
+        // path and the names inside it).
+        let real = opened.path();
+        let facts = {
+            let (source, opened) = (self.source.clone(), opened.clone());
             // On the engine's bounded workers: a dead mount costs TIMEOUT.
-            blocking(move || canopy_core::entry_meta(&real)).await?
+            blocking(move || source.facts(&opened)).await?
         };
+        // An archive file listed as a folder is the file it is.
+        let kind = facts.kind;
         let mut uncounted = None;
         let entries = if kind == EntryKind::Folder {
             let source = self.source.clone();
@@ -235,19 +227,27 @@ impl Canopy {
         };
         let time = |secs: i64| utc_time(secs.saturating_mul(1000));
         let shown = engine::shown_path(&real);
-        let mode = meta.permissions().mode();
+        let modified = facts.modified_ms.map(utc_time);
         let mut text = format!(
-            "{} {shown}\nsize {} bytes\nmodified {}\naccessed {}\nchanged {}\npermissions {} ({:o}), owner {} group {}\n",
+            "{} {shown}\nsize {} bytes\nmodified {}\n",
             kind_token(kind),
-            meta.len(),
-            time(meta.mtime()),
-            time(meta.atime()),
-            time(meta.ctime()),
-            permissions(mode),
-            mode & 0o7777,
-            meta.uid(),
-            meta.gid()
+            facts.size,
+            modified.as_deref().unwrap_or("unknown"),
         );
+        let mode = facts.disk.as_ref().map(|meta| meta.permissions().mode());
+        match &facts.disk {
+            Some(meta) => text.push_str(&format!(
+                "accessed {}\nchanged {}\npermissions {} ({:o}), owner {} group {}\n",
+                time(meta.atime()),
+                time(meta.ctime()),
+                permissions(meta.permissions().mode()),
+                meta.permissions().mode() & 0o7777,
+                meta.uid(),
+                meta.gid()
+            )),
+            // A server's entry or an archive's member: what its place tells.
+            None => text.push_str("owner, permissions and other times: not told by this place\n"),
+        }
         if let Some(n) = entries {
             text.push_str(&format!("entries {n}\n"));
         }
@@ -269,9 +269,9 @@ impl Canopy {
         let facts = FileFacts {
             path: shown,
             kind: Some(kind_token(kind).trim_matches(['[', ']']).to_string()),
-            size: Some(meta.len()),
-            modified: Some(time(meta.mtime())),
-            permissions: Some(permissions(mode)),
+            size: Some(facts.size),
+            modified,
+            permissions: mode.map(permissions),
             entries,
             error: None,
         };

@@ -315,7 +315,7 @@ impl Canopy {
         };
         let token = cancel.clone();
         let mut job = tokio::task::spawn_blocking(move || {
-            canopy_core::sizes(&source, &path, &call, Some(token), None)
+            canopy_core::sizes(source.source(), &path, &call, Some(token), None)
         });
         let report = tokio::select! {
             r = &mut job => r,

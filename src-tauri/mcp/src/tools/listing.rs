@@ -184,7 +184,7 @@ impl Canopy {
             // Links inside an archive are shown, never followed: where they
             // lead is no question for the disk (the engine marks them unchecked).
             if opened.inside.is_none() {
-                engine::confine_links(&mut listing, &opened.real, &roots, &source);
+                source.confine_links(&mut listing, &opened.real, &roots);
             }
             Ok((listing, opened))
         };

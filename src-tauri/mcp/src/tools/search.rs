@@ -363,8 +363,9 @@ impl Canopy {
         };
         let source = self.source.clone();
         let path = opened.path();
-        let mut job =
-            tokio::task::spawn_blocking(move || canopy_core::search(&source, &path, &query));
+        let mut job = tokio::task::spawn_blocking(move || {
+            canopy_core::search(source.source(), &path, &query)
+        });
         let found = tokio::select! {
             r = &mut job => r,
             _ = ctx.ct.cancelled() => { cancel.cancel(); job.await }
