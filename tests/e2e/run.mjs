@@ -172,9 +172,12 @@ async function main() {
   const args = process.argv.slice(2);
   const testFiles = args.length ? args.flatMap((a) => parts[a] ?? [path.resolve(a)]) : [...parts["--test-build"], ...parts["--release"]];
   const failed = [];
+  const times = [];
   for (const file of testFiles) {
     const name = path.relative(dir, file);
+    const began = Date.now();
     const code = await runFile(file, { ...base, ...drivers.env, CANOPY_E2E_RUN: run });
+    times.push(`${name} ${Math.round((Date.now() - began) / 1000)} s`);
     // Every app this run started has ended by now, or is ended here.
     const prefix = `${LAUNCH_VAR}=${run}/`;
     const left = marked(prefix);
@@ -195,6 +198,7 @@ async function main() {
     }
   }
   const code = failed.length ? 1 : 0;
+  console.log(`\ntime per file: ${times.join(", ")}`);
   console.log(`\n${testFiles.length - failed.length} of ${testFiles.length} test files passed${failed.length ? `; failed:\n  ${failed.join("\n  ")}` : ""}`);
   await stopDrivers(drivers);
   stopAll();
