@@ -240,7 +240,8 @@ async function main() {
   }
   // Side by side: the longest of the last run first (one not timed yet
   // counts as long), so the last to end is not a long one started late.
-  const shared = testFiles.filter((f) => !ALONE.has(name(f))).sort((a, b) => (last[name(b)] ?? Infinity) - (last[name(a)] ?? Infinity));
+  const took = (f) => last[name(f)] ?? Number.MAX_SAFE_INTEGER;
+  const shared = testFiles.filter((f) => !ALONE.has(name(f))).sort((a, b) => took(b) - took(a));
   const alone = testFiles.filter((f) => ALONE.has(name(f)));
   const lanes = [];
   for (let n = 0; n < Math.max(1, Math.min(LANES, shared.length)); n++) lanes.push(await startLane(n, base));
