@@ -21,7 +21,9 @@ BUILD_PKGS=(build-essential pkg-config curl file libwebkit2gtk-4.1-dev libxdo-de
 # libheif-examples, woff2: the tests make HEIC/AVIF photos (heif-enc) and WOFF2 fonts with them.
 E2E_PKGS=(poppler-utils ffmpegthumbnailer ffmpeg fontconfig libharfbuzz-bin fonts-dejavu-core libvips-tools libheif-examples woff2 xvfb xauth webkit2gtk-driver libcap2-bin procps xdg-utils binutils dbus-daemon util-linux git libarchive-tools unzip zstd xz-utils bzip2 python3 openssh-server openssh-client)
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step is announced with the minutes:seconds since the script began
+# (bash's SECONDS), so a log shows where the time went.
+say() { printf '\033[1m==> [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
 # Clippy gates the suite (`cargo clippy ... -D warnings`): rustup's default
 # profile has it; a minimal toolchain gets it added.

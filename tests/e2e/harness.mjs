@@ -15,14 +15,16 @@ import { Session, quitAll } from "./webdriver.mjs";
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const APP = process.env.CANOPY_APP ?? path.join(REPO, "target/debug/canopy");
 export const SHOTS = path.join(REPO, "target/e2e-screenshots");
+// The next three are per lane when run.mjs runs files side by side (each
+// lane's files get their own through the variables the app reads too).
 /** The app records file actions (copy path, reveal, open) here instead of performing them. */
-export const ACTION_LOG = path.join(REPO, "target/e2e-actions.log");
+export const ACTION_LOG = process.env.CANOPY_TEST_ACTION_LOG ?? path.join(REPO, "target/e2e-actions.log");
 /** The suite's stand-in xdg-open (tests/e2e/bin, first on the app's PATH) records here what it was handed. */
-export const OPEN_LOG = path.join(REPO, "target/e2e-opened.log");
+export const OPEN_LOG = process.env.CANOPY_E2E_OPEN_LOG ?? path.join(REPO, "target/e2e-opened.log");
 /** The XDG folders the app runs with: default applications the suite chose. */
 export const E2E_DESKTOP = path.join(os.tmpdir(), "canopy-e2e-desktop");
 /** The folder the app's "Open folder…" answers under test, instead of showing the picker. */
-export const PICKED_FOLDER = path.join(os.tmpdir(), "canopy-e2e-picked-folder");
+export const PICKED_FOLDER = process.env.CANOPY_TEST_PICK_FOLDER ?? path.join(os.tmpdir(), "canopy-e2e-picked-folder");
 export const SLOW_FOLDER = process.env.CANOPY_TEST_SLOW_FOLDER ?? "canopy-slow-folder";
 /** The prefix of the marker of every app this test file launches (procs.mjs finds them by it). */
 export const MY_LAUNCHES = `${LAUNCH_VAR}=${RUN}/${process.pid}/`;
