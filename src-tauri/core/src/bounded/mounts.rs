@@ -20,24 +20,8 @@ pub(super) fn mount_points(dev: u64) -> Vec<Box<[u8]>> {
         .collect()
 }
 
-/// Undoes mountinfo's octal escapes (`\040` for a space, ...).
+/// Undoes mountinfo's octal escapes (`\040` for a space, ...): the Places
+/// sidebar's reading of the same table.
 pub(super) fn unescape_mount_point(raw: &[u8]) -> Box<[u8]> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        let octal = raw
-            .get(i + 1..i + 4)
-            .filter(|d| raw[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
-        match octal {
-            Some(d) => {
-                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
-                i += 4;
-            }
-            None => {
-                out.push(raw[i]);
-                i += 1;
-            }
-        }
-    }
-    out.into()
+    crate::places::mounts::unescape(raw).into()
 }

@@ -17,7 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bookmarks;
-mod mounts;
+pub(crate) mod mounts;
 mod user_dirs;
 
 use std::ffi::{OsStr, OsString};

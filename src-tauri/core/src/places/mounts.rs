@@ -74,7 +74,7 @@ fn parse_line(line: &[u8]) -> Option<Mount> {
 
 /// Undoes the table's octal escapes (`\040` a space, `\011` a tab,
 /// `\012` a newline, `\134` a backslash).
-fn unescape(raw: &[u8]) -> Vec<u8> {
+pub(crate) fn unescape(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len());
     let mut i = 0;
     while i < raw.len() {
