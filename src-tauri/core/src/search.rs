@@ -868,8 +868,10 @@ impl<S: Source> Job<'_, S> {
                 },
                 Side::After => (0, (0, 0)),
             };
-            let by_name = name_ok && sh.name.is_some();
-            if sh.query.names_or_contents && sh.matcher.is_some() && by_name && shown_before == 0 {
+            // A name hit: the name is what is searched, or (Find) names are
+            // found beside contents.
+            let by_name = sh.matcher.is_none() || (sh.query.names_or_contents && sh.name.is_some());
+            if name_ok && by_name && shown_before == 0 {
                 if let Err(stop) = hit(t, &sh.query, || SearchHit {
                     path: path.clone(),
                     kind,
@@ -883,31 +885,16 @@ impl<S: Source> Job<'_, S> {
                 t.found.name_hits += 1;
             }
             let read_it = name_ok || sh.query.names_or_contents;
-            match &sh.matcher {
-                None if name_ok && shown_before == 0 => {
-                    if let Err(stop) = hit(t, &sh.query, || SearchHit {
-                        path: path.clone(),
-                        kind,
-                        nth: 1,
-                        end: 0,
-                        line: None,
-                    }) {
-                        t.stop = Some(stop);
-                        return;
-                    }
-                    t.found.name_hits += 1;
-                }
-                Some(_) if read_it && kind == EntryKind::File && shown_before < u64::MAX => {
-                    t.files.push(PendingFile {
-                        dir: dir.clone(),
-                        id,
-                        name: name.clone(),
-                        rel: path.clone(),
-                        shown_before,
-                        from,
-                    });
-                }
-                _ => {}
+            if sh.matcher.is_some() && read_it && kind == EntryKind::File && shown_before < u64::MAX
+            {
+                t.files.push(PendingFile {
+                    dir: dir.clone(),
+                    id,
+                    name: name.clone(),
+                    rel: path.clone(),
+                    shown_before,
+                    from,
+                });
             }
             if kind == EntryKind::Folder {
                 t.children.push(Pending {
